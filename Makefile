@@ -1,0 +1,33 @@
+# One task runner. `make report` and `make test` work on a fresh clone: each creates the
+# virtual environment and installs the project first.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install report test bench lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+report: $(STAMP)
+	mkdir -p reports
+	$(BIN)/tco compare --format table --output reports/example.txt
+	$(BIN)/tco compare --format json --output reports/example.json
+	$(BIN)/tco compare --format csv --output reports/example.csv
+	@echo "wrote reports/example.*"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/python -m pip install --quiet ruff
+	$(BIN)/ruff check tco tests
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,239 @@
+"""The `tco` command line: each command parses, makes one library call, and prints.
+
+Errors a user can fix (`TcoError`) become one line on stderr and exit status 2, never a
+traceback. Heavy libraries (openpyxl, matplotlib, jinja2) are imported only by the commands
+that need them, so quick commands start fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import __version__
+from .errors import TcoError
+
+FORMATS = ("table", "json", "csv")
+
+
+def catalog_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--catalog", "catalogs", multiple=True, type=click.Path(dir_okay=False),
+        help="Quote file layered over the shipped catalog (YAML, CSV or xlsx); repeatable, "
+             "later files win.",
+    )(fn)
+
+
+def format_option(*choices: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0],
+                            show_default=True, help="Output format.")(fn)
+    return deco
+
+
+def scenario_argument(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.argument("scenario", required=False, type=click.Path(dir_okay=False))(fn)
+
+
+def emit(text: str, output: str | None = None) -> None:
+    """Print, or write atomically to --output."""
+    if output:
+        from .fsio import write_atomic
+
+        write_atomic(output, text)
+    else:
+        click.echo(text, nl=False)
+
+
+def load(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
+    from .catalog import load_catalog
+    from .scenario import load_scenario
+
+    return load_scenario(scenario), load_catalog(catalogs)
+
+
+class _Group(click.Group):
+    """Turns a user error anywhere below into one message on stderr and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except TcoError as exc:
+            click.echo(f"tco: error: {exc.render()}", err=True)
+            ctx.exit(2)
+        except BrokenPipeError:
+            ctx.exit(0)
+
+
+@click.group(cls=_Group,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="tco")
+def cli() -> None:
+    """Total cost of ownership of AI training accelerators.
+
+    Every command works on the built-in example scenario when no SCENARIO file is given.
+
+    \b
+    Example:
+      tco compare
+      tco job --model-params 70e9 --tokens 2e12 --card h100-sxm --cards 1024
+    """
+
+
+# --- catalog ---------------------------------------------------------------------------------
+
+
+@cli.group("catalog")
+def catalog_group() -> None:
+    """List and show catalog figures, each with its source and date."""
+
+
+@catalog_group.command("list")
+@click.option("--section", type=click.Choice(["accelerators", "platforms", "stacks", "regions",
+                                              "cooling", "cloud"]), default="accelerators",
+              show_default=True)
+@catalog_option
+@format_option("table", "json", "csv")
+def catalog_list(section: str, catalogs: tuple[str, ...], fmt: str) -> None:
+    """List catalog records with their key figures.
+
+    \b
+    Example:
+      tco catalog list
+      tco catalog list --section platforms --catalog my-quotes.csv
+    """
+    from .catalog import load_catalog
+    from .exporters.catalog_view import catalog_listing
+
+    click.echo(catalog_listing(load_catalog(catalogs), section, fmt), nl=False)
+
+
+@catalog_group.command("show")
+@click.argument("ident")
+@catalog_option
+@format_option("table", "json")
+def catalog_show(ident: str, catalogs: tuple[str, ...], fmt: str) -> None:
+    """Show every figure of one record (card, platform, stack, region, ...) with its source.
+
+    \b
+    Example:
+      tco catalog show mi300x
+    """
+    from .catalog import load_catalog
+    from .exporters.catalog_view import catalog_record
+
+    click.echo(catalog_record(load_catalog(catalogs), ident, fmt), nl=False)
+
+
+# --- scenario files --------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@catalog_option
+def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
+    """Check a scenario file against the catalog without computing anything.
+
+    \b
+    Example:
+      tco validate my-scenario.yaml
+    """
+    from .scenario import resolve
+
+    loaded, catalog = load(scenario, catalogs)
+    resolved = resolve(loaded, catalog)
+    click.echo(f"{scenario}: ok ({len(resolved.scenario.workloads)} workload(s), "
+               f"{len(resolved.candidates)} candidate(s), {len(resolved.inputs)} inputs)")
+
+
+@cli.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def init(path: str, force: bool) -> None:
+    """Write a commented starter scenario to PATH.
+
+    \b
+    Example:
+      tco init my-scenario.yaml
+    """
+    from .fsio import write_atomic
+    from .resources import example_scenario
+
+    if Path(path).exists() and not force:
+        raise TcoError("file exists; use --force to overwrite", file=path)
+    write_atomic(path, example_scenario().read_text(encoding="utf-8"))
+    click.echo(f"wrote {path}; edit it, then run: tco compare {path}")
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--model-params", type=float, required=True, help="Model parameters, e.g. 70e9.")
+@click.option("--active-params", type=float, help="Active parameters per token (MoE).")
+@click.option("--tokens", type=float, required=True, help="Training tokens, e.g. 2e12.")
+@click.option("--card", required=True, help="Accelerator id (see `tco catalog list`).")
+@click.option("--cards", type=int, required=True, help="Number of accelerators.")
+@click.option("--precision", type=click.Choice(["fp64", "fp32", "tf32", "bf16", "fp16", "fp8"]),
+              default="bf16", show_default=True)
+@click.option("--mfu", type=float, help="Model FLOPs utilization (0-1); default from catalog.")
+@click.option("--region", default="us", show_default=True, help="Electricity region id.")
+@click.option("--currency", type=click.Choice(["USD", "CNY", "EUR"]), default="USD",
+              show_default=True)
+@catalog_option
+@format_option("table", "json")
+def job(model_params: float, active_params: float | None, tokens: float, card: str, cards: int,
+        precision: str, mfu: float | None, region: str, currency: str,
+        catalogs: tuple[str, ...], fmt: str) -> None:
+    """Quick per-job estimate without a scenario file.
+
+    \b
+    Example:
+      tco job --model-params 70e9 --tokens 2e12 --card h100-sxm --cards 1024 --format json
+    """
+    from .catalog import load_catalog
+    from .engine import compute
+    from .exporters.data import job_dict, job_table, to_json
+    from .scenario import quick_job
+
+    loaded = quick_job(model_params=model_params, active_params=active_params, tokens=tokens,
+                       card=card, cards=cards, precision=precision, mfu=mfu, region=region,
+                       currency=currency)
+    result = compute(loaded, load_catalog(catalogs))
+    c = result.candidates[0]
+    click.echo(to_json(job_dict(result, c)) if fmt == "json" else job_table(result, c), nl=False)
+
+
+@cli.command()
+@scenario_argument
+@catalog_option
+@format_option(*FORMATS)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: str | None
+            ) -> None:
+    """All candidates side by side: cheapest first, infeasible last with the reason.
+
+    \b
+    Example:
+      tco compare
+      tco compare my-scenario.yaml --format json
+    """
+    from .engine import compute
+    from .exporters.data import compare_csv, compare_dict, compare_table, to_json
+
+    if output:
+        from .fsio import check_writable
+
+        check_writable(output)
+    result = compute(*load(scenario, catalogs))
+    text = {"json": lambda: to_json(compare_dict(result)), "csv": lambda: compare_csv(result),
+            "table": lambda: compare_table(result)}[fmt]()
+    emit(text, output)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="tco")

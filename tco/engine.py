@@ -1,0 +1,156 @@
+"""compute(scenario, catalog) -> Result: the one entry point every command and exporter uses."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import __version__
+from .catalog import Catalog
+from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
+from .result import CandidateResult, Provenance, Result
+from .scenario import Loaded, Resolved, resolve
+
+MAX_SIZING_NODES = 20000  # the largest cluster sizing will consider, in servers
+
+
+def scenario_digest(loaded: Loaded) -> str:
+    blob = json.dumps(loaded.scenario.model_dump(mode="json"), sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def input_values(resolved: Resolved) -> dict[str, float]:
+    return {path: inp.value for path, inp in resolved.inputs.items()}
+
+
+def size_clusters(model: Model, resolved: Resolved, values: dict[str, float]) -> dict[str, str]:
+    """Pick card counts for candidates sized by deadline or power cap; returns failure reasons.
+
+    All candidate sizes are evaluated at once as an array (1..MAX_SIZING_NODES servers).
+    """
+    reasons: dict[str, str] = {}
+    primary = resolved.structure.workloads[0][0]
+    for cid, (kind, target) in resolved.sizing.items():
+        if cid not in resolved.structure.candidates:
+            continue
+        per_node = values[f"candidates.{cid}.cards_per_node"]
+        trial = per_node * np.arange(1, MAX_SIZING_NODES + 1, dtype=float)
+        env = model.evaluate({**values, f"candidates.{cid}.cards": trial}, candidate=cid)
+        if kind == "deadline_days":
+            wall = np.asarray(env[f"{cid}.{primary}.wall_days"], dtype=float)
+            ok = (wall <= target) & (np.asarray(env[f"{cid}.feasible"]) > 0)
+            if ok.any():
+                cards = trial[int(np.argmax(ok))]
+            else:
+                cards = trial[int(np.nanargmin(np.where(np.isfinite(wall), wall, np.inf)))]
+                reasons[cid] = (f"no cluster up to {int(trial[-1]):,} cards finishes a run "
+                                f"within {target:g} days")
+        else:
+            power_kw = (np.asarray(env[f"{cid}.rated_power_w"], dtype=float)
+                        * values[f"candidates.{cid}.pue"] / 1000.0)
+            ok = power_kw <= target
+            if ok.any():
+                cards = trial[int(np.nonzero(ok)[0][-1])]
+            else:
+                cards = trial[0]
+                reasons[cid] = f"one server already needs more than the {target:g} kW power cap"
+        values[f"candidates.{cid}.cards"] = float(cards)
+        inp = resolved.inputs[f"candidates.{cid}.cards"]
+        inp.value = float(cards)
+        inp.low = inp.high = float(cards)
+    return reasons
+
+
+def compute(loaded: Loaded, catalog: Catalog) -> Result:
+    """Evaluate every candidate of a scenario."""
+    resolved = resolve(loaded, catalog)
+    model = build_model(resolved.structure)
+    values = input_values(resolved)
+    sizing_reasons = size_clusters(model, resolved, values)
+    env = model.evaluate(values)
+    return assemble(resolved, model, env, catalog, loaded, sizing_reasons)
+
+
+def assemble(resolved: Resolved, model: Model, env: Mapping[str, object], catalog: Catalog,
+             loaded: Loaded, sizing_reasons: Mapping[str, str]) -> Result:
+    st = resolved.structure
+    primary = st.workloads[0][0]
+    candidates = []
+    for cid, info in resolved.candidates.items():
+        reasons = list(info.infeasible)
+        values: dict[str, float] = {}
+        yearly: list[dict[str, float]] = []
+        jobs: dict[str, dict[str, float]] = {}
+        notes = list(info.notes)
+        prefix = f"candidates.{cid}."
+        cand_inputs = {p.removeprefix(prefix): i.value for p, i in resolved.inputs.items()
+                       if p.startswith(prefix)}
+        if cid in st.candidates:
+            for q in model:
+                if q.candidate != cid:
+                    continue
+                v = float(np.asarray(env[q.name]).reshape(-1)[0])
+                if q.year is not None:
+                    while len(yearly) <= q.year:
+                        yearly.append({"year": float(len(yearly))})
+                    yearly[q.year][q.name.rsplit(".", 1)[1]] = v
+                elif q.workload is not None:
+                    jobs.setdefault(q.workload, {})[q.name.rsplit(".", 1)[1]] = v
+                else:
+                    values[q.name.split(".", 1)[1]] = v
+            if cid in sizing_reasons:
+                reasons.append(sizing_reasons[cid])
+            for wid, job in jobs.items():
+                if job["memory_needed_gb"] > job["memory_usable_gb"]:
+                    reasons.append(
+                        f"{wid}: needs {job['memory_needed_gb']:.1f} GB per card, "
+                        f"{job['memory_usable_gb']:.1f} GB usable"
+                        f" ({values_label(cand_inputs['cards'])} cards x "
+                        f"{cand_inputs['memory_gb']:g} GB)")
+            if values.get("goodput", 1.0) <= 0:
+                reasons.append(
+                    f"the cluster is interrupted too often to make progress "
+                    f"(goodput {values['goodput']:.2f})")
+            if not reasons and values["runs_completed_fraction"] < 1 - 1e-9:
+                notes.append(
+                    f"the cluster completes only {values['runs_completed_fraction']:.0%} "
+                    "of the planned runs per year")
+            if info.sizing != "cards":
+                target = resolved.sizing[cid][1]
+                unit = "days" if info.sizing == "deadline_days" else "kW"
+                notes.append(f"sized to {int(cand_inputs['cards']):,} cards for "
+                             f"{info.sizing.replace('_days', '').replace('_kw', '')} "
+                             f"{target:g} {unit}")
+        candidates.append(CandidateResult(
+            id=cid, info=info, feasible=not reasons, reasons=reasons, notes=notes,
+            inputs=cand_inputs, values=values, jobs=jobs, yearly=yearly, primary_workload=primary,
+        ))
+    provenance = Provenance(
+        tool_version=__version__, catalog_digest=catalog.digest(),
+        scenario_digest=scenario_digest(loaded), scenario_file=loaded.file,
+    )
+    return Result(
+        scenario=resolved.scenario, structure=st, inputs=resolved.inputs,
+        candidates=rank(candidates), provenance=provenance, model=model,
+        components=COMPONENTS, job_components=JOB_COMPONENTS,
+    )
+
+
+def values_label(x: float) -> str:
+    return f"{int(x):,}"
+
+
+def rank(candidates: list[CandidateResult]) -> list[CandidateResult]:
+    """Feasible candidates that complete every planned run, by NPV of TCO; then those that
+    complete fewer runs; then infeasible ones."""
+
+    def key(c: CandidateResult) -> tuple[int, float, str]:
+        if not c.feasible:
+            return (2, 0.0, c.id)
+        incomplete = c.values["runs_completed_fraction"] < 1 - 1e-9
+        return (1 if incomplete else 0, c.values["npv_tco"], c.id)
+
+    return sorted(candidates, key=key)

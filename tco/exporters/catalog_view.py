@@ -1,0 +1,98 @@
+"""`tco catalog list` and `tco catalog show`: figures with their source and date."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..catalog import Catalog, Figure
+from ..errors import UnknownId, did_you_mean
+from .data import rows_csv, text_table, to_json
+
+_SECTIONS = {
+    "accelerators": "accelerators", "platforms": "platforms", "stacks": "stacks",
+    "regions": "regions", "cooling": "cooling", "cloud": "cloud_prices",
+}
+_LIST_FIELDS = {
+    "accelerators": ["peak_tflops_bf16", "peak_tflops_fp64", "memory_gb", "tdp_w", "mfu"],
+    "platforms": ["cards_per_node", "node_price_usd", "node_power_w",
+                  "scaleout_bandwidth_gb_per_s", "network_cost_per_card_usd"],
+    "stacks": ["efficiency_vs_cuda", "porting_engineer_months_moderate",
+               "maintenance_engineer_months_per_year"],
+    "regions": ["electricity_price_per_kwh", "colocation_price_per_kw_month",
+                "carbon_kg_per_kwh"],
+    "cooling": ["pue", "capex_per_kw_usd"],
+    "cloud_prices": ["on_demand_usd_per_card_hour", "committed_usd_per_card_hour"],
+}
+
+
+def _fig_text(f: Figure | None) -> str:
+    if f is None:
+        return "-"
+    if f.value is not None:
+        return f"{f.value:g}"
+    return f"{f.typical:g} ({f.low:g}-{f.high:g})"
+
+
+def catalog_listing(cat: Catalog, section: str, fmt: str) -> str:
+    key = _SECTIONS[section]
+    records = getattr(cat, key)
+    fields = _LIST_FIELDS[key]
+    extra = ["price_usd", "lead_time_weeks"] if key == "accelerators" else []
+    header = ["id"] + fields + extra
+    rows: list[list[Any]] = []
+    data: list[dict[str, Any]] = []
+    for ident, rec in records.items():
+        figs = {f: getattr(rec, f, None) for f in fields}
+        if extra:
+            price = cat.card_prices[ident]
+            figs.update(price_usd=price.price_usd, lead_time_weeks=price.lead_time_weeks)
+        rows.append([ident] + [_fig_text(figs[f]) for f in fields + extra])
+        data.append({"id": ident, **{f: (figs[f].model_dump(exclude_none=True)
+                                         if figs[f] else None) for f in fields + extra}})
+    if fmt == "json":
+        return to_json(data)
+    if fmt == "csv":
+        return rows_csv(header, rows)
+    return text_table(header, rows, "l" + "r" * (len(header) - 1)) + (
+        f"\n{len(rows)} records. Catalog digest {cat.digest()}. "
+        "`tco catalog show ID` gives each figure's source and date.\n")
+
+
+def _find(cat: Catalog, ident: str) -> list[tuple[str, Any]]:
+    found = []
+    for section in ("accelerators", "card_prices", "platforms", "stacks", "regions", "cooling",
+                    "cloud_prices"):
+        rec = getattr(cat, section).get(ident)
+        if rec is not None:
+            found.append((section, rec))
+    if ident in ("assumptions", "exchange_rates"):
+        found.append((ident, getattr(cat, ident)))
+    return found
+
+
+def catalog_record(cat: Catalog, ident: str, fmt: str) -> str:
+    found = _find(cat, ident)
+    if not found:
+        every = set()
+        for s in ("accelerators", "platforms", "stacks", "regions", "cooling"):
+            every.update(getattr(cat, s))
+        every.update({"assumptions", "exchange_rates"})
+        raise UnknownId(f"no catalog record '{ident}'{did_you_mean(ident, sorted(every))}")
+    rows: list[list[str]] = []
+    facts: list[str] = []
+    data: dict[str, Any] = {}
+    for section, rec in found:
+        items = rec.items() if isinstance(rec, dict) else (
+            (k, getattr(rec, k)) for k in type(rec).model_fields)
+        for field, value in items:
+            if isinstance(value, Figure):
+                rows.append([f"{section}.{field}", _fig_text(value), value.as_of,
+                             value.confidence or "", value.source])
+                data[f"{section}.{field}"] = value.model_dump(exclude_none=True)
+            elif value not in (None, [], ""):
+                facts.append(f"{section}.{field}: {value}")
+                data[f"{section}.{field}"] = value
+    if fmt == "json":
+        return to_json({"id": ident, "figures": data})
+    head = "\n".join(facts) + "\n\n" if facts else ""
+    return head + text_table(["field", "value", "as of", "conf.", "source"], rows, "lrlll")

@@ -1,0 +1,223 @@
+"""Plain-data views of a Result: the JSON contract, CSV rows and text tables.
+
+Numbers stay floats (full precision) in JSON and CSV; rounding happens only in text tables.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+from ..model import JOB_COMPONENTS
+from ..result import CandidateResult, Result
+from .fmt import money, number
+
+# Cells a spreadsheet would read as a formula (CWE-1236). Prefixed with an apostrophe.
+_FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: Any) -> Any:
+    """A CSV cell that no spreadsheet will run as a formula."""
+    if isinstance(value, str) and value.startswith(_FORMULA_LEAD):
+        return "'" + value
+    return value
+
+
+def _clean(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def provenance(result: Result) -> dict[str, str]:
+    p = result.provenance
+    return {"tool_version": p.tool_version, "catalog_digest": p.catalog_digest,
+            "scenario_digest": p.scenario_digest}
+
+
+def job_cost(c: CandidateResult, workload: str | None = None) -> dict[str, float | None]:
+    job = c.jobs[workload or c.primary_workload]
+    cost: dict[str, float | None] = {"total": _clean(job["cost_per_job"])}
+    for comp in JOB_COMPONENTS:
+        cost[comp] = _clean(job[f"cost_{comp}"])
+    return cost
+
+
+def job_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
+    """The `tco job` JSON contract for one candidate and its primary workload."""
+    out: dict[str, Any] = {
+        "card": c.info.card,
+        "cards": int(c.inputs["cards"]),
+        "currency": result.currency,
+        "feasible": c.feasible,
+        "notes": c.reasons + c.notes + c.info.flags,
+    }
+    if c.priced:
+        job = c.job
+        out.update({
+            "train_flops": job["train_flops"],
+            "gpu_hours": _clean(job["gpu_hours"]),
+            "wall_days": _clean(job["wall_days"]),
+            "energy_kwh": _clean(job["energy_facility_kwh"]),
+            "energy_it_kwh": _clean(job["energy_it_kwh"]),
+            "co2e_kg": _clean(job["co2e_kg"]),
+            "cost": job_cost(c),
+            "memory_needed_gb": _clean(job["memory_needed_gb"]),
+            "memory_usable_gb": _clean(job["memory_usable_gb"]),
+            "effective_mfu": _clean(job["mfu_effective"]),
+        })
+    out["provenance"] = provenance(result)
+    return out
+
+
+def yearly_rows(c: CandidateResult) -> list[dict[str, float]]:
+    return [{k: (int(v) if k == "year" else _clean(v)) for k, v in row.items()}  # type: ignore[misc]
+            for row in c.yearly]
+
+
+def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
+    v, job = c.values, c.job
+    out: dict[str, Any] = {
+        "id": c.id,
+        "name": c.info.name,
+        "card": c.info.card,
+        "platform": c.info.platform,
+        "stack": c.info.stack,
+        "cards": int(c.inputs["cards"]),
+        "feasible": c.feasible,
+        "reasons": c.reasons,
+        "flags": c.info.flags,
+        "notes": c.notes,
+    }
+    if not c.priced:
+        return out
+    out.update({
+        "gpu_hours_per_job": _clean(job["gpu_hours"]),
+        "wall_days_per_job": _clean(job["wall_days"]),
+        "cost_per_job": _clean(job["cost_per_job"]),
+        "cost_per_job_breakdown": job_cost(c),
+        "energy_kwh_per_job": _clean(job["energy_facility_kwh"]),
+        "co2e_kg_per_job": _clean(job["co2e_kg"]),
+        "npv_tco": _clean(v["npv_tco"]),
+        "undiscounted_tco": _clean(v["undiscounted_tco"]),
+        "equivalent_annual_cost": _clean(v["equivalent_annual_cost"]),
+        "cost_per_gpu_hour": _clean(v["cost_per_gpu_hour"]),
+        "cost_per_pflop_hour": _clean(v["cost_per_pflop_hour"]),
+        "runs_per_year": _clean(v["runs_per_year"]),
+        "runs_over_horizon": _clean(v["runs_over_horizon"]),
+        "capex_total": _clean(v["capex_total"]),
+        "cloud_npv": _clean(v["cloud_npv"]) if "cloud_npv" in v else None,
+        "breakeven_utilization": _clean(v["breakeven_utilization"])
+        if "breakeven_utilization" in v else None,
+        "yearly": yearly_rows(c),
+    })
+    return out
+
+
+def compare_dict(result: Result) -> dict[str, Any]:
+    return {
+        "scenario": result.scenario.name,
+        "currency": result.currency,
+        "horizon_years": result.structure.horizon_years,
+        "candidates": [candidate_dict(result, c) for c in result.candidates],
+        "provenance": provenance(result),
+    }
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def compare_csv(result: Result) -> str:
+    cols = ["id", "card", "cards", "feasible", "gpu_hours_per_job", "wall_days_per_job",
+            "cost_per_job", "npv_tco", "undiscounted_tco", "cost_per_gpu_hour",
+            "cost_per_pflop_hour", "cloud_npv", "breakeven_utilization", "reasons"]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(cols + ["currency"])
+    for c in result.candidates:
+        d = candidate_dict(result, c)
+        row = [d.get(k) for k in cols[:-1]] + ["; ".join(c.reasons)]
+        w.writerow([safe_cell("" if x is None else x) for x in row] + [result.currency])
+    return buf.getvalue()
+
+
+def rows_csv(header: list[str], rows: list[list[Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([safe_cell(h) for h in header])
+    for r in rows:
+        w.writerow([safe_cell("" if x is None else x) for x in r])
+    return buf.getvalue()
+
+
+def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str:
+    """A plain monospace table; `align` gives 'l' or 'r' per column (default: first l, rest r)."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    align = align or "l" + "r" * (len(header) - 1)
+
+    def line(cells: list[str]) -> str:
+        out = []
+        for cell, wdt, a in zip(cells, widths, align):
+            out.append(str(cell).ljust(wdt) if a == "l" else str(cell).rjust(wdt))
+        return "  ".join(out).rstrip()
+
+    sep = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), sep] + [line(r) for r in rows]) + "\n"
+
+
+def compare_table(result: Result) -> str:
+    cur = result.currency
+    header = ["#", "candidate", "cards", "days/run", "cost/run", "NPV TCO", f"{cur}/GPU-h",
+              "vs cloud", "status"]
+    rows = []
+    for n, c in enumerate(result.candidates, start=1):
+        if not c.priced:
+            rows.append([str(n), c.id, f"{int(c.inputs['cards']):,}", "-", "-", "-", "-", "-",
+                         "infeasible: " + "; ".join(c.reasons)])
+            continue
+        v, job = c.values, c.job
+        cloud = v.get("cloud_npv")
+        status = "ok" if c.feasible else "infeasible: " + "; ".join(c.reasons)
+        if c.feasible and c.notes:
+            status = "; ".join(c.notes)
+        rows.append([
+            str(n), c.id, f"{int(c.inputs['cards']):,}", number(job["wall_days"], 1),
+            money(job["cost_per_job"], cur), money(v["npv_tco"], cur),
+            number(v["cost_per_gpu_hour"], 2),
+            money(cloud, cur) if cloud is not None else "n/a", status,
+        ])
+    title = f"{result.scenario.name} ({cur}, {result.structure.horizon_years}-year horizon)\n"
+    flags = []
+    for c in result.candidates:
+        for f in c.info.flags:
+            flags.append(f"  {c.id}: {f}")
+    foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
+    return title + text_table(header, rows, "lllrrrrrl") + foot
+
+
+def job_table(result: Result, c: CandidateResult) -> str:
+    cur = result.currency
+    d = job_dict(result, c)
+    lines = [f"{c.info.card_name} x {d['cards']:,} ({c.info.platform_name})"]
+    if not c.priced:
+        lines.append("infeasible: " + "; ".join(c.reasons))
+        return "\n".join(lines) + "\n"
+    rows = [
+        ["training compute", f"{d['train_flops']:.3e} FLOP"],
+        ["accelerator-hours", number(d["gpu_hours"], 0)],
+        ["wall-clock", f"{number(d['wall_days'], 1)} days"],
+        ["effective MFU", f"{d['effective_mfu']:.1%}"],
+        ["energy (facility)", f"{number(d['energy_kwh'], 0)} kWh"],
+        ["emissions", f"{number(d['co2e_kg'] / 1000, 1)} t CO2e"],
+    ]
+    for comp in JOB_COMPONENTS:
+        rows.append([f"cost: {comp}", money(d["cost"][comp], cur)])
+    rows.append(["cost: total", money(d["cost"]["total"], cur)])
+    lines.append(text_table(["quantity", "value"], rows, "lr").rstrip())
+    if not c.feasible:
+        lines.append("INFEASIBLE: " + "; ".join(c.reasons))
+    for n in c.notes + c.info.flags:
+        lines.append(f"note: {n}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,174 @@
+"""What every model input is: its unit, meaning and plausible range.
+
+An input is addressed by a dotted path, the same in the scenario file, on the command line
+(`--set`), in the workbook's defined names and in every JSON output:
+
+    facility.electricity_price_per_kwh      candidates.mi300x.card_price
+    workloads.llama-70b.tokens              finance.discount_rate
+
+Money is in the scenario's currency. Plausible ranges catch values given in the wrong unit
+(a price in cents, a rate of 8 meaning 8%, TFLOPS given in FLOPS); money ranges are in USD and
+scale with the exchange rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    key: str
+    unit: str  # "money" is replaced by the scenario's currency
+    label: str
+    lo: float  # plausible range, inclusive
+    hi: float
+    hint: str = ""
+    money: bool = False
+    integer: bool = False
+    structural: bool = False  # changes the model's shape: not varied by sensitivity/Monte Carlo
+    fraction: bool = False
+
+
+def _frac(key: str, label: str, lo: float = 0.0, hi: float = 1.0) -> InputSpec:
+    return InputSpec(key, "fraction", label, lo, hi,
+                     hint="a fraction between 0 and 1 (0.08 means 8%)", fraction=True)
+
+
+def _money(key: str, unit: str, label: str, lo: float, hi: float, hint: str = "") -> InputSpec:
+    return InputSpec(key, unit, label, lo, hi, hint=hint, money=True)
+
+
+CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("cards", "cards", "Accelerators in the cluster (excluding spares)", 1, 1e6,
+              integer=True),
+    _money("card_price", "money/card", "Purchase price per accelerator", 100, 1e6,
+           "the price of one card, not of a server"),
+    InputSpec("lead_time_weeks", "weeks", "Delivery lead time", 0, 156),
+    InputSpec("peak_tflops_fp64", "TFLOPS", "Dense FP64 peak", 0.01, 2e4,
+              "TFLOPS (1e12 FLOP/s), not FLOPS"),
+    InputSpec("peak_tflops_fp32", "TFLOPS", "Dense FP32 peak", 0.01, 2e4,
+              "TFLOPS (1e12 FLOP/s), not FLOPS"),
+    InputSpec("peak_tflops_tf32", "TFLOPS", "Dense TF32 peak", 0.01, 2e4,
+              "TFLOPS (1e12 FLOP/s), not FLOPS"),
+    InputSpec("peak_tflops_bf16", "TFLOPS", "Dense BF16 peak", 0.01, 2e4,
+              "TFLOPS (1e12 FLOP/s), not FLOPS"),
+    InputSpec("peak_tflops_fp16", "TFLOPS", "Dense FP16 peak", 0.01, 2e4,
+              "TFLOPS (1e12 FLOP/s), not FLOPS"),
+    InputSpec("peak_tflops_fp8", "TFLOPS", "Dense FP8 peak", 0.01, 4e4,
+              "TFLOPS (1e12 FLOP/s), not FLOPS"),
+    _frac("mfu", "Model FLOPs utilization on compute (before communication and lost time)",
+          0.01, 1.0),
+    _frac("stack_efficiency", "Software-stack efficiency relative to CUDA", 0.01, 1.5),
+    InputSpec("memory_gb", "GB", "Memory per accelerator", 1, 2048, "GB per card"),
+    InputSpec("tdp_w", "W", "Accelerator power (TDP)", 10, 5000, "watts per card"),
+    InputSpec("scaleup_bandwidth_bidir_gb_per_s", "GB/s", "Scale-up bandwidth per card "
+              "(bidirectional)", 1, 1e5, "GB/s (gigabytes per second), both directions"),
+    InputSpec("scaleup_domain_cards", "cards", "Cards in one scale-up domain", 1, 1e5,
+              integer=True),
+    InputSpec("cards_per_node", "cards", "Accelerators per server", 1, 64, integer=True),
+    _money("node_price", "money/node", "Server price without accelerators", 1000, 5e6),
+    InputSpec("node_power_w", "W", "Server power without accelerators", 0, 1e5,
+              "watts per server"),
+    InputSpec("scaleout_bandwidth_gb_per_s", "GB/s", "Scale-out bandwidth per card "
+              "(one direction)", 0.01, 1e4, "GB/s (gigabytes per second); 400 Gb/s is 50"),
+    _money("network_cost_per_card", "money/card", "Network fabric per card", 0, 1e5),
+    InputSpec("pue", "ratio", "Power usage effectiveness", 1.0, 3.0, "a ratio such as 1.3"),
+    _money("cooling_capex_per_kw", "money/kW", "Cooling capex per kW of IT load", 0, 1e5),
+    InputSpec("porting_engineer_months", "engineer-months", "One-time porting effort", 0, 1e4),
+    InputSpec("maintenance_engineer_months_per_year", "engineer-months/yr",
+              "Yearly effort keeping the port working", 0, 1e3),
+    _money("licence_per_card_year", "money/card/yr", "Software licence per card per year",
+           0, 1e5),
+    _money("cloud_price_per_card_hour", "money/card-h", "Cloud rental per card-hour", 0.01, 500,
+           "per card-hour, not per instance-hour"),
+]}
+
+FACILITY_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _money("electricity_price_per_kwh", "money/kWh", "Electricity tariff", 0.005, 2.0,
+           "per kWh (0.12, not 12 cents)"),
+    _money("colocation_price_per_kw_month", "money/kW-month",
+           "Colocation (space, cooling, power infrastructure) per kW of IT capacity per month",
+           0, 2000),
+    InputSpec("carbon_kg_per_kwh", "kg CO2e/kWh", "Grid carbon intensity", 0, 2.0),
+]}
+
+FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("horizon_years", "years", "Horizon", 1, 30, integer=True, structural=True,
+              hint="whole years from 1 to 30"),
+    _frac("discount_rate", "Discount rate per year", 0.0, 0.99),
+    InputSpec("depreciation_years", "years", "Depreciation life", 1, 30),
+    _frac("residual_value_fraction", "Salvage value at the end of the depreciation life"),
+    _frac("financed_fraction", "Share of capex financed by a loan"),
+    _frac("loan_rate", "Loan interest rate per year", 0.0, 0.99),
+    InputSpec("loan_term_years", "years", "Loan term", 1, 30, integer=True),
+]}
+
+WORKLOAD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("params", "parameters", "Model parameters", 1e6, 1e14, "a count such as 70e9"),
+    InputSpec("active_params", "parameters", "Active parameters per token (MoE)", 1e6, 1e14),
+    InputSpec("tokens", "tokens", "Training tokens per run", 1e6, 1e15, "a count such as 2e12"),
+    InputSpec("runs_per_year", "runs/yr", "Runs per year", 0, 10000),
+    InputSpec("global_batch_tokens", "tokens", "Global batch size", 1e3, 1e9),
+    InputSpec("seq_len_tokens", "tokens", "Sequence length", 16, 1e7),
+]}
+
+TEAM_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _money("engineer_cost_per_month", "money/month", "Loaded engineer cost per month", 100, 1e6),
+]}
+
+TOP_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _frac("utilization", "Share of the year the cluster can run jobs", 0.01, 1.0),
+    _money("cost_of_delay_per_week", "money/week", "Cost of each week of delivery delay", 0, 1e9),
+]}
+
+ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("flops_per_param_token", "FLOP/param/token", "Training FLOPs per parameter "
+              "per token", 1, 20),
+    InputSpec("state_bytes_per_param", "bytes", "Training-state bytes per parameter", 1, 64),
+    InputSpec("activation_checkpoint_bytes", "bytes", "Checkpointed activation bytes per "
+              "token, hidden unit and layer", 0, 100),
+    InputSpec("activation_working_bytes", "bytes", "Working activation bytes per token and "
+              "hidden unit (one layer)", 0, 1000),
+    InputSpec("hidden_per_layer_ratio", "ratio", "Model width / depth", 8, 1024),
+    _frac("usable_memory_fraction", "Usable share of device memory", 0.1, 1.0),
+    _frac("replica_state_memory_share", "Memory share for state within a replica", 0.05, 1.0),
+    InputSpec("tensor_parallel_max", "cards", "Largest tensor-parallel group", 1, 64,
+              integer=True),
+    _frac("comm_overlap_fraction", "Share of communication hidden behind compute"),
+    InputSpec("global_batch_tokens", "tokens", "Default global batch", 1e3, 1e9),
+    InputSpec("seq_len_tokens", "tokens", "Default sequence length", 16, 1e7),
+    InputSpec("card_failure_rate_per_hour", "1/card-h", "Interruptions per card-hour", 0, 1e-2),
+    InputSpec("restart_hours", "h", "Time to restart after an interruption", 0, 48),
+    InputSpec("checkpoint_interval_hours", "h", "Checkpoint interval", 0, 48),
+    _frac("checkpoint_overhead_fraction", "Time spent saving checkpoints", 0, 0.5),
+    _frac("hot_spare_fraction", "Spare cards bought", 0, 0.5),
+    _frac("training_power_fraction", "Average draw while training, share of rated power"),
+    _frac("idle_power_fraction", "Draw while idle, share of rated power"),
+    _frac("installation_fraction", "Installation as a share of hardware capex", 0, 0.5),
+    _frac("support_fraction_per_year", "Hardware support per year, share of hardware capex",
+          0, 0.5),
+    InputSpec("ops_engineers_per_1000_cards", "engineers", "Operations staff per 1000 cards",
+              0, 100),
+]}
+
+
+@dataclass
+class Input:
+    """One resolved input: its value in the scenario's currency, and where it came from."""
+
+    path: str
+    value: float
+    spec: InputSpec
+    source: str
+    as_of: str = ""
+    low: float | None = None  # range for sensitivity and Monte Carlo, when known
+    high: float | None = None
+    note: str = ""
+    origin: str = "catalog"  # catalog | scenario | assumption | derived | default
+    unit: str = ""
+    meta: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.spec.label

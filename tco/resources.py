@@ -1,0 +1,29 @@
+"""Where the shipped catalog, templates and example scenario live: in a checkout or a wheel."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def _data_dir(name: str) -> Path:
+    # In a checkout (or an editable install) the folders sit at the top of the repository;
+    # a wheel ships them inside the package as tco.pricing and tco.templates (pyproject.toml).
+    here = _CHECKOUT / name
+    if here.is_dir() and (_CHECKOUT / "pyproject.toml").is_file():
+        return here
+    return Path(str(resources.files("tco") / name))
+
+
+def pricing_dir() -> Path:
+    return _data_dir("pricing")
+
+
+def templates_dir() -> Path:
+    return _data_dir("templates")
+
+
+def example_scenario() -> Path:
+    return Path(__file__).resolve().parent / "scenarios" / "example.yaml"

@@ -1,0 +1,65 @@
+"""The result object: everything an exporter needs, and nothing it must compute."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .inputs import Input
+from .model import Model
+from .scenario import CandidateInfo, Scenario, Structure
+
+
+@dataclass
+class Provenance:
+    tool_version: str
+    catalog_digest: str
+    scenario_digest: str
+    scenario_file: str
+
+
+@dataclass
+class CandidateResult:
+    id: str
+    info: CandidateInfo
+    feasible: bool
+    reasons: list[str]  # why it is infeasible (empty when feasible)
+    notes: list[str]
+    inputs: dict[str, float]  # its own inputs (cards, card_price, ...) by key
+    values: dict[str, float]  # cluster and horizon quantities by key
+    jobs: dict[str, dict[str, float]]  # workload id -> per-run quantities by key
+    yearly: list[dict[str, float]]  # year 0..H -> component -> amount
+    primary_workload: str
+
+    @property
+    def priced(self) -> bool:
+        """Whether the model computed numbers for it (false when structurally impossible)."""
+        return bool(self.values)
+
+    @property
+    def job(self) -> dict[str, float]:
+        return self.jobs.get(self.primary_workload, {})
+
+
+@dataclass
+class Result:
+    scenario: Scenario
+    structure: Structure
+    inputs: dict[str, Input]
+    candidates: list[CandidateResult]  # ranked: best first, infeasible last
+    provenance: Provenance
+    model: Model
+    components: tuple[str, ...]
+    job_components: tuple[str, ...]
+    analyses: dict[str, object] = field(default_factory=dict)  # filled by tco.analysis
+
+    @property
+    def currency(self) -> str:
+        return self.scenario.currency
+
+    def candidate(self, cid: str) -> CandidateResult:
+        return next(c for c in self.candidates if c.id == cid)
+
+    @property
+    def recommended(self) -> CandidateResult | None:
+        first = self.candidates[0] if self.candidates else None
+        return first if first is not None and first.feasible else None

@@ -1,0 +1,560 @@
+"""Scenario files: what the user wants to train, which options to compare, and on what terms.
+
+`load_scenario(path)` parses and validates a YAML file (typos are errors, with the line);
+`resolve(scenario, catalog)` turns it into the flat set of model inputs, each with its value in
+the scenario's currency and its source.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .catalog import PRECISIONS, Catalog, Figure
+from .errors import ScenarioError, did_you_mean
+from .inputs import (
+    ASSUMPTION_INPUTS,
+    CANDIDATE_INPUTS,
+    FACILITY_INPUTS,
+    FINANCE_INPUTS,
+    TEAM_INPUTS,
+    TOP_INPUTS,
+    WORKLOAD_INPUTS,
+    Input,
+    InputSpec,
+)
+from .resources import example_scenario
+from .yamlio import YamlDoc, load_yaml, load_yaml_text
+
+Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Workload(_Strict):
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: str | None = None
+    kind: Literal["pretrain", "finetune"] = "pretrain"
+    params: float
+    active_params: float | None = None
+    tokens: float
+    precision: Precision = "bf16"
+    runs_per_year: float = 1.0
+    global_batch_tokens: float | None = None
+    seq_len_tokens: float | None = None
+
+
+class Candidate(BaseModel):
+    """A purchasable option. Besides the fields below it may set any candidate input
+    (`card_price`, `mfu`, `lead_time_weeks`, ...) to override the catalog."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    card: str
+    name: str | None = None
+    notes: str | None = None
+    vendor: str | None = None
+    cards: int | None = None
+    deadline_days: float | None = None
+    power_cap_kw: float | None = None
+    platform: str | None = None
+    cooling: Literal["air", "liquid"] | None = None
+    stack: str | None = None
+
+    @model_validator(mode="after")
+    def _one_sizing(self) -> Candidate:
+        given = [k for k in ("cards", "deadline_days", "power_cap_kw") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of cards, deadline_days or power_cap_kw"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        for key in self.model_extra or {}:
+            if key not in CANDIDATE_INPUTS or key == "cards":
+                raise ValueError(
+                    f"unknown field '{key}'{did_you_mean(key, _CANDIDATE_FIELDS)}"
+                )
+        return self
+
+    @property
+    def overrides(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+_CANDIDATE_FIELDS = list(Candidate.model_fields) + list(CANDIDATE_INPUTS)
+
+
+class Facility(_Strict):
+    region: str = "us"
+    electricity_price_per_kwh: float | None = None
+    colocation_price_per_kw_month: float | None = None
+    carbon_kg_per_kwh: float | None = None
+
+
+class Finance(_Strict):
+    horizon_years: int = 5
+    discount_rate: float = 0.08
+    depreciation_years: float = 5
+    residual_value_fraction: float = 0.1
+    purchase: Literal["buy", "finance"] = "buy"
+    financed_fraction: float | None = None
+    loan_rate: float = 0.07
+    loan_term_years: int = 3
+
+
+class Team(_Strict):
+    engineer_cost_per_month: float = 20000
+    porting_complexity: Literal["simple", "moderate", "complex"] = "moderate"
+    familiarity: dict[str, float] = {}
+
+
+class Distribution(_Strict):
+    """A Monte Carlo distribution for one input path (values in the scenario's units)."""
+
+    dist: Literal["triangular", "uniform", "normal"] = "triangular"
+    low: float
+    high: float
+    mode: float | None = None
+
+
+class Scenario(_Strict):
+    name: str = Field(default="Untitled scenario", max_length=200)
+    description: str | None = None
+    currency: Literal["USD", "CNY", "EUR"] = "USD"
+    rent_pricing: Literal["on_demand", "committed"] = "committed"
+    utilization: float = 0.85
+    cost_of_delay_per_week: float = 0.0
+    workloads: list[Workload] = Field(min_length=1)
+    candidates: list[Candidate] = Field(min_length=1)
+    facility: Facility = Facility()
+    finance: Finance = Finance()
+    team: Team = Team()
+    assumptions: dict[str, float] = {}
+    distributions: dict[str, Distribution] = {}
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Scenario:
+        for what, items in (("workload", self.workloads), ("candidate", self.candidates)):
+            seen: set[str] = set()
+            for item in items:
+                if item.id in seen:
+                    raise ValueError(f"duplicate {what} id '{item.id}'")
+                seen.add(item.id)
+        for key in self.assumptions:
+            if key not in ASSUMPTION_INPUTS:
+                raise ValueError(
+                    f"unknown assumption '{key}'{did_you_mean(key, ASSUMPTION_INPUTS)}"
+                )
+        return self
+
+
+class Loaded:
+    """A validated scenario and the file it came from (for line numbers in later errors)."""
+
+    def __init__(self, scenario: Scenario, doc: YamlDoc | None) -> None:
+        self.scenario = scenario
+        self.doc = doc
+        self.file = doc.file if doc else "<scenario>"
+
+    def error(self, message: str, path: list[str]) -> ScenarioError:
+        line = self.doc.line_of(path) if self.doc else None
+        return ScenarioError(message, file=self.file, field=".".join(path), line=line)
+
+
+def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
+    err = exc.errors()[0]
+    loc = [str(x) for x in err["loc"]]
+    # Lists are addressed by index in pydantic; name the record by its id instead.
+    named: list[str] = []
+    data: Any = doc.data
+    for part in loc:
+        if isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            item = data[int(part)]
+            ident = item.get("id") if isinstance(item, dict) else None
+            named.append(str(ident) if ident is not None else part)
+            data = item
+        else:
+            named.append(part)
+            data = data.get(part) if isinstance(data, dict) else None
+    kind = err.get("type", "")
+    found = err.get("input")
+    if kind == "extra_forbidden":
+        parent_fields = _fields_at(loc)
+        msg = f"unknown field '{loc[-1]}'{did_you_mean(loc[-1], parent_fields)}"
+        named = named[:-1] + [loc[-1]]
+    elif kind == "missing":
+        msg = "required field is missing"
+    elif kind.startswith(("float", "int")):
+        msg = f"expected a number, found {found!r}"
+    else:
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        if found is not None and kind.startswith("literal"):
+            msg = f"found {found!r}; {msg.lower()}"
+    line = doc.line_of(named)
+    return ScenarioError(msg, file=doc.file, field=".".join(named) or None, line=line)
+
+
+def _fields_at(loc: list[str]) -> list[str]:
+    model: Any = Scenario
+    for part in loc[:-1]:
+        if part.isdigit():
+            continue
+        f = getattr(model, "model_fields", {}).get(part)
+        if f is None:
+            return []
+        ann = f.annotation
+        args = getattr(ann, "__args__", ())
+        model = next((a for a in (ann, *args) if hasattr(a, "model_fields")), None)
+        if model is None:
+            return []
+    return list(getattr(model, "model_fields", {}))
+
+
+def parse_scenario(doc: YamlDoc) -> Loaded:
+    if not isinstance(doc.data, dict):
+        raise ScenarioError("expected a mapping with workloads and candidates", file=doc.file)
+    try:
+        scenario = Scenario.model_validate(doc.data)
+    except ValidationError as exc:
+        raise _validation_error(exc, doc) from None
+    return Loaded(scenario, doc)
+
+
+def load_scenario(path: Path | str | None = None) -> Loaded:
+    """Read a scenario file; without a path, the built-in example."""
+    p = Path(path) if path else example_scenario()
+    return parse_scenario(load_yaml(p, ScenarioError))
+
+
+def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:
+    return parse_scenario(load_yaml_text(text, file, ScenarioError))
+
+
+def quick_job(*, model_params: float, active_params: float | None, tokens: float, card: str,
+              cards: int, precision: str, mfu: float | None, region: str, currency: str
+              ) -> Loaded:
+    """A one-workload, one-candidate scenario for `tco job` (default finance and team)."""
+    cand: dict[str, Any] = {"id": card, "card": card, "cards": cards}
+    if mfu is not None:
+        cand["mfu"] = mfu
+    work: dict[str, Any] = {"id": "job", "params": model_params, "tokens": tokens,
+                            "precision": precision}
+    if active_params is not None:
+        work["active_params"] = active_params
+    data = {"name": "quick job", "currency": currency, "workloads": [work],
+            "candidates": [cand], "facility": {"region": region}}
+    return parse_scenario(YamlDoc(data, {}, "command line"))
+
+
+# --- resolution: scenario + catalog -> inputs ------------------------------------------------
+
+
+class Structure(BaseModel):
+    """What shapes the model rather than feeding it numbers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    currency: str
+    horizon_years: int
+    workloads: tuple[tuple[str, str, str], ...]  # (id, precision, kind)
+    candidates: tuple[str, ...]  # priced candidates (none structurally infeasible)
+    stacks: tuple[str, ...]  # each candidate's software stack, in the same order
+    rent: tuple[str, ...]  # candidates with a cloud price
+
+
+class CandidateInfo(BaseModel):
+    """Everything about a candidate that is not a number: names, ids, flags, notes."""
+
+    id: str
+    name: str
+    card: str
+    card_name: str
+    vendor: str
+    platform: str
+    platform_name: str
+    cooling: str
+    stack: str
+    stack_name: str
+    sizing: str
+    flags: list[str] = []
+    infeasible: list[str] = []  # reasons known before any arithmetic (unsupported precision)
+    notes: list[str] = []
+
+
+class Resolved(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    scenario: Scenario
+    structure: Structure
+    inputs: dict[str, Input]
+    candidates: dict[str, CandidateInfo]
+    file: str
+    sizing: dict[str, tuple[str, float]] = {}  # candidate -> (deadline_days|power_cap_kw, value)
+
+
+def _check(value: float, spec: InputSpec, path: str, loaded: Loaded, fx: float,
+           origin_path: list[str]) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise loaded.error(f"expected a number ({spec.unit}), found {value!r}", origin_path)
+    v = float(value)
+    if not math.isfinite(v):
+        raise loaded.error(f"expected a finite number, found {value!r}", origin_path)
+    lo, hi = spec.lo, spec.hi
+    if spec.money:
+        lo, hi = lo * fx, hi * fx
+    if not (lo <= v <= hi):
+        hint = f"; expected {spec.hint}" if spec.hint else ""
+        raise loaded.error(
+            f"{v:g} is outside the plausible range {lo:g} to {hi:g} for "
+            f"{spec.label.lower()} ({spec.unit}){hint}", origin_path,
+        )
+    if spec.integer and v != int(v):
+        raise loaded.error(f"expected a whole number, found {v:g}", origin_path)
+    return v
+
+
+def _fig_input(path: str, fig: Figure, spec: InputSpec, scale: float = 1.0,
+               source_prefix: str = "") -> Input:
+    lo, hi = fig.range
+    note = fig.note or ""
+    src = fig.source if not source_prefix else f"{source_prefix}{fig.source}"
+    return Input(path=path, value=fig.best * scale, spec=spec, source=src, as_of=fig.as_of,
+                 low=lo * scale, high=hi * scale, note=note, origin="catalog")
+
+
+def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
+    sc = loaded.scenario
+    fx = catalog.usd_to(sc.currency)
+    fx_note = "" if sc.currency == "USD" else f" (USD x {fx:g} {sc.currency}/USD)"
+    inputs: dict[str, Input] = {}
+
+    def put(inp: Input) -> None:
+        inputs[inp.path] = inp
+
+    def scenario_value(path: list[str], value: float, spec: InputSpec) -> Input:
+        v = _check(value, spec, ".".join(path), loaded, fx, path)
+        return Input(path=".".join(path), value=v, spec=spec, source=f"scenario {loaded.file}",
+                     origin="scenario")
+
+    # assumptions: catalog defaults, scenario overrides
+    for key, spec in ASSUMPTION_INPUTS.items():
+        path = f"assumptions.{key}"
+        if key in sc.assumptions:
+            put(scenario_value(["assumptions", key], sc.assumptions[key], spec))
+        else:
+            put(_fig_input(path, catalog.assumption(key), spec))
+
+    # top level
+    for key, spec in TOP_INPUTS.items():
+        put(scenario_value([key], getattr(sc, key), spec))
+
+    # finance
+    fin = sc.finance
+    for key, spec in FINANCE_INPUTS.items():
+        value = getattr(fin, key)
+        if key == "financed_fraction" and value is None:
+            value = 1.0 if fin.purchase == "finance" else 0.0
+        put(scenario_value(["finance", key], value, spec))
+    if fin.loan_term_years > fin.horizon_years and inputs["finance.financed_fraction"].value > 0:
+        raise loaded.error(
+            f"loan term {fin.loan_term_years} years is longer than the horizon "
+            f"({fin.horizon_years} years); shorten the term or lengthen the horizon",
+            ["finance", "loan_term_years"],
+        )
+
+    # team
+    for key, spec in TEAM_INPUTS.items():
+        put(scenario_value(["team", key], getattr(sc.team, key), spec))
+    fam_spec = InputSpec("familiarity", "fraction", "Team familiarity with the stack "
+                         "(share of porting effort already done)", 0, 1,
+                         hint="a fraction between 0 and 1", fraction=True)
+    for stack_id in catalog.stacks:
+        path = ["team", "familiarity", stack_id]
+        default = 1.0 if stack_id == "cuda" else 0.0
+        if stack_id in sc.team.familiarity:
+            put(scenario_value(path, sc.team.familiarity[stack_id], fam_spec))
+        else:
+            put(Input(path=".".join(path), value=default, spec=fam_spec,
+                      source="default: a CUDA team, new to other stacks", origin="default"))
+    for stack_id in sc.team.familiarity:
+        if stack_id not in catalog.stacks:
+            raise loaded.error(f"unknown stack '{stack_id}'{did_you_mean(stack_id, catalog.stacks)}",
+                               ["team", "familiarity", stack_id])
+
+    # facility
+    try:
+        region = catalog.region(sc.facility.region)
+    except Exception as exc:
+        raise loaded.error(str(exc), ["facility", "region"]) from None
+    region_fx = fx / catalog.usd_to(region.currency)
+    conv = "" if region.currency == sc.currency else (
+        f"{region.currency} x {region_fx:g} {sc.currency}/{region.currency}: "
+    )
+    for key, spec in FACILITY_INPUTS.items():
+        given = getattr(sc.facility, key)
+        if given is not None:
+            put(scenario_value(["facility", key], given, spec))
+        else:
+            scale = region_fx if spec.money else 1.0
+            put(_fig_input(f"facility.{key}", getattr(region, key), spec, scale, conv))
+
+    # workloads
+    workloads = []
+    for w in sc.workloads:
+        base = ["workloads", w.id]
+        values = {
+            "params": w.params,
+            "active_params": w.active_params if w.active_params is not None else w.params,
+            "tokens": w.tokens,
+            "runs_per_year": w.runs_per_year,
+            "global_batch_tokens": w.global_batch_tokens
+            if w.global_batch_tokens is not None else inputs["assumptions.global_batch_tokens"].value,
+            "seq_len_tokens": w.seq_len_tokens
+            if w.seq_len_tokens is not None else inputs["assumptions.seq_len_tokens"].value,
+        }
+        for key, spec in WORKLOAD_INPUTS.items():
+            inp = scenario_value(base + [key], values[key], spec)
+            if key == "active_params" and w.active_params is None:
+                inp.source, inp.origin = "equal to params (dense model)", "default"
+            if key in ("global_batch_tokens", "seq_len_tokens") and getattr(w, key) is None:
+                inp.source, inp.origin = f"assumptions.{key}", "default"
+            put(inp)
+        if values["active_params"] > values["params"]:
+            raise loaded.error("active_params cannot exceed params", base + ["active_params"])
+        workloads.append((w.id, w.precision, w.kind))
+
+    # candidates
+    infos: dict[str, CandidateInfo] = {}
+    rent: list[str] = []
+    sizing: dict[str, tuple[str, float]] = {}
+    precisions = {p for _, p, _ in workloads}
+    for c in sc.candidates:
+        base = ["candidates", c.id]
+        try:
+            card = catalog.card(c.card)
+        except Exception as exc:
+            raise loaded.error(str(exc), base + ["card"]) from None
+        try:
+            platform = catalog.platform(c.platform or card.default_platform)
+        except Exception as exc:
+            raise loaded.error(str(exc), base + ["platform"]) from None
+        if card.id not in platform.cards:
+            raise loaded.error(
+                f"platform '{platform.id}' does not host '{card.id}' (it hosts "
+                f"{', '.join(platform.cards)})", base + ["platform"])
+        try:
+            stack = catalog.stack(c.stack or card.stack)
+        except Exception as exc:
+            raise loaded.error(str(exc), base + ["stack"]) from None
+        cooling = catalog.cooling_option(c.cooling or platform.default_cooling)
+        price = catalog.card_prices[card.id]
+        cloud = catalog.cloud_prices.get(card.id)
+        p = f"candidates.{c.id}"
+        figs: dict[str, tuple[Figure | None, float, str]] = {
+            "card_price": (price.price_usd, fx, fx_note),
+            "lead_time_weeks": (price.lead_time_weeks, 1.0, ""),
+            "mfu": (card.mfu, 1.0, ""),
+            "stack_efficiency": (stack.efficiency_vs_cuda, 1.0, ""),
+            "memory_gb": (card.memory_gb, 1.0, ""),
+            "tdp_w": (card.tdp_w, 1.0, ""),
+            "scaleup_bandwidth_bidir_gb_per_s": (card.scaleup_bandwidth_bidir_gb_per_s, 1.0, ""),
+            "scaleup_domain_cards": (card.scaleup_domain_cards, 1.0, ""),
+            "cards_per_node": (platform.cards_per_node, 1.0, ""),
+            "node_price": (platform.node_price_usd, fx, fx_note),
+            "node_power_w": (platform.node_power_w, 1.0, ""),
+            "scaleout_bandwidth_gb_per_s": (platform.scaleout_bandwidth_gb_per_s, 1.0, ""),
+            "network_cost_per_card": (platform.network_cost_per_card_usd, fx, fx_note),
+            "pue": (cooling.pue, 1.0, ""),
+            "cooling_capex_per_kw": (cooling.capex_per_kw_usd, fx, fx_note),
+            "porting_engineer_months": (
+                getattr(stack, f"porting_engineer_months_{sc.team.porting_complexity}"), 1.0, ""),
+            "maintenance_engineer_months_per_year": (
+                stack.maintenance_engineer_months_per_year, 1.0, ""),
+            "licence_per_card_year": (stack.licence_per_card_year_usd, fx, fx_note),
+        }
+        for prec in sorted(precisions):
+            figs[f"peak_tflops_{prec}"] = (card.peak(prec), 1.0, "")
+        if cloud is not None:
+            fig = (cloud.committed_usd_per_card_hour if sc.rent_pricing == "committed"
+                   and cloud.committed_usd_per_card_hour else cloud.on_demand_usd_per_card_hour)
+            figs["cloud_price_per_card_hour"] = (fig, fx, fx_note)
+        info = CandidateInfo(
+            id=c.id, name=c.name or card.name, card=card.id, card_name=card.name,
+            vendor=card.vendor, platform=platform.id, platform_name=platform.name,
+            cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
+        )
+        for key, (fig, scale, note) in figs.items():
+            spec = CANDIDATE_INPUTS[key]
+            if key in c.overrides:
+                put(scenario_value(base + [key], c.overrides[key], spec))
+            elif fig is None:
+                prec = key.removeprefix("peak_tflops_")
+                info.infeasible.append(f"{card.name} has no {prec.upper()} support")
+                put(Input(path=f"{p}.{key}", value=0.0, spec=spec,
+                          source=f"catalog: {card.id} has no {prec.upper()} support",
+                          origin="catalog"))
+            else:
+                put(_fig_input(f"{p}.{key}", fig, spec, scale, note and f"{note}: "))
+        for key in c.overrides:
+            if key not in figs:
+                why = ("no cloud price is published for this card" if
+                       key == "cloud_price_per_card_hour" else "not used by this scenario")
+                if key == "cloud_price_per_card_hour":
+                    put(scenario_value(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
+                    continue
+                raise loaded.error(f"'{key}' is {why}", base + [key])
+        if f"{p}.cloud_price_per_card_hour" in inputs:
+            rent.append(c.id)
+        # cluster size: given, or sized later by the engine for a deadline or power cap
+        if c.cards is not None:
+            put(scenario_value(base + ["cards"], c.cards, CANDIDATE_INPUTS["cards"]))
+        else:
+            kind = "deadline_days" if c.deadline_days is not None else "power_cap_kw"
+            value = float(getattr(c, kind))
+            if not (math.isfinite(value) and value > 0):
+                raise loaded.error(f"expected a positive number, found {value!r}", base + [kind])
+            sizing[c.id] = (kind, value)
+            info.sizing = kind
+            put(Input(path=f"{p}.cards", value=float(inputs[f"{p}.cards_per_node"].value),
+                      spec=CANDIDATE_INPUTS["cards"], source=f"sized for {kind} = {value:g}",
+                      origin="derived"))
+        # risk flags (short; the catalog record holds the evidence)
+        if sc.facility.region in card.export_restricted_regions:
+            info.flags.append(
+                f"export control: {card.name} is restricted for region "
+                f"'{sc.facility.region}' (see `tco catalog show {card.id}`)")
+        if "gaming_license" in card.flags:
+            info.flags.append(
+                "licence: the GeForce driver licence does not permit data-centre deployment")
+        if stack.id != "cuda" or "immature_stack" in card.flags:
+            info.flags.append(
+                f"software: {stack.name} is not CUDA; porting effort and an efficiency "
+                f"penalty are priced in (see `tco catalog show {stack.id}`)")
+        if "single_vendor_supply" in card.flags:
+            info.flags.append(f"supply: single vendor ({card.vendor}), constrained supply")
+        if c.notes:
+            info.notes.append(c.notes)
+        infos[c.id] = info
+
+    for path in sc.distributions:
+        if path not in inputs:
+            raise loaded.error(
+                f"no input '{path}'{did_you_mean(path, inputs)}", ["distributions", path])
+
+    priced = [cid for cid, info in infos.items() if not info.infeasible]
+    structure = Structure(
+        currency=sc.currency, horizon_years=fin.horizon_years, workloads=tuple(workloads),
+        candidates=tuple(priced), stacks=tuple(infos[cid].stack for cid in priced),
+        rent=tuple(cid for cid in rent if cid in priced),
+    )
+    return Resolved(scenario=sc, structure=structure, inputs=inputs, candidates=infos,
+                    file=loaded.file, sizing=sizing)
+
+
+__all__ = ["PRECISIONS", "Loaded", "Resolved", "Scenario", "load_scenario", "resolve"]
