@@ -234,6 +234,57 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
     emit(text, output)
 
 
+@cli.command()
+@scenario_argument
+@click.option("--xlsx", type=click.Path(dir_okay=False), help="Write the procurement workbook.")
+@click.option("--html", type=click.Path(dir_okay=False), help="Write the HTML report.")
+@click.option("--pdf", type=click.Path(dir_okay=False), help="Write the report as PDF.")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="Language of the HTML/PDF report.")
+@click.option("--draws", type=int, default=20000, show_default=True,
+              help="Monte Carlo draws shown in the report and workbook (0 to skip).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Monte Carlo seed.")
+@click.option("--swing", default="20%", show_default=True,
+              help="Sensitivity swing for the tornado chart.")
+@catalog_option
+def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | None, lang: str,
+           draws: int, seed: int, swing: str, catalogs: tuple[str, ...]) -> None:
+    """Write the procurement workbook and/or the proposal report (HTML, PDF).
+
+    \b
+    Example:
+      tco report --xlsx tco.xlsx --html tco.html
+      tco report my-scenario.yaml --html report.zh.html --lang zh
+    """
+    from .analysis import report_analyses
+    from .engine import compute
+    from .fsio import check_writable
+
+    if not (xlsx or html or pdf):
+        raise click.UsageError("give at least one of --xlsx, --html or --pdf")
+    for path in (xlsx, html, pdf):
+        if path:
+            check_writable(path)
+    loaded, catalog = load(scenario, catalogs)
+    result = compute(loaded, catalog)
+    result.analyses.update(report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing))
+    if xlsx:
+        from .exporters.xlsx import write_workbook
+
+        write_workbook(result, xlsx)
+        click.echo(f"wrote {xlsx}")
+    if html:
+        from .exporters.html import write_html
+
+        write_html(result, html, lang=lang)
+        click.echo(f"wrote {html}")
+    if pdf:
+        from .exporters.html import write_pdf
+
+        write_pdf(result, pdf, lang=lang)
+        click.echo(f"wrote {pdf}")
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="tco")
