@@ -1,0 +1,59 @@
+"""Cluster sizing for a deadline or a facility power cap, and risk flags by region."""
+
+import pytest
+
+from tco.engine import compute
+from tco.scenario import load_scenario_text
+
+SCENARIO = """
+name: sizing
+workloads:
+  - {id: w, params: 70e9, tokens: 2e12, runs_per_year: 1}
+candidates:
+  - {id: fast, card: h100-sxm, deadline_days: 30}
+  - {id: capped, card: h100-sxm, power_cap_kw: 1000}
+  - {id: fixed, card: h100-sxm, cards: 512}
+facility: {region: REGION}
+"""
+
+
+@pytest.fixture(scope="module")
+def result(catalog):
+    return compute(load_scenario_text(SCENARIO.replace("REGION", "us")), catalog)
+
+
+def test_deadline_picks_the_smallest_cluster_that_meets_it(result, catalog):
+    fast = result.candidate("fast")
+    assert fast.job["wall_days"] <= 30
+    cards = fast.inputs["cards"]
+    assert cards % 8 == 0  # whole HGX servers
+    # one server fewer misses the deadline
+    text = SCENARIO.replace("REGION", "us").replace("deadline_days: 30", f"cards: {int(cards) - 8}")
+    smaller = compute(load_scenario_text(text), catalog).candidate("fast")
+    assert smaller.job["wall_days"] > 30
+
+
+def test_power_cap_picks_the_largest_cluster_within_it(result, catalog):
+    capped = result.candidate("capped")
+    cards = capped.inputs["cards"]
+    facility_kw = capped.values["rated_power_w"] * capped.inputs["pue"] / 1000
+    assert facility_kw <= 1000
+    # by hand: per server 8 x 700 W + node power, times PUE; one more server exceeds the cap
+    per_server_kw = (8 * capped.inputs["tdp_w"] + capped.inputs["node_power_w"]) / 1000
+    assert facility_kw + per_server_kw * capped.inputs["pue"] > 1000
+    assert facility_kw == pytest.approx(cards / 8 * per_server_kw * capped.inputs["pue"])
+
+
+def test_impossible_deadline_is_infeasible_with_reason(catalog):
+    text = SCENARIO.replace("REGION", "us").replace("deadline_days: 30", "deadline_days: 0.01")
+    fast = compute(load_scenario_text(text), catalog).candidate("fast")
+    assert not fast.feasible
+    assert "within 0.01 days" in " ".join(fast.reasons)
+
+
+def test_export_controls_flag_by_region(catalog):
+    cn = compute(load_scenario_text(SCENARIO.replace("REGION", "cn")), catalog)
+    flags = " ".join(cn.candidate("fixed").info.flags)
+    assert "export control" in flags
+    us = compute(load_scenario_text(SCENARIO.replace("REGION", "us")), catalog)
+    assert "export control" not in " ".join(us.candidate("fixed").info.flags)
