@@ -295,9 +295,14 @@ class Npv(Expr):
 
     def evaluate(self, env: Env) -> Value:
         r = self.rate.evaluate(env)
+        flows = [f.evaluate(env) for f in self.flows]
+        if not _is_array([r, *flows]):
+            return float(npf.npv(r, flows))
+        # numpy-financial's npv sums over its first axis and cannot broadcast over draws;
+        # this is its formula, sum_t flow_t / (1 + r)^t, on arrays.
         total: Value = 0.0
-        for t, f in enumerate(self.flows):
-            total = total + f.evaluate(env) / np.power(1.0 + r, t)
+        for t, f in enumerate(flows):
+            total = total + f / np.power(1.0 + r, t)
         return total
 
     def excel(self, ref: RefFn) -> str:

@@ -53,3 +53,13 @@ def test_pmt_matches_spreadsheet_sign():
 def test_only_portable_functions():
     with pytest.raises(ValueError):
         Func("XLOOKUP", (a,))
+
+
+def test_npv_on_arrays_equals_numpy_financial_per_draw():
+    rates = np.array([0.0, 0.05, 0.12])
+    flows = [np.array([-100.0, -200.0, -50.0]), 40.0, np.array([60.0, 90.0, 10.0])]
+    env = {"r": rates, **{f"f{i}": v for i, v in enumerate(flows)}}
+    got = NPV0(Ref("r"), [Ref(f"f{i}") for i in range(3)]).evaluate(env)
+    for k in range(3):
+        per_draw = [np.broadcast_to(f, 3)[k] for f in flows]
+        assert got[k] == pytest.approx(npf.npv(rates[k], per_draw), rel=1e-12)
