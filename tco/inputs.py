@@ -135,6 +135,8 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("replica_state_memory_share", "Memory share for state within a replica", 0.05, 1.0),
     InputSpec("tensor_parallel_max", "cards", "Largest tensor-parallel group", 1, 64,
               integer=True),
+    InputSpec("params_per_tensor_rank", "parameters", "Parameters per tensor-parallel rank",
+              1e8, 1e12),
     _frac("comm_overlap_fraction", "Share of communication hidden behind compute"),
     InputSpec("global_batch_tokens", "tokens", "Default global batch", 1e3, 1e9),
     InputSpec("seq_len_tokens", "tokens", "Default sequence length", 16, 1e7),

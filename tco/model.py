@@ -133,8 +133,6 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
     idle_w = q("idle_power_w", rated_w * a("idle_power_fraction"), "W", "IT power while idle",
                "cluster")
     it_kw = q("it_capacity_kw", rated_w / W_PER_KW, "kW", "Provisioned IT capacity", "cluster")
-    tp = q("tensor_parallel", MIN(c("scaleup_domain_cards"), a("tensor_parallel_max"), cards),
-           "cards", "Tensor-parallel group (within the scale-up domain)", "cluster")
     failures = q("interruptions_per_hour", cards * a("card_failure_rate_per_hour"), "1/h",
                  "Expected interruptions per hour", "cluster")
     goodput = q(
@@ -155,6 +153,10 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
 
         flops = jq("train_flops", a("flops_per_param_token") * w("active_params") * w("tokens"),
                    "FLOP", "Training compute (6·N·D)")
+        tp = jq("tensor_parallel",
+                MIN(c("scaleup_domain_cards"), a("tensor_parallel_max"), cards,
+                    MAX(1, ROUNDUP(w("params") / a("params_per_tensor_rank")))),
+                "cards", "Tensor-parallel group (within the scale-up domain, sized to the model)")
         hidden = jq("hidden_size", (a("hidden_per_layer_ratio") * w("active_params") / 12)
                     ** (1.0 / 3.0), "units", "Inferred hidden size")
         layers = jq("layers", hidden / a("hidden_per_layer_ratio"), "layers",
@@ -186,7 +188,7 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
             "ratio", "Tensor-parallel traffic time / compute time")
         out_ratio = jq(
             "scaleout_comm_ratio",
-            2 * (cards / replica) * sustained
+            2 * (cards / replica - 1) * sustained
             / (3 * c("scaleout_bandwidth_gb_per_s") * BYTES_PER_GB * w("global_batch_tokens")),
             "ratio", "Data-parallel gradient traffic time / compute time")
         scaling = jq("scaling_efficiency",
@@ -336,7 +338,7 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
     hourly_capacity = avail_h  # cluster hours per year over which fixed costs are spread
     hw_per_hour = q(
         "hardware_cost_per_cluster_hour",
-        (hw + cx_cooling + cx_install) * (1 - fin("residual_value_fraction"))
+        (hw * (1 - fin("residual_value_fraction")) + cx_cooling + cx_install)
         / (fin("depreciation_years") * hourly_capacity),
         f"{money}/h", "Straight-line depreciation per available cluster-hour", "horizon")
     fac_per_hour = q("facility_cost_per_cluster_hour", colo_y / hourly_capacity, f"{money}/h",

@@ -92,6 +92,7 @@ _CANDIDATE_FIELDS = list(Candidate.model_fields) + list(CANDIDATE_INPUTS)
 
 class Facility(_Strict):
     region: str = "us"
+    hosting: Literal["colocation", "owned"] = "colocation"
     electricity_price_per_kwh: float | None = None
     colocation_price_per_kw_month: float | None = None
     carbon_kg_per_kwh: float | None = None
@@ -300,6 +301,12 @@ class Resolved(BaseModel):
 
 def _check(value: float, spec: InputSpec, path: str, loaded: Loaded, fx: float,
            origin_path: list[str]) -> float:
+    if isinstance(value, str):
+        # YAML 1.1 reads 70e9 (no dot, no sign) as text; accept it as the number it spells.
+        try:
+            value = float(value.strip())
+        except ValueError:
+            pass
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise loaded.error(f"expected a number ({spec.unit}), found {value!r}", origin_path)
     v = float(value)
@@ -400,6 +407,10 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         given = getattr(sc.facility, key)
         if given is not None:
             put(scenario_value(["facility", key], given, spec))
+        elif key == "colocation_price_per_kw_month" and sc.facility.hosting == "owned":
+            put(Input(path=f"facility.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
+                      source="owned facility (facility.hosting = owned): no colocation rent",
+                      origin="default"))
         else:
             scale = region_fx if spec.money else 1.0
             put(_fig_input(f"facility.{key}", getattr(region, key), spec, scale, conv))
@@ -493,6 +504,10 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
             spec = CANDIDATE_INPUTS[key]
             if key in c.overrides:
                 put(scenario_value(base + [key], c.overrides[key], spec))
+            elif key == "cooling_capex_per_kw" and sc.facility.hosting == "colocation":
+                put(Input(path=f"{p}.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
+                          source="colocation (facility.hosting): the provider's cooling plant "
+                                 "is in the colocation price", origin="default"))
             elif fig is None:
                 prec = key.removeprefix("peak_tflops_")
                 info.infeasible.append(f"{card.name} has no {prec.upper()} support")

@@ -75,14 +75,15 @@ DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
 #   cost per PFLOP-hour: 200,485.304282 / (2.486851991 x 1,200) = 67.181757
 #
 # Per-job cost lines
-#   hardware: (118,000 + 10,000 + 5,900) x (1 - 0.2) / (4 years x 4,380 h) x 1,500 h
-#           = 107,120 / 17,520 x 1,500 = 6.114155 x 1,500 = 9,171.232877
+#   hardware: (118,000 x (1 - 0.2) + 10,000 + 5,900) / (4 years x 4,380 h) x 1,500 h
+#           (salvage applies to the hardware only, as in the yearly residual value)
+#           = 110,300 / 17,520 x 1,500 = 6.295662 x 1,500 = 9,443.493151
 #   electricity: 9,000 kWh x 0.10 = 900
 #   facility: 6,000 / 4,380 x 1,500 = 2,054.794521
 #   operations: (11,800 + 4,000 + 1,920 + 5,000) / 4,380 x 1,500 = 22,720 / 4,380 x 1,500
 #             = 7,780.821918
 #   porting: 20,000 / (2 runs x 3 years) = 3,333.333333
-#   total: 23,240.182648
+#   total: 9,443.493151 + 900 + 2,054.794521 + 7,780.821918 + 3,333.333333 = 23,512.442922
 #
 # Renting the same 24,000 card-hours a year at 2.0 per card-hour
 #   flows: 20,000 (porting) at t=0, then 48,000 + 5,000 maintenance in each of years 1..3
@@ -175,14 +176,14 @@ def test_npv_and_totals_by_hand(hand):
 
 def test_per_job_cost_lines_by_hand(hand):
     job = hand.jobs["small"]
-    assert job["cost_hardware"] == pytest.approx(9_171.232877, rel=1e-9)
+    assert job["cost_hardware"] == pytest.approx(9_443.493151, rel=1e-9)
     assert job["cost_electricity"] == pytest.approx(900)
     assert job["cost_facility"] == pytest.approx(2_054.794521, rel=1e-9)
     assert job["cost_operations"] == pytest.approx(7_780.821918, rel=1e-9)
     assert job["cost_porting"] == pytest.approx(3_333.333333, rel=1e-9)
-    assert job["cost_per_job"] == pytest.approx(23_240.182648, rel=1e-9)
-    # 23,240.18 / 360,000 million tokens
-    assert job["cost_per_million_tokens"] == pytest.approx(23_240.182648 / 360_000, rel=1e-9)
+    assert job["cost_per_job"] == pytest.approx(23_512.442922, rel=1e-9)
+    # 23,512.44 / 360,000 million tokens
+    assert job["cost_per_million_tokens"] == pytest.approx(23_512.442922 / 360_000, rel=1e-9)
 
 
 def test_rent_and_breakeven_by_hand(hand):

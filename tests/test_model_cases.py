@@ -209,10 +209,6 @@ def test_compare_ranking(compare_out):
     assert cands[: len(complete)] == complete
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 2 s.5 lists gpu_hours_per_job ... yearly for every candidate object, but "
-    "tco/exporters/data.py candidate_dict returns early for unpriced (structurally "
-    "infeasible) candidates and omits those keys instead of giving null"))
 def test_compare_json_keys_present_for_unpriced_candidates(tmp_path):
     path = tmp_path / "fp64.yaml"
     path.write_text(FP64_SCENARIO, encoding="utf-8")

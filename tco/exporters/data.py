@@ -91,6 +91,9 @@ def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
         "notes": c.notes,
     }
     if not c.priced:
+        # Never priced (e.g. no support for the workload's precision): same keys, no numbers.
+        out.update(dict.fromkeys(_PRICED_KEYS))
+        out["yearly"] = []
         return out
     out.update({
         "gpu_hours_per_job": _clean(job["gpu_hours"]),
@@ -113,6 +116,14 @@ def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
         "yearly": yearly_rows(c),
     })
     return out
+
+
+_PRICED_KEYS = (
+    "gpu_hours_per_job", "wall_days_per_job", "cost_per_job", "cost_per_job_breakdown",
+    "energy_kwh_per_job", "co2e_kg_per_job", "npv_tco", "undiscounted_tco",
+    "equivalent_annual_cost", "cost_per_gpu_hour", "cost_per_pflop_hour", "runs_per_year",
+    "runs_over_horizon", "capex_total", "cloud_npv", "breakeven_utilization",
+)
 
 
 def compare_dict(result: Result) -> dict[str, Any]:
