@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import os
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import xlsxwriter
@@ -62,8 +62,8 @@ def generation_date() -> date:
     """Today (UTC), or the date of SOURCE_DATE_EPOCH when set (reproducible builds)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch and epoch.strip().isdigit():
-        return datetime.fromtimestamp(int(epoch), tz=timezone.utc).date()
-    return datetime.now(tz=timezone.utc).date()
+        return datetime.fromtimestamp(int(epoch), tz=UTC).date()
+    return datetime.now(tz=UTC).date()
 
 
 def write_workbook(result: Result, path: Path | str, *, generated: date | None = None) -> Path:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from ..expr import Ref
+from ..expr import Ref, RefFn
 from ..model import COMPONENTS, Quantity
 from ..result import Result
 from .xlsx_names import NameRegistry
@@ -74,7 +74,8 @@ class Plan:
     def input_name(self, path: str) -> str:
         return self.names.names[path]
 
-    def ref_fn(self, from_sheet: str):  # noqa: ANN201 - a RefFn
+    def ref_fn(self, from_sheet: str) -> RefFn:
+        """Inputs by defined name, quantities by cell (sheet-qualified when elsewhere)."""
         def ref(r: Ref) -> str:
             if r.name in self.inputs:
                 return self.input_name(r.name)

@@ -3,6 +3,7 @@ sheet (yearly cash flows, years as columns), each formula stored with the engine
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from xlsxwriter.utility import xl_rowcol_to_cell
@@ -59,7 +60,7 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
             row = p.quantities[q.name].row
             described.setdefault((row, quantity_key(q)), q)
             v = abs(values[q.name])
-            if v == v and v != float("inf"):
+            if math.isfinite(v):
                 typical[row] = max(typical.get(row, 0.0), v)
     for q in result.model:
         if q.year is None:

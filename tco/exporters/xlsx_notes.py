@@ -6,7 +6,7 @@ from __future__ import annotations
 from xlsxwriter.worksheet import Worksheet
 
 from ..analysis.types import MonteCarlo, Sensitivity
-from ..expr import Ref
+from ..expr import Ref, RefFn
 from ..model import Quantity
 from ..result import Result
 from .xlsx_inputs import header, text
@@ -17,24 +17,24 @@ STATIC_NOTE = ("Computed by the tco engine when this workbook was generated. The
 
 CONVENTIONS = (
     "Costs are positive; inflows (residual value, loan proceeds) are negative.",
-    "Year 0 is the purchase date: capex, one-time porting and the cost of the delivery lead "
-    "time fall there. Operating costs fall at the end of years 1 to H; the residual value at "
-    "the end of year H.",
-    "NPV discounts year t by (1 + discount rate)^t, so year 0 is not discounted. The "
-    "spreadsheet NPV() discounts its first argument by one period, so the workbook writes "
-    "flow0 + NPV(rate, flow1, ..., flowH).",
+    ("Year 0 is the purchase date: capex, one-time porting and the cost of the delivery lead "
+     "time fall there. Operating costs fall at the end of years 1 to H; the residual value at "
+     "the end of year H."),
+    ("NPV discounts year t by (1 + discount rate)^t, so year 0 is not discounted. The "
+     "spreadsheet NPV() discounts its first argument by one period, so the workbook writes "
+     "flow0 + NPV(rate, flow1, ..., flowH)."),
     "PMT() returns a negative payment for a positive loan; the loan payment row negates it.",
     "Flags (fits in memory, feasible) are TRUE/FALSE.",
-    "Candidates sized for a deadline or a power cap keep the card count the engine found; the "
-    "workbook does not re-size them when other inputs change.",
-    "Change blue cells on Assumptions only; every other number is a formula (the sheets are "
-    "protected without a password so formulas are not overwritten by accident).",
+    ("Candidates sized for a deadline or a power cap keep the card count the engine found; the "
+     "workbook does not re-size them when other inputs change."),
+    ("Change blue cells on Assumptions only; every other number is a formula (the sheets are "
+     "protected without a password so formulas are not overwritten by accident)."),
 )
 _SECTIONS = {"cluster": "Cluster", "job": "Per run", "horizon": "Over the horizon",
              "year": "Cash flow by year"}
 
 
-def _readable(cid: str):  # noqa: ANN202 - a RefFn
+def _readable(cid: str) -> RefFn:
     """Render references without the candidate id: `candidate.card_price`, `hardware_capex`."""
     def ref(r: Ref) -> str:
         if r.name.startswith(f"candidates.{cid}."):

@@ -23,6 +23,7 @@ _ROLES: dict[str, dict[str, Any]] = {
                "text_wrap": True},
     "section": {"bold": True, "bg_color": "#F2F2F2"},
     "label": {"bold": True},
+    "rank": {"align": "center"},
     "input": {"font_color": "#0000FF", "bg_color": "#FFF2CC", "locked": False, "border": 1,
               "border_color": "#BFBFBF"},
     "formula": {},
@@ -45,7 +46,7 @@ def number_format(unit: str, value: float, currency: str) -> str | None:
     """The number format for a value of this unit, or None for the General format."""
     if unit == "flag":
         return None
-    if unit.startswith(currency) or unit.startswith("money"):
+    if unit.startswith((currency, "money")):
         return money_format(currency, value)
     if unit == "fraction":
         return "0.00%"

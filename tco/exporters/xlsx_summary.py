@@ -16,11 +16,11 @@ from xlsxwriter.worksheet import Worksheet
 from ..model import JOB_COMPONENTS
 from ..result import CandidateResult, Result
 from .xlsx_inputs import text
-from .xlsx_layout import CASHFLOWS, SUMMARY, C_FIRST, Plan, cached
+from .xlsx_layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
 from .xlsx_model import cumulative_range
-from .xlsx_styles import Styles
+from .xlsx_styles import Styles, money_format
 
-CHART_COL = 12
+CHART_COL = 6  # the second chart's column
 _JOB_LABELS = {"hardware": "Hardware", "electricity": "Electricity", "facility": "Facility",
                "operations": "Operations", "porting": "Porting"}
 
@@ -29,22 +29,26 @@ class _Writer:
     def __init__(self, ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
                  st: Styles) -> None:
         self.ws, self.result, self.p, self.values, self.st = ws, result, p, values, st
+        # One number format per column kind, so that a column reads evenly.
+        self.formats = {"amount": money_format(st.currency, 1e6),
+                        "price": money_format(st.currency, 1.0),
+                        "count": "#,##0", "days": "#,##0.0"}
 
-    def formula(self, row: int, col: int, target: str, qname: str, unit: str) -> None:
+    def formula(self, row: int, col: int, target: str, qname: str, kind: str) -> None:
         """`=target` (a defined name or a cell of another sheet) with its cached value."""
         value = self.values[qname]
-        self.ws.write_formula(row, col, f"={target}", self.st.value("formula", unit, value),
-                              cached(value, unit))
+        self.ws.write_formula(row, col, f"={target}", self.st("formula", self.formats[kind]),
+                              cached(value))
 
-    def quantity(self, row: int, col: int, qname: str, unit: str) -> None:
-        self.formula(row, col, self.p.quantities[qname].ref(SUMMARY), qname, unit)
+    def quantity(self, row: int, col: int, qname: str, kind: str) -> None:
+        self.formula(row, col, self.p.quantities[qname].ref(SUMMARY), qname, kind)
 
     def headline(self, row: int, col: int, c: CandidateResult, metric: str) -> None:
         name = self.p.headline[c.id][metric]
-        unit = self.result.currency
-        self.formula(row, col, name, self.p.headline_quantity[name], unit)
+        self.formula(row, col, name, self.p.headline_quantity[name], "amount")
 
     def header(self, row: int, titles: list[str]) -> None:
+        self.ws.set_row(row, 30)
         for col, title in enumerate(titles):
             text(self.ws, row, col, title, self.st("header"))
 
@@ -90,18 +94,18 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     for i, c in enumerate(feasible):
         r = first + i
         job = f"{c.id}.{c.primary_workload}"
-        ws.write_number(r, 0, i + 1, st("text"))
+        ws.write_number(r, 0, i + 1, st("rank"))
         text(ws, r, 1, c.id)
         text(ws, r, 2, c.info.name)
         w.formula(r, 3, p.input_name(f"candidates.{c.id}.cards"), f"candidates.{c.id}.cards",
-                  "cards")
+                  "count")
         w.headline(r, 4, c, "npv_tco")
         w.headline(r, 5, c, "undiscounted_tco")
         w.headline(r, 6, c, "cost_per_job")
-        w.quantity(r, 7, f"{c.id}.cost_per_gpu_hour", f"{cur}/card-h")
+        w.quantity(r, 7, f"{c.id}.cost_per_gpu_hour", "price")
         w.quantity(r, 8, f"{job}.wall_days", "days")
         w.live_rank(r, 9, first, 4, npvs)
-        text(ws, r, 10, "; ".join(c.notes + c.info.flags))
+        text(ws, r, 10, "; ".join(c.notes + c.info.flags), st("wrap"))
     row = first + max(len(feasible), 1) + 1
 
     by_job = sorted(feasible, key=lambda c: (c.job["cost_per_job"], c.id))
@@ -115,14 +119,14 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     for i, c in enumerate(by_job):
         r = first + i
         job = f"{c.id}.{c.primary_workload}"
-        ws.write_number(r, 0, i + 1, st("text"))
+        ws.write_number(r, 0, i + 1, st("rank"))
         text(ws, r, 1, c.id)
         text(ws, r, 2, c.info.name)
         w.headline(r, 3, c, "cost_per_job")
-        w.quantity(r, 4, f"{job}.cost_per_million_tokens", cur)
+        w.quantity(r, 4, f"{job}.cost_per_million_tokens", "price")
         w.quantity(r, 5, f"{job}.wall_days", "days")
-        w.quantity(r, 6, f"{job}.gpu_hours", "card-h")
-        w.quantity(r, 7, f"{job}.energy_facility_kwh", "kWh")
+        w.quantity(r, 6, f"{job}.gpu_hours", "count")
+        w.quantity(r, 7, f"{job}.energy_facility_kwh", "count")
         w.live_rank(r, 8, first, 3, job_costs)
     row = first + max(len(by_job), 1) + 1
 
@@ -152,7 +156,7 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
         text(ws, r, 2, c.info.name)
         job = f"{c.id}.{c.primary_workload}"
         for j, comp in enumerate(JOB_COMPONENTS):
-            w.quantity(r, 3 + j, f"{job}.cost_{comp}", cur)
+            w.quantity(r, 3 + j, f"{job}.cost_{comp}", "amount")
         w.headline(r, 3 + len(JOB_COMPONENTS), c, "cost_per_job")
 
     ws.set_column(0, 0, 15)
@@ -162,12 +166,16 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     ws.set_column(10, 10, 60)
     if feasible:
         _charts(wb, ws, result, p, feasible, breakdown_first)
+    ws.set_landscape()
+    ws.fit_to_pages(1, 0)
     ws.protect("", {"format_columns": True, "format_rows": True})
 
 
 def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
             feasible: list[CandidateResult], breakdown_first: int) -> None:
+    """Two charts side by side below the tables, from the breakdown table and CashFlows."""
     last = breakdown_first + len(feasible) - 1
+    top = last + 2
     cur = result.currency
     bars = wb.add_chart({"type": "column", "subtype": "stacked"})
     for j, _comp in enumerate(JOB_COMPONENTS):
@@ -180,7 +188,7 @@ def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     bars.set_title({"name": "Cost per run by component"})
     bars.set_y_axis({"name": cur, "num_format": "#,##0"})
     bars.set_size({"width": 760, "height": 380})
-    ws.insert_chart(1, CHART_COL, bars)
+    ws.insert_chart(top, 0, bars)
 
     horizon = result.structure.horizon_years
     lines = wb.add_chart({"type": "line"})
@@ -195,4 +203,4 @@ def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     lines.set_title({"name": "Cumulative net cash flow"})
     lines.set_y_axis({"name": cur, "num_format": "#,##0"})
     lines.set_size({"width": 760, "height": 380})
-    ws.insert_chart(21, CHART_COL, lines)
+    ws.insert_chart(top, CHART_COL, lines)
