@@ -200,10 +200,11 @@ def test_sheets_formats_and_frozen_panes(example_xlsx):
     assert wb["Model"].freeze_panes == "D3"
     assert wb["CashFlows"].freeze_panes == "C2"
     assert wb["Catalog"].freeze_panes == "B2"
-    assert named_cell(wb, "npv_tco_b200").number_format == '"$"#,##0;-"$"#,##0'
+    assert named_cell(wb, "npv_tco_b200").number_format == '"$"#,##0;-"$"#,##0;"-"'
     assert named_cell(wb, "finance_discount_rate").number_format == "0.00%"
     assert named_cell(wb, "facility_electricity_price_per_kwh").number_format == (
-        '"$"#,##0.0000;-"$"#,##0.0000')
+        '"$"#,##0.0000;-"$"#,##0.0000;"-"')
+    assert named_cell(wb, "candidates_h100_sxm_cards").number_format == "#,##0"
     assert named_cell(wb, "workloads_llama_70b_tokens").number_format == "0.000E+00"
     assert wb["Model"].column_dimensions["A"].width > 40
 

@@ -58,6 +58,9 @@ _OPTIONS = {
 }
 
 
+_HEADER_ROWS = {ASSUMPTIONS: 1, MODEL: 2, CASHFLOWS: 1, CATALOG: 1}
+
+
 def generation_date() -> date:
     """Today (UTC), or the date of SOURCE_DATE_EPOCH when set (reproducible builds)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
@@ -111,6 +114,11 @@ def workbook_bytes(result: Result, *, generated: date | None = None) -> bytes:
     if isinstance(mc, MonteCarlo):
         write_montecarlo(sheets[MONTECARLO], result, mc, st)
     write_methodology(sheets[METHODOLOGY], result, st, day.isoformat())
+    for name, ws in sheets.items():  # printing: landscape, one page wide, headers repeated
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+        if name in _HEADER_ROWS:
+            ws.repeat_rows(0, _HEADER_ROWS[name] - 1)
     sheets[SUMMARY].activate()
     wb.close()
     return buf.getvalue()

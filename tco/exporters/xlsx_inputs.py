@@ -85,7 +85,8 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
             inp, row = result.inputs[path], p.inputs[path].row
             unit = unit_of(inp, cur)
             _row(ws, row, inp, unit, st)
-            ws.write_number(row, A_VALUE, inp.value, st.value("input", unit, inp.value))
+            fmt = st("input", "#,##0") if inp.spec.integer else st.value("input", unit, inp.value)
+            ws.write_number(row, A_VALUE, inp.value, fmt)
             ws.data_validation(row, A_VALUE, row, A_VALUE, _validation(inp, unit))
             text(ws, row, A_NAME, p.input_name(path))
             text(ws, row, A_RANGE, _range_text(inp))
@@ -101,7 +102,7 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
             ws.write_number(row, A_VALUE, inp.value, st.value("static", unit, inp.value))
             text(ws, row, A_NOTE, _unused_reason(result, inp))
             row += 1
-    for col, width in ((A_PATH, 46), (A_LABEL, 48), (A_VALUE, 16), (A_UNIT, 14),
+    for col, width in ((A_PATH, 54), (A_LABEL, 48), (A_VALUE, 16), (A_UNIT, 14),
                        (A_SOURCE, 60), (A_ASOF, 10), (A_NAME, 44), (A_RANGE, 22),
                        (A_ORIGIN, 10), (A_NOTE, 60)):
         ws.set_column(col, col, width)

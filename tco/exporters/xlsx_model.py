@@ -90,7 +90,7 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
     text(ws, 0, C_LABEL, "Cash flow (costs positive, inflows negative)", st("header"))
     text(ws, 0, C_UNIT, "Unit", st("header"))
     for t in range(horizon + 1):
-        text(ws, 0, C_FIRST + t, f"Year {t}", st("header"))
+        text(ws, 0, C_FIRST + t, f"Year {t}", st("header_right"))
     labels = {quantity_key(q): q.label for q in result.model if q.year == 1}
     for cid in p.priced:
         first = p.cash_rows[cid]

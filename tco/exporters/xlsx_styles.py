@@ -21,6 +21,8 @@ _ROLES: dict[str, dict[str, Any]] = {
     "subtitle": {"italic": True, "font_color": "#595959"},
     "header": {"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "valign": "top",
                "text_wrap": True},
+    "header_right": {"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "valign": "top",
+                     "align": "right"},
     "section": {"bold": True, "bg_color": "#F2F2F2"},
     "label": {"bold": True},
     "rank": {"align": "center"},
@@ -33,13 +35,16 @@ _ROLES: dict[str, dict[str, Any]] = {
 }
 
 
+WHOLE_UNITS = {"cards", "nodes"}  # counts the model keeps whole (ROUNDUP, MIN of counts)
+
+
 def money_format(currency: str, value: float) -> str:
     """`"$"#,##0` for amounts, more decimals for unit prices such as a tariff per kWh."""
     sym = SYMBOLS.get(currency, currency + " ")
     quoted = f'"{sym}"'
     a = abs(value) if math.isfinite(value) else 0.0
     digits = "#,##0" if a >= 100 or a == 0 else ("#,##0.00" if a >= 1 else "#,##0.0000")
-    return f"{quoted}{digits};-{quoted}{digits}"
+    return f'{quoted}{digits};-{quoted}{digits};"-"'  # zero shows as a dash
 
 
 def number_format(unit: str, value: float, currency: str) -> str | None:
@@ -50,6 +55,8 @@ def number_format(unit: str, value: float, currency: str) -> str | None:
         return money_format(currency, value)
     if unit == "fraction":
         return "0.00%"
+    if unit in WHOLE_UNITS:
+        return "#,##0"
     a = abs(value) if math.isfinite(value) else 0.0
     if a >= 1e9 or (0 < a < 1e-3):
         return "0.000E+00"

@@ -166,8 +166,6 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     ws.set_column(10, 10, 60)
     if feasible:
         _charts(wb, ws, result, p, feasible, breakdown_first)
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)
     ws.protect("", {"format_columns": True, "format_rows": True})
 
 
