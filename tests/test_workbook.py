@@ -19,7 +19,7 @@ from tco.errors import OutputError
 from tco.exporters.xlsx import workbook_bytes, write_workbook
 from tco.exporters.xlsx_layout import plan
 from tco.exporters.xlsx_names import NameRegistry, base_name
-from tco.scenario import load_scenario
+from tco.scenario import load_scenario, load_scenario_text
 
 TRICKY = Path(__file__).with_name("test_workbook_tricky.yaml")
 DAY = date(2026, 1, 15)
@@ -266,3 +266,18 @@ def test_analysis_sheets_hold_static_engine_results(example):
     assert "static values" in mc["A2"].value
     assert [c.value for c in mc[6]] == ["b200", example.candidate("b200").info.name, "npv_tco",
                                         1, 2, 3, 2.1, 0.75]
+
+
+def test_workbook_without_any_feasible_candidate(catalog):
+    # An FP8 job on A100s: the card has no FP8, so nothing is priced and nothing is named.
+    result = compute(load_scenario_text(
+        "name: none fits\n"
+        "workloads: [{id: w, params: 8e9, tokens: 1e11, precision: fp8}]\n"
+        "candidates: [{id: old, card: a100-80gb-sxm, cards: 8}]\n"), catalog)
+    wb = open_book(workbook_bytes(result, generated=DAY))
+    assert len(wb.defined_names) == 0
+    rows = list(wb["Summary"].iter_rows(values_only=True))
+    assert ("Recommendation", "No candidate is feasible for every workload.") in [
+        r[:2] for r in rows]
+    assert (None, "old", "NVIDIA A100 SXM4 80GB", "NVIDIA A100 SXM4 80GB has no FP8 support") in [
+        r[:4] for r in rows]
