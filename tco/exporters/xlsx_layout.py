@@ -90,6 +90,13 @@ def quantity_key(q: Quantity) -> str:
     return q.name[len(prefix):]
 
 
+def _model_section(q: Quantity) -> str:
+    """The Model sheet section of a (non-yearly) quantity."""
+    if q.workload:
+        return f"job:{q.workload}"
+    return "cluster" if q.group == "cluster" else "horizon"
+
+
 def input_section(result: Result, path: str) -> tuple[int, str, str]:
     """(order, key, title) of the Assumptions section an input path belongs to."""
     sc = result.scenario
@@ -145,11 +152,8 @@ def plan(result: Result) -> Plan:
     msections["horizon"] = Section("Over the horizon", [])
     row_keys: dict[tuple[str, str], None] = {}
     for q in result.model:
-        if q.year is not None:
-            continue
-        sec = f"job:{q.workload}" if q.workload else ("cluster" if q.group == "cluster"
-                                                      else "horizon")
-        row_keys.setdefault((sec, quantity_key(q)), None)
+        if q.year is None:
+            row_keys.setdefault((_model_section(q), quantity_key(q)), None)
     for sec, key in row_keys:
         msections[sec].rows.append(key)
     p.model_sections = [s for s in msections.values() if s.rows]
@@ -163,11 +167,9 @@ def plan(result: Result) -> Plan:
             key_row[(sec_id, key)] = row
             row += 1
     for q in result.model:
-        if q.year is not None:
-            continue
-        sec = f"job:{q.workload}" if q.workload else ("cluster" if q.group == "cluster"
-                                                      else "horizon")
-        p.quantities[q.name] = Cell(MODEL, key_row[(sec, quantity_key(q))], col_of[q.candidate])
+        if q.year is None:
+            row = key_row[(_model_section(q), quantity_key(q))]
+            p.quantities[q.name] = Cell(MODEL, row, col_of[q.candidate])
 
     # CashFlows: a block per candidate, components as rows, years as columns.
     row = 1
