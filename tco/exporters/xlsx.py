@@ -1,0 +1,131 @@
+"""The procurement workbook: the model as live spreadsheet formulas, each with its computed value.
+
+`write_workbook(result, path)` writes an xlsx file with the sheets
+
+    Summary      rankings, recommendation, infeasible candidates, charts
+    Assumptions  every input the formulas read: one named, unlocked, validated cell each
+    Model        every quantity of `result.model` as a formula, one column per candidate
+    CashFlows    yearly cash flows, years as columns, one block per candidate
+    Catalog      the catalog figures used, with sources, dates and ranges
+    Sensitivity, MonteCarlo   static engine results, when `result.analyses` has them
+    Methodology  formulas in words, conventions, tool version, digests, generation date
+
+Every formula is `quantity.expr.excel(...)`, the same expression the Python engine evaluates,
+and is stored with the engine's value so that viewers that do not recalculate show the numbers.
+Text from users is always written as text, never as a formula. The file is built in memory and
+written atomically; the same result and date give the same bytes. docs/workbook.md has the
+user's guide, and `xlsx_names` the defined-name rule.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import xlsxwriter
+
+from ..analysis.types import MonteCarlo, Sensitivity
+from ..fsio import write_atomic
+from ..result import Result
+from .xlsx_inputs import write_assumptions, write_catalog
+from .xlsx_layout import (
+    ASSUMPTIONS,
+    CASHFLOWS,
+    CATALOG,
+    METHODOLOGY,
+    MODEL,
+    MONTECARLO,
+    SENSITIVITY,
+    SUMMARY,
+    Plan,
+    engine_values,
+    plan,
+)
+from .xlsx_model import write_cashflows, write_model
+from .xlsx_notes import write_methodology, write_montecarlo, write_sensitivity
+from .xlsx_styles import Styles
+from .xlsx_summary import write_summary
+
+_OPTIONS = {
+    "in_memory": True,
+    "constant_memory": False,
+    # User text stays text: never a formula, a number or a hyperlink.
+    "strings_to_formulas": False,
+    "strings_to_numbers": False,
+    "strings_to_urls": False,
+}
+
+
+_HEADER_ROWS = {ASSUMPTIONS: 1, MODEL: 2, CASHFLOWS: 1, CATALOG: 1}
+
+
+def generation_date() -> date:
+    """Today (UTC), or the date of SOURCE_DATE_EPOCH when set (reproducible builds)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.strip().isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=UTC).date()
+    return datetime.now(tz=UTC).date()
+
+
+def write_workbook(result: Result, path: Path | str, *, generated: date | None = None) -> Path:
+    """Write the workbook to `path` atomically (nothing half-written on failure)."""
+    return write_atomic(path, workbook_bytes(result, generated=generated))
+
+
+def workbook_bytes(result: Result, *, generated: date | None = None) -> bytes:
+    day = generated or generation_date()
+    buf = io.BytesIO()
+    wb = xlsxwriter.Workbook(buf, _OPTIONS)
+    wb.set_properties({
+        "title": f"TCO workbook: {result.scenario.name}"[:255],
+        "subject": "Total cost of ownership of AI training accelerators",
+        "author": "tco",
+        "company": "",
+        "comments": f"tco {result.provenance.tool_version}; catalog "
+                    f"{result.provenance.catalog_digest}; scenario "
+                    f"{result.provenance.scenario_digest}",
+        "created": datetime(day.year, day.month, day.day),
+    })
+    wb.set_calc_mode("auto")
+    wb.set_size(1600, 1000)
+    st = Styles(wb, result.currency)
+    p = plan(result)
+    values = engine_values(result)
+    sheets = {name: wb.add_worksheet(name) for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS,
+                                                         CATALOG)}
+    sens = result.analyses.get("sensitivity")
+    mc = result.analyses.get("montecarlo")
+    if isinstance(sens, Sensitivity):
+        sheets[SENSITIVITY] = wb.add_worksheet(SENSITIVITY)
+    if isinstance(mc, MonteCarlo):
+        sheets[MONTECARLO] = wb.add_worksheet(MONTECARLO)
+    sheets[METHODOLOGY] = wb.add_worksheet(METHODOLOGY)
+
+    _define_names(wb, p)
+    write_summary(wb, sheets[SUMMARY], result, p, values, st, day.isoformat())
+    write_assumptions(sheets[ASSUMPTIONS], result, p, st)
+    write_model(sheets[MODEL], result, p, values, st)
+    write_cashflows(sheets[CASHFLOWS], result, p, values, st)
+    write_catalog(sheets[CATALOG], result, st)
+    if isinstance(sens, Sensitivity):
+        write_sensitivity(sheets[SENSITIVITY], sens, st)
+    if isinstance(mc, MonteCarlo):
+        write_montecarlo(sheets[MONTECARLO], result, mc, st)
+    write_methodology(sheets[METHODOLOGY], result, st, day.isoformat())
+    for name, ws in sheets.items():  # printing: landscape, one page wide, headers repeated
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+        if name in _HEADER_ROWS:
+            ws.repeat_rows(0, _HEADER_ROWS[name] - 1)
+    sheets[SUMMARY].activate()
+    wb.close()
+    return buf.getvalue()
+
+
+def _define_names(wb: xlsxwriter.Workbook, p: Plan) -> None:
+    for path, cell in p.inputs.items():
+        wb.define_name(p.input_name(path), "=" + cell.ref(absolute=True))
+    for name, qname in p.headline_quantity.items():
+        wb.define_name(name, "=" + p.quantities[qname].ref(absolute=True))

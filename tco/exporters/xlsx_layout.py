@@ -1,0 +1,226 @@
+"""Where everything goes in the workbook, decided before anything is written.
+
+Formulas refer to cells on other sheets, so every input cell (Assumptions), every quantity cell
+(Model, CashFlows) and every defined name is placed first; the sheet writers then only fill in.
+`plan(result)` is also what the tests use to find the cell of each model quantity.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from ..expr import Ref, RefFn
+from ..model import COMPONENTS, Quantity
+from ..result import Result
+from .xlsx_names import NameRegistry
+
+SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS = "Summary", "Assumptions", "Model", "CashFlows"
+CATALOG, SENSITIVITY, MONTECARLO, METHODOLOGY = "Catalog", "Sensitivity", "MonteCarlo", "Methodology"
+
+# Assumptions columns
+A_PATH, A_LABEL, A_VALUE, A_UNIT, A_SOURCE, A_ASOF, A_NAME, A_RANGE, A_ORIGIN, A_NOTE = range(10)
+# Model columns: label, key, unit, then one column per priced candidate
+M_LABEL, M_KEY, M_UNIT, M_FIRST = 0, 1, 2, 3
+MODEL_HEADER_ROWS = 2
+# CashFlows columns: label, unit, then years 0..H
+C_LABEL, C_UNIT, C_FIRST = 0, 1, 2
+
+HEADLINES = (("npv_tco", None), ("cost_per_job", "job"), ("undiscounted_tco", None))
+
+_SECTION_ORDER = {"": 0, "finance": 1, "facility": 2, "team": 3, "workloads": 4,
+                  "candidates": 5, "assumptions": 6}
+
+
+@dataclass(frozen=True)
+class Cell:
+    sheet: str
+    row: int
+    col: int
+
+    def ref(self, from_sheet: str | None = None, absolute: bool = False) -> str:
+        """`B7`, or `'Sheet'!B7` from another sheet."""
+        a1 = xl_rowcol_to_cell(self.row, self.col, row_abs=absolute, col_abs=absolute)
+        return a1 if from_sheet == self.sheet else f"{quote_sheet(self.sheet)}!{a1}"
+
+
+def quote_sheet(name: str) -> str:
+    return name if name.isalnum() else "'" + name.replace("'", "''") + "'"
+
+
+@dataclass
+class Section:
+    title: str
+    rows: list[str]  # input paths (Assumptions) or quantity keys (Model)
+
+
+@dataclass
+class Plan:
+    inputs: dict[str, Cell] = field(default_factory=dict)  # input path -> value cell
+    unused_inputs: list[str] = field(default_factory=list)  # not read by any formula
+    input_sections: list[Section] = field(default_factory=list)
+    quantities: dict[str, Cell] = field(default_factory=dict)  # quantity name -> cell
+    model_sections: list[Section] = field(default_factory=list)
+    priced: list[str] = field(default_factory=list)  # candidate ids with model columns
+    cash_rows: dict[str, int] = field(default_factory=dict)  # candidate -> first row of block
+    names: NameRegistry = field(default_factory=NameRegistry)
+    headline: dict[str, dict[str, str]] = field(default_factory=dict)  # cid -> metric -> name
+    headline_quantity: dict[str, str] = field(default_factory=dict)  # defined name -> quantity
+
+    def input_name(self, path: str) -> str:
+        return self.names.names[path]
+
+    def ref_fn(self, from_sheet: str) -> RefFn:
+        """Inputs by defined name, quantities by cell (sheet-qualified when elsewhere)."""
+        def ref(r: Ref) -> str:
+            if r.name in self.inputs:
+                return self.input_name(r.name)
+            return self.quantities[r.name].ref(from_sheet)
+        return ref
+
+
+def quantity_key(q: Quantity) -> str:
+    """The part of a quantity's name after its candidate, workload and year."""
+    prefix = q.candidate + "." + (f"{q.workload}." if q.workload else "") + (
+        f"y{q.year}." if q.year is not None else "")
+    return q.name[len(prefix):]
+
+
+def _model_section(q: Quantity) -> str:
+    """The Model sheet section of a (non-yearly) quantity."""
+    if q.workload:
+        return f"job:{q.workload}"
+    return "cluster" if q.group == "cluster" else "horizon"
+
+
+def input_section(result: Result, path: str) -> tuple[int, str, str]:
+    """(order, key, title) of the Assumptions section an input path belongs to."""
+    sc = result.scenario
+    head = path.split(".", 1)[0] if "." in path else ""
+    if head == "candidates":
+        for c in sorted(sc.candidates, key=lambda c: -len(c.id)):
+            if path.startswith(f"candidates.{c.id}."):
+                info = next(x for x in result.candidates if x.id == c.id).info
+                return (_SECTION_ORDER[head], f"c:{c.id}", f"Candidate {c.id}: {info.name}")
+    if head == "workloads":
+        for w in sorted(sc.workloads, key=lambda w: -len(w.id)):
+            if path.startswith(f"workloads.{w.id}."):
+                return (_SECTION_ORDER[head], f"w:{w.id}",
+                        f"Workload {w.id}: {w.name or w.id}")
+    titles = {"": "Scenario", "finance": "Finance", "team": "Team",
+              "facility": f"Facility (region {sc.facility.region})",
+              "assumptions": "Model assumptions"}
+    return (_SECTION_ORDER.get(head, 0), head, titles.get(head, head))
+
+
+def plan(result: Result) -> Plan:
+    p = Plan()
+    used = set(result.model.inputs_used())
+    order = {c.id: i for i, c in enumerate(result.scenario.candidates)}
+    wl_order = {w.id: i for i, w in enumerate(result.scenario.workloads)}
+
+    # Assumptions: one section per group of inputs, inputs in resolution order.
+    sections: dict[str, tuple[tuple[int, int], Section]] = {}
+    for path in result.inputs:
+        if path not in used:
+            p.unused_inputs.append(path)
+            continue
+        rank, key, title = input_section(result, path)
+        sub = order.get(key[2:], 0) if key.startswith("c:") else (
+            wl_order.get(key[2:], 0) if key.startswith("w:") else 0)
+        sections.setdefault(key, ((rank, sub), Section(title, [])))[1].rows.append(path)
+    p.input_sections = [s for _, s in sorted(sections.values(), key=lambda x: x[0])]
+    row = 1
+    for section in p.input_sections:
+        row += 1  # section title
+        for path in section.rows:
+            p.inputs[path] = Cell(ASSUMPTIONS, row, A_VALUE)
+            p.names.claim(path, path)
+            row += 1
+
+    # Model: sections of per-candidate quantities, one column per candidate.
+    p.priced = list(result.structure.candidates)
+    col_of = {cid: M_FIRST + i for i, cid in enumerate(p.priced)}
+    msections: dict[str, Section] = {"cluster": Section("Cluster", [])}
+    for wid, _precision, _kind in result.structure.workloads:
+        w = next(x for x in result.scenario.workloads if x.id == wid)
+        msections[f"job:{wid}"] = Section(f"Per run: {w.name or wid} ({wid})", [])
+    msections["horizon"] = Section("Over the horizon", [])
+    row_keys: dict[tuple[str, str], None] = {}
+    for q in result.model:
+        if q.year is None:
+            row_keys.setdefault((_model_section(q), quantity_key(q)), None)
+    for sec, key in row_keys:
+        msections[sec].rows.append(key)
+    p.model_sections = [s for s in msections.values() if s.rows]
+    row = MODEL_HEADER_ROWS
+    key_row: dict[tuple[str, str], int] = {}
+    for sec_id, section in msections.items():
+        if not section.rows:
+            continue
+        row += 1
+        for key in section.rows:
+            key_row[(sec_id, key)] = row
+            row += 1
+    for q in result.model:
+        if q.year is None:
+            row = key_row[(_model_section(q), quantity_key(q))]
+            p.quantities[q.name] = Cell(MODEL, row, col_of[q.candidate])
+
+    # CashFlows: a block per candidate, components as rows, years as columns.
+    row = 1
+    comp_row = {comp: i for i, comp in enumerate(COMPONENTS)}
+    for cid in p.priced:
+        p.cash_rows[cid] = row + 1  # after the block's title row
+        row += 1 + len(COMPONENTS) + 2 + 1  # title, components, net, cumulative, blank
+    for q in result.model:
+        if q.year is None:
+            continue
+        key = quantity_key(q)
+        offset = len(COMPONENTS) if key == "net" else comp_row[key]
+        p.quantities[q.name] = Cell(CASHFLOWS, p.cash_rows[q.candidate] + offset, C_FIRST + q.year)
+
+    # Headline outputs, named after the candidate.
+    for cid in p.priced:
+        primary = result.candidate(cid).primary_workload
+        for metric, kind in HEADLINES:
+            qname = f"{cid}.{primary}.{metric}" if kind == "job" else f"{cid}.{metric}"
+            name = p.names.claim(f"{metric}:{cid}", f"{metric}_{cid}")
+            p.headline.setdefault(cid, {})[metric] = name
+            p.headline_quantity[name] = qname
+    return p
+
+
+def engine_values(result: Result) -> dict[str, float]:
+    """Every input and quantity as the Python engine computes it (the cached cell values)."""
+    values = {path: inp.value for path, inp in result.inputs.items()}
+    env = result.model.evaluate(values)
+    return {k: scalar(v) for k, v in env.items()}
+
+
+def scalar(v: object) -> float:
+    return float(np.asarray(v, dtype=float).reshape(-1)[0])
+
+
+def cached(value: float, unit: str = "") -> float | bool | str:
+    """The value to store beside a formula: TRUE/FALSE for flags, an error code for inf/nan."""
+    if unit == "flag":
+        return bool(value)
+    if math.isnan(value):
+        return "#NUM!"
+    if math.isinf(value):
+        return "#DIV/0!"
+    return value
+
+
+def cumulative_rows(values: Mapping[str, float], cid: str, horizon: int) -> list[float]:
+    """Running total of a candidate's net cash flows (for the chart; presentation only)."""
+    out, total = [], 0.0
+    for t in range(horizon + 1):
+        total += values[f"{cid}.y{t}.net"]
+        out.append(total)
+    return out

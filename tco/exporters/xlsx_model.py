@@ -1,0 +1,132 @@
+"""The Model sheet (every quantity as a live formula, one column per candidate) and the CashFlows
+sheet (yearly cash flows, years as columns), each formula stored with the engine's value."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from xlsxwriter.utility import xl_rowcol_to_cell
+from xlsxwriter.worksheet import Worksheet
+
+from ..model import COMPONENTS, Quantity
+from ..result import Result
+from .xlsx_inputs import text
+from .xlsx_layout import (
+    C_FIRST,
+    C_LABEL,
+    C_UNIT,
+    CASHFLOWS,
+    M_FIRST,
+    M_KEY,
+    M_LABEL,
+    M_UNIT,
+    MODEL,
+    MODEL_HEADER_ROWS,
+    Plan,
+    cached,
+    cumulative_rows,
+    quantity_key,
+)
+from .xlsx_styles import Styles
+
+WHOLE_AMOUNTS = 1e6  # cash flows show whole currency units
+
+
+def write_quantity(ws: Worksheet, q: Quantity, p: Plan, values: Mapping[str, float],
+                   st: Styles, role: str = "formula", typical: float | None = None) -> None:
+    """One quantity: its formula, and the engine's value as the cached result.
+
+    `typical` picks the number format, so that a row shows the same format in every column."""
+    cell = p.quantities[q.name]
+    value = values[q.name]
+    formula = "=" + q.expr.excel(p.ref_fn(cell.sheet))
+    fmt = st.value(role, q.unit, value if typical is None else typical)
+    ws.write_formula(cell.row, cell.col, formula, fmt, cached(value, q.unit))
+
+
+def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
+                st: Styles) -> None:
+    for col, title in ((M_LABEL, "Quantity"), (M_KEY, "Key"), (M_UNIT, "Unit")):
+        text(ws, 0, col, title, st("header"))
+    text(ws, 1, M_LABEL, "Candidate name", st("label"))
+    for i, cid in enumerate(p.priced):
+        text(ws, 0, M_FIRST + i, cid, st("header"))
+        text(ws, 1, M_FIRST + i, result.candidate(cid).info.name, st("wrap"))
+    described: dict[tuple[int, str], Quantity] = {}
+    typical: dict[int, float] = {}
+    for q in result.model:
+        if q.year is None:
+            row = p.quantities[q.name].row
+            described.setdefault((row, quantity_key(q)), q)
+            v = abs(values[q.name])
+            if math.isfinite(v):
+                typical[row] = max(typical.get(row, 0.0), v)
+    for q in result.model:
+        if q.year is None:
+            write_quantity(ws, q, p, values, st, typical=typical.get(p.quantities[q.name].row))
+    row = MODEL_HEADER_ROWS
+    for section in p.model_sections:
+        text(ws, row, M_LABEL, section.title, st("section"))
+        for col in range(M_KEY, M_FIRST + len(p.priced)):
+            ws.write_blank(row, col, None, st("section"))
+        row += 1 + len(section.rows)
+    for (row, key), q in described.items():
+        text(ws, row, M_LABEL, q.label)
+        text(ws, row, M_KEY, key)
+        text(ws, row, M_UNIT, q.unit)
+    ws.set_column(M_LABEL, M_LABEL, 58)
+    ws.set_column(M_KEY, M_KEY, 34)
+    ws.set_column(M_UNIT, M_UNIT, 14)
+    ws.set_column(M_FIRST, M_FIRST + max(len(p.priced) - 1, 0), 17)
+    ws.freeze_panes(MODEL_HEADER_ROWS, M_FIRST)
+    ws.protect("", {"format_columns": True, "format_rows": True})
+
+
+def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
+                    st: Styles) -> None:
+    horizon = result.structure.horizon_years
+    cur = result.currency
+    text(ws, 0, C_LABEL, "Cash flow (costs positive, inflows negative)", st("header"))
+    text(ws, 0, C_UNIT, "Unit", st("header"))
+    for t in range(horizon + 1):
+        text(ws, 0, C_FIRST + t, f"Year {t}", st("header_right"))
+    labels = {quantity_key(q): q.label for q in result.model if q.year == 1}
+    for cid in p.priced:
+        first = p.cash_rows[cid]
+        text(ws, first - 1, C_LABEL, f"{cid}: {result.candidate(cid).info.name}",
+             st("section"))
+        for col in range(C_UNIT, C_FIRST + horizon + 1):
+            ws.write_blank(first - 1, col, None, st("section"))
+        for i, comp in enumerate(COMPONENTS):
+            text(ws, first + i, C_LABEL, labels.get(comp, comp))
+            text(ws, first + i, C_UNIT, cur)
+        net_row = first + len(COMPONENTS)
+        text(ws, net_row, C_LABEL, "Net cash flow", st("label"))
+        text(ws, net_row, C_UNIT, cur)
+        cum_row = net_row + 1
+        text(ws, cum_row, C_LABEL, "Cumulative net cash flow (undiscounted)", st("static"))
+        text(ws, cum_row, C_UNIT, cur)
+        for t, total in enumerate(cumulative_rows(values, cid, horizon)):
+            net = xl_rowcol_to_cell(net_row, C_FIRST + t)
+            formula = f"={net}" if t == 0 else (
+                f"={xl_rowcol_to_cell(cum_row, C_FIRST + t - 1)}+{net}")
+            ws.write_formula(cum_row, C_FIRST + t, formula, st.money("static", WHOLE_AMOUNTS), total)
+    for q in result.model:
+        if q.year is not None:
+            role = "total" if quantity_key(q) == "net" else "formula"
+            write_quantity(ws, q, p, values, st, role, typical=WHOLE_AMOUNTS)
+    ws.set_column(C_LABEL, C_LABEL, 44)
+    ws.set_column(C_UNIT, C_UNIT, 8)
+    ws.set_column(C_FIRST, C_FIRST + horizon, 15)
+    ws.freeze_panes(1, C_FIRST)
+    ws.protect("", {"format_columns": True, "format_rows": True})
+
+
+def cumulative_range(p: Plan, cid: str, horizon: int) -> tuple[int, int, int, int]:
+    """(first row, first col, last row, last col) of a candidate's cumulative cash-flow row."""
+    row = p.cash_rows[cid] + len(COMPONENTS) + 1
+    return (row, C_FIRST, row, C_FIRST + horizon)
+
+
+__all__ = ["CASHFLOWS", "MODEL", "cumulative_range", "write_cashflows", "write_model"]

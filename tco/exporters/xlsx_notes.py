@@ -1,0 +1,167 @@
+"""Sheets of text and engine-computed numbers: Methodology (formulas in words, provenance),
+Sensitivity and MonteCarlo (static results of the analyses, labelled as such)."""
+
+from __future__ import annotations
+
+from xlsxwriter.worksheet import Worksheet
+
+from ..analysis.types import MonteCarlo, Sensitivity
+from ..expr import Ref, RefFn
+from ..model import Quantity
+from ..result import Result
+from .xlsx_inputs import header, text
+from .xlsx_styles import Styles
+
+STATIC_NOTE = ("Computed by the tco engine when this workbook was generated. These are static "
+               "values: they do not change when you edit Assumptions (run `tco report` again).")
+
+CONVENTIONS = (
+    "Costs are positive; inflows (residual value, loan proceeds) are negative.",
+    ("Year 0 is the purchase date: capex, one-time porting and the cost of the delivery lead "
+     "time fall there. Operating costs fall at the end of years 1 to H; the residual value at "
+     "the end of year H."),
+    ("NPV discounts year t by (1 + discount rate)^t, so year 0 is not discounted. The "
+     "spreadsheet NPV() discounts its first argument by one period, so the workbook writes "
+     "flow0 + NPV(rate, flow1, ..., flowH)."),
+    "PMT() returns a negative payment for a positive loan; the loan payment row negates it.",
+    "Flags (fits in memory, feasible) are TRUE/FALSE.",
+    ("Candidates sized for a deadline or a power cap keep the card count the engine found; the "
+     "workbook does not re-size them when other inputs change."),
+    ("Change blue cells on Assumptions only; every other number is a formula (the sheets are "
+     "protected without a password so formulas are not overwritten by accident)."),
+)
+_SECTIONS = {"cluster": "Cluster", "job": "Per run", "horizon": "Over the horizon",
+             "year": "Cash flow by year"}
+
+
+def _readable(cid: str) -> RefFn:
+    """Render references without the candidate id: `candidate.card_price`, `hardware_capex`."""
+    def ref(r: Ref) -> str:
+        if r.name.startswith(f"candidates.{cid}."):
+            return "candidate." + r.name[len(f"candidates.{cid}."):]
+        if r.name.startswith(f"{cid}."):
+            return r.name[len(cid) + 1:]
+        return r.name
+    return ref
+
+
+def write_methodology(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
+    pv = result.provenance
+    text(ws, 0, 0, "Methodology", st("title"))
+    text(ws, 1, 0, "How every number of this workbook is computed. The full text, with sources, "
+         "is docs/methodology.md of the tco project.", st("subtitle"))
+    facts = [("Tool version", f"tco {pv.tool_version}"), ("Catalog digest", pv.catalog_digest),
+             ("Scenario digest", pv.scenario_digest), ("Scenario file", pv.scenario_file),
+             ("Scenario", result.scenario.name), ("Generated", generated),
+             ("Currency", result.currency),
+             ("Horizon", f"{result.structure.horizon_years} years")]
+    row = 3
+    for label, value in facts:
+        text(ws, row, 0, label, st("label"))
+        text(ws, row, 1, value)
+        row += 1
+    row += 1
+    text(ws, row, 0, "Conventions", st("label"))
+    row += 1
+    for line in CONVENTIONS:
+        text(ws, row, 1, line)
+        row += 1
+    row += 1
+    text(ws, row, 0, "Formulas (the same for every candidate; each reads its own inputs)",
+         st("label"))
+    row += 1
+    header(ws, row, ["Section", "Quantity", "Key", "Unit", "Formula", "Shown for"], st)
+    row += 1
+    seen: set[str] = set()
+    for q in result.model:
+        key = q.name[len(q.candidate) + 1:]
+        if key in seen:
+            continue
+        seen.add(key)
+        _formula_row(ws, row, q, key)
+        row += 1
+    ws.set_column(0, 0, 18)
+    ws.set_column(1, 1, 58)
+    ws.set_column(2, 2, 40)
+    ws.set_column(3, 3, 14)
+    ws.set_column(4, 4, 120)
+    ws.set_column(5, 5, 16)
+
+
+def _formula_row(ws: Worksheet, row: int, q: Quantity, key: str) -> None:
+    text(ws, row, 0, _SECTIONS.get(q.group, q.group))
+    text(ws, row, 1, q.label)
+    text(ws, row, 2, key)
+    text(ws, row, 3, q.unit)
+    text(ws, row, 4, q.expr.excel(_readable(q.candidate)))
+    text(ws, row, 5, q.candidate)
+
+
+def write_sensitivity(ws: Worksheet, s: Sensitivity, st: Styles) -> None:
+    text(ws, 0, 0, "Sensitivity (tornado)", st("title"))
+    text(ws, 1, 0, STATIC_NOTE, st("subtitle"))
+    mode = f"every input moved by +/-{s.swing:.0%}" if s.mode == "swing" and s.swing else (
+        "each input at its catalog low and high")
+    text(ws, 2, 0, f"Metric: {s.metric}; {mode}.", st("subtitle"))
+    row = 4
+    header(ws, row, ["Candidate", "Input", "Path", "Unit", "Base value", "Low value",
+                     "High value", f"{s.metric} at low", f"{s.metric} at high", "Effect",
+                     f"Baseline {s.metric}"], st)
+    row += 1
+    first = row
+    for cid, bars in s.bars.items():
+        base = s.baseline.get(cid)
+        for bar in bars:
+            text(ws, row, 0, cid)
+            text(ws, row, 1, bar.label)
+            text(ws, row, 2, bar.path)
+            text(ws, row, 3, bar.unit)
+            for col, v in ((4, bar.base_value), (5, bar.low_value), (6, bar.high_value)):
+                ws.write_number(row, col, v, st.value("static", bar.unit, v))
+            for col, v in ((7, bar.metric_low), (8, bar.metric_high), (9, bar.effect)):
+                ws.write_number(row, col, v, st.money("static", v))
+            if base is not None:
+                ws.write_number(row, 10, base, st.money("static", base))
+            row += 1
+    if row == first:
+        text(ws, row, 0, "No input moves the metric.")
+    ws.set_column(0, 0, 16)
+    ws.set_column(1, 1, 48)
+    ws.set_column(2, 2, 46)
+    ws.set_column(3, 3, 14)
+    ws.set_column(4, 10, 16)
+    ws.freeze_panes(5, 1)
+
+
+def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) -> None:
+    text(ws, 0, 0, "Monte Carlo", st("title"))
+    text(ws, 1, 0, STATIC_NOTE, st("subtitle"))
+    text(ws, 2, 0, f"{mc.draws:,} draws, seed {mc.seed}; {len(mc.varied)} inputs drawn from "
+         "their catalog ranges (listed below the table).", st("subtitle"))
+    row = 4
+    header(ws, row, ["Candidate", "Name", "Metric", "P10", "P50", "P90", "Mean",
+                     "P(lowest NPV of TCO)"], st)
+    row += 1
+    names = {c.id: c.info.name for c in result.candidates}
+    for cid, metrics in mc.percentiles.items():
+        for metric, stats in metrics.items():
+            text(ws, row, 0, cid)
+            text(ws, row, 1, names.get(cid, cid))
+            text(ws, row, 2, metric)
+            for col, key in ((3, "p10"), (4, "p50"), (5, "p90"), (6, "mean")):
+                if key in stats:
+                    ws.write_number(row, col, stats[key], st.money("static", stats[key]))
+            if cid in mc.prob_cheapest:
+                ws.write_number(row, 7, mc.prob_cheapest[cid], st("static", "0.0%"))
+            row += 1
+    row += 1
+    text(ws, row, 0, "Inputs drawn", st("label"))
+    row += 1
+    for path in mc.varied:
+        text(ws, row, 0, path)
+        row += 1
+    ws.set_column(0, 0, 44)
+    ws.set_column(1, 1, 34)
+    ws.set_column(2, 2, 16)
+    ws.set_column(3, 7, 16)
+    ws.freeze_panes(5, 1)

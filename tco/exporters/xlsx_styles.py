@@ -1,0 +1,91 @@
+"""Cell styles and number formats of the workbook (presentation only: values stay full floats).
+
+Convention: inputs are blue on pale yellow and unlocked; formulas are black and locked; values
+computed once by the engine (sensitivity, Monte Carlo) are grey italics.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from xlsxwriter.format import Format
+from xlsxwriter.workbook import Workbook
+
+from .fmt import SYMBOLS
+
+_ROLES: dict[str, dict[str, Any]] = {
+    "text": {"valign": "top"},
+    "wrap": {"valign": "top", "text_wrap": True},
+    "title": {"bold": True, "font_size": 14},
+    "subtitle": {"italic": True, "font_color": "#595959"},
+    "header": {"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "valign": "top",
+               "text_wrap": True},
+    "header_right": {"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "valign": "top",
+                     "align": "right"},
+    "section": {"bold": True, "bg_color": "#F2F2F2"},
+    "label": {"bold": True},
+    "rank": {"align": "center"},
+    "input": {"font_color": "#0000FF", "bg_color": "#FFF2CC", "locked": False, "border": 1,
+              "border_color": "#BFBFBF"},
+    "formula": {},
+    "total": {"bold": True, "top": 1},
+    "static": {"italic": True, "font_color": "#404040"},
+    "note": {"italic": True, "font_color": "#7F7F7F", "text_wrap": True, "valign": "top"},
+}
+
+
+WHOLE_UNITS = {"cards", "nodes"}  # counts the model keeps whole (ROUNDUP, MIN of counts)
+
+
+def money_format(currency: str, value: float) -> str:
+    """`"$"#,##0` for amounts, more decimals for unit prices such as a tariff per kWh."""
+    sym = SYMBOLS.get(currency, currency + " ")
+    quoted = f'"{sym}"'
+    a = abs(value) if math.isfinite(value) else 0.0
+    digits = "#,##0" if a >= 100 or a == 0 else ("#,##0.00" if a >= 1 else "#,##0.0000")
+    return f'{quoted}{digits};-{quoted}{digits};"-"'  # zero shows as a dash
+
+
+def number_format(unit: str, value: float, currency: str) -> str | None:
+    """The number format for a value of this unit, or None for the General format."""
+    if unit == "flag":
+        return None
+    if unit.startswith((currency, "money")):
+        return money_format(currency, value)
+    if unit == "fraction":
+        return "0.00%"
+    if unit in WHOLE_UNITS:
+        return "#,##0"
+    a = abs(value) if math.isfinite(value) else 0.0
+    if a >= 1e9 or (0 < a < 1e-3):
+        return "0.000E+00"
+    if a >= 100 or a == 0:
+        return "#,##0"
+    if a >= 1:
+        return "#,##0.00"
+    return "0.0000"
+
+
+class Styles:
+    """One xlsxwriter Format per (role, number format), created on first use."""
+
+    def __init__(self, workbook: Workbook, currency: str) -> None:
+        self._wb = workbook
+        self.currency = currency
+        self._cache: dict[tuple[str, str | None], Format] = {}
+
+    def __call__(self, role: str = "text", num_format: str | None = None) -> Format:
+        key = (role, num_format)
+        if key not in self._cache:
+            props = dict(_ROLES[role])
+            if num_format:
+                props["num_format"] = num_format
+            self._cache[key] = self._wb.add_format(props)
+        return self._cache[key]
+
+    def value(self, role: str, unit: str, value: float) -> Format:
+        return self(role, number_format(unit, value, self.currency))
+
+    def money(self, role: str, value: float) -> Format:
+        return self(role, money_format(self.currency, value))

@@ -1,0 +1,204 @@
+"""The Summary sheet: rankings, recommendation, infeasible candidates and two native charts.
+
+Every number here is a formula pointing at the Model (mostly through the headline defined names),
+so it follows edits on Assumptions. The order of the rows and the recommendation are the engine's
+at generation; the "rank (live)" columns re-rank after edits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xlsxwriter.utility import xl_rowcol_to_cell
+from xlsxwriter.workbook import Workbook
+from xlsxwriter.worksheet import Worksheet
+
+from ..model import JOB_COMPONENTS
+from ..result import CandidateResult, Result
+from .xlsx_inputs import text
+from .xlsx_layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
+from .xlsx_model import cumulative_range
+from .xlsx_styles import Styles, money_format
+
+CHART_COL = 6  # the second chart's column
+_JOB_LABELS = {"hardware": "Hardware", "electricity": "Electricity", "facility": "Facility",
+               "operations": "Operations", "porting": "Porting"}
+
+
+class _Writer:
+    def __init__(self, ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
+                 st: Styles) -> None:
+        self.ws, self.result, self.p, self.values, self.st = ws, result, p, values, st
+        # One number format per column kind, so that a column reads evenly.
+        self.formats = {"amount": money_format(st.currency, 1e6),
+                        "price": money_format(st.currency, 1.0),
+                        "count": "#,##0", "days": "#,##0.0"}
+
+    def formula(self, row: int, col: int, target: str, qname: str, kind: str) -> None:
+        """`=target` (a defined name or a cell of another sheet) with its cached value."""
+        value = self.values[qname]
+        self.ws.write_formula(row, col, f"={target}", self.st("formula", self.formats[kind]),
+                              cached(value))
+
+    def quantity(self, row: int, col: int, qname: str, kind: str) -> None:
+        self.formula(row, col, self.p.quantities[qname].ref(SUMMARY), qname, kind)
+
+    def headline(self, row: int, col: int, c: CandidateResult, metric: str) -> None:
+        name = self.p.headline[c.id][metric]
+        self.formula(row, col, name, self.p.headline_quantity[name], "amount")
+
+    def header(self, row: int, titles: list[str]) -> None:
+        self.ws.set_row(row, 30)
+        for col, title in enumerate(titles):
+            text(self.ws, row, col, title, self.st("header"))
+
+    def live_rank(self, row: int, col: int, first: int, value_col: int,
+                  column: list[float]) -> None:
+        """RANK of this row's value among the table's rows (`column`), smallest first."""
+        me = xl_rowcol_to_cell(row, value_col)
+        span = (xl_rowcol_to_cell(first, value_col, row_abs=True, col_abs=True) + ":"
+                + xl_rowcol_to_cell(first + len(column) - 1, value_col, row_abs=True,
+                                    col_abs=True))
+        rank = sorted(column).index(column[row - first]) + 1  # ties share the best rank
+        self.ws.write_formula(row, col, f"=RANK({me},{span},1)", self.st("formula", "0"), rank)
+
+
+def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
+                  values: Mapping[str, float], st: Styles, generated: str) -> None:
+    w = _Writer(ws, result, p, values, st)
+    sc, cur = result.scenario, result.currency
+    text(ws, 0, 0, sc.name, st("title"))
+    if sc.description:
+        text(ws, 1, 0, sc.description, st("subtitle"))
+    text(ws, 2, 0, f"Amounts in {cur}; horizon {result.structure.horizon_years} years. "
+         f"Generated {generated} by tco {result.provenance.tool_version}. Inputs are on "
+         "Assumptions (blue cells); every number here follows them after recalculation.",
+         st("subtitle"))
+    rec = result.recommended
+    text(ws, 4, 0, "Recommendation", st("label"))
+    text(ws, 4, 1, f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible "
+         "candidates that complete every planned run" if rec else
+         "No candidate is feasible for every workload.", st("label"))
+    text(ws, 5, 1, "Order and recommendation as computed by the engine at generation; the "
+         "'rank (live)' columns re-rank after you change inputs.", st("subtitle"))
+
+    feasible = [c for c in result.candidates if c.feasible and c.priced]
+    row = 7
+    text(ws, row, 0, "Ranked by NPV of total cost of ownership", st("label"))
+    row += 1
+    w.header(row, ["Rank", "Candidate", "Name", "Cards", "NPV of TCO", "Undiscounted TCO",
+                   "Cost per run", "Cost per GPU-hour", "Days per run", "NPV rank (live)",
+                   "Notes"])
+    first = row + 1
+    npvs = [values[f"{c.id}.npv_tco"] for c in feasible]
+    for i, c in enumerate(feasible):
+        r = first + i
+        job = f"{c.id}.{c.primary_workload}"
+        ws.write_number(r, 0, i + 1, st("rank"))
+        text(ws, r, 1, c.id)
+        text(ws, r, 2, c.info.name)
+        w.formula(r, 3, p.input_name(f"candidates.{c.id}.cards"), f"candidates.{c.id}.cards",
+                  "count")
+        w.headline(r, 4, c, "npv_tco")
+        w.headline(r, 5, c, "undiscounted_tco")
+        w.headline(r, 6, c, "cost_per_job")
+        w.quantity(r, 7, f"{c.id}.cost_per_gpu_hour", "price")
+        w.quantity(r, 8, f"{job}.wall_days", "days")
+        w.live_rank(r, 9, first, 4, npvs)
+        text(ws, r, 10, "; ".join(c.notes + c.info.flags), st("wrap"))
+    row = first + max(len(feasible), 1) + 1
+
+    by_job = sorted(feasible, key=lambda c: (c.job["cost_per_job"], c.id))
+    text(ws, row, 0, "Ranked by cost per run of the primary workload", st("label"))
+    row += 1
+    w.header(row, ["Rank", "Candidate", "Name", "Cost per run", "Cost per million tokens",
+                   "Days per run", "GPU-hours per run", "Energy per run (kWh)",
+                   "Cost rank (live)"])
+    first = row + 1
+    job_costs = [values[f"{c.id}.{c.primary_workload}.cost_per_job"] for c in by_job]
+    for i, c in enumerate(by_job):
+        r = first + i
+        job = f"{c.id}.{c.primary_workload}"
+        ws.write_number(r, 0, i + 1, st("rank"))
+        text(ws, r, 1, c.id)
+        text(ws, r, 2, c.info.name)
+        w.headline(r, 3, c, "cost_per_job")
+        w.quantity(r, 4, f"{job}.cost_per_million_tokens", "price")
+        w.quantity(r, 5, f"{job}.wall_days", "days")
+        w.quantity(r, 6, f"{job}.gpu_hours", "count")
+        w.quantity(r, 7, f"{job}.energy_facility_kwh", "count")
+        w.live_rank(r, 8, first, 3, job_costs)
+    row = first + max(len(by_job), 1) + 1
+
+    infeasible = [c for c in result.candidates if not c.feasible]
+    text(ws, row, 0, "Infeasible candidates", st("label"))
+    row += 1
+    w.header(row, ["", "Candidate", "Name", "Reason"])
+    row += 1
+    if not infeasible:
+        text(ws, row, 1, "None: every candidate can run every workload.")
+        row += 1
+    for c in infeasible:
+        text(ws, row, 1, c.id)
+        text(ws, row, 2, c.info.name)
+        text(ws, row, 3, "; ".join(c.reasons))
+        row += 1
+    row += 1
+
+    text(ws, row, 0, "Cost per run by component (primary workload)", st("label"))
+    row += 1
+    w.header(row, ["", "Candidate", "Name"] + [_JOB_LABELS[k] for k in JOB_COMPONENTS]
+             + ["Total"])
+    breakdown_first = row + 1
+    for i, c in enumerate(feasible):
+        r = breakdown_first + i
+        text(ws, r, 1, c.id)
+        text(ws, r, 2, c.info.name)
+        job = f"{c.id}.{c.primary_workload}"
+        for j, comp in enumerate(JOB_COMPONENTS):
+            w.quantity(r, 3 + j, f"{job}.cost_{comp}", "amount")
+        w.headline(r, 3 + len(JOB_COMPONENTS), c, "cost_per_job")
+
+    ws.set_column(0, 0, 15)
+    ws.set_column(1, 1, 16)
+    ws.set_column(2, 2, 34)
+    ws.set_column(3, 9, 17)
+    ws.set_column(10, 10, 60)
+    if feasible:
+        _charts(wb, ws, result, p, feasible, breakdown_first)
+    ws.protect("", {"format_columns": True, "format_rows": True})
+
+
+def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
+            feasible: list[CandidateResult], breakdown_first: int) -> None:
+    """Two charts side by side below the tables, from the breakdown table and CashFlows."""
+    last = breakdown_first + len(feasible) - 1
+    top = last + 2
+    cur = result.currency
+    bars = wb.add_chart({"type": "column", "subtype": "stacked"})
+    for j, _comp in enumerate(JOB_COMPONENTS):
+        col = 3 + j
+        bars.add_series({
+            "name": [SUMMARY, breakdown_first - 1, col],
+            "categories": [SUMMARY, breakdown_first, 1, last, 1],
+            "values": [SUMMARY, breakdown_first, col, last, col],
+        })
+    bars.set_title({"name": "Cost per run by component"})
+    bars.set_y_axis({"name": cur, "num_format": "#,##0"})
+    bars.set_size({"width": 760, "height": 380})
+    ws.insert_chart(top, 0, bars)
+
+    horizon = result.structure.horizon_years
+    lines = wb.add_chart({"type": "line"})
+    for c in feasible:
+        r0, c0, r1, c1 = cumulative_range(p, c.id, horizon)
+        lines.add_series({
+            "name": [CASHFLOWS, p.cash_rows[c.id] - 1, 0],
+            "categories": [CASHFLOWS, 0, C_FIRST, 0, C_FIRST + horizon],
+            "values": [CASHFLOWS, r0, c0, r1, c1],
+            "marker": {"type": "circle", "size": 4},
+        })
+    lines.set_title({"name": "Cumulative net cash flow"})
+    lines.set_y_axis({"name": cur, "num_format": "#,##0"})
+    lines.set_size({"width": 760, "height": 380})
+    ws.insert_chart(top, CHART_COL, lines)

@@ -1,0 +1,283 @@
+"""The procurement workbook without a spreadsheet engine: names, cached values, protection,
+formats, user text, determinism. tests/test_workbook_recalc.py recalculates with LibreOffice."""
+
+from __future__ import annotations
+
+import copy
+import io
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+from tco.analysis.types import MonteCarlo, Sensitivity, TornadoBar
+from tco.engine import compute
+from tco.errors import OutputError
+from tco.exporters.xlsx import workbook_bytes, write_workbook
+from tco.exporters.xlsx_layout import plan
+from tco.exporters.xlsx_names import NameRegistry, base_name
+from tco.scenario import load_scenario, load_scenario_text
+
+TRICKY = Path(__file__).with_name("test_workbook_tricky.yaml")
+DAY = date(2026, 1, 15)
+
+
+def engine_env(result):
+    env = result.model.evaluate({p: i.value for p, i in result.inputs.items()})
+    return {k: float(np.asarray(v).reshape(-1)[0]) for k, v in env.items()}
+
+
+def open_book(data: bytes, values: bool = False) -> openpyxl.Workbook:
+    return openpyxl.load_workbook(io.BytesIO(data), data_only=values)
+
+
+def named_cell(wb: openpyxl.Workbook, name: str):
+    ((sheet, coord),) = list(wb.defined_names[name].destinations)
+    return wb[sheet][coord.replace("$", "")]
+
+
+@pytest.fixture(scope="module")
+def tricky(catalog):
+    return compute(load_scenario(TRICKY), catalog)
+
+
+@pytest.fixture(scope="module")
+def example_xlsx(example) -> bytes:
+    return workbook_bytes(example, generated=DAY)
+
+
+@pytest.fixture(scope="module")
+def tricky_xlsx(tricky) -> bytes:
+    return workbook_bytes(tricky, generated=DAY)
+
+
+# --- defined names ---------------------------------------------------------------------------
+
+
+def test_defined_name_rule():
+    # The two examples of issue 3.
+    assert base_name("facility.electricity_price_per_kwh") == "facility_electricity_price_per_kwh"
+    assert base_name("candidates.h100-sxm.card_price") == "candidates_h100_sxm_card_price"
+    # Runs of non-alphanumerics become one underscore; upper case is lowered.
+    assert base_name("workloads.Llama--70B..x") == "workloads_llama_70b_x"
+    # Names a spreadsheet would read as a cell reference, a number or a boolean get a "_".
+    for text, name in [("a100", "_a100"), ("XFD1048576", "_xfd1048576"), ("r1c1", "_r1c1"),
+                       ("R", "_r"), ("c12", "_c12"), ("1abc", "_1abc"), ("TRUE", "_true"),
+                       ("print_area", "_print_area")]:
+        assert base_name(text) == name
+    # ... but not names that merely contain such a part.
+    assert base_name("npv_tco_a100") == "npv_tco_a100"
+    assert base_name("abcd1") == "abcd1"  # four letters: no such column
+
+
+def test_colliding_names_are_numbered_in_order():
+    reg = NameRegistry()
+    assert reg.claim("npv_tco:h100-sxm", "npv_tco_h100-sxm") == "npv_tco_h100_sxm"
+    assert reg.claim("npv_tco:h100_sxm", "npv_tco_h100_sxm") == "npv_tco_h100_sxm_2"
+    assert reg.claim("npv_tco:h100.sxm", "npv_tco_h100.sxm") == "npv_tco_h100_sxm_3"
+
+
+def test_every_input_the_formulas_read_is_a_named_unlocked_validated_cell(example,
+                                                                         example_xlsx):
+    wb = open_book(example_xlsx)
+    ws = wb["Assumptions"]
+    assert ws.protection.sheet  # formulas protected (no password) ...
+    validated = {str(c) for dv in ws.data_validations.dataValidation for c in dv.sqref.ranges}
+    used = example.model.inputs_used()
+    assert len(used) == 207  # the example scenario's model reads 207 inputs
+    for path in used:
+        cell = named_cell(wb, base_name(path))
+        assert cell.parent.title == "Assumptions"
+        assert cell.value == example.inputs[path].value
+        assert cell.protection.locked is False  # ... inputs editable
+        assert cell.coordinate in validated
+        assert ws.cell(cell.row, 1).value == path
+    assert wb["Model"]["D5"].protection.locked is True
+
+
+def test_input_validation_rejects_negative_prices_and_out_of_range_rates(example_xlsx):
+    wb = open_book(example_xlsx)
+    rules = {}
+    for dv in wb["Assumptions"].data_validations.dataValidation:
+        for rng in dv.sqref.ranges:
+            rules[str(rng)] = dv
+    price = rules[named_cell(wb, "candidates_h100_sxm_card_price").coordinate]
+    assert (price.type, price.operator, price.formula1) == ("decimal", "greaterThanOrEqual", "0")
+    rate = rules[named_cell(wb, "finance_discount_rate").coordinate]
+    assert (rate.type, float(rate.formula1), float(rate.formula2)) == ("decimal", 0.0, 0.99)
+    cards = rules[named_cell(wb, "candidates_h100_sxm_cards").coordinate]
+    assert cards.type == "whole"
+    assert price.allow_blank is False
+
+
+def test_headline_names_carry_the_engines_values_without_recalculation(example, example_xlsx):
+    wb = open_book(example_xlsx, values=True)
+    priced = [c for c in example.candidates if c.priced]
+    assert len(priced) == 8
+    for c in priced:
+        key = c.id.replace("-", "_")
+        assert named_cell(wb, f"npv_tco_{key}").value == c.values["npv_tco"]
+        assert named_cell(wb, f"undiscounted_tco_{key}").value == c.values["undiscounted_tco"]
+        assert named_cell(wb, f"cost_per_job_{key}").value == c.job["cost_per_job"]
+
+
+def test_every_model_cell_is_a_formula_cached_with_the_engines_value(example, example_xlsx):
+    formulas, values = open_book(example_xlsx), open_book(example_xlsx, values=True)
+    env = engine_env(example)
+    p = plan(example)
+    assert len(p.quantities) == len(example.model.quantities) == 1386
+    for q in example.model:
+        cell = p.quantities[q.name]
+        ref = formulas[cell.sheet].cell(cell.row + 1, cell.col + 1)
+        assert ref.data_type == "f", q.name
+        cached = values[cell.sheet].cell(cell.row + 1, cell.col + 1).value
+        if q.unit == "flag":
+            assert cached is bool(env[q.name]), q.name
+        else:
+            assert cached == pytest.approx(env[q.name], rel=1e-15, abs=0), q.name
+
+
+def test_formulas_read_inputs_by_name_and_use_spreadsheet_npv(example, example_xlsx):
+    wb = open_book(example_xlsx)
+    p = plan(example)
+
+    def formula(qname: str) -> str:
+        cell = p.quantities[qname]
+        return wb[cell.sheet].cell(cell.row + 1, cell.col + 1).value
+
+    assert formula("h100-sxm.electricity_per_year").endswith(
+        "*facility_electricity_price_per_kwh")
+    assert "candidates_h100_sxm_card_price" in formula("h100-sxm.capex_cards")
+    npv = formula("h100-sxm.npv_tco")
+    years = [p.quantities[f"h100-sxm.y{t}.net"].ref("Model") for t in range(6)]
+    assert npv == f"={years[0]}+NPV(finance_discount_rate,{','.join(years[1:])})"
+    # h100-sxm is the first CashFlows block: title on row 2, components on 3-17, net on 18.
+    assert years[0] == "CashFlows!C18"
+
+
+def test_user_text_is_never_a_formula(tricky, tricky_xlsx):
+    wb = open_book(tricky_xlsx)
+    assert wb["Summary"]["A1"].value == tricky.scenario.name
+    assert wb["Summary"]["A1"].data_type == "s"
+    texts = {"=SUM(1,2)", "=2*3", "=1+1", "+1+1 -2 @SUM(A1)", tricky.scenario.name}
+    found: set[str] = set()
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type == "f":
+                    assert "HYPERLINK" not in cell.value and "SUM(1,2)" not in cell.value
+                elif isinstance(cell.value, str):
+                    assert cell.data_type == "s"
+                    found.update(t for t in texts if t in cell.value)
+    assert found == texts
+
+
+def test_colliding_candidate_ids_get_distinct_names(tricky, tricky_xlsx):
+    wb = open_book(tricky_xlsx, values=True)
+    first, second = tricky.candidate("h100-sxm"), tricky.candidate("h100_sxm")
+    assert named_cell(wb, "npv_tco_h100_sxm").value == first.values["npv_tco"]
+    assert named_cell(wb, "npv_tco_h100_sxm_2").value == second.values["npv_tco"]
+    catalog_price = tricky.inputs["candidates.h100-sxm.card_price"].value  # in EUR
+    assert named_cell(wb, "candidates_h100_sxm_card_price").value == catalog_price
+    assert named_cell(wb, "candidates_h100_sxm_card_price_2").value == 28000  # the scenario's
+
+
+def test_summary_lists_infeasible_candidates_with_their_reason(tricky_xlsx):
+    ws = open_book(tricky_xlsx)["Summary"]
+    rows = {r[1]: r[3] for r in ws.iter_rows(values_only=True) if r[1] in ("A100", "tiny")}
+    assert "has no FP8 support" in rows["A100"]
+    assert "needs 32.5 GB per card" in rows["tiny"]
+
+
+def test_sheets_formats_and_frozen_panes(example_xlsx):
+    wb = open_book(example_xlsx)
+    assert wb.sheetnames == ["Summary", "Assumptions", "Model", "CashFlows", "Catalog",
+                             "Methodology"]
+    assert wb["Assumptions"].freeze_panes == "B2"
+    assert wb["Model"].freeze_panes == "D3"
+    assert wb["CashFlows"].freeze_panes == "C2"
+    assert wb["Catalog"].freeze_panes == "B2"
+    assert named_cell(wb, "npv_tco_b200").number_format == '"$"#,##0;-"$"#,##0;"-"'
+    assert named_cell(wb, "finance_discount_rate").number_format == "0.00%"
+    assert named_cell(wb, "facility_electricity_price_per_kwh").number_format == (
+        '"$"#,##0.0000;-"$"#,##0.0000;"-"')
+    assert named_cell(wb, "candidates_h100_sxm_cards").number_format == "#,##0"
+    assert named_cell(wb, "workloads_llama_70b_tokens").number_format == "0.000E+00"
+    assert wb["Model"].column_dimensions["A"].width > 40
+
+
+def test_cached_values_readable_by_pandas(example, example_xlsx):
+    frame = pd.read_excel(io.BytesIO(example_xlsx), sheet_name="Model", header=0)
+    npv = frame[frame["Key"] == "npv_tco"]
+    assert npv["b200"].iloc[0] == pytest.approx(example.candidate("b200").values["npv_tco"])
+
+
+def test_methodology_states_provenance_and_formulas(example, example_xlsx):
+    ws = open_book(example_xlsx)["Methodology"]
+    cells = {r[0]: r[1] for r in ws.iter_rows(values_only=True) if r[0]}
+    pv = example.provenance
+    assert cells["Catalog digest"] == pv.catalog_digest
+    assert cells["Scenario digest"] == pv.scenario_digest
+    assert cells["Tool version"] == f"tco {pv.tool_version}"
+    assert cells["Generated"] == "2026-01-15"
+    formulas = {r[2]: r[4] for r in ws.iter_rows(values_only=True) if r[0] == "Over the horizon"}
+    assert formulas["npv_tco"] == "y0.net+NPV(finance.discount_rate,y1.net,y2.net,y3.net,y4.net,y5.net)"
+    assert formulas["capex_cards"] == "(candidate.cards+spare_cards)*candidate.card_price"
+
+
+def test_same_result_and_date_give_identical_bytes(example, example_xlsx, tmp_path):
+    assert workbook_bytes(example, generated=DAY) == example_xlsx
+    write_workbook(example, tmp_path / "a.xlsx", generated=DAY)
+    assert (tmp_path / "a.xlsx").read_bytes() == example_xlsx
+    props = open_book(example_xlsx).properties
+    assert props.created.isoformat().startswith("2026-01-15T00:00:00")
+
+
+def test_unwritable_path_is_one_clear_error(example, tmp_path):
+    with pytest.raises(OutputError, match="does not exist"):
+        write_workbook(example, tmp_path / "missing" / "x.xlsx")
+    assert not (tmp_path / "missing").exists()
+
+
+def test_analysis_sheets_hold_static_engine_results(example):
+    result = copy.copy(example)
+    bar = TornadoBar(path="candidates.b200.card_price", label="Purchase price per accelerator",
+                     unit="USD/card", base_value=40000.0, low_value=32000.0,
+                     high_value=48000.0, metric_low=45e6, metric_high=52e6)
+    result.analyses = {
+        "sensitivity": Sensitivity(metric="npv_tco", mode="swing", swing=0.2,
+                                   baseline={"b200": 48.5e6}, bars={"b200": [bar]}),
+        "montecarlo": MonteCarlo(draws=1000, seed=7, varied=["candidates.b200.card_price"],
+                                 percentiles={"b200": {"npv_tco": {"p10": 1.0, "p50": 2.0,
+                                                                   "p90": 3.0, "mean": 2.1}}},
+                                 prob_cheapest={"b200": 0.75}),
+    }
+    wb = open_book(workbook_bytes(result, generated=DAY))
+    assert wb.sheetnames[-3:] == ["Sensitivity", "MonteCarlo", "Methodology"]
+    sens = wb["Sensitivity"]
+    assert "static values" in sens["A2"].value
+    assert [c.value for c in sens[6]][:10] == ["b200", "Purchase price per accelerator",
+                                               "candidates.b200.card_price", "USD/card", 40000,
+                                               32000, 48000, 45e6, 52e6, 7e6]
+    mc = wb["MonteCarlo"]
+    assert "static values" in mc["A2"].value
+    assert [c.value for c in mc[6]] == ["b200", example.candidate("b200").info.name, "npv_tco",
+                                        1, 2, 3, 2.1, 0.75]
+
+
+def test_workbook_without_any_feasible_candidate(catalog):
+    # An FP8 job on A100s: the card has no FP8, so nothing is priced and nothing is named.
+    result = compute(load_scenario_text(
+        "name: none fits\n"
+        "workloads: [{id: w, params: 8e9, tokens: 1e11, precision: fp8}]\n"
+        "candidates: [{id: old, card: a100-80gb-sxm, cards: 8}]\n"), catalog)
+    wb = open_book(workbook_bytes(result, generated=DAY))
+    assert len(wb.defined_names) == 0
+    rows = list(wb["Summary"].iter_rows(values_only=True))
+    assert ("Recommendation", "No candidate is feasible for every workload.") in [
+        r[:2] for r in rows]
+    assert (None, "old", "NVIDIA A100 SXM4 80GB", "NVIDIA A100 SXM4 80GB has no FP8 support") in [
+        r[:4] for r in rows]

@@ -1,0 +1,277 @@
+"""The workbook recalculated by a real spreadsheet engine (LibreOffice headless) agrees with the
+Python engine, also after an input is edited.
+
+LibreOffice keeps the cached values of an xlsx file on load by default, so converting our file
+as is would read back our own numbers. The private profile used here sets "recalculate on load:
+always" (Calc > Formula > OOXMLRecalcMode = 0), and `test_planted_wrong_values_are_corrected`
+proves it: cached values replaced by 12345 come back as the engine's numbers.
+
+All workbooks are converted in one LibreOffice run per session. Without LibreOffice these tests
+skip, except in CI (CI=true), where a missing engine is a failure.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import subprocess
+import zipfile
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+import xlsxwriter
+import yaml
+
+from tco.engine import compute
+from tco.exporters.xlsx import write_workbook
+from tco.exporters.xlsx_layout import plan
+from tco.exporters.xlsx_names import base_name
+from tco.resources import example_scenario
+from tco.scenario import load_scenario, load_scenario_text
+
+TRICKY = Path(__file__).with_name("test_workbook_tricky.yaml")
+DAY = date(2026, 1, 15)
+REL = 1e-6
+PLANTED = 12345.0
+NEW_ELECTRICITY_PRICE = 0.15  # USD/kWh, up from the catalog's 0.0826
+ERRORS = ("#NAME?", "#DIV/0!", "#VALUE!", "#REF!", "#NUM!", "#N/A", "#NULL!", "Err:")
+# Names the defined-name rule must make acceptable to LibreOffice (see xlsx_names).
+AWKWARD_NAMES = ("a100", "xfd1", "r1c1", "R", "c12", "1abc", "true", "h100-sxm")
+
+RECALC_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry"
+           xmlns:xs="http://www.w3.org/2001/XMLSchema"
+           xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load">
+  <prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load">
+  <prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+</oor:items>
+"""
+
+
+def soffice() -> str:
+    exe = shutil.which("soffice") or shutil.which("libreoffice")
+    if exe is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("LibreOffice (soffice) is required in CI to check the workbook")
+        pytest.skip("LibreOffice (soffice) is not installed")
+    return exe
+
+
+def recalculate(files: list[Path], out: Path, profile: Path) -> dict[str, Path]:
+    """Open each file in LibreOffice (recalculating every formula) and save it as xlsx."""
+    (profile / "user").mkdir(parents=True, exist_ok=True)
+    (profile / "user" / "registrymodifications.xcu").write_text(RECALC_PROFILE)
+    out.mkdir()
+    cmd = [soffice(), f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
+           "--nolockcheck", "--convert-to", "xlsx", "--outdir", str(out), *map(str, files)]
+    run = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=600)
+    converted = {f.stem: out / f.name for f in files}
+    missing = [str(p) for p in converted.values() if not p.exists()]
+    assert not missing, f"LibreOffice did not convert {missing}: {run.stdout}{run.stderr}"
+    return converted
+
+
+def engine_env(result) -> dict[str, float]:
+    env = result.model.evaluate({p: i.value for p, i in result.inputs.items()})
+    return {k: float(np.asarray(v).reshape(-1)[0]) for k, v in env.items()}
+
+
+def named_value(wb: openpyxl.Workbook, name: str):
+    ((sheet, coord),) = list(wb.defined_names[name].destinations)
+    return wb[sheet][coord.replace("$", "")].value
+
+
+def close(actual, expected: float) -> bool:
+    if isinstance(actual, bool) or not isinstance(actual, (int, float)):
+        return False
+    return math.isclose(actual, expected, rel_tol=REL, abs_tol=1e-9)
+
+
+@dataclass
+class Case:
+    result: object
+    original: Path
+    recalculated: Path
+
+    def book(self, values: bool = True) -> openpyxl.Workbook:
+        return openpyxl.load_workbook(self.recalculated, data_only=values)
+
+
+def plant_wrong_values(src: Path, dst: Path) -> None:
+    """Copy an xlsx, replacing the cached value of every numeric formula cell by 12345."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename.startswith("xl/worksheets/sheet"):
+                data = re.sub(rb'(<c r="[A-Z]+[0-9]+"(?: s="[0-9]+")?><f>[^<]*</f>)<v>[^<]*</v>',
+                              rb"\g<1><v>12345</v>", data)
+            zout.writestr(item, data)
+
+
+def edit_electricity_price(src: Path, dst: Path, price: float) -> None:
+    """Change one input cell the way a user would, keeping every formula (openpyxl)."""
+    wb = openpyxl.load_workbook(src)
+    ((sheet, coord),) = list(wb.defined_names["facility_electricity_price_per_kwh"].destinations)
+    wb[sheet][coord.replace("$", "")].value = price
+    wb.save(dst)
+
+
+def awkward_names_workbook(path: Path) -> None:
+    """A1:A8 hold 1..8, each named by the rule from an awkward text; B = name * 10."""
+    wb = xlsxwriter.Workbook(str(path))
+    ws = wb.add_worksheet("Names")
+    for i, text in enumerate(AWKWARD_NAMES):
+        name = base_name(text)
+        ws.write_number(i, 0, i + 1)
+        wb.define_name(name, f"=Names!$A${i + 1}")
+        ws.write_formula(i, 1, f"={name}*10", None, 0)
+    wb.close()
+
+
+@pytest.fixture(scope="session")
+def cases(tmp_path_factory, catalog) -> dict[str, Case]:
+    soffice()
+    base = tmp_path_factory.mktemp("workbooks")
+    example = compute(load_scenario(), catalog)
+    tricky = compute(load_scenario(TRICKY), catalog)
+    doc = yaml.safe_load(example_scenario().read_text(encoding="utf-8"))
+    doc["facility"]["electricity_price_per_kwh"] = NEW_ELECTRICITY_PRICE
+    edited = compute(load_scenario_text(yaml.safe_dump(doc)), catalog)
+
+    files = {"example": base / "example.xlsx", "tricky": base / "tricky.xlsx",
+             "planted": base / "planted.xlsx", "edited": base / "edited.xlsx",
+             "names": base / "names.xlsx"}
+    write_workbook(example, files["example"], generated=DAY)
+    write_workbook(tricky, files["tricky"], generated=DAY)
+    plant_wrong_values(files["example"], files["planted"])
+    edit_electricity_price(files["example"], files["edited"], NEW_ELECTRICITY_PRICE)
+    awkward_names_workbook(files["names"])
+    out = recalculate(list(files.values()), base / "recalculated",
+                      tmp_path_factory.mktemp("libreoffice-profile"))
+    results = {"example": example, "tricky": tricky, "planted": example, "edited": edited,
+               "names": None}
+    return {k: Case(results[k], files[k], out[k]) for k in files}
+
+
+def expected_named_values(result) -> dict[str, float]:
+    """Every defined name of the workbook and the engine's value for it."""
+    p = plan(result)
+    env = engine_env(result)
+    out = {p.input_name(path): result.inputs[path].value for path in p.inputs}
+    out.update({name: env[q] for name, q in p.headline_quantity.items()})
+    return out
+
+
+@pytest.mark.parametrize("case", ["example", "tricky"])
+def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
+    c = cases[case]
+    wb = c.book()
+    expected = expected_named_values(c.result)
+    assert len(expected) == len(wb.defined_names) > 10
+    wrong = {name: (named_value(wb, name), value) for name, value in expected.items()
+             if not close(named_value(wb, name), value)}
+    assert not wrong
+
+
+@pytest.mark.parametrize("case", ["example", "tricky"])
+def test_every_model_cell_matches_the_engine_after_recalculation(cases, case):
+    c = cases[case]
+    wb = c.book()
+    env = engine_env(c.result)
+    wrong = {}
+    p = plan(c.result)
+    for q in c.result.model:
+        cell = p.quantities[q.name]
+        got = wb[cell.sheet].cell(cell.row + 1, cell.col + 1).value
+        ok = (got is bool(env[q.name])) if q.unit == "flag" else close(got, env[q.name])
+        if not ok:
+            wrong[q.name] = (got, env[q.name])
+    assert not wrong
+
+
+def test_every_formula_keeps_its_cached_value_after_recalculation(cases):
+    """Summary, cumulative cash flows, ranks: every formula cell, not only the model's."""
+    c = cases["example"]
+    formulas = openpyxl.load_workbook(c.original)
+    cached = openpyxl.load_workbook(c.original, data_only=True)
+    recalculated = c.book()
+    count, wrong = 0, {}
+    for ws in formulas.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type != "f":
+                    continue
+                count += 1
+                before = cached[ws.title][cell.coordinate].value
+                after = recalculated[ws.title][cell.coordinate].value
+                same = before is after if isinstance(before, bool) else close(after, before)
+                if not same:
+                    wrong[f"{ws.title}!{cell.coordinate}"] = (cell.value, before, after)
+    assert count > 1500
+    assert not wrong
+
+
+def test_planted_wrong_values_are_corrected(cases):
+    c = cases["planted"]
+    p = plan(c.result)
+    npv = p.quantities["b200.npv_tco"]
+    # Without recalculation the planted file shows the wrong numbers ...
+    planted = openpyxl.load_workbook(c.original, data_only=True)
+    assert planted[npv.sheet].cell(npv.row + 1, npv.col + 1).value == PLANTED
+    assert named_value(planted, "npv_tco_h100_sxm") == PLANTED
+    # ... and LibreOffice replaces every one of them with the engine's value.
+    wb = c.book()
+    expected = expected_named_values(c.result)
+    assert all(close(named_value(wb, name), v) for name, v in expected.items())
+    env = engine_env(c.result)
+    assert close(wb[npv.sheet].cell(npv.row + 1, npv.col + 1).value, env["b200.npv_tco"])
+
+
+def test_edited_input_recalculates_like_the_engine(cases):
+    c, base = cases["edited"], cases["example"]
+    assert c.result.inputs["facility.electricity_price_per_kwh"].value == NEW_ELECTRICITY_PRICE
+    wb = c.book()
+    assert named_value(wb, "facility_electricity_price_per_kwh") == NEW_ELECTRICITY_PRICE
+    for cand in c.result.candidates:
+        if not cand.priced:
+            continue
+        key = cand.id.replace("-", "_")
+        before = base.result.candidate(cand.id).values["npv_tco"]
+        after = named_value(wb, f"npv_tco_{key}")
+        assert close(after, cand.values["npv_tco"])
+        assert after > before * 1.01  # dearer electricity: every TCO rises
+        assert close(named_value(wb, f"cost_per_job_{key}"), cand.job["cost_per_job"])
+        assert close(named_value(wb, f"undiscounted_tco_{key}"), cand.values["undiscounted_tco"])
+
+
+@pytest.mark.parametrize("case", ["example", "tricky", "edited"])
+def test_no_error_values_anywhere_after_recalculation(cases, case):
+    wb = cases[case].book()
+    errors = [f"{ws.title}!{cell.coordinate}={cell.value}" for ws in wb.worksheets
+              for row in ws.iter_rows() for cell in row
+              if isinstance(cell.value, str) and cell.value.startswith(ERRORS)]
+    assert not errors
+
+
+def test_user_text_stays_text_after_recalculation(cases):
+    c = cases["tricky"]
+    wb = c.book(values=False)
+    assert wb["Summary"]["A1"].value == c.result.scenario.name
+    assert wb["Summary"]["A1"].data_type == "s"
+    notes = [cell for row in wb["Summary"].iter_rows() for cell in row if cell.value == "=2*3"]
+    assert notes and all(cell.data_type == "s" for cell in notes)
+
+
+def test_libreoffice_accepts_names_made_by_the_rule(cases):
+    wb = cases["names"].book()
+    ws = wb["Names"]
+    assert [ws.cell(i + 1, 2).value for i in range(len(AWKWARD_NAMES))] == [
+        10 * (i + 1) for i in range(len(AWKWARD_NAMES))]
