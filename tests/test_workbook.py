@@ -87,7 +87,7 @@ def test_every_input_the_formulas_read_is_a_named_unlocked_validated_cell(exampl
     assert ws.protection.sheet  # formulas protected (no password) ...
     validated = {str(c) for dv in ws.data_validations.dataValidation for c in dv.sqref.ranges}
     used = example.model.inputs_used()
-    assert len(used) == 207  # the example scenario's model reads 207 inputs
+    assert len(used) == 208  # the example scenario's model reads 208 inputs
     for path in used:
         cell = named_cell(wb, base_name(path))
         assert cell.parent.title == "Assumptions"
@@ -189,7 +189,7 @@ def test_summary_lists_infeasible_candidates_with_their_reason(tricky_xlsx):
     ws = open_book(tricky_xlsx)["Summary"]
     rows = {r[1]: r[3] for r in ws.iter_rows(values_only=True) if r[1] in ("A100", "tiny")}
     assert "has no FP8 support" in rows["A100"]
-    assert "needs 32.5 GB per card" in rows["tiny"]
+    assert "needs 33.9 GB per card" in rows["tiny"]
 
 
 def test_sheets_formats_and_frozen_panes(example_xlsx):
