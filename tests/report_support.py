@@ -7,9 +7,17 @@ Monte Carlo chart are drawn from numbers the model really produces.
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from tco.analysis.types import MonteCarlo, Sensitivity, TornadoBar
+from tco.exporters.pdf import CHROMIUM_FLAGS, chromium, has_weasyprint
 from tco.result import Result
 
 SWING = 0.2
@@ -82,15 +90,6 @@ def add_analyses(result: Result) -> Result:
 
 # --- real programs: skip when missing, but never in CI ------------------------------------------
 
-import os  # noqa: E402
-import shutil  # noqa: E402
-import subprocess  # noqa: E402
-from html.parser import HTMLParser  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import pytest  # noqa: E402
-
-from tco.exporters.pdf import CHROMIUM_FLAGS, chromium, has_weasyprint  # noqa: E402
 
 
 def require(ok: bool, what: str) -> None:
@@ -128,7 +127,7 @@ def browse(page: Path, tmp: Path, width: int = 1280, height: int = 2000) -> tupl
     cmd = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr",
            "--v=0", "--hide-scrollbars", f"--screenshot={png}", f"--window-size={width},{height}",
            page.as_uri()]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
     return png, console

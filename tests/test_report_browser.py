@@ -62,7 +62,7 @@ def test_chinese_headings_render_as_glyphs(result, tmp_path):
     (missing glyphs would all be the same box); the control shows that four characters no font
     has do come out identical."""
     html = render_html(result, "zh")
-    style = re.search(r"<style>(.*?)</style>", html, re.S).group(1)
+    style = re.search(r"<style>(.*?)</style>", html, re.DOTALL).group(1)
     assert "执行摘要" in html and "方案对比" in html
     a = _glyph_page(tmp_path, "summary", "执行摘要", style)
     b = _glyph_page(tmp_path, "compare", "方案对比", style)

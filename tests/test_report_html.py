@@ -11,7 +11,6 @@ import pytest
 import yaml
 from report_support import add_analyses, parse
 
-from tco.catalog import load_catalog
 from tco.engine import compute
 from tco.errors import TcoError
 from tco.exporters.fmt import money
@@ -144,7 +143,7 @@ def test_comparison_table_numbers_are_the_engines(analysed, pages, lang):
             "cards": c.inputs["cards"],
         }
         for key, value in expected.items():
-            raw, text = table.cells[(c.id, key)]
+            raw, _text = table.cells[(c.id, key)]
             assert float(raw) == value  # full precision, exactly
             checked += 1
         # the visible text is the engine value formatted the documented way
@@ -215,18 +214,17 @@ def test_every_word_has_both_languages():
     for section in ("text", "components", "cooling", "units"):
         for key, value in table[section].items():
             assert set(value) == {"en", "zh"}, f"{section}.{key}"
-            en, zh = Strings("en"), Strings("zh")
     for key in table["text"]:
         fields_en = re.findall(r"\{(\w+)\}", table["text"][key]["en"])
         fields_zh = re.findall(r"\{(\w+)\}", table["text"][key]["zh"])
         assert sorted(fields_en) == sorted(fields_zh), key
-    assert en("h_summary") != zh("h_summary")
+    assert Strings("en")("h_summary") != Strings("zh")("h_summary")
 
 
 def test_chinese_report_has_no_english_words_of_its_own(analysed, pages):
     """Every English sentence of the report is absent from the Chinese edition (names, ids,
     units and sources quoted as published are not the report's own words)."""
-    quoted = re.sub(r'<td class="source">.*?</td>', "", pages["zh"], flags=re.S)
+    quoted = re.sub(r'<td class="source">.*?</td>', "", pages["zh"], flags=re.DOTALL)
     zh_html = " ".join(parse(quoted).text)
     en = Strings("en").all_text()
     zh = Strings("zh").all_text()

@@ -20,9 +20,9 @@ import matplotlib
 
 matplotlib.use("svg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 Formatter = Callable[[float], str]
 
@@ -93,7 +93,7 @@ def _finish(fig: plt.Figure, prefix: str, title: str) -> str:
     plt.close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]
-    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.DOTALL)
     svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
     svg = svg.replace('xlink:href="#', f'xlink:href="#{prefix}-').replace("url(#", f"url(#{prefix}-")
     # The browser or PDF renderer falls back to any sans-serif font the reader has.

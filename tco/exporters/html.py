@@ -36,7 +36,7 @@ def report_date() -> dt.date:
     if epoch is None or epoch == "":
         return dt.date.today()
     try:
-        return dt.datetime.fromtimestamp(int(epoch), tz=dt.timezone.utc).date()
+        return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date()
     except (ValueError, OverflowError, OSError):
         raise TcoError(f"SOURCE_DATE_EPOCH={epoch!r}: expected whole seconds since 1970") from None
 

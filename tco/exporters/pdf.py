@@ -79,7 +79,8 @@ def _chromium(html: str) -> bytes:
         cmd = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={tmp}/profile", "--no-pdf-header-footer",
                f"--print-to-pdf={out}", page.as_uri()]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S,
+                                  check=False)
         except subprocess.TimeoutExpired:
             raise TcoError(f"Chromium did not finish printing within {TIMEOUT_S} s") from None
         if proc.returncode != 0 or not out.is_file() or out.stat().st_size == 0:
