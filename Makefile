@@ -12,7 +12,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,pdf]'
 	touch $(STAMP)
 
 report: $(STAMP)
@@ -20,6 +20,10 @@ report: $(STAMP)
 	$(BIN)/tco compare --format table --output reports/example.txt
 	$(BIN)/tco compare --format json --output reports/example.json
 	$(BIN)/tco compare --format csv --output reports/example.csv
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) $(BIN)/tco report \
+	  --html reports/example.html --pdf reports/example.pdf
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) $(BIN)/tco report \
+	  --html reports/example.zh.html --lang zh
 	@echo "wrote reports/example.*"
 
 test: $(STAMP)

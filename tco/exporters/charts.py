@@ -1,0 +1,284 @@
+"""Static SVG charts for the report, drawn with matplotlib.
+
+Each function takes labelled series (already translated and ordered by the caller) and returns
+one `<svg>` element as a string: text stays text (`svg.fonttype: none`, so it is selectable and
+searchable, and the reader's browser or the PDF renderer picks the font), ids are prefixed per
+chart so several charts can share one HTML page, and the output is byte-for-byte deterministic
+(fixed hash salt, no date, no creator metadata).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("svg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+Formatter = Callable[[float], str]
+
+INK = "#1f2933"
+MUTED = "#616e7c"
+GRID = "#e4e7eb"
+ACCENT = "#0b6e69"  # the recommended candidate
+# Cost components (navy to brick) and other candidates: a restrained, colour-blind-safe set.
+COMPONENT_COLOURS = ("#23395b", "#4f7cac", "#a3c4dc", "#d9a441", "#c8553d", "#8c6d9e")
+OTHER_COLOURS = ("#4f7cac", "#d9a441", "#8c6d9e", "#c8553d", "#6b8f71", "#9a8c7a", "#5d6d7e",
+                 "#b07aa1")
+LOW_COLOUR, HIGH_COLOUR = "#4f7cac", "#d9a441"
+
+FONTS = {
+    "en": ["DejaVu Sans", "Noto Sans CJK SC"],
+    "zh": ["Noto Sans CJK SC", "Source Han Sans SC", "DejaVu Sans"],
+}
+WIDTH_IN = 7.2
+LABEL_WRAP = 26
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    values: Sequence[float]
+    highlight: bool = False
+
+
+def _families(lang: str) -> list[str]:
+    """The preferred fonts that are installed (matplotlib measures text with them); the SVG
+    then names them, and the viewer falls back to its own sans-serif font."""
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    found = [f for f in FONTS.get(lang, FONTS["en"]) if f in installed]
+    return found or ["DejaVu Sans"]
+
+
+@contextmanager
+def _style(lang: str) -> Iterator[None]:
+    rc = {
+        "svg.fonttype": "none",
+        "svg.hashsalt": "tco-report",
+        "font.family": _families(lang),
+        "font.size": 8.5,
+        "text.parse_math": False,  # a "$" in a candidate name is a dollar sign, not maths
+        "text.color": INK,
+        "axes.labelcolor": INK,
+        "axes.edgecolor": MUTED,
+        "axes.linewidth": 0.6,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "xtick.color": MUTED,
+        "ytick.color": INK,
+        "xtick.major.size": 0,
+        "ytick.major.size": 0,
+        "legend.frameon": False,
+        "figure.dpi": 72,
+    }
+    with plt.rc_context(rc):
+        yield
+
+
+def _finish(fig: plt.Figure, prefix: str, title: str) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", pad_inches=0.05,
+                metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    plt.close(fig)
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.DOTALL)
+    svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
+    svg = svg.replace('xlink:href="#', f'xlink:href="#{prefix}-').replace("url(#", f"url(#{prefix}-")
+    # The browser or PDF renderer falls back to any sans-serif font the reader has.
+    svg = re.sub(r"(font-family: [^;\"]+)", r"\1, sans-serif", svg)
+    # Scale with the page: keep the viewBox, drop the fixed size.
+    svg = re.sub(r'^<svg ([^>]*?)width="[\d.]+pt" height="[\d.]+pt" ', r"<svg \1", svg, count=1)
+    title_el = f"<title>{_xml_text(title)}</title>"
+    svg = svg.replace(">", f' role="img" class="chart">{title_el}', 1)
+    return svg.strip() + "\n"
+
+
+def _xml_text(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _wrap(name: str) -> str:
+    return "\n".join(textwrap.wrap(name, LABEL_WRAP)) or name
+
+
+def _colours(series: Sequence[Series]) -> list[str]:
+    out, k = [], 0
+    for s in series:
+        if s.highlight:
+            out.append(ACCENT)
+        else:
+            out.append(OTHER_COLOURS[k % len(OTHER_COLOURS)])
+            k += 1
+    return out
+
+
+def _money_axis(ax: plt.Axes, fmt: Formatter, axis: str = "x") -> None:
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_formatter(FuncFormatter(lambda v, _pos: fmt(v)))
+    target.set_major_locator(MaxNLocator(6))
+    ax.grid(axis=axis, color=GRID, linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def stacked_bars(names: Sequence[str], parts: Sequence[Series], totals: Sequence[float],
+                 axis_label: str, fmt: Formatter, highlight: int | None, lang: str,
+                 title: str) -> str:
+    """Horizontal bars, one per candidate (first on top), split into components."""
+    with _style(lang):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.9 + 0.42 * len(names)))
+        y = np.arange(len(names))
+        left = np.zeros(len(names))
+        for k, part in enumerate(parts):
+            vals = np.asarray(part.values, dtype=float)
+            ax.barh(y, vals, left=left, height=0.62, label=part.name,
+                    color=COMPONENT_COLOURS[k % len(COMPONENT_COLOURS)], linewidth=0)
+            left = left + vals
+        for i, total in enumerate(totals):
+            ax.text(left[i], i, "  " + fmt(total), va="center", ha="left", fontsize=8,
+                    color=INK, fontweight="bold" if i == highlight else "normal")
+        ax.set_yticks(y, [_wrap(n) for n in names])
+        if highlight is not None:
+            ax.get_yticklabels()[highlight].set_fontweight("bold")
+        ax.invert_yaxis()
+        ax.set_xlabel(axis_label)
+        _money_axis(ax, fmt)
+        ax.set_xlim(0, max(left.max(), 1e-9) * 1.18)
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(parts), fontsize=8,
+                  handlelength=1.2, columnspacing=1.2)
+        return _finish(fig, "cost", title)
+
+
+def cumulative_lines(years: Sequence[int], series: Sequence[Series], axis_label: str,
+                     year_label: str, fmt: Formatter, lang: str, title: str) -> str:
+    """One line per candidate: the running total of its yearly net cash flows."""
+    with _style(lang):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.6))
+        colours = _colours(series)
+        ends = []
+        for s, colour in zip(series, colours):
+            run = np.cumsum(np.asarray(s.values, dtype=float))
+            ax.plot(years, run, color=colour, linewidth=2.4 if s.highlight else 1.3,
+                    marker="o", markersize=3 if s.highlight else 2, zorder=3 if s.highlight else 2)
+            ends.append([float(run[-1]), s.name, colour, s.highlight])
+        _label_line_ends(ax, ends, years[-1])
+        ax.set_xticks(list(years))
+        ax.set_xlabel(year_label)
+        ax.set_ylabel(axis_label)
+        _money_axis(ax, fmt, axis="y")
+        ax.set_xlim(years[0] - 0.2, years[-1] + 0.2)
+        return _finish(fig, "cash", title)
+
+
+def _label_line_ends(ax: plt.Axes, ends: list[list], x: float) -> None:
+    """Name each line at its right end, nudged apart so the labels do not overlap."""
+    ends.sort(key=lambda e: e[0])
+    lo, hi = ax.get_ylim()
+    lo = min(lo, min(e[0] for e in ends))
+    hi = max(hi, max(e[0] for e in ends))
+    gap = (hi - lo) * 0.055
+    placed: list[float] = []
+    for value, _name, _colour, _hl in ends:
+        y = value if not placed else max(value, placed[-1] + gap)
+        placed.append(y)
+    shift = max(0.0, placed[-1] - hi) if placed else 0.0
+    for (value, name, colour, hl), y in zip(ends, placed):
+        ax.annotate(name, xy=(x, value), xytext=(x + 0.15, y - shift), fontsize=7.5,
+                    color=colour, va="center", ha="left", annotation_clip=False,
+                    fontweight="bold" if hl else "normal")
+
+
+def bars(names: Sequence[str], values: Sequence[float], labels: Sequence[str], axis_label: str,
+         highlight: int | None, lang: str, title: str) -> str:
+    """Horizontal bars (first on top), each with its value written at the end."""
+    with _style(lang):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.6 + 0.36 * len(names)))
+        y = np.arange(len(names))
+        colours = [ACCENT if i == highlight else "#a3b3c2" for i in range(len(names))]
+        vals = np.asarray(values, dtype=float)
+        ax.barh(y, vals, height=0.6, color=colours, linewidth=0)
+        for i, text in enumerate(labels):
+            ax.text(vals[i], i, "  " + text, va="center", ha="left", fontsize=8,
+                    fontweight="bold" if i == highlight else "normal")
+        ax.set_yticks(y, [_wrap(n) for n in names])
+        if highlight is not None:
+            ax.get_yticklabels()[highlight].set_fontweight("bold")
+        ax.invert_yaxis()
+        ax.set_xlabel(axis_label)
+        ax.grid(axis="x", color=GRID, linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.set_xlim(0, max(vals.max(), 1e-9) * 1.3)
+        return _finish(fig, "time", title)
+
+
+def tornado(labels: Sequence[str], metric_low: Sequence[float], metric_high: Sequence[float],
+            base: float, axis_label: str, legend: tuple[str, str], fmt: Formatter, lang: str,
+            title: str) -> str:
+    """Each input's effect on the metric: a bar from the baseline to the metric at the input's
+    low value and one to its value at the high value; largest effect on top."""
+    with _style(lang):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.9 + 0.34 * len(labels)))
+        y = np.arange(len(labels))
+        lo = np.asarray(metric_low, dtype=float) - base
+        hi = np.asarray(metric_high, dtype=float) - base
+        ax.barh(y, lo, left=base, height=0.62, color=LOW_COLOUR, label=legend[0], linewidth=0)
+        ax.barh(y, hi, left=base, height=0.62, color=HIGH_COLOUR, label=legend[1], linewidth=0)
+        ax.axvline(base, color=INK, linewidth=0.8)
+        ax.set_yticks(y, [_wrap(n) for n in labels])
+        ax.invert_yaxis()
+        ax.set_xlabel(axis_label)
+        _money_axis(ax, fmt)
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8)
+        return _finish(fig, "tornado", title)
+
+
+def distributions(series: Sequence[Series], axis_label: str, count_label: str, fmt: Formatter,
+                  lang: str, title: str) -> str:
+    """Histograms (as outlines, share of draws) of each candidate's sampled metric."""
+    with _style(lang):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.2))
+        colours = _colours(series)
+        pooled = np.concatenate([np.asarray(s.values, dtype=float) for s in series])
+        edges = np.histogram_bin_edges(pooled[np.isfinite(pooled)], bins=60)
+        for s, colour in zip(series, colours):
+            vals = np.asarray(s.values, dtype=float)
+            vals = vals[np.isfinite(vals)]
+            weights = np.full(vals.shape, 1.0 / max(len(vals), 1))
+            ax.hist(vals, bins=edges, weights=weights, histtype="stepfilled", alpha=0.18,
+                    color=colour, linewidth=0)
+            ax.hist(vals, bins=edges, weights=weights, histtype="step", color=colour,
+                    linewidth=2.0 if s.highlight else 1.1, label=s.name)
+        ax.set_xlabel(axis_label)
+        ax.set_ylabel(count_label)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:.0%}"))
+        _money_axis(ax, fmt)
+        ax.legend(loc="upper right", fontsize=7.5)
+        return _finish(fig, "mc", title)
+
+
+def intervals(names: Sequence[str], p10: Sequence[float], p50: Sequence[float],
+              p90: Sequence[float], axis_label: str, fmt: Formatter, highlight: int | None,
+              lang: str, title: str) -> str:
+    """P10-P90 ranges with the median marked, when no samples are available."""
+    with _style(lang):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.8 + 0.36 * len(names)))
+        for i in range(len(names)):
+            colour = ACCENT if i == highlight else "#7b8794"
+            ax.plot([p10[i], p90[i]], [i, i], color=colour, linewidth=5, solid_capstyle="butt")
+            ax.plot([p50[i]], [i], marker="|", markersize=14, color=INK)
+        ax.set_yticks(np.arange(len(names)), [_wrap(n) for n in names])
+        ax.invert_yaxis()
+        ax.set_xlabel(axis_label)
+        _money_axis(ax, fmt)
+        return _finish(fig, "mc", title)

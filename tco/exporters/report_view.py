@@ -1,0 +1,504 @@
+"""The report's view model: a Result turned into labelled, formatted, translated pieces.
+
+Presentation only. Every figure shown is an engine value formatted by tco/exporters/fmt.py; the
+only derived figures are comparisons for the wording of the summary (how much cheaper, which
+option is fastest) and the running total drawn in the cash-flow chart. Key table cells carry the
+engine's full-precision value in a `data-value` attribute.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analysis.types import MonteCarlo, Sensitivity
+from ..inputs import Input
+from ..result import CandidateResult, Result
+from . import charts
+from .fmt import money, money_full, number, percent
+from .i18n import Segment, Strings
+
+COMPLETE = 1 - 1e-9  # runs_completed_fraction at or above this completes every planned run
+TORNADO_BARS = 10
+MC_SERIES = 5
+
+
+@dataclass
+class Cell:
+    text: str
+    value: str = ""  # repr of the engine float, for data-value; empty when not a number
+    key: str = ""
+    cls: str = "num"
+
+
+@dataclass
+class Row:
+    rank: int
+    id: str
+    name: str
+    recommended: bool
+    status: str  # ok | incomplete | infeasible
+    status_text: str
+    cells: list[Cell]
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Chart:
+    id: str
+    title: str
+    caption: str
+    svg: Any  # markupsafe.Markup from the caller (matplotlib output, text escaped by matplotlib)
+    table: dict[str, Any] | None = None
+
+
+def is_complete(c: CandidateResult) -> bool:
+    return c.feasible and c.priced and c.values["runs_completed_fraction"] >= COMPLETE
+
+
+def full(x: float) -> str:
+    """The engine's float as written in data-value attributes (round-trips exactly)."""
+    return repr(float(x)) if math.isfinite(x) else ""
+
+
+class View:
+    """Builds the dict the template renders; `build()` is the only public entry point."""
+
+    def __init__(self, result: Result, lang: str, report_date: dt.date) -> None:
+        self.r = result
+        self.s = Strings(lang)
+        self.lang = lang
+        self.cur = result.currency
+        self.date = report_date
+        self.rec = result.recommended
+        self.complete = [c for c in result.candidates if is_complete(c)]
+
+    # --- formatting ----------------------------------------------------------------------------
+    def money(self, x: float) -> str:
+        """CNY in Chinese reads in 万/亿; other currencies in Chinese are written out in full
+        with thousands separators; English uses k/M/B."""
+        if self.lang == "zh" and self.cur != "CNY" and math.isfinite(x) and abs(x) >= 1000:
+            return money_full(x, self.cur)
+        return money(x, self.cur, "en" if self.lang == "zh" and self.cur != "CNY" else self.lang)
+
+    def amount(self, x: float) -> str:
+        """Money in a cash-flow table, where a dash reads better than a column of zeros."""
+        return "–" if x == 0 else self.money(x)
+
+    def days(self, x: float) -> str:
+        return self.s("days", n=number(x, 1))
+
+    def pct(self, x: float) -> str:
+        return percent(x, 1 if abs(x) < 0.1 else 0)
+
+    def count(self, x: float) -> str:
+        """70e9 -> '70B' / '700亿'."""
+        steps = ((1e12, "T"), (1e9, "B"), (1e6, "M")) if self.lang == "en" else (
+            (1e12, "万亿"), (1e8, "亿"), (1e4, "万"))
+        for size, suffix in steps:
+            if abs(x) >= size:
+                return f"{x / size:,.3g}{suffix}"
+        return f"{x:,.0f}"
+
+    def name(self, c: CandidateResult) -> str:
+        return c.info.name
+
+    def date_text(self) -> str:
+        d = self.date
+        return f"{d.year}年{d.month}月{d.day}日" if self.lang == "zh" else d.isoformat()
+
+    # --- sections ------------------------------------------------------------------------------
+    def build(self) -> dict[str, Any]:
+        s, r = self.s, self.r
+        return {
+            "lang": self.lang,
+            "html_lang": s("lang_tag"),
+            "t": s.all_text(),
+            "title": r.scenario.name,
+            "description": r.scenario.description or "",
+            "meta": self.meta(),
+            "kpis": self.kpis(),
+            "summary": self.summary(),
+            "comparison": self.comparison(),
+            "charts": self.charts(),
+            "details": [self.detail(c) for c in r.candidates if c.priced],
+            "infeasible": [{"name": self.name(c), "id": c.id,
+                            "reasons": [s.message(x) for x in c.reasons]}
+                           for c in r.candidates if not c.feasible],
+            "risks": [{"name": self.name(c), "id": c.id,
+                       "flags": [s.message(f) for f in c.info.flags]}
+                      for c in r.candidates if c.info.flags],
+            "assumptions": self.assumptions(),
+            "methodology": self.methodology(),
+            "caveats": self.caveats(),
+        }
+
+    def meta(self) -> list[dict[str, Any]]:
+        s, r, p = self.s, self.r, self.r.provenance
+        w = r.scenario.workloads[0]
+        workload = s("workload_value", name=w.name or w.id, params=self.count(w.params),
+                     tokens=self.count(w.tokens), runs=number(w.runs_per_year, 0))
+        items = [
+            (s("meta_date"), self.date_text(), False),
+            (s("meta_workload"), workload, True),
+            (s("meta_horizon"), s("years", n=r.structure.horizon_years), False),
+            (s("meta_currency"), self.cur, False),
+            (s("meta_tool"), f"tco {p.tool_version}", False),
+            (s("meta_catalog"), p.catalog_digest, False),
+            (s("meta_scenario"), p.scenario_digest, False),
+        ]
+        return [{"label": label, "value": value, "wide": wide} for label, value, wide in items]
+
+    def kpis(self) -> list[Cell]:
+        c = self.rec
+        if c is None:
+            return []
+        s = self.s
+        return [
+            Cell(self.money(c.values["npv_tco"]), full(c.values["npv_tco"]), s("kpi_npv")),
+            Cell(self.money(c.job["cost_per_job"]), full(c.job["cost_per_job"]), s("kpi_job")),
+            Cell(self.days(c.job["wall_days"]), full(c.job["wall_days"]), s("kpi_time")),
+            Cell(self.money(c.values["cost_per_gpu_hour"]), full(c.values["cost_per_gpu_hour"]),
+                 s("kpi_gpu_hour")),
+        ]
+
+    def summary(self) -> dict[str, Any]:
+        s, rec = self.s, self.rec
+        consider: list[list[Segment]] = []
+        if rec is None:
+            return {"headline": s.segments("sum_none"), "why": [], "consider": consider}
+        years = s("years", n=self.r.structure.horizon_years)
+        headline = s.segments("sum_recommend", name=self.name(rec),
+                              cards=number(rec.inputs["cards"], 0))
+        why: list[list[Segment]] = []
+        npv = rec.values["npv_tco"]
+        others = [c for c in self.complete if c is not rec]
+        if is_complete(rec) and others:
+            nxt = others[0]
+            diff = nxt.values["npv_tco"] - npv
+            why.append(s.segments("sum_npv_lowest", years=years, npv=self.money(npv),
+                                  diff=self.money(diff), pct=self.pct(diff / nxt.values["npv_tco"]),
+                                  next=self.name(nxt)))
+        else:
+            why.append(s.segments("sum_npv_only", years=years, npv=self.money(npv)))
+        pool = self.complete or [rec]
+        cheapest_run = min(pool, key=lambda c: c.job["cost_per_job"])
+        if cheapest_run is rec:
+            why.append(s.segments("sum_job_lowest", cost=self.money(rec.job["cost_per_job"])))
+        else:
+            why.append(s.segments("sum_job_not_lowest", cost=self.money(rec.job["cost_per_job"]),
+                                  other=self.name(cheapest_run),
+                                  other_cost=self.money(cheapest_run.job["cost_per_job"])))
+        fastest = min(pool, key=lambda c: c.job["wall_days"])
+        if fastest is rec:
+            why.append(s.segments("sum_time_fastest", days=self.days(rec.job["wall_days"])))
+        else:
+            why.append(s.segments("sum_time", days=self.days(rec.job["wall_days"]),
+                                  fastest=self.name(fastest),
+                                  fastest_days=self.days(fastest.job["wall_days"])))
+
+        if rec.info.flags:
+            flags = s("list_sep").join(s.message(f) for f in rec.info.flags)
+            consider.append(s.segments("sum_flags", flags=flags))
+        else:
+            consider.append(s.segments("sum_no_flags"))
+        for c in self.r.candidates:
+            if c.feasible and c.priced and not is_complete(c) and c.values["npv_tco"] < npv:
+                consider.append(s.segments(
+                    "sum_incomplete", name=self.name(c), npv=self.money(c.values["npv_tco"]),
+                    pct=percent(c.values["runs_completed_fraction"], 0)))
+        excluded = [self.name(c) for c in self.r.candidates if not c.feasible]
+        if excluded:
+            consider.append(s.segments("sum_infeasible", names=s("name_sep").join(excluded)))
+        cloud = rec.values.get("cloud_npv")
+        if cloud is not None and math.isfinite(cloud):
+            breakeven = rec.values["breakeven_utilization"]
+            if cloud >= npv:
+                consider.append(s.segments("sum_cloud_dearer", cloud=self.money(cloud)))
+            elif breakeven >= 1:
+                consider.append(s.segments("sum_cloud_never", cloud=self.money(cloud)))
+            else:
+                consider.append(s.segments("sum_cloud_cheaper", cloud=self.money(cloud),
+                                           breakeven=percent(breakeven, 0)))
+        mc = self.r.analyses.get("montecarlo")
+        if isinstance(mc, MonteCarlo) and rec.id in mc.prob_cheapest:
+            consider.append(s.segments("sum_mc", draws=number(mc.draws, 0),
+                                       p=percent(mc.prob_cheapest[rec.id], 0)))
+        return {"headline": headline, "why": why, "consider": consider}
+
+    def comparison(self) -> dict[str, Any]:
+        s = self.s
+        columns = [s("col_rank"), s("col_candidate"), s("col_cards"), s("col_cost_per_job"),
+                   s("col_npv"), s("col_time"), s("col_gpu_hour"), s("col_status")]
+        rows = []
+        for rank, c in enumerate(self.r.candidates, start=1):
+            cards = c.inputs["cards"]
+            cells = [Cell(number(cards, 0), full(cards), "cards")]
+            if c.priced:
+                v, job = c.values, c.job
+                cells += [
+                    Cell(self.money(job["cost_per_job"]), full(job["cost_per_job"]),
+                         "cost_per_job"),
+                    Cell(self.money(v["npv_tco"]), full(v["npv_tco"]), "npv_tco"),
+                    Cell(self.days(job["wall_days"]), full(job["wall_days"]), "wall_days"),
+                    Cell(self.money(v["cost_per_gpu_hour"]), full(v["cost_per_gpu_hour"]),
+                         "cost_per_gpu_hour"),
+                ]
+            else:
+                cells += [Cell(s("not_priced"), "", key, "num na")
+                          for key in ("cost_per_job", "npv_tco", "wall_days",
+                                      "cost_per_gpu_hour")]
+            if not c.feasible:
+                status, text = "infeasible", s("status_infeasible")
+            elif not is_complete(c):
+                status = "incomplete"
+                text = s("status_incomplete", pct=percent(c.values["runs_completed_fraction"], 0))
+            else:
+                status, text = "ok", s("status_ok")
+            rows.append(Row(rank, c.id, self.name(c), c is self.rec, status, text, cells,
+                            [s.message(x) for x in c.reasons]))
+        return {"columns": columns, "rows": rows}
+
+    # --- charts --------------------------------------------------------------------------------
+    def charts(self) -> list[Chart]:
+        from markupsafe import Markup
+
+        s, lang = self.s, self.lang
+        priced = [c for c in self.r.candidates if c.priced]
+        if not priced:
+            return []
+        names = [self.name(c) for c in priced]
+        hl = next((i for i, c in enumerate(priced) if c is self.rec), None)
+        workload = self.r.scenario.workloads[0]
+        wname = workload.name or workload.id
+        out = []
+
+        parts = [charts.Series(s.component(k), [c.job[f"cost_{k}"] for c in priced])
+                 for k in self.r.job_components]
+        title = s("h_cost_per_job")
+        svg = charts.stacked_bars(names, parts, [c.job["cost_per_job"] for c in priced],
+                                  s("chart_cost_axis", currency=self.cur), self.money, hl, lang,
+                                  title)
+        out.append(Chart("chart-cost", title, s("cap_cost_per_job", workload=wname),
+                         Markup(svg)))
+
+        years = [int(y["year"]) for y in priced[0].yearly]
+        series = [charts.Series(self.name(c), [y["net"] for y in c.yearly], c is self.rec)
+                  for c in priced]
+        title = s("h_cashflow")
+        svg = charts.cumulative_lines(years, series, s("chart_cash_axis", currency=self.cur),
+                                      s("chart_year_axis"), self.money, lang, title)
+        out.append(Chart("chart-cashflow", title, s("cap_cashflow"), Markup(svg)))
+
+        title = s("h_time")
+        svg = charts.bars(names, [c.job["wall_days"] for c in priced],
+                          [self.days(c.job["wall_days"]) for c in priced],
+                          s("chart_days_axis"), hl, lang, title)
+        out.append(Chart("chart-time", title, s("cap_time", workload=wname), Markup(svg)))
+
+        sens = self.r.analyses.get("sensitivity")
+        if isinstance(sens, Sensitivity):
+            chart = self.tornado(sens)
+            if chart is not None:
+                out.append(chart)
+        mc = self.r.analyses.get("montecarlo")
+        if isinstance(mc, MonteCarlo) and mc.percentiles:
+            out.append(self.montecarlo(mc))
+        return out
+
+    def tornado(self, sens: Sensitivity) -> Chart | None:
+        from markupsafe import Markup
+
+        s = self.s
+        order = [c for c in self.r.candidates if sens.bars.get(c.id)]
+        if not order:
+            return None
+        c = self.rec if self.rec is not None and self.rec in order else order[0]
+        bars = sens.bars[c.id][:TORNADO_BARS]
+        metric = s(f"metric_{sens.metric}") if f"metric_{sens.metric}" in s.all_text() \
+            else sens.metric
+        base = sens.baseline[c.id]
+        title = s("h_tornado")
+        svg = charts.tornado(
+            [s.input_label(b.path, b.label) for b in bars], [b.metric_low for b in bars],
+            [b.metric_high for b in bars], base,
+            s("chart_tornado_axis", metric=metric, name=self.name(c), currency=self.cur),
+            (s("chart_tornado_low"), s("chart_tornado_high")), self.money, self.lang, title)
+        if sens.mode == "swing" and sens.swing is not None:
+            caption = s("cap_tornado_swing", name=self.name(c), swing=percent(sens.swing, 0),
+                        metric=metric, base=self.money(base))
+        else:
+            caption = s("cap_tornado_range", name=self.name(c), metric=metric,
+                        base=self.money(base))
+        return Chart("chart-tornado", title, caption, Markup(svg))
+
+    def montecarlo(self, mc: MonteCarlo) -> Chart:
+        from markupsafe import Markup
+
+        s = self.s
+        order = [c for c in self.r.candidates if c.id in mc.percentiles]
+        with_samples = [c for c in order if c.id in mc.samples and len(mc.samples[c.id])]
+        title = s("h_montecarlo")
+        axis = s("chart_mc_axis", currency=self.cur)
+        if with_samples:
+            series = [charts.Series(self.name(c), mc.samples[c.id], c is self.rec)
+                      for c in with_samples[:MC_SERIES]]
+            svg = charts.distributions(series, axis, s("chart_mc_count"), self.money, self.lang,
+                                       title)
+        else:
+            npv = [mc.percentiles[c.id]["npv_tco"] for c in order]
+            hl = next((i for i, c in enumerate(order) if c is self.rec), None)
+            svg = charts.intervals([self.name(c) for c in order], [p["p10"] for p in npv],
+                                   [p["p50"] for p in npv], [p["p90"] for p in npv], axis,
+                                   self.money, hl, self.lang, title)
+        rows = []
+        for c in order:
+            p = mc.percentiles[c.id]["npv_tco"]
+            cheapest = mc.prob_cheapest.get(c.id, 0.0)
+            rows.append({"name": self.name(c), "id": c.id, "recommended": c is self.rec,
+                         "cells": [Cell(self.money(p[k]), full(p[k]), f"npv_{k}")
+                                   for k in ("p10", "p50", "p90")]
+                         + [Cell(percent(cheapest, 0), full(cheapest), "prob_cheapest")]})
+        table = {"columns": [s("col_candidate"), s("col_p10"), s("col_p50"), s("col_p90"),
+                             s("col_prob_cheapest")], "rows": rows}
+        caption = s("cap_montecarlo", draws=number(mc.draws, 0), varied=len(mc.varied),
+                    seed=mc.seed)
+        return Chart("chart-montecarlo", title, caption, Markup(svg), table)
+
+    # --- per candidate ------------------------------------------------------------------------
+    def detail(self, c: CandidateResult) -> dict[str, Any]:
+        s, v, job, info = self.s, c.values, c.job, c.info
+        spec = [
+            (s("d_card"), info.card_name),
+            (s("d_platform"), info.platform_name),
+            (s("d_stack"), info.stack_name),
+            (s("d_cooling"), s.cooling(info.cooling)),
+        ]
+        run = [
+            (s("d_cards"), s("d_cards_value", cards=number(c.inputs["cards"], 0),
+                             spares=number(v["spare_cards"], 0))),
+            (s("d_nodes"), number(v["nodes"], 0)),
+            (s("d_it_power"), s("value_kw", n=number(v["it_capacity_kw"], 0))),
+            (s("d_wall"), self.days(job["wall_days"])),
+            (s("d_gpu_hours"), number(job["gpu_hours"], 0)),
+            (s("d_mfu"), percent(job["mfu_effective"], 1)),
+            (s("d_scaling"), percent(job["scaling_efficiency"], 1)),
+            (s("d_goodput"), percent(v["goodput"], 1)),
+            (s("d_memory"), s("value_gb", need=number(job["memory_needed_gb"], 1),
+                              usable=number(job["memory_usable_gb"], 1))),
+            (s("d_energy"), s("value_mwh", n=number(job["energy_facility_kwh"] / 1000, 0))),
+            (s("d_co2"), s("value_t_co2", n=number(job["co2e_kg"] / 1000, 0))),
+        ]
+        costs = [
+            (s("d_capex"), self.money(v["capex_total"])),
+            (s("d_npv"), self.money(v["npv_tco"])),
+            (s("d_undiscounted"), self.money(v["undiscounted_tco"])),
+            (s("d_eac"), self.money(v["equivalent_annual_cost"])),
+            (s("d_gpu_hour"), self.money(v["cost_per_gpu_hour"])),
+            (s("d_pflop_hour"), self.money(v["cost_per_pflop_hour"])),
+            (s("d_per_mtok"), self.money(job["cost_per_million_tokens"])),
+            (s("d_runs"), number(v["runs_over_horizon"], 1)),
+        ]
+        if "cloud_npv" in v:
+            costs.append((s("d_cloud"), self.money(v["cloud_npv"])))
+            be = v["breakeven_utilization"]
+            costs.append((s("d_breakeven"), percent(be, 0) if be < 1 else s("breakeven_never")))
+        per_run = [(s.component(k), self.money(job[f"cost_{k}"])) for k in self.r.job_components]
+        per_run.append((s("col_total"), self.money(job["cost_per_job"])))
+        years = [s("col_year", n=int(y["year"])) for y in c.yearly]
+        flows = [{"label": s.component(k), "cells": [self.amount(y[k]) for y in c.yearly]}
+                 for k in self.r.components if any(y[k] != 0 for y in c.yearly)]
+        flows.append({"label": s("d_net"), "cells": [self.amount(y["net"]) for y in c.yearly],
+                      "total": True})
+        return {
+            "id": c.id, "name": self.name(c), "recommended": c is self.rec,
+            "spec": spec,
+            "groups": [(s("d_performance"), run), (s("d_costs"), costs)],
+            "per_run": per_run, "years": years, "flows": flows,
+            "notes": [s.message(n) for n in c.notes],
+            "reasons": [s.message(n) for n in c.reasons],
+        }
+
+    # --- inputs, method, caveats ------------------------------------------------------------------
+    def input_row(self, inp: Input) -> dict[str, str]:
+        return {"label": self.s.input_label(inp.path, inp.label), "path": inp.path,
+                "value": self.input_value(inp), "unit": self.s.unit(inp.spec.unit, self.cur),
+                "source": inp.source, "as_of": inp.as_of}
+
+    def input_value(self, inp: Input) -> str:
+        x = inp.value
+        if inp.spec.fraction:
+            return percent(x, 2).replace(".00%", "%")
+        text = _plain(x)
+        return money_prefix(self.cur) + text if inp.spec.money else text
+
+    def assumptions(self) -> dict[str, Any]:
+        shared: list[dict[str, str]] = []
+        per: dict[str, list[dict[str, str]]] = {}
+        for path, inp in self.r.inputs.items():
+            if path.startswith("candidates."):
+                per.setdefault(path.split(".")[1], []).append(self.input_row(inp))
+            else:
+                shared.append(self.input_row(inp))
+        groups = [{"name": self.name(c), "id": c.id, "rows": per.get(c.id, [])}
+                  for c in self.r.candidates]
+        estimates = sum(1 for i in self.r.inputs.values() if i.source.startswith("estimate"))
+        intro = self.s("assumptions_intro", estimates=estimates, total=len(self.r.inputs))
+        return {"intro": intro, "shared": shared, "candidates": groups}
+
+    def methodology(self) -> list[str]:
+        s, inputs = self.s, self.r.inputs
+        out = [
+            s("meth_1", years=self.r.structure.horizon_years),
+            s("meth_2", rate=percent(inputs["finance.discount_rate"].value, 1)),
+            s("meth_3", flops=_plain(inputs["assumptions.flops_per_param_token"].value)),
+            s("meth_4"),
+        ]
+        sens = self.r.analyses.get("sensitivity")
+        if isinstance(sens, Sensitivity):
+            key = f"metric_{sens.metric}"
+            metric = s(key) if key in s.all_text() else sens.metric
+            if sens.mode == "swing" and sens.swing is not None:
+                out.append(s("meth_sensitivity_swing", swing=percent(sens.swing, 0),
+                             metric=metric))
+            else:
+                out.append(s("meth_sensitivity_range", metric=metric))
+        mc = self.r.analyses.get("montecarlo")
+        if isinstance(mc, MonteCarlo):
+            out.append(s("meth_montecarlo", draws=number(mc.draws, 0), seed=mc.seed))
+        out.append(s("meth_5"))
+        return out
+
+    def caveats(self) -> list[str]:
+        s = self.s
+        return [s("cav_prices"), s("cav_throughput"), s("cav_risks"),
+                s("cav_currency", currency=self.cur), s("cav_sources"), s("cav_date")]
+
+
+def money_prefix(currency: str) -> str:
+    from .fmt import SYMBOLS
+
+    return SYMBOLS.get(currency, currency + " ")
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _plain(x: float) -> str:
+    """An input value as written in the assumptions table: 30,000 / 0.0826 / 2 × 10¹²."""
+    if x == 0 or not math.isfinite(x):
+        return number(x, 0) if math.isfinite(x) else "n/a"
+    a = abs(x)
+    if a >= 1e7 or a < 1e-3:
+        mantissa, exp = f"{x:.3e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa} × 10{str(int(exp)).translate(_SUPERSCRIPT)}"
+    if a >= 1000:
+        return f"{x:,.0f}" if x == round(x) else f"{x:,.2f}"
+    return f"{x:.4g}"
+
+
+def build_view(result: Result, lang: str, report_date: dt.date) -> dict[str, Any]:
+    return View(result, lang, report_date).build()

@@ -1,0 +1,286 @@
+"""The HTML report without a browser: self-contained, deterministic, the engine's numbers, inert
+user text, and every word translated in the Chinese edition."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+import yaml
+from report_support import add_analyses, parse
+
+from tco.engine import compute
+from tco.errors import TcoError
+from tco.exporters.fmt import money
+from tco.exporters.html import css_string, render_html, write_html
+from tco.exporters.i18n import Strings
+from tco.resources import example_scenario, templates_dir
+from tco.scenario import load_scenario_text
+
+EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
+URL_ATTRS = {"src", "href", "xlink:href", "srcset", "action", "formaction", "poster", "data",
+             "background", "cite", "longdesc", "ping", "manifest", "codebase", "lowsrc"}
+
+
+@pytest.fixture(scope="module")
+def analysed(catalog):
+    return add_analyses(compute(load_scenario_text(example_scenario().read_text()), catalog))
+
+
+@pytest.fixture(scope="module")
+def pages(analysed):
+    import os
+
+    os.environ["SOURCE_DATE_EPOCH"] = EPOCH
+    try:
+        return {lang: render_html(analysed, lang) for lang in ("en", "zh")}
+    finally:
+        del os.environ["SOURCE_DATE_EPOCH"]
+
+
+def external_references(html: str) -> list[str]:
+    """Every URL the page could fetch: URL attributes, url() and @import in styles."""
+    doc = parse(html)
+    found = []
+    for tag, attrs in doc.tags:
+        for name, value in attrs.items():
+            if name in URL_ATTRS and value is not None and not value.startswith("#"):
+                found.append(f"<{tag} {name}={value}>")
+        if tag in ("script", "link", "iframe", "object", "embed", "base", "img", "video",
+                   "audio", "source", "track", "frame"):
+            found.append(f"<{tag}>")
+        if tag == "meta" and (attrs.get("http-equiv") or "").lower() == "refresh":
+            found.append("<meta refresh>")
+        style = attrs.get("style") or ""
+        found += [m for m in re.findall(r"url\(\s*['\"]?([^)'\"]*)", style) if not m.startswith("#")]
+    for css in doc.styles:
+        found += [m for m in re.findall(r"url\(\s*['\"]?([^)'\"]*)", css) if not m.startswith("#")]
+        found += re.findall(r"@import[^;]*", css)
+    return found
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_external_references(pages, lang):
+    html = pages[lang]
+    assert external_references(html) == []
+    # the checker itself finds each kind of reference
+    probe = ('<img src="https://x.test/a.png"><a href="http://x.test">x</a>'
+             '<style>@import "x.css"; p{background:url(https://x.test/b.png)}</style>'
+             '<svg><use xlink:href="https://x.test/s.svg#m"/></svg><p style="b:url(//x.test/c)">')
+    assert len(external_references(probe)) == 7  # img is also a fetching element
+
+
+def test_charts_are_inline_svg_with_selectable_text(pages):
+    html = pages["en"]
+    assert html.count("<svg ") >= 5  # cost, cash flow, time, tornado, Monte Carlo
+    assert "<text" in html and "<path" in html  # text stays text (svg.fonttype none)
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), "element ids must be unique across the inlined charts"
+
+
+def test_same_inputs_give_identical_bytes(analysed, pages, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    assert render_html(analysed, "en") == pages["en"]
+    assert render_html(analysed, "zh") == pages["zh"]
+    assert "2026-01-01" in pages["en"] and "2026年1月1日" in pages["zh"]
+
+
+def test_bad_source_date_epoch_is_one_clear_error(analysed, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    with pytest.raises(TcoError, match="SOURCE_DATE_EPOCH"):
+        render_html(analysed, "en")
+
+
+class TableCells(HTMLParser):
+    """(candidate id, data-key) -> (data-value, text) for the comparison table's cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: dict[tuple[str, str], tuple[str, str]] = {}
+        self.ranks: list[str] = []
+        self._table = False
+        self._row: str | None = None
+        self._cell: tuple[str, str] | None = None
+        self._text = ""
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table" and "compare" in (a.get("class") or ""):
+            self._table = True
+        elif self._table and tag == "tr" and "data-candidate" in a:
+            self._row = a["data-candidate"]
+            self.ranks.append(self._row)
+        elif self._table and self._row and tag == "td" and "data-key" in a:
+            self._cell, self._text = (a["data-key"], a["data-value"]), ""
+
+    def handle_data(self, data):
+        if self._cell:
+            self._text += data
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._cell and self._row:
+            self.cells[(self._row, self._cell[0])] = (self._cell[1], self._text.strip())
+            self._cell = None
+        elif tag == "table":
+            self._table = False
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_comparison_table_numbers_are_the_engines(analysed, pages, lang):
+    table = TableCells()
+    table.feed(pages[lang])
+    assert table.ranks == [c.id for c in analysed.candidates]
+    strings = Strings(lang)
+    checked = 0
+    for c in analysed.candidates:
+        if not c.priced:
+            continue
+        expected = {
+            "cost_per_job": c.job["cost_per_job"], "npv_tco": c.values["npv_tco"],
+            "wall_days": c.job["wall_days"], "cost_per_gpu_hour": c.values["cost_per_gpu_hour"],
+            "cards": c.inputs["cards"],
+        }
+        for key, value in expected.items():
+            raw, _text = table.cells[(c.id, key)]
+            assert float(raw) == value  # full precision, exactly
+            checked += 1
+        # the visible text is the engine value formatted the documented way
+        if lang == "en":
+            assert table.cells[(c.id, "npv_tco")][1] == money(c.values["npv_tco"], "USD", "en")
+            assert table.cells[(c.id, "cost_per_job")][1] == money(c.job["cost_per_job"], "USD")
+        else:  # USD in Chinese: whole dollars with thousands separators
+            assert table.cells[(c.id, "npv_tco")][1] == f"${c.values['npv_tco']:,.0f}"
+        assert table.cells[(c.id, "wall_days")][1] == strings("days",
+                                                              n=f"{c.job['wall_days']:,.1f}")
+    assert checked == 5 * sum(1 for c in analysed.candidates if c.priced)
+
+
+def test_headline_names_the_recommended_candidate(analysed, pages):
+    rec = analysed.recommended
+    assert rec is not None and rec.id == analysed.candidates[0].id
+    doc = parse(pages["en"])
+    text = " ".join(doc.text)
+    assert f"Recommendation: buy {rec.info.name}" in re.sub(r"\s+", " ", text)
+    nxt = next(c for c in analysed.candidates[1:] if c.feasible)
+    diff = nxt.values["npv_tco"] - rec.values["npv_tco"]
+    assert money(diff, "USD") in text  # "$2.60M less than the next option"
+
+
+def test_cumulative_cash_flow_ends_at_the_undiscounted_total(analysed):
+    # The chart draws the running sum of the yearly net flows; its end is the engine's total.
+    for c in analysed.candidates:
+        if c.priced:
+            assert sum(y["net"] for y in c.yearly) == pytest.approx(
+                c.values["undiscounted_tco"], rel=1e-12)
+
+
+HOSTILE = "<script>alert(1)</script>"
+FORMULA = "=cmd|' /C calc'!A0 $5M$"  # and a "$...$" that matplotlib must not read as maths
+
+
+def test_user_text_stays_inert(catalog, monkeypatch):
+    text = example_scenario().read_text()
+    text = text.replace('name: "70B dense pre-training, 2T tokens, 4 runs a year"',
+                        f"name: {json.dumps(HOSTILE)}")
+    text = text.replace("  - id: b200\n    card: b200\n",
+                        f"  - id: b200\n    card: b200\n    name: {json.dumps(FORMULA)}"
+                        f"\n    notes: {json.dumps(HOSTILE + ' $x$ & <b>')}\n")
+    result = compute(load_scenario_text(text), catalog)
+    assert result.scenario.name == HOSTILE and result.candidate("b200").info.name == FORMULA
+    for lang in ("en", "zh"):
+        html = render_html(result, lang)
+        doc = parse(html)
+        assert [t for t, _ in doc.tags if t == "script"] == []
+        assert not any(name.startswith("on") for _, a in doc.tags for name in a)
+        visible = "".join(doc.text)
+        assert HOSTILE in visible  # shown as text...
+        assert FORMULA in visible
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # ...because it is escaped
+        assert "<b>" not in html
+        assert "$x$" in visible
+        svg = html[html.index('id="chart-cost"'):html.index('id="chart-cashflow"')]
+        assert "$5M$" in svg  # the chart labels show the name as written, not as maths
+
+
+def test_css_strings_cannot_escape_their_context():
+    s = css_string('"; } body { display:none } </style><script>')
+    assert '"' not in s[1:-1] and "<" not in s and "}" not in s
+
+
+def test_every_word_has_both_languages():
+    table = yaml.safe_load((templates_dir() / "strings.yaml").read_text(encoding="utf-8"))
+    for section in ("text", "components", "cooling", "units"):
+        for key, value in table[section].items():
+            assert set(value) == {"en", "zh"}, f"{section}.{key}"
+    for key in table["text"]:
+        fields_en = re.findall(r"\{(\w+)\}", table["text"][key]["en"])
+        fields_zh = re.findall(r"\{(\w+)\}", table["text"][key]["zh"])
+        assert sorted(fields_en) == sorted(fields_zh), key
+    assert Strings("en")("h_summary") != Strings("zh")("h_summary")
+
+
+def test_chinese_report_has_no_english_words_of_its_own(analysed, pages):
+    """Every English sentence of the report is absent from the Chinese edition (names, ids,
+    units and sources quoted as published are not the report's own words)."""
+    quoted = re.sub(r'<td class="source">.*?</td>', "", pages["zh"], flags=re.DOTALL)
+    zh_html = " ".join(parse(quoted).text)
+    en = Strings("en").all_text()
+    zh = Strings("zh").all_text()
+    for key, text in en.items():
+        literal = max(re.split(r"\{\w+\}", text), key=len).strip(" .:;,()")
+        if len(literal) >= 6 and literal != zh[key] and re.search(r"[a-z]{3}", literal):
+            assert literal not in zh_html, (key, literal)
+    strings = Strings("zh")
+    for c in analysed.candidates:
+        for message in c.notes + c.reasons + c.info.flags:
+            assert strings.message(message) != message, f"untranslated engine text: {message}"
+
+
+def test_engine_sentences_are_translated():
+    zh = Strings("zh")
+    cases = {
+        "the cluster completes only 66% of the planned runs per year": "集群每年只能完成计划训练的 66%",
+        "sized to 1,264 cards for deadline 60 days": "按 60 天的期限配置为 1,264 张卡",
+        "llama-70b: needs 96.2 GB per card, 21.6 GB usable (8 cards x 24 GB)":
+            "llama-70b：每卡需要 96.2 GB 内存，可用 21.6 GB（8 张卡 × 24 GB）",
+        "NVIDIA Tesla V100 has no FP8 support": "NVIDIA Tesla V100 不支持 FP8",
+        "supply: single vendor (Huawei), constrained supply": "供货：单一供应商（Huawei），供货受限",
+    }
+    for en, expected in cases.items():
+        assert zh.message(en) == expected
+    assert zh.message("something new") == "something new"
+
+
+def test_cny_amounts_read_in_wan_and_yi(catalog):
+    text = example_scenario().read_text().replace("currency: USD", "currency: CNY")
+    result = compute(load_scenario_text(text), catalog)
+    html = render_html(result, "zh")
+    npv = result.candidates[0].values["npv_tco"]
+    assert npv > 1e8
+    assert money(npv, "CNY", "zh") in html and "亿" in money(npv, "CNY", "zh")
+    assert "万" in html and "¥" in html
+
+
+def test_infeasible_candidates_are_listed_with_the_reason(catalog):
+    text = example_scenario().read_text().replace("precision: bf16", "precision: fp64")
+    result = compute(load_scenario_text(text), catalog)
+    out = [c for c in result.candidates if not c.feasible]
+    assert out, "fp64 training rules out the cards without FP64"
+    html = render_html(result, "en")
+    section = html[html.index('id="infeasible"'):html.index('id="risks"')]
+    for c in out:
+        assert c.info.name.replace("&", "&amp;") in section
+        for reason in c.reasons:
+            assert reason.replace("'", "&#39;") in section
+
+
+def test_write_html_is_atomic_and_checks_the_path(analysed, tmp_path):
+    out = write_html(analysed, tmp_path / "r.html", lang="zh")
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
+    with pytest.raises(TcoError, match="does not exist"):
+        write_html(analysed, tmp_path / "missing" / "r.html")
+    with pytest.raises(TcoError, match="language"):
+        render_html(analysed, "fr")

@@ -1,0 +1,114 @@
+"""The report as PDF: paper size, page layout and numbering, the headline figures in its text,
+and Chinese text set in a CJK font."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+from report_support import add_analyses, require_chromium, require_program, require_weasyprint
+
+from tco.engine import compute
+from tco.exporters.fmt import money
+from tco.exporters.html import write_pdf
+from tco.exporters.i18n import Strings
+from tco.scenario import load_scenario
+
+A4_PT = (595.28, 841.89)
+LETTER_PT = (612.0, 792.0)
+
+
+@pytest.fixture(scope="module")
+def result(catalog):
+    return add_analyses(compute(load_scenario(), catalog))
+
+
+@pytest.fixture(scope="module")
+def en_pdf(result, tmp_path_factory):
+    require_weasyprint()
+    return write_pdf(result, tmp_path_factory.mktemp("pdf") / "report.pdf", lang="en")
+
+
+def page_texts(path) -> list[str]:
+    from pypdf import PdfReader
+
+    return [re.sub(r"\s+", " ", p.extract_text() or "") for p in PdfReader(str(path)).pages]
+
+
+def page_size(path) -> tuple[float, float]:
+    from pypdf import PdfReader
+
+    box = PdfReader(str(path)).pages[0].mediabox
+    return float(box.width), float(box.height)
+
+
+def test_pages_follow_the_layout(result, en_pdf):
+    """The example's 28 A4 pages, by construction of the print CSS:
+    1 cover and executive summary; 2 comparison table and cost-per-run chart; 3 cash-flow and
+    time-to-train charts; 4 tornado; 5 Monte Carlo chart and table; 6-13 one page per priced
+    candidate (each starts a page and none is split); 14 infeasible candidates and risk flags;
+    15-27 the 210 inputs with their sources; 27-28 methodology and caveats."""
+    pages = page_texts(en_pdf)
+    n = len(pages)
+    for k, text in enumerate(pages, start=1):
+        assert f"Page {k} of {n}" in text  # page numbers in the margin
+    assert "Executive summary" in pages[0] and result.scenario.name in pages[0]
+    assert pages[1].lstrip().startswith("Comparison")
+    priced = [c for c in result.candidates if c.priced]
+    first = next(i for i, t in enumerate(pages) if t.lstrip().startswith("Candidate details"))
+    for i, c in enumerate(priced):
+        text = pages[first + i].lstrip().removeprefix("Candidate details").lstrip()
+        assert text.startswith(c.info.name), (first + i + 1, c.id)
+        assert "Net cash flow" in pages[first + i]  # the whole detail is on its page
+    assert "Risk flags" in pages[first + len(priced)]
+    assumptions = next(i for i, t in enumerate(pages) if t.lstrip().startswith("Assumptions"))
+    assert assumptions == first + len(priced) + 1
+    assert "Caveats" in pages[-1]
+    assert n == 28
+
+
+def test_headline_figures_are_in_the_pdf_text(result, en_pdf):
+    text = " ".join(page_texts(en_pdf))
+    rec = result.recommended
+    assert rec is not None
+    for figure in (money(rec.values["npv_tco"], "USD"), money(rec.job["cost_per_job"], "USD"),
+                   f"{rec.job['wall_days']:.1f} days", money(rec.values["cost_per_gpu_hour"], "USD")):
+        assert figure in text
+    assert f"Recommendation: buy {rec.info.name}" in text
+    assert page_size(en_pdf) == pytest.approx(A4_PT, abs=0.5)
+
+
+def test_letter_paper(result, tmp_path):
+    require_weasyprint()
+    path = write_pdf(result, tmp_path / "letter.pdf", lang="en", paper="letter")
+    assert page_size(path) == pytest.approx(LETTER_PT, abs=0.5)
+    pages = page_texts(path)
+    assert all(f"Page {k} of {len(pages)}" in t for k, t in enumerate(pages, start=1))
+
+
+def test_chinese_pdf_uses_a_cjk_font(result, tmp_path):
+    require_weasyprint()
+    pdffonts = require_program("pdffonts")
+    pdftotext = require_program("pdftotext")
+    path = write_pdf(result, tmp_path / "report.zh.pdf", lang="zh")
+    fonts = subprocess.run([pdffonts, str(path)], capture_output=True, text=True, check=True)
+    assert re.search(r"Noto-?Sans-?CJK-?SC", fonts.stdout), fonts.stdout
+    text = subprocess.run([pdftotext, str(path), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    zh = Strings("zh")
+    for key in ("h_summary", "h_comparison", "h_cost_per_job", "h_candidates", "h_assumptions",
+                "h_methodology", "h_caveats"):
+        assert zh(key) in text, key
+    assert re.search(r"第 1 页，共 \d+ 页", text)
+
+
+def test_chromium_prints_the_same_report(result, tmp_path):
+    require_chromium()
+    path = write_pdf(result, tmp_path / "chromium.pdf", lang="en", engine="chromium")
+    pages = page_texts(path)
+    assert all(f"Page {k} of {len(pages)}" in t for k, t in enumerate(pages, start=1))
+    rec = result.recommended
+    assert rec is not None
+    assert money(rec.values["npv_tco"], "USD") in " ".join(pages)
+    assert page_size(path) == pytest.approx(A4_PT, abs=0.5)
