@@ -1,7 +1,18 @@
-"""Safe YAML reading with line numbers for error messages, and guards against hostile files."""
+"""Safe YAML reading with line numbers for error messages, and guards against hostile files.
+
+Guards: files over MAX_FILE_BYTES are refused before parsing; more than MAX_ALIASES aliases, or
+a document whose aliases expand to more than MAX_EXPANDED_NODES nodes (a "billion laughs"
+file), is refused after composing and before anything walks the data; tags that would build
+Python objects (`!!python/object`) are refused (SafeLoader builds plain data only).
+
+Numbers: YAML 1.1 (PyYAML's default) reads `70e9` and `1.5e3` as strings because it wants a
+dot and a signed exponent. Every number in a scenario or quote file is a plain float, so the
+loader also reads YAML 1.2 floats (`70e9`, `1e-3`, `1.5E3`) as numbers.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +22,9 @@ from .errors import TcoError
 
 MAX_FILE_BYTES = 5_000_000
 MAX_ALIASES = 100
+MAX_EXPANDED_NODES = 100_000  # the shipped catalog's largest file has about 2,300 nodes
+
+_YAML12_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$")
 
 
 class _LineLoader(yaml.SafeLoader):
@@ -31,6 +45,27 @@ class _LineLoader(yaml.SafeLoader):
                     "refusing a file that may expand without bound"
                 )
         return super().compose_node(parent, index)
+
+
+_LineLoader.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT,
+                                  list("-+0123456789."))
+
+
+def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
+    """How many nodes the document has once every alias is expanded (linear time: memoized)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = 1  # a node that contains itself counts once (SafeLoader refuses those anyway)
+    total = 1
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            total += _expanded_size(k, memo) + _expanded_size(v, memo)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            total += _expanded_size(item, memo)
+    memo[key] = total
+    return total
 
 
 def _record_lines(node: yaml.Node, path: tuple[str, ...], lines: dict[tuple[str, ...], int]) -> None:
@@ -96,7 +131,23 @@ def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError) -> Ya
         node = loader.get_single_node()
         if node is None:
             return YamlDoc(None, {}, file)
+        expanded = _expanded_size(node, {})
+        if expanded > MAX_EXPANDED_NODES:
+            raise error(
+                f"the YAML expands to {expanded:,} values through aliases (limit "
+                f"{MAX_EXPANDED_NODES:,}); refusing a file that may expand without bound",
+                file=file,
+            )
         data = loader.construct_document(node)
+    except yaml.constructor.ConstructorError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        found = re.search(r"tag '([^']+)'", str(exc.problem or ""))
+        what = found.group(1).replace("tag:yaml.org,2002:", "!!") if found else "(unknown)"
+        raise error(
+            f"YAML tag {what} is not allowed; expected plain data (mappings, lists, numbers, "
+            "text)", file=file, line=line,
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
