@@ -80,9 +80,11 @@ def _record_lines(node: yaml.Node, path: tuple[str, ...], lines: dict[tuple[str,
             # Lists of records are addressed by their id where they have one.
             ident = str(i)
             if isinstance(item, yaml.MappingNode):
-                for key, value in item.value:
-                    if key.value in ("id", "card") and isinstance(value, yaml.ScalarNode):
-                        ident = str(value.value)
+                keys = {k.value: v for k, v in item.value if isinstance(v, yaml.ScalarNode)}
+                # `id` names a record; `card` only where there is no id (cloud prices)
+                named = keys.get("id", keys.get("card"))
+                if named is not None:
+                    ident = str(named.value)
             lines[path + (str(i),)] = item.start_mark.line + 1
             lines[path + (ident,)] = item.start_mark.line + 1
             _record_lines(item, path + (ident,), lines)
