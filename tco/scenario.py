@@ -23,7 +23,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from .catalog import PRECISIONS, Catalog, Figure
-from .errors import ScenarioError, did_you_mean
+from .errors import ScenarioError, UnknownId, did_you_mean
 from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
@@ -377,18 +377,10 @@ def _check(value: float, spec: InputSpec, path: str, loaded: Loaded, fx: float,
     if spec.money:
         lo, hi = lo * fx, hi * fx
     if not (lo <= v <= hi):
-        raise loaded.error(range_message(v, lo, hi, spec, unit), origin_path)
+        raise loaded.error(spec.out_of_range(v, lo, hi, unit), origin_path)
     if spec.integer and v != int(v):
         raise loaded.error(f"expected a whole number, found {v:g}", origin_path)
     return v
-
-
-def range_message(v: float, lo: float, hi: float, spec: InputSpec, unit: str) -> str:
-    """'found 12, outside the plausible range ...; expected ...': says which unit is meant."""
-    shown = "" if unit == "fraction" else f" {unit}"
-    hint = f"; expected {spec.hint}" if spec.hint else ""
-    return (f"found {v:g}, outside the plausible range {lo:g} to {hi:g}{shown} for "
-            f"{spec.label[0].lower() + spec.label[1:]}{hint}")
 
 
 def _fig_input(path: str, fig: Figure, spec: InputSpec, scale: float = 1.0,
@@ -462,7 +454,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     # facility
     try:
         region = catalog.region(sc.facility.region)
-    except Exception as exc:
+    except UnknownId as exc:
         raise loaded.error(str(exc), ["facility", "region"]) from None
     region_fx = fx / catalog.usd_to(region.currency)
     conv = "" if region.currency == sc.currency else (
@@ -510,11 +502,11 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         base = ["candidates", c.id]
         try:
             card = catalog.card(c.card)
-        except Exception as exc:
+        except UnknownId as exc:
             raise loaded.error(str(exc), base + ["card"]) from None
         try:
             platform = catalog.platform(c.platform or card.default_platform)
-        except Exception as exc:
+        except UnknownId as exc:
             raise loaded.error(str(exc), base + ["platform"]) from None
         if card.id not in platform.cards:
             raise loaded.error(
@@ -522,7 +514,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
                 f"{', '.join(platform.cards)})", base + ["platform"])
         try:
             stack = catalog.stack(c.stack or card.stack)
-        except Exception as exc:
+        except UnknownId as exc:
             raise loaded.error(str(exc), base + ["stack"]) from None
         cooling = catalog.cooling_option(c.cooling or platform.default_cooling)
         price = catalog.card_prices[card.id]
