@@ -107,7 +107,8 @@ class YamlDoc:
         return None
 
 
-def read_text(path: Path, error: type[TcoError] = TcoError) -> str:
+def check_readable(path: Path, error: type[TcoError] = TcoError) -> None:
+    """An input file exists, is a file, and is within MAX_FILE_BYTES."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -118,7 +119,14 @@ def read_text(path: Path, error: type[TcoError] = TcoError) -> str:
         raise error("is a directory, expected a file", file=str(path))
     if size > MAX_FILE_BYTES:
         raise error(f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}", file=str(path))
-    raw = path.read_bytes()
+
+
+def read_text(path: Path, error: type[TcoError] = TcoError) -> str:
+    check_readable(path, error)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror}", file=str(path)) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
