@@ -143,7 +143,7 @@ def test_read_only_directory_via_chattr(tmp_path: Path) -> None:
     chattr = shutil.which("chattr")
     locked = tmp_path / "locked"
     locked.mkdir()
-    if chattr is None or subprocess.run([chattr, "+i", str(locked)],
+    if chattr is None or subprocess.run([chattr, "+i", str(locked)], check=False,
                                         capture_output=True).returncode != 0:
         pytest.skip("chattr +i is not available on this filesystem")
     try:
@@ -173,7 +173,7 @@ def test_through_a_real_process(runner: str, case_id: str, tmp_path: Path) -> No
     """The console script and `python -m tco` behave as CliRunner does: no traceback, exit 2."""
     p = Prepared(BY_ID[case_id], tmp_path)
     cmd = [sys.executable, "-m", "tco"] if runner == "module" else [_tco_script()]
-    proc = subprocess.run(cmd + p.args, cwd=CORPUS, capture_output=True, text=True,
+    proc = subprocess.run(cmd + p.args, cwd=CORPUS, capture_output=True, text=True, check=False,
                           env={**os.environ, "PYTHONWARNINGS": "ignore"}, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
