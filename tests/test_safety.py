@@ -11,6 +11,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Self
 
 import pandas as pd
 import pytest
@@ -65,7 +66,7 @@ def test_failure_half_way_through_the_write(previous: Path, monkeypatch: pytest.
         def __init__(self, fh: io.BufferedWriter) -> None:
             self.fh = fh
 
-        def __enter__(self) -> HalfFull:
+        def __enter__(self) -> Self:
             return self
 
         def __exit__(self, *exc: object) -> None:
@@ -160,7 +161,7 @@ def test_csv_never_starts_a_text_cell_with_a_formula(tmp_path: Path) -> None:
     assert by_id["b200"]["name"] == "'-2+3"
     assert by_id["b200"]["notes"] == "'\t=1+1"
     for row in rows:
-        for column, cell in row.items():
+        for cell in row.values():
             if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
                 float(cell)  # only a number may start with a sign; anything else is a leak
 
