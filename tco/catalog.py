@@ -12,15 +12,17 @@ import hashlib
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import CatalogError, UnknownId, did_you_mean
+from .inputs import ASSUMPTION_INPUTS, CANDIDATE_INPUTS, FACILITY_INPUTS, InputSpec
 from .resources import pricing_dir
-from .yamlio import YamlDoc, load_yaml, read_text
+from .yamlio import YamlDoc, check_readable, load_yaml, read_text
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8")
 STACK_IDS = ("cuda", "rocm", "synapseai", "cann")
@@ -33,6 +35,9 @@ CATALOG_FILES = (
     "cloud.yaml",
     "assumptions.yaml",
 )
+
+
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
 class Figure(BaseModel):
@@ -53,13 +58,17 @@ class Figure(BaseModel):
     @field_validator("as_of", mode="before")
     @classmethod
     def _date_text(cls, v: Any) -> str:
-        return str(v)
+        text = "" if v is None else str(v).strip()
+        if not _DATE.match(text):
+            raise ValueError(f"found {text!r}; expected a date such as 2025-07 or 2025-07-16")
+        return text
 
     @model_validator(mode="after")
     def _shape(self) -> Figure:
         nums = [x for x in (self.value, self.low, self.typical, self.high) if x is not None]
-        if any(not math.isfinite(x) for x in nums):
-            raise ValueError("figures must be finite numbers")
+        bad = [x for x in nums if not math.isfinite(x)]
+        if bad:
+            raise ValueError(f"found {bad[0]}; expected a finite number")
         if self.value is None:
             if None in (self.low, self.typical, self.high):
                 raise ValueError("give either value, or all of low, typical and high")
@@ -249,6 +258,91 @@ class Catalog(_Record):
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
+# --- plausibility: the same ranges as the inputs they feed (tco/inputs.py) ----------------
+
+_C = CANDIDATE_INPUTS
+_FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
+    **{("accelerators", f"peak_tflops_{p}"): _C[f"peak_tflops_{p}"] for p in PRECISIONS},
+    **{("accelerators", k): _C[k] for k in ("memory_gb", "scaleup_bandwidth_bidir_gb_per_s",
+                                             "scaleup_domain_cards", "tdp_w", "mfu")},
+    ("accelerators", "memory_bandwidth_gb_per_s"): InputSpec(
+        "memory_bandwidth_gb_per_s", "GB/s", "Memory bandwidth", 10, 1e5,
+        "GB/s (gigabytes per second); 3.35 TB/s is 3350"),
+    ("card_prices", "price_usd"): _C["card_price"],
+    ("card_prices", "lead_time_weeks"): _C["lead_time_weeks"],
+    ("platforms", "cards_per_node"): _C["cards_per_node"],
+    ("platforms", "node_price_usd"): _C["node_price"],
+    ("platforms", "node_power_w"): _C["node_power_w"],
+    ("platforms", "scaleout_bandwidth_gb_per_s"): _C["scaleout_bandwidth_gb_per_s"],
+    ("platforms", "network_cost_per_card_usd"): _C["network_cost_per_card"],
+    ("cooling", "pue"): _C["pue"],
+    ("cooling", "capex_per_kw_usd"): _C["cooling_capex_per_kw"],
+    **{("regions", k): spec for k, spec in FACILITY_INPUTS.items()},
+    ("stacks", "efficiency_vs_cuda"): _C["stack_efficiency"],
+    **{("stacks", f"porting_engineer_months_{c}"): _C["porting_engineer_months"]
+       for c in ("simple", "moderate", "complex")},
+    ("stacks", "maintenance_engineer_months_per_year"): _C["maintenance_engineer_months_per_year"],
+    ("stacks", "licence_per_card_year_usd"): _C["licence_per_card_year"],
+    ("cloud_prices", "on_demand_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
+    ("cloud_prices", "committed_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
+    **{("assumptions", k): spec for k, spec in ASSUMPTION_INPUTS.items()},
+}
+_EXCHANGE_SPEC = InputSpec("exchange_rate", "per USD", "Units of the currency per US dollar",
+                           1e-3, 1e5, "units of the currency for one US dollar, e.g. 7.2 CNY")
+
+
+class _Where:
+    """The file and line that gave a catalog record or field, for error messages."""
+
+    def __init__(self, docs: dict[str, YamlDoc], origin: dict[tuple[str, ...], str]) -> None:
+        self.docs = docs
+        self.origin = origin
+
+    def __call__(self, section: str, ident: str, *rest: str) -> dict[str, Any]:
+        file = (self.origin.get((section, ident, rest[0])) if rest else None) or \
+            self.origin.get((section, ident)) or "catalog"
+        doc = self.docs.get(file)
+        line = doc.line_of([section, ident, *rest]) if doc else None
+        return {"file": file, "line": line}
+
+
+def _check_plausible(cat: Catalog, where: _Where) -> None:
+    """Every figure inside the plausible range of the input it feeds (catches wrong units)."""
+    checks: list[tuple[str, str, str, Figure, InputSpec, str, float]] = []
+    for key, fig in cat.exchange_rates.items():
+        checks.append(("exchange_rates", key, "", fig, _EXCHANGE_SPEC, f"{key} per USD", 1.0))
+    for section, ident, field, fig in iter_figures(cat):
+        spec = _FIGURE_SPECS.get((section, field))
+        if spec is None or section == "exchange_rates":
+            continue
+        currency = cat.regions[ident].currency if section == "regions" else "USD"
+        fx = cat.usd_to(currency) if spec.money else 1.0
+        unit = spec.unit.replace("money", currency)
+        if section in _MAP_SECTIONS:
+            ident, field = field, ""
+        checks.append((section, ident, field, fig, spec, unit, fx))
+    for section, ident, field, fig, spec, unit, fx in checks:
+        lo, hi = spec.lo * fx, spec.hi * fx
+        for part in ("value", "low", "typical", "high"):
+            v = getattr(fig, part)
+            if v is not None and not lo <= v <= hi:
+                path = [x for x in (field, part) if x]
+                raise CatalogError(spec.out_of_range(v, lo, hi, unit),
+                                   field=".".join([section, ident, *path]),
+                                   **where(section, ident, *path))
+
+
+def _check_keys(raw: dict[str, dict[str, Any]], where: _Where) -> None:
+    """Mapping sections take known keys only: an unknown one is a typo, not a new figure."""
+    currencies = [c for c in get_args(Region.model_fields["currency"].annotation) if c != "USD"]
+    for section, known in (("assumptions", list(ASSUMPTION_INPUTS)),
+                           ("exchange_rates", currencies)):
+        for key in raw.get(section, {}):
+            if key not in known:
+                raise CatalogError(f"unknown key '{key}'{did_you_mean(key, known)}",
+                                   field=f"{section}.{key}", **where(section, key))
+
+
 # --- loading --------------------------------------------------------------------------------
 
 _LIST_SECTIONS = {
@@ -303,7 +397,9 @@ def _merge_raw(raw: dict[str, dict[str, dict[str, Any]]], doc: YamlDoc, partial:
 
 
 def _validate(raw: dict[str, dict[str, dict[str, Any]]], docs: dict[str, YamlDoc],
-              origin: dict[tuple[str, str], str]) -> Catalog:
+              origin: dict[tuple[str, ...], str]) -> Catalog:
+    where = _Where(docs, origin)
+    _check_keys(raw, where)
     built: dict[str, Any] = {}
     for section, (_key, model) in _LIST_SECTIONS.items():
         built[section] = {}
@@ -311,143 +407,206 @@ def _validate(raw: dict[str, dict[str, dict[str, Any]]], docs: dict[str, YamlDoc
             try:
                 built[section][ident] = model.model_validate(rec)
             except ValidationError as exc:
-                err = exc.errors()[0]
+                err = _first_error(exc)
                 loc = [str(x) for x in err["loc"]]
-                file = origin.get((section, ident), "catalog")
-                doc = docs.get(file)
-                line = doc.line_of([section, ident, *loc]) if doc else None
-                raise CatalogError(
-                    _pydantic_message(err), file=file,
-                    field=".".join([section, ident, *loc]), line=line,
-                ) from None
+                raise CatalogError(_pydantic_message(err, loc, model),
+                                   field=".".join([section, ident, *loc]),
+                                   **where(section, ident, *loc)) from None
     for section in _MAP_SECTIONS:
         built[section] = {}
         for key, fig in raw.get(section, {}).items():
             try:
                 built[section][key] = Figure.model_validate(fig)
             except ValidationError as exc:
-                err = exc.errors()[0]
-                file = origin.get((section, key), "catalog")
-                doc = docs.get(file)
+                err = _first_error(exc)
                 loc = [str(x) for x in err["loc"]]
-                raise CatalogError(
-                    _pydantic_message(err), file=file, field=".".join([section, key, *loc]),
-                    line=doc.line_of([section, key, *loc]) if doc else None,
-                ) from None
+                raise CatalogError(_pydantic_message(err, loc, Figure),
+                                   field=".".join([section, key, *loc]),
+                                   **where(section, key, *loc)) from None
     catalog = Catalog(**built, sources=list(docs))
-    _check_references(catalog)
+    _check_references(catalog, where)
+    _check_plausible(catalog, where)
     return catalog
 
 
-def _pydantic_message(err: dict[str, Any]) -> str:
+def _first_error(exc: ValidationError) -> Any:
+    # A typo also causes a 'missing' error for the intended field: report the typo.
+    errors = exc.errors()
+    return next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
+
+
+def _pydantic_message(err: Any, loc: list[str], model: type[BaseModel]) -> str:
     kind = err.get("type", "")
+    found = err.get("input")
     if kind == "extra_forbidden":
-        return "unknown field (typo?)"
+        for part in loc[:-1]:  # the model that owns the unknown key
+            ann = getattr(model, "model_fields", {}).get(part)
+            args = getattr(ann.annotation, "__args__", ()) if ann else ()
+            model = next((a for a in (getattr(ann, "annotation", None), *args)
+                          if isinstance(a, type) and issubclass(a, BaseModel)), BaseModel)
+        return f"unknown field '{loc[-1]}'{did_you_mean(loc[-1], model.model_fields)}"
     if kind == "missing":
         return "required field is missing"
-    msg = str(err.get("msg", "invalid"))
-    return msg.removeprefix("Value error, ")
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    if kind.startswith(("float", "int")):
+        return f"expected a number, found {found!r}"
+    if kind == "string_too_short" and loc and loc[-1] == "source":
+        return f"found {found!r}; expected a source: who said so, where (a URL) and when"
+    if msg.startswith("Input should be"):
+        shown = "a mapping" if isinstance(found, dict) else "a list" if isinstance(
+            found, list) else repr(found)
+        return f"found {shown}; " + msg.replace("Input should be", "expected", 1)
+    return msg
 
 
-def _check_references(cat: Catalog) -> None:
+def _check_references(cat: Catalog, where: _Where) -> None:
+    def fail(message: str, section: str, ident: str, *field: str) -> CatalogError:
+        return CatalogError(message, field=".".join([section, ident, *field]),
+                            **where(section, ident, *field))
+
     for card in cat.accelerators.values():
         if card.id not in cat.card_prices:
-            raise CatalogError(f"card '{card.id}' has no price record", field="card_prices")
+            raise fail(f"card '{card.id}' has no price record in card_prices",
+                       "accelerators", card.id)
         plat = cat.platforms.get(card.default_platform)
         if plat is None:
-            raise CatalogError(
-                f"card '{card.id}' names platform '{card.default_platform}', which does not exist"
-                f"{did_you_mean(card.default_platform, cat.platforms)}",
-                field=f"accelerators.{card.id}.default_platform",
-            )
+            raise fail(f"platform '{card.default_platform}' does not exist"
+                       f"{did_you_mean(card.default_platform, cat.platforms)}",
+                       "accelerators", card.id, "default_platform")
         if card.stack not in cat.stacks:
-            raise CatalogError(f"card '{card.id}' names unknown stack '{card.stack}'",
-                               field=f"accelerators.{card.id}.stack")
+            raise fail(f"unknown stack '{card.stack}'{did_you_mean(card.stack, cat.stacks)}",
+                       "accelerators", card.id, "stack")
     for plat in cat.platforms.values():
         for cid in plat.cards:
             if cid not in cat.accelerators:
-                raise CatalogError(
-                    f"platform '{plat.id}' lists unknown card '{cid}'"
-                    f"{did_you_mean(cid, cat.accelerators)}",
-                    field=f"platforms.{plat.id}.cards",
-                )
+                raise fail(f"unknown card '{cid}'{did_you_mean(cid, cat.accelerators)}",
+                           "platforms", plat.id, "cards")
         if plat.default_cooling not in cat.cooling:
-            raise CatalogError(f"platform '{plat.id}' names unknown cooling",
-                               field=f"platforms.{plat.id}.default_cooling")
-    for cid in cat.card_prices:
-        if cid not in cat.accelerators:
-            raise CatalogError(f"price for unknown card '{cid}'", field="card_prices")
-    for cid in cat.cloud_prices:
-        if cid not in cat.accelerators:
-            raise CatalogError(f"cloud price for unknown card '{cid}'", field="cloud_prices")
+            raise fail(f"unknown cooling '{plat.default_cooling}'"
+                       f"{did_you_mean(plat.default_cooling, cat.cooling)}",
+                       "platforms", plat.id, "default_cooling")
+    for section, records in (("card_prices", cat.card_prices), ("cloud_prices", cat.cloud_prices)):
+        for cid in records:
+            if cid not in cat.accelerators:
+                raise fail(f"price for unknown card '{cid}'{did_you_mean(cid, cat.accelerators)}",
+                           section, cid)
 
 
 # --- quote files: YAML, or a sheet of rows (id, field, value, source, as_of) -----------------
 
 _SHEET_COLUMNS = ("id", "field", "value", "source", "as_of")
+_SHEET_OPTIONAL = ("low", "high", "note")
+
+Row = tuple[int, dict[str, str]]  # (line or sheet row number, cells by column name)
 
 
-def _rows_from_csv(text: str) -> list[dict[str, str]]:
-    return [
-        {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
-        for row in csv.DictReader(io.StringIO(text))
-    ]
+def _rows_from_csv(text: str) -> tuple[list[str], list[Row]]:
+    reader = csv.reader(io.StringIO(text))
+    header: list[str] | None = None
+    rows: list[Row] = []
+    for cells in reader:
+        if not any(c.strip() for c in cells):
+            continue
+        if header is None:
+            header = [c.strip().lower() for c in cells]
+            continue
+        rows.append((reader.line_num, _cells(header, cells)))
+    return header or [], rows
 
 
-def _rows_from_xlsx(path: Path) -> list[dict[str, str]]:
+def _rows_from_xlsx(path: Path) -> tuple[list[str], list[Row]]:
     from openpyxl import load_workbook  # only needed for xlsx quotes
 
     try:
         wb = load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises many kinds for a damaged file
+        ws = wb.worksheets[0]
+        table = list(ws.iter_rows(values_only=True))
+        wb.close()
+    except Exception as exc:  # noqa: BLE001  (openpyxl raises many kinds for a damaged file)
         raise CatalogError(f"cannot read as xlsx: {exc}", file=str(path)) from None
-    ws = wb.worksheets[0]
-    rows = list(ws.iter_rows(values_only=True))
-    wb.close()
+    header: list[str] | None = None
+    rows: list[Row] = []
+    for n, r in enumerate(table, start=1):
+        cells = ["" if v is None else str(v) for v in r]
+        if not any(c.strip() for c in cells):
+            continue
+        if header is None:
+            header = [c.strip().lower() for c in cells]
+            continue
+        rows.append((n, _cells(header, cells)))
+    return header or [], rows
+
+
+def _cells(header: list[str], cells: list[str]) -> dict[str, str]:
+    out = {h: (c or "").strip() for h, c in zip(header, cells)}
+    extra = [c for c in cells[len(header):] if c.strip()]
+    if extra:
+        out[""] = extra[0]  # a cell beyond the last named column
+    return out
+
+
+def _figure_fields(model: type[BaseModel]) -> list[str]:
+    return [name for name, f in model.model_fields.items()
+            if Figure in (f.annotation, *getattr(f.annotation, "__args__", ()))]
+
+
+def _check_header(header: list[str], file: str) -> None:
+    expected = (f"expected columns {', '.join(_SHEET_COLUMNS)} "
+                f"(optional: {', '.join(_SHEET_OPTIONAL)})")
+    if not header:
+        raise CatalogError(f"empty quote file; {expected}", file=file)
+    missing = [c for c in _SHEET_COLUMNS if c not in header]
+    if missing:
+        raise CatalogError(f"missing column(s) {', '.join(missing)}; {expected}", file=file,
+                           line=1)
+    allowed = _SHEET_COLUMNS + _SHEET_OPTIONAL
+    for col in header:
+        if col and col not in allowed:
+            hint = did_you_mean(col, allowed, list_up_to=0)
+            raise CatalogError(f"unknown column '{col}'{hint}; {expected}", file=file, line=1)
+
+
+def _sheet_to_raw(header: list[str], rows: list[Row], file: str,
+                  cat_raw: dict[str, dict[str, Any]]) -> YamlDoc:
+    """Turn quote rows into a partial catalog document. The id and field say where it goes;
+    each path's line is the row it came from."""
+    _check_header(header, file)
     if not rows:
-        return []
-    header = [str(h or "").strip().lower() for h in rows[0]]
-    return [
-        {h: ("" if v is None else str(v)).strip() for h, v in zip(header, r)} for r in rows[1:]
-        if any(v is not None for v in r)
-    ]
-
-
-def _sheet_to_raw(rows: list[dict[str, str]], file: str, cat_raw: dict[str, dict[str, Any]]) -> dict[str, list[Any] | dict[str, Any]]:
-    """Turn quote rows into a partial catalog document. The id and field say where it goes."""
-    if rows:
-        missing = [c for c in _SHEET_COLUMNS if c not in rows[0]]
-        if missing:
-            raise CatalogError(
-                f"missing column(s) {', '.join(missing)}; expected columns "
-                f"{', '.join(_SHEET_COLUMNS)} (optional: low, high, note)", file=file,
-            )
+        raise CatalogError("no quote rows below the header", file=file, line=1)
     out: dict[str, Any] = {}
-    for n, row in enumerate(rows, start=2):
+    lines: dict[tuple[str, ...], int] = {}
+    for n, row in rows:
         ident, field = row["id"], row["field"]
-        where = f"row {n}"
+        if row.get(""):
+            raise CatalogError(f"cell '{row['']}' is beyond the named columns", file=file,
+                               line=n)
         section = _section_for(ident, field, cat_raw)
         if section is None:
-            every = [i for s in _LIST_SECTIONS for i in cat_raw.get(s, {})]
-            every += list(_MAP_SECTIONS)
-            raise CatalogError(
-                f"no catalog record '{ident}' with a field '{field}'{did_you_mean(ident, every)}",
-                file=file, field=where,
-            )
+            raise CatalogError(_no_record_message(ident, field, cat_raw), file=file, line=n,
+                               field=f"{ident}.{field}")
         fig: dict[str, Any] = {"source": row["source"], "as_of": row["as_of"]}
-        try:
-            if row.get("low") or row.get("high"):
-                fig.update(low=float(row.get("low") or row["value"]), typical=float(row["value"]),
-                           high=float(row.get("high") or row["value"]))
-            else:
-                fig["value"] = float(row["value"])
-        except ValueError:
-            raise CatalogError(f"value '{row['value']}' is not a number", file=file,
-                               field=f"{where} ({ident}.{field})") from None
+        cells = [("value", row["value"]), ("low", row.get("low")), ("high", row.get("high"))]
+        nums: dict[str, float] = {}
+        for col, text in cells:
+            if text:
+                try:
+                    nums[col] = float(text)
+                except ValueError:
+                    raise CatalogError(f"{col} '{text}' is not a number", file=file, line=n,
+                                       field=f"{ident}.{field}") from None
+        if "value" not in nums:
+            raise CatalogError("value is empty; expected a number", file=file, line=n,
+                               field=f"{ident}.{field}")
+        if "low" in nums or "high" in nums:
+            fig.update(low=nums.get("low", nums["value"]), typical=nums["value"],
+                       high=nums.get("high", nums["value"]))
+        else:
+            fig["value"] = nums["value"]
         if row.get("note"):
             fig["note"] = row["note"]
         if section in _MAP_SECTIONS:
             out.setdefault(section, {})[field] = fig
+            lines[(section, field)] = n
         else:
             key_field = _LIST_SECTIONS[section][0]
             recs = out.setdefault(section, [])
@@ -455,17 +614,29 @@ def _sheet_to_raw(rows: list[dict[str, str]], file: str, cat_raw: dict[str, dict
             if rec is None:
                 rec = {key_field: ident}
                 recs.append(rec)
+                lines[(section, ident)] = n
             rec[field] = fig
-    return out
+            lines[(section, ident, field)] = n
+    return YamlDoc(out, lines, file)
 
 
 def _section_for(ident: str, field: str, cat_raw: dict[str, dict[str, Any]]) -> str | None:
     if ident in _MAP_SECTIONS:
         return ident
     for section, (_key, model) in _LIST_SECTIONS.items():
-        if ident in cat_raw.get(section, {}) and field in model.model_fields:
+        if ident in cat_raw.get(section, {}) and field in _figure_fields(model):
             return section
     return None
+
+
+def _no_record_message(ident: str, field: str, cat_raw: dict[str, dict[str, Any]]) -> str:
+    sections = [s for s in _LIST_SECTIONS if ident in cat_raw.get(s, {})]
+    if sections:
+        fields = [f for s in sections for f in _figure_fields(_LIST_SECTIONS[s][1])]
+        return (f"'{ident}' has no figure '{field}'{did_you_mean(field, fields)}; a quote sets "
+                "one sourced number (a price, a spec), not a name or a list")
+    every = [i for s in _LIST_SECTIONS for i in cat_raw.get(s, {})] + list(_MAP_SECTIONS)
+    return f"no catalog record '{ident}'{did_you_mean(ident, every)}"
 
 
 def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) -> Catalog:
@@ -473,7 +644,7 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
     base = base or pricing_dir()
     raw: dict[str, dict[str, Any]] = {}
     docs: dict[str, YamlDoc] = {}
-    origin: dict[tuple[str, str], str] = {}
+    origin: dict[tuple[str, ...], str] = {}  # (section, id[, field]) -> the file that set it
 
     def note_origin(doc_data: Any, file: str) -> None:
         if not isinstance(doc_data, dict):
@@ -486,7 +657,10 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
                 key_field = _LIST_SECTIONS[section][0]
                 for rec in body:
                     if isinstance(rec, dict) and key_field in rec:
-                        origin[(section, str(rec[key_field]))] = file
+                        ident = str(rec[key_field])
+                        origin.setdefault((section, ident), file)
+                        for field in rec:
+                            origin[(section, ident, str(field))] = file
 
     for name in CATALOG_FILES:
         path = base / name
@@ -499,13 +673,14 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
         suffix = path.suffix.lower()
         if suffix in (".yaml", ".yml"):
             doc = load_yaml(path, CatalogError)
+            if not doc.data:
+                raise CatalogError("empty quote file; expected catalog sections such as "
+                                   "card_prices", file=str(path))
         elif suffix == ".csv":
-            rows = _rows_from_csv(read_text(path, CatalogError))
-            doc = YamlDoc(_sheet_to_raw(rows, str(path), raw), {}, str(path))
+            doc = _sheet_to_raw(*_rows_from_csv(read_text(path, CatalogError)), str(path), raw)
         elif suffix == ".xlsx":
-            if not path.exists():
-                raise CatalogError("file not found", file=str(path))
-            doc = YamlDoc(_sheet_to_raw(_rows_from_xlsx(path), str(path), raw), {}, str(path))
+            check_readable(path, CatalogError)
+            doc = _sheet_to_raw(*_rows_from_xlsx(path), str(path), raw)
         else:
             raise CatalogError(
                 f"unsupported quote file type '{suffix or '(none)'}'; expected .yaml, .csv or .xlsx",

@@ -43,11 +43,16 @@ class OutputError(TcoError):
     """An output file cannot be written."""
 
 
-def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> str:
-    """' (did you mean: a, b?)' for the closest choices, or '' when nothing is close."""
-    choices = list(choices)
+def did_you_mean(word: str, choices: Iterable[str], n: int = 3, list_up_to: int = 12) -> str:
+    """' (did you mean: a, b?)' for the closest choices; when nothing is close and there are
+    few choices, ' (expected one of: a, b, c)'; otherwise ''."""
+    choices = list(dict.fromkeys(str(c) for c in choices))
     close = difflib.get_close_matches(word, choices, n=n, cutoff=0.5)
     if not close:
         lowered = [c for c in choices if word.lower() in c.lower() or c.lower() in word.lower()]
         close = lowered[:n]
-    return f" (did you mean: {', '.join(close)}?)" if close else ""
+    if close:
+        return f" (did you mean: {', '.join(close)}?)"
+    if 0 < len(choices) <= list_up_to:
+        return f" (expected one of: {', '.join(choices)})"
+    return ""

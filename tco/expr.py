@@ -255,8 +255,13 @@ class Func(Expr):
                 np.trunc(x + np.sign(x) * 1e-9)
             )
         if n == "PMT":  # PMT(rate, nper, pv): negative for a positive loan, as in Excel
+            rate, nper, pv = (np.asarray(v, dtype=float) for v in vals)
+            # -pv * r (1+r)^n / ((1+r)^n - 1), with (1+r)^n - 1 = expm1(n log1p r): exact for
+            # tiny rates, where numpy-financial's pmt loses every digit (1e-17 gives -inf/nan)
+            growth = np.expm1(nper * np.log1p(rate))
             with np.errstate(divide="ignore", invalid="ignore"):
-                out = npf.pmt(*vals)
+                per_rate = np.where(rate == 0, nper, growth / np.where(rate == 0, 1.0, rate))
+                out = -pv * (growth + 1.0) / per_rate
             return out if _is_array(vals) else float(out)
         raise AssertionError(n)  # unreachable: names are checked in __post_init__
 

@@ -29,6 +29,15 @@ class InputSpec:
     structural: bool = False  # changes the model's shape: not varied by sensitivity/Monte Carlo
     fraction: bool = False
 
+    def out_of_range(self, value: float, lo: float, hi: float, unit: str) -> str:
+        """'found 12, outside the plausible range ...; expected ...': says which unit is meant.
+
+        `unit` is `self.unit` with "money" replaced by a currency code."""
+        shown = "" if unit == "fraction" else f" {unit}"
+        hint = f"; expected {self.hint}" if self.hint else ""
+        return (f"found {value:g}, outside the plausible range {lo:g} to {hi:g}{shown} for "
+                f"{self.label[0].lower() + self.label[1:]}{hint}")
+
 
 def _frac(key: str, label: str, lo: float = 0.0, hi: float = 1.0) -> InputSpec:
     return InputSpec(key, "fraction", label, lo, hi,
@@ -43,7 +52,7 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("cards", "cards", "Accelerators in the cluster (excluding spares)", 1, 1e6,
               integer=True),
     _money("card_price", "money/card", "Purchase price per accelerator", 100, 1e6,
-           "the price of one card, not of a server"),
+           "the price of one card in whole currency units (not cents), not of a server"),
     InputSpec("lead_time_weeks", "weeks", "Delivery lead time", 0, 156),
     InputSpec("peak_tflops_fp64", "TFLOPS", "Dense FP64 peak", 0.01, 2e4,
               "TFLOPS (1e12 FLOP/s), not FLOPS"),

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from .catalog import PRECISIONS, Catalog, Figure
-from .errors import ScenarioError, did_you_mean
+from .errors import ScenarioError, UnknownId, did_you_mean
 from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
@@ -32,6 +41,24 @@ from .yamlio import YamlDoc, load_yaml, load_yaml_text
 Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8"]
 
 
+def _not_bool(value: Any) -> Any:
+    # YAML reads yes/no/true/false as booleans, and pydantic would take them as 1 and 0.
+    if isinstance(value, bool):
+        raise PydanticCustomError("not_a_number",
+                                  f"expected a number, found a yes/no value ({value})")
+    return value
+
+
+Num = Annotated[float, BeforeValidator(_not_bool)]
+Whole = Annotated[int, BeforeValidator(_not_bool)]
+
+
+def _field_error(kind: str, message: str, *at: str) -> PydanticCustomError:
+    """A validation error about `at` (path parts below where the validator runs)."""
+    return PydanticCustomError(kind, message.replace("{", "{{").replace("}", "}}"),
+                               {"at": tuple(at)})
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -40,13 +67,13 @@ class Workload(_Strict):
     id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     name: str | None = None
     kind: Literal["pretrain", "finetune"] = "pretrain"
-    params: float
-    active_params: float | None = None
-    tokens: float
+    params: Num
+    active_params: Num | None = None
+    tokens: Num
     precision: Precision = "bf16"
-    runs_per_year: float = 1.0
-    global_batch_tokens: float | None = None
-    seq_len_tokens: float | None = None
+    runs_per_year: Num = 1.0
+    global_batch_tokens: Num | None = None
+    seq_len_tokens: Num | None = None
 
 
 class Candidate(BaseModel):
@@ -60,26 +87,27 @@ class Candidate(BaseModel):
     name: str | None = None
     notes: str | None = None
     vendor: str | None = None
-    cards: int | None = None
-    deadline_days: float | None = None
-    power_cap_kw: float | None = None
+    cards: Whole | None = None
+    deadline_days: Num | None = None
+    power_cap_kw: Num | None = None
     platform: str | None = None
     cooling: Literal["air", "liquid"] | None = None
     stack: str | None = None
 
     @model_validator(mode="after")
     def _one_sizing(self) -> Candidate:
+        # Unknown keys first: a typo of `cards` would otherwise read as 'no size given'.
+        for key in self.model_extra or {}:
+            if key not in CANDIDATE_INPUTS or key == "cards":
+                raise _field_error(
+                    "unknown_field", f"unknown field '{key}'{did_you_mean(key, _CANDIDATE_FIELDS)}",
+                    key)
         given = [k for k in ("cards", "deadline_days", "power_cap_kw") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(
                 "give exactly one of cards, deadline_days or power_cap_kw"
                 + (f" (got {', '.join(given)})" if given else "")
             )
-        for key in self.model_extra or {}:
-            if key not in CANDIDATE_INPUTS or key == "cards":
-                raise ValueError(
-                    f"unknown field '{key}'{did_you_mean(key, _CANDIDATE_FIELDS)}"
-                )
         return self
 
     @property
@@ -93,35 +121,49 @@ _CANDIDATE_FIELDS = list(Candidate.model_fields) + list(CANDIDATE_INPUTS)
 class Facility(_Strict):
     region: str = "us"
     hosting: Literal["colocation", "owned"] = "colocation"
-    electricity_price_per_kwh: float | None = None
-    colocation_price_per_kw_month: float | None = None
-    carbon_kg_per_kwh: float | None = None
+    electricity_price_per_kwh: Num | None = None
+    colocation_price_per_kw_month: Num | None = None
+    carbon_kg_per_kwh: Num | None = None
 
 
 class Finance(_Strict):
-    horizon_years: int = 5
-    discount_rate: float = 0.08
-    depreciation_years: float = 5
-    residual_value_fraction: float = 0.1
+    horizon_years: Whole = 5
+    discount_rate: Num = 0.08
+    depreciation_years: Num = 5
+    residual_value_fraction: Num = 0.1
     purchase: Literal["buy", "finance"] = "buy"
-    financed_fraction: float | None = None
-    loan_rate: float = 0.07
-    loan_term_years: int = 3
+    financed_fraction: Num | None = None
+    loan_rate: Num = 0.07
+    loan_term_years: Whole = 3
 
 
 class Team(_Strict):
-    engineer_cost_per_month: float = 20000
+    engineer_cost_per_month: Num = 20000
     porting_complexity: Literal["simple", "moderate", "complex"] = "moderate"
-    familiarity: dict[str, float] = {}
+    familiarity: dict[str, Num] = {}
 
 
 class Distribution(_Strict):
     """A Monte Carlo distribution for one input path (values in the scenario's units)."""
 
     dist: Literal["triangular", "uniform", "normal"] = "triangular"
-    low: float
-    high: float
-    mode: float | None = None
+    low: Num
+    high: Num
+    mode: Num | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Distribution:
+        for key in ("low", "high", "mode"):
+            v = getattr(self, key)
+            if v is not None and not math.isfinite(v):
+                raise _field_error("not_finite", f"expected a finite number, found {v}", key)
+        if self.low > self.high:
+            raise _field_error("range_order",
+                               f"low ({self.low:g}) is above high ({self.high:g})", "low")
+        if self.mode is not None and not (self.low <= self.mode <= self.high):
+            raise _field_error("range_order", f"mode ({self.mode:g}) is outside low..high "
+                               f"({self.low:g} to {self.high:g})", "mode")
+        return self
 
 
 class Scenario(_Strict):
@@ -129,29 +171,35 @@ class Scenario(_Strict):
     description: str | None = None
     currency: Literal["USD", "CNY", "EUR"] = "USD"
     rent_pricing: Literal["on_demand", "committed"] = "committed"
-    utilization: float = 0.85
-    cost_of_delay_per_week: float = 0.0
+    utilization: Num = 0.85
+    cost_of_delay_per_week: Num = 0.0
     workloads: list[Workload] = Field(min_length=1)
     candidates: list[Candidate] = Field(min_length=1)
     facility: Facility = Facility()
     finance: Finance = Finance()
     team: Team = Team()
-    assumptions: dict[str, float] = {}
+    assumptions: dict[str, Num] = {}
     distributions: dict[str, Distribution] = {}
+
+    @field_validator("assumptions")
+    @classmethod
+    def _known_assumptions(cls, value: dict[str, float]) -> dict[str, float]:
+        for key in value:
+            if key not in ASSUMPTION_INPUTS:
+                raise _field_error(
+                    "unknown_field",
+                    f"unknown assumption '{key}'{did_you_mean(key, ASSUMPTION_INPUTS)}", key)
+        return value
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Scenario:
-        for what, items in (("workload", self.workloads), ("candidate", self.candidates)):
+        for what, items in (("workloads", self.workloads), ("candidates", self.candidates)):
             seen: set[str] = set()
             for item in items:
                 if item.id in seen:
-                    raise ValueError(f"duplicate {what} id '{item.id}'")
+                    raise _field_error("duplicate_id", f"duplicate {what[:-1]} id '{item.id}'; "
+                                       "ids must be unique", what, item.id)
                 seen.add(item.id)
-        for key in self.assumptions:
-            if key not in ASSUMPTION_INPUTS:
-                raise ValueError(
-                    f"unknown assumption '{key}'{did_you_mean(key, ASSUMPTION_INPUTS)}"
-                )
         return self
 
 
@@ -168,8 +216,12 @@ class Loaded:
         return ScenarioError(message, file=self.file, field=".".join(path), line=line)
 
 
+_FIRST = ("extra_forbidden", "unknown_field")  # a typo also causes a 'missing' error: name the typo
+
+
 def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
-    err = exc.errors()[0]
+    errors = exc.errors()
+    err = next((e for e in errors if e.get("type") in _FIRST), errors[0])
     loc = [str(x) for x in err["loc"]]
     # Lists are addressed by index in pydantic; name the record by its id instead.
     named: list[str] = []
@@ -183,34 +235,49 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
         else:
             named.append(part)
             data = data.get(part) if isinstance(data, dict) else None
+    named += [str(x) for x in (err.get("ctx") or {}).get("at", ())]
     kind = err.get("type", "")
     found = err.get("input")
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
     if kind == "extra_forbidden":
-        parent_fields = _fields_at(loc)
-        msg = f"unknown field '{loc[-1]}'{did_you_mean(loc[-1], parent_fields)}"
-        named = named[:-1] + [loc[-1]]
+        msg = f"unknown field '{loc[-1]}'{did_you_mean(loc[-1], _fields_at(loc))}"
     elif kind == "missing":
         msg = "required field is missing"
-    elif kind.startswith(("float", "int")):
-        msg = f"expected a number, found {found!r}"
-    else:
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        if found is not None and kind.startswith("literal"):
-            msg = f"found {found!r}; {msg.lower()}"
+    elif kind.startswith("int"):
+        msg = f"expected a whole number, found {_show(found)}"
+    elif kind.startswith("float"):
+        msg = f"expected a number, found {_show(found)}"
+    elif kind == "string_pattern_mismatch":
+        msg = (f"found {_show(found)}; expected an id of letters, digits, '_', '.' and '-', "
+               "starting with a letter or digit")
+    elif msg.startswith("Input should be"):
+        msg = f"found {_show(found)}; " + msg.replace("Input should be", "expected", 1)
     line = doc.line_of(named)
     return ScenarioError(msg, file=doc.file, field=".".join(named) or None, line=line)
 
 
+def _show(value: Any) -> str:
+    """A found value, short enough for one line."""
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _fields_at(loc: list[str]) -> list[str]:
+    """The field names allowed where `loc[-1]` was found (for 'did you mean')."""
     model: Any = Scenario
-    for part in loc[:-1]:
-        if part.isdigit():
-            continue
+    parts = iter(loc[:-1])
+    for part in parts:
         f = getattr(model, "model_fields", {}).get(part)
         if f is None:
             return []
         ann = f.annotation
+        origin = getattr(ann, "__origin__", None)
         args = getattr(ann, "__args__", ())
+        if origin in (list, dict):
+            next(parts, None)  # the list index or mapping key
+            args = args[-1:]
         model = next((a for a in (ann, *args) if hasattr(a, "model_fields")), None)
         if model is None:
             return []
@@ -301,14 +368,9 @@ class Resolved(BaseModel):
 
 def _check(value: float, spec: InputSpec, path: str, loaded: Loaded, fx: float,
            origin_path: list[str]) -> float:
-    if isinstance(value, str):
-        # YAML 1.1 reads 70e9 (no dot, no sign) as text; accept it as the number it spells.
-        try:
-            value = float(value.strip())
-        except ValueError:
-            pass
+    unit = spec.unit.replace("money", loaded.scenario.currency)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise loaded.error(f"expected a number ({spec.unit}), found {value!r}", origin_path)
+        raise loaded.error(f"expected a number ({unit}), found {_show(value)}", origin_path)
     v = float(value)
     if not math.isfinite(v):
         raise loaded.error(f"expected a finite number, found {value!r}", origin_path)
@@ -316,11 +378,7 @@ def _check(value: float, spec: InputSpec, path: str, loaded: Loaded, fx: float,
     if spec.money:
         lo, hi = lo * fx, hi * fx
     if not (lo <= v <= hi):
-        hint = f"; expected {spec.hint}" if spec.hint else ""
-        raise loaded.error(
-            f"{v:g} is outside the plausible range {lo:g} to {hi:g} for "
-            f"{spec.label.lower()} ({spec.unit}){hint}", origin_path,
-        )
+        raise loaded.error(spec.out_of_range(v, lo, hi, unit), origin_path)
     if spec.integer and v != int(v):
         raise loaded.error(f"expected a whole number, found {v:g}", origin_path)
     return v
@@ -397,7 +455,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     # facility
     try:
         region = catalog.region(sc.facility.region)
-    except Exception as exc:
+    except UnknownId as exc:
         raise loaded.error(str(exc), ["facility", "region"]) from None
     region_fx = fx / catalog.usd_to(region.currency)
     conv = "" if region.currency == sc.currency else (
@@ -449,11 +507,11 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         base = ["candidates", c.id]
         try:
             card = catalog.card(c.card)
-        except Exception as exc:
+        except UnknownId as exc:
             raise loaded.error(str(exc), base + ["card"]) from None
         try:
             platform = catalog.platform(c.platform or card.default_platform)
-        except Exception as exc:
+        except UnknownId as exc:
             raise loaded.error(str(exc), base + ["platform"]) from None
         if card.id not in platform.cards:
             raise loaded.error(
@@ -461,7 +519,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
                 f"{', '.join(platform.cards)})", base + ["platform"])
         try:
             stack = catalog.stack(c.stack or card.stack)
-        except Exception as exc:
+        except UnknownId as exc:
             raise loaded.error(str(exc), base + ["stack"]) from None
         cooling = catalog.cooling_option(c.cooling or platform.default_cooling)
         price = catalog.card_prices[card.id]

@@ -1,6 +1,16 @@
 """Plain-data views of a Result: the JSON contract, CSV rows and text tables.
 
 Numbers stay floats (full precision) in JSON and CSV; rounding happens only in text tables.
+
+Provenance (tool version, catalog digest, scenario digest) is in every output: a
+`provenance` object in JSON; in CSV, three columns repeated on every row (`tool_version`,
+`catalog_digest`, `scenario_digest`), so the file stays one rectangular table that any
+spreadsheet or `pandas.read_csv` reads without options, and a row copied elsewhere still says
+where it came from; a last line in text tables.
+
+User text (names, notes) is made safe per format: CSV cells that a spreadsheet would run as a
+formula get a leading apostrophe (numbers stay numbers); text tables show control characters
+(terminal escapes, line breaks, bidirectional overrides) as visible escapes.
 """
 
 from __future__ import annotations
@@ -9,6 +19,7 @@ import csv
 import io
 import json
 import math
+import unicodedata
 from typing import Any
 
 from ..model import JOB_COMPONENTS
@@ -24,6 +35,19 @@ def safe_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(_FORMULA_LEAD):
         return "'" + value
     return value
+
+
+def printable(text: str) -> str:
+    """Text safe for a terminal: no escape sequences, line breaks or invisible direction marks."""
+    out = []
+    for ch in str(text):
+        if ch in "\n\r\t":
+            out.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _clean(x: float) -> float | None:
@@ -141,16 +165,19 @@ def to_json(data: Any) -> str:
 
 
 def compare_csv(result: Result) -> str:
-    cols = ["id", "card", "cards", "feasible", "gpu_hours_per_job", "wall_days_per_job",
+    """One row per candidate; the last columns are the currency and the provenance."""
+    cols = ["id", "name", "card", "cards", "feasible", "gpu_hours_per_job", "wall_days_per_job",
             "cost_per_job", "npv_tco", "undiscounted_tco", "cost_per_gpu_hour",
-            "cost_per_pflop_hour", "cloud_npv", "breakeven_utilization", "reasons"]
+            "cost_per_pflop_hour", "cloud_npv", "breakeven_utilization"]
+    prov = provenance(result)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols + ["currency"])
+    w.writerow(cols + ["reasons", "notes", "currency", *prov])
     for c in result.candidates:
         d = candidate_dict(result, c)
-        row = [d.get(k) for k in cols[:-1]] + ["; ".join(c.reasons)]
-        w.writerow([safe_cell("" if x is None else x) for x in row] + [result.currency])
+        row = [d.get(k) for k in cols] + ["; ".join(c.reasons), "; ".join(c.notes),
+                                          result.currency, *prov.values()]
+        w.writerow([safe_cell("" if x is None else x) for x in row])
     return buf.getvalue()
 
 
@@ -165,8 +192,10 @@ def rows_csv(header: list[str], rows: list[list[Any]]) -> str:
 
 def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str:
     """A plain monospace table; `align` gives 'l' or 'r' per column (default: first l, rest r)."""
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     align = align or "l" + "r" * (len(header) - 1)
+    header = [printable(h) for h in header]
+    rows = [[printable(x) for x in r] for r in rows]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
 
     def line(cells: list[str]) -> str:
         out = []
@@ -199,13 +228,20 @@ def compare_table(result: Result) -> str:
             number(v["cost_per_gpu_hour"], 2),
             money(cloud, cur) if cloud is not None else "n/a", status,
         ])
-    title = f"{result.scenario.name} ({cur}, {result.structure.horizon_years}-year horizon)\n"
+    title = (f"{printable(result.scenario.name)} ({cur}, "
+             f"{result.structure.horizon_years}-year horizon)\n")
     flags = []
     for c in result.candidates:
         for f in c.info.flags:
-            flags.append(f"  {c.id}: {f}")
+            flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
-    return title + text_table(header, rows, "lllrrrrrl") + foot
+    return title + text_table(header, rows, "lllrrrrrl") + foot + provenance_line(result)
+
+
+def provenance_line(result: Result) -> str:
+    p = provenance(result)
+    return (f"\ntco {p['tool_version']}, catalog {p['catalog_digest']}, "
+            f"scenario {p['scenario_digest']}\n")
 
 
 def job_table(result: Result, c: CandidateResult) -> str:
@@ -230,5 +266,5 @@ def job_table(result: Result, c: CandidateResult) -> str:
     if not c.feasible:
         lines.append("INFEASIBLE: " + "; ".join(c.reasons))
     for n in c.notes + c.info.flags:
-        lines.append(f"note: {n}")
-    return "\n".join(lines) + "\n"
+        lines.append(f"note: {printable(n)}")
+    return "\n".join(lines) + "\n" + provenance_line(result)
