@@ -27,7 +27,7 @@ threads run the chunks.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -145,71 +145,98 @@ def plan_draws(result: Result, catalog: Catalog, used: set[str]) -> list[Draw]:
     return draws
 
 
+class Simulation:
+    """Everything prepared once: what to draw, and the compiled model of the results."""
+
+    def __init__(self, result: Result, catalog: Catalog) -> None:
+        self.cands = priced_candidates(result)
+        if not self.cands:
+            raise TcoError("no feasible candidate to simulate")
+        self.names = {cid: (metric_name(result, cid, "npv_tco"),
+                            metric_name(result, cid, "cost_per_job"),
+                            f"{cid}.runs_completed_fraction", f"{cid}.feasible")
+                      for cid in self.cands}
+        targets = [n for ns in self.names.values() for n in ns]
+        base = baseline_values(result)
+        # Which inputs reach the results at all: compile once with every ranged input varying.
+        ranged = [p for p, i in result.inputs.items()
+                  if (i.low is not None and i.high is not None and i.low < i.high)
+                  or p in result.scenario.distributions]
+        probe = Compiled(result.model, base, ranged, targets)
+        self.plan = plan_draws(result, catalog, probe.inputs_read)
+        self.varied = [p for d in self.plan for p in d.paths]
+        self.compiled = Compiled(result.model, base, self.varied, targets)
+        self.sampler = Sampler(self.plan)
+
+    def blocks(self, seed: int, k: int, draws: int) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+        """(first draw index, inputs) for each block of chunk k, from chunk k's own stream."""
+        rng = np.random.Generator(np.random.PCG64(seed).jumped(k))
+        first, last = k * CHUNK, min((k + 1) * CHUNK, draws)
+        for start in range(first, last, BLOCK):
+            values = self.sampler.sample(rng, min(BLOCK, last - start))
+            yield start, {p: x for d, x in zip(self.plan, values) for p in d.paths}
+
+
+def drawn_inputs(result: Result, catalog: Catalog, draws: int, seed: int
+                 ) -> dict[str, np.ndarray]:
+    """The input values `montecarlo` draws, all of them (for checks and audits)."""
+    sim = Simulation(result, catalog)
+    out = {p: np.empty(draws) for p in sim.varied}
+    for k in range(-(-draws // CHUNK)):
+        for start, inputs in sim.blocks(seed, k, draws):
+            for p, x in inputs.items():
+                out[p][start:start + len(x)] = x
+    return out
+
+
 def montecarlo(loaded: Loaded, catalog: Catalog, draws: int, seed: int = 1,
                result: Result | None = None,
                progress: Callable[[int], None] | None = None) -> MonteCarlo:
     if draws < 1:
         raise TcoError(f"--draws {draws}: expected at least 1 draw")
     result = result or compute(loaded, catalog)
-    cands = priced_candidates(result)
-    if not cands:
-        raise TcoError("no feasible candidate to simulate")
-    names = {cid: (metric_name(result, cid, "npv_tco"), metric_name(result, cid, "cost_per_job"),
-                   f"{cid}.runs_completed_fraction", f"{cid}.feasible") for cid in cands}
-    targets = [n for ns in names.values() for n in ns]
-    base = baseline_values(result)
-    # Which inputs can reach the targets at all: compile once with every ranged input varying.
-    candidates_paths = [p for p, i in result.inputs.items()
-                        if (i.low is not None and i.high is not None and i.low < i.high)
-                        or p in result.scenario.distributions]
-    probe = Compiled(result.model, base, candidates_paths, targets)
-    plan = plan_draws(result, catalog, probe.inputs_read)
-    varied = [p for d in plan for p in d.paths]
-    compiled = Compiled(result.model, base, varied, targets)
-
-    sampler = Sampler(plan)
+    sim = Simulation(result, catalog)
+    cands, names = sim.cands, sim.names
     npv = np.empty((len(cands), draws))
     job = np.empty((len(cands), draws))
     counts = np.zeros(len(cands), dtype=np.int64)
-    root = np.random.PCG64(seed)
 
     def run_chunk(k: int) -> tuple[int, np.ndarray]:
-        rng = np.random.Generator(root.jumped(k))
-        first, last = k * CHUNK, min((k + 1) * CHUNK, draws)
         wins = np.zeros(len(cands), dtype=np.int64)
-        for start in range(first, last, BLOCK):
-            n = min(BLOCK, last - start)
-            values = sampler.sample(rng, n)
-            env = compiled.evaluate_block(
-                {p: x for d, x in zip(plan, values) for p in d.paths})
+        n_done = 0
+        for start, inputs in sim.blocks(seed, k, draws):
+            env = sim.compiled.evaluate_block(inputs)
+            n = len(next(iter(inputs.values()))) if inputs else min(BLOCK, draws - start)
+            stop = start + n
             for row, cid in enumerate(cands):
-                npv[row, start:start + n] = env[names[cid][0]]
-                job[row, start:start + n] = env[names[cid][1]]
+                npv[row, start:stop] = env[names[cid][0]]
+                job[row, start:stop] = env[names[cid][1]]
             wins += cheapest_counts(
-                npv[:, start:start + n],
+                npv[:, start:stop],
                 [np.broadcast_to(env[names[c][2]], (n,)) for c in cands],
                 [np.broadcast_to(env[names[c][3]], (n,)) for c in cands])
-        return last - first, wins
+            n_done += n
+        return n_done, wins
 
-    n_chunks = -(-draws // CHUNK)
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for done, wins in pool.map(run_chunk, range(n_chunks)):
+        for done, wins in pool.map(run_chunk, range(-(-draws // CHUNK))):
             counts += wins
             if progress is not None:
                 progress(done)
+        stats = list(pool.map(summary, [a for row in range(len(cands))
+                                        for a in (npv[row], job[row])]))
 
-    percentiles: dict[str, dict[str, dict[str, float]]] = {}
-    for row, cid in enumerate(cands):
-        percentiles[cid] = {"npv_tco": summary(npv[row]), "cost_per_job": summary(job[row])}
-    prob = {cid: float(counts[row]) / draws for row, cid in enumerate(cands)}
+    percentiles = {cid: {"npv_tco": stats[2 * row], "cost_per_job": stats[2 * row + 1]}
+                   for row, cid in enumerate(cands)}
     deterministic = {cid: {"npv_tco": result.candidate(cid).values["npv_tco"],
                            "cost_per_job": result.candidate(cid).job["cost_per_job"]}
                      for cid in cands}
     return MonteCarlo(
-        draws=draws, seed=seed, varied=varied, percentiles=percentiles, prob_cheapest=prob,
+        draws=draws, seed=seed, varied=sim.varied, percentiles=percentiles,
+        prob_cheapest={cid: float(counts[row]) / draws for row, cid in enumerate(cands)},
         samples={cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(cands)},
         currency=result.currency, deterministic=deterministic,
-        shared=[list(d.paths) for d in plan if len(d.paths) > 1],
+        shared=[list(d.paths) for d in sim.plan if len(d.paths) > 1],
     )
 
 
