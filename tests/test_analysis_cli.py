@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -51,7 +52,7 @@ def test_commands_run_in_every_format(args, fmt, on_init_file, init_file):
 
 def test_diff_between_two_files(init_file, tmp_path):
     other = tmp_path / "other.yaml"
-    text = open(init_file, encoding="utf-8").read().replace("utilization: 0.85",
+    text = Path(init_file).read_text(encoding="utf-8").replace("utilization: 0.85",
                                                             "utilization: 0.6")
     other.write_text(text, encoding="utf-8")
     result = run(["diff", init_file, str(other), "--format", "json"])
@@ -63,7 +64,7 @@ def test_diff_between_two_files(init_file, tmp_path):
 
 def test_whatif_json_matches_compare_of_the_edited_file(init_file, tmp_path):
     edited = tmp_path / "edited.yaml"
-    text = open(init_file, encoding="utf-8").read().replace(
+    text = Path(init_file).read_text(encoding="utf-8").replace(
         "  region: us", "  region: us\n  electricity_price_per_kwh: 0.12")
     edited.write_text(text, encoding="utf-8")
     w = json.loads(run(["whatif", init_file, "--set", "facility.electricity_price_per_kwh=0.12",

@@ -116,8 +116,8 @@ def comparison_table(c: Comparison) -> str:
                          f"({money(line.before, cur)} -> {money(line.after, cur)})"])
         if _changed(x.cost_per_job):
             rows.append(["cost per run", _signed_money(x.cost_per_job.delta, cur),
-                         f"({money(x.cost_per_job.before, cur)} -> "
-                         f"{money(x.cost_per_job.after, cur)})"])
+                         (f"({money(x.cost_per_job.before, cur)} -> "
+                          f"{money(x.cost_per_job.after, cur)})")])
         if rows:
             out.append(_indent(_plain(rows, "lrl")))
         out.extend(f"  note: {n}" for n in x.notes)
@@ -177,8 +177,8 @@ def sensitivity_table(s: Sensitivity, top: int = TOP_BARS) -> str:
     cur = s.currency
     how = (f"each input -{s.swing:.0%} / +{s.swing:.0%}" if s.mode == "swing"
            else "each input across its catalog low..high range")
-    out = [f"Sensitivity of {METRIC_LABELS[s.metric]} ({cur}): {how}; * = cut at the "
-           "input's plausible range"]
+    out = [(f"Sensitivity of {METRIC_LABELS[s.metric]} ({cur}): {how}; * = cut at the "
+            "input's plausible range")]
     for cid, bars in s.bars.items():
         out.append("")
         out.append(f"{cid}: {METRIC_LABELS[s.metric]} {money(s.baseline[cid], cur)}"
@@ -227,8 +227,8 @@ def breakeven_table(b: Breakeven) -> str:
     cur = b.currency
     m = METRIC_LABELS[b.metric]
     out = [b.statement, "",
-           f"baseline {b.path} = {_value(b.base_value)} {b.unit}: {m} {b.candidate} "
-           f"{money(b.base_a, cur)}, {b.versus} {money(b.base_b, cur)}",
+           (f"baseline {b.path} = {_value(b.base_value)} {b.unit}: {m} {b.candidate} "
+            f"{money(b.base_a, cur)}, {b.versus} {money(b.base_b, cur)}"),
            f"searched {_value(b.scan_low)} .. {_value(b.scan_high)} {b.unit}"]
     if b.crossings:
         rows = []
@@ -273,8 +273,8 @@ def montecarlo_csv(mc: MonteCarlo) -> str:
 
 def montecarlo_table(mc: MonteCarlo) -> str:
     cur = mc.currency
-    out = [f"Monte Carlo: {mc.draws:,} draws, seed {mc.seed}, {len(mc.varied)} inputs drawn "
-           f"({cur})"]
+    out = [(f"Monte Carlo: {mc.draws:,} draws, seed {mc.seed}, {len(mc.varied)} inputs drawn "
+            f"({cur})")]
     rows = []
     for cid, p in mc.percentiles.items():
         n, j = p["npv_tco"], p["cost_per_job"]
