@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,14 +36,24 @@ TARGETS = {
 }
 
 
-def wall(argv: list[str], repeat: int) -> float:
-    """Median wall time of `repeat` cold processes (after one warm-up for the disk cache)."""
-    times = []
+CPU: dict[str, float] = {}  # figure -> median CPU seconds (user + system) of the process
+
+
+def wall(argv: list[str], repeat: int, key: str = "") -> float:
+    """Median wall time of `repeat` cold processes (after one warm-up for the disk cache);
+    the median CPU time goes to CPU[key]: less sensitive to what else the machine runs."""
+    times, cpu = [], []
     for i in range(repeat + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        elapsed = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if i:
-            times.append(time.perf_counter() - t)
+            times.append(elapsed)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    if key:
+        CPU[key] = statistics.median(cpu)
     return statistics.median(times)
 
 
@@ -55,12 +66,14 @@ def montecarlo_throughput(draws: int, repeat: int) -> tuple[float, int]:
     loaded, catalog = load_scenario(), load_catalog()
     result = compute(loaded, catalog)
     montecarlo(loaded, catalog, draws=10_000, seed=1, result=result)  # warm-up
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         mc = montecarlo(loaded, catalog, draws=draws, seed=1, result=result)
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
     n_cands = len(mc.percentiles)
+    CPU["montecarlo_candidate_draws_per_s"] = statistics.median(cpu)
     return draws * n_cands / statistics.median(times), n_cands
 
 
@@ -76,23 +89,26 @@ def main() -> None:
     }
     print("timing a cold `tco whatif` process ...", flush=True)
     figures["whatif_cold_s"] = wall(
-        [TCO, "whatif", "--set", "facility.electricity_price_per_kwh=0.12"], repeat=11)
+        [TCO, "whatif", "--set", "facility.electricity_price_per_kwh=0.12"], repeat=11,
+        key="whatif_cold_s")
     print("timing Monte Carlo in process ...", flush=True)
     rate, n_cands = montecarlo_throughput(1_000_000, repeat=3)
     figures["montecarlo_candidate_draws_per_s"] = rate
     figures["montecarlo_candidates"] = n_cands
     print("timing a cold `tco montecarlo --draws 1000000` process ...", flush=True)
     figures["montecarlo_1m_end_to_end_s"] = wall(
-        [TCO, "montecarlo", "--draws", "1000000", "--format", "json"], repeat=3)
+        [TCO, "montecarlo", "--draws", "1000000", "--format", "json"], repeat=3,
+        key="montecarlo_1m_end_to_end_s")
     if exporters_present():
         print("timing a cold `tco report --xlsx --html` process ...", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             figures["report_xlsx_html_s"] = wall(
                 [TCO, "report", "--xlsx", f"{tmp}/tco.xlsx", "--html", f"{tmp}/tco.html"],
-                repeat=3)
+                repeat=3, key="report_xlsx_html_s")
     else:
         figures["report_xlsx_html_s"] = "not measured: exporter missing"
     figures["machine"]["load_average_after"] = os.getloadavg()  # type: ignore[index]
+    figures["cpu_seconds"] = {k: round(v, 4) for k, v in CPU.items()}
 
     met: dict[str, bool | None] = {}
     for key, (op, target) in TARGETS.items():
@@ -119,6 +135,8 @@ def main() -> None:
             print(f"{key:40} {shown}")
             continue
         print(f"{key:40} {shown:>18} {op + ' ' + format(target, ',g'):>14}  {flag}")
+    print("\nCPU seconds (user + system; all threads) behind each figure: " + ", ".join(
+        f"{k} {v:.3f}" for k, v in CPU.items()))
     load = figures["machine"]
     print(f"\nload average before/after: {load['load_average_before']} / "  # type: ignore[index]
           f"{load['load_average_after']}")  # type: ignore[index]
