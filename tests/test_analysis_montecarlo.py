@@ -116,3 +116,13 @@ def test_cheapest_ranks_like_compare():
     feasible = [np.ones(3), np.array([1.0, 1.0, 0.0]), np.ones(3)]
     # draw 0: 1 < 2 -> first; draw 1: second; draw 2: second infeasible -> first
     assert cheapest_counts(npv, done, feasible).tolist() == [2, 1, 0]
+
+
+def test_report_analyses_gives_what_the_exporters_show(catalog):
+    from tco.analysis import report_analyses
+    from tco.analysis.types import MonteCarlo, Sensitivity
+
+    out = report_analyses(load_scenario(), catalog, draws=1000, seed=4, swing="10%")
+    assert isinstance(out["sensitivity"], Sensitivity) and out["sensitivity"].swing == 0.1
+    assert isinstance(out["montecarlo"], MonteCarlo) and out["montecarlo"].draws == 1000
+    assert "montecarlo" not in report_analyses(load_scenario(), catalog, draws=0, seed=4)
