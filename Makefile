@@ -29,6 +29,9 @@ report: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff
 	$(BIN)/ruff check tco tests

@@ -285,6 +285,205 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
         click.echo(f"wrote {pdf}")
 
 
+# --- analyses --------------------------------------------------------------------------------
+
+
+def output_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--output", "-o", type=click.Path(dir_okay=False),
+                        help="Write to a file.")(fn)
+
+
+def _render(fmt: str, views: dict[str, Callable[[], str]], output: str | None) -> None:
+    emit(views[fmt](), output)
+
+
+def _progress(total: int, label: str) -> Any:
+    """A progress bar on stderr when stdout is a terminal; otherwise nothing."""
+    import contextlib
+    import sys
+
+    if not sys.stdout.isatty():
+        return contextlib.nullcontext(None)
+    return click.progressbar(length=total, label=label, file=sys.stderr)
+
+
+@cli.command()
+@scenario_argument
+@click.option("--set", "settings", multiple=True, required=True, metavar="PATH=VALUE",
+              help="Change one input: PATH is its dotted path (facility.electricity_price_"
+                   "per_kwh, candidates.mi300x.card_price); VALUE is absolute (0.12), relative "
+                   "(-15%, +10%) or a multiplier (x0.9). Repeatable.")
+@catalog_option
+@format_option(*FORMATS)
+@output_option
+def whatif(scenario: str | None, settings: tuple[str, ...], catalogs: tuple[str, ...], fmt: str,
+           output: str | None) -> None:
+    """Baseline and changed results side by side, the change attributed line by line.
+
+    \b
+    Example:
+      tco whatif --set facility.electricity_price_per_kwh=0.12
+      tco whatif my-scenario.yaml --set candidates.mi300x.card_price=-15% --set utilization=x0.9
+    """
+    from .analysis.whatif import whatif as run
+    from .exporters import analysis_view as view
+
+    if output:
+        from .fsio import check_writable
+
+        check_writable(output)
+    c = run(*load(scenario, catalogs), settings)
+    _render(fmt, {"table": lambda: view.comparison_table(c),
+                  "json": lambda: view.comparison_json(c),
+                  "csv": lambda: view.comparison_csv(c)}, output)
+
+
+@cli.command()
+@click.argument("scenario_a", type=click.Path(dir_okay=False))
+@click.argument("scenario_b", type=click.Path(dir_okay=False))
+@catalog_option
+@format_option(*FORMATS)
+@output_option
+def diff(scenario_a: str, scenario_b: str, catalogs: tuple[str, ...], fmt: str,
+         output: str | None) -> None:
+    """What changes from SCENARIO_A to SCENARIO_B, per candidate (matched by id), line by line.
+
+    \b
+    Example:
+      tco diff current.yaml proposed.yaml
+    """
+    from .analysis.whatif import diff as run
+    from .catalog import load_catalog
+    from .exporters import analysis_view as view
+    from .scenario import load_scenario
+
+    if output:
+        from .fsio import check_writable
+
+        check_writable(output)
+    c = run(load_scenario(scenario_a), load_scenario(scenario_b), load_catalog(catalogs))
+    _render(fmt, {"table": lambda: view.comparison_table(c),
+                  "json": lambda: view.comparison_json(c),
+                  "csv": lambda: view.comparison_csv(c)}, output)
+
+
+_METRIC = click.option("--metric", type=click.Choice(["npv_tco", "cost_per_job"]),
+                       default="npv_tco", show_default=True,
+                       help="NPV of TCO, or the cost of one run of the primary workload.")
+
+
+@cli.command()
+@scenario_argument
+@click.option("--swing", default="20%", show_default=True,
+              help="How far each input moves down and up.")
+@click.option("--range", "use_range", is_flag=True,
+              help="Move each input across its catalog low..high range instead of the swing.")
+@_METRIC
+@click.option("--top", type=click.IntRange(1), default=10, show_default=True,
+              help="Inputs per candidate in the table.")
+@catalog_option
+@format_option(*FORMATS)
+@output_option
+def sensitivity(scenario: str | None, swing: str, use_range: bool, metric: str, top: int,
+                catalogs: tuple[str, ...], fmt: str, output: str | None) -> None:
+    """Tornado data: every numeric input moved down and up, ranked by its effect.
+
+    \b
+    Example:
+      tco sensitivity
+      tco sensitivity my-scenario.yaml --swing 10% --metric cost_per_job
+      tco sensitivity --range --format csv
+    """
+    from .analysis.common import parse_swing
+    from .analysis.sensitivity import sensitivity as run
+    from .exporters import analysis_view as view
+
+    if output:
+        from .fsio import check_writable
+
+        check_writable(output)
+    s = run(*load(scenario, catalogs), swing=parse_swing(swing),
+            mode="range" if use_range else "swing", metric=metric)
+    _render(fmt, {"table": lambda: view.sensitivity_table(s, top),
+                  "json": lambda: to_json(view.sensitivity_dict(s)),
+                  "csv": lambda: view.sensitivity_csv(s)}, output)
+
+
+@cli.command()
+@scenario_argument
+@click.option("--vary", "path", required=True, metavar="PATH",
+              help="The input to vary, by its dotted path.")
+@click.option("--candidate", required=True, help="Candidate id A.")
+@click.option("--vs", "versus", required=True, help="Candidate id B.")
+@_METRIC
+@catalog_option
+@format_option(*FORMATS)
+@output_option
+def breakeven(scenario: str | None, path: str, candidate: str, versus: str, metric: str,
+              catalogs: tuple[str, ...], fmt: str, output: str | None) -> None:
+    """The value of PATH at which candidates A and B cost the same.
+
+    \b
+    Example:
+      tco breakeven --vary candidates.mi300x.card_price --candidate mi300x --vs b200
+      tco breakeven --vary utilization --candidate b200 --vs gaudi3 --metric cost_per_job
+    """
+    from .analysis.breakeven import breakeven as run
+    from .exporters import analysis_view as view
+
+    if output:
+        from .fsio import check_writable
+
+        check_writable(output)
+    b = run(*load(scenario, catalogs), path, candidate, versus, metric)
+    _render(fmt, {"table": lambda: view.breakeven_table(b),
+                  "json": lambda: to_json(view.breakeven_dict(b)),
+                  "csv": lambda: view.breakeven_csv(b)}, output)
+
+
+@cli.command()
+@scenario_argument
+@click.option("--draws", type=click.IntRange(1), default=100000, show_default=True,
+              help="Number of draws.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Random seed; the same seed gives the same output.")
+@catalog_option
+@format_option(*FORMATS)
+@output_option
+def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str, ...], fmt: str,
+               output: str | None) -> None:
+    """P10/P50/P90 of TCO and cost per run, and how often each candidate is the cheapest.
+
+    Inputs are drawn from their catalog ranges (triangular: low, typical, high) or from the
+    scenario's `distributions:`.
+
+    \b
+    Example:
+      tco montecarlo --draws 100000 --seed 7
+      tco montecarlo my-scenario.yaml --format json
+    """
+    from .analysis.montecarlo import montecarlo as run
+    from .exporters import analysis_view as view
+
+    if output:
+        from .fsio import check_writable
+
+        check_writable(output)
+    loaded, catalog = load(scenario, catalogs)
+    with _progress(draws, "Monte Carlo") as bar:
+        mc = run(loaded, catalog, draws=draws, seed=seed,
+                 progress=bar.update if bar is not None else None)
+    _render(fmt, {"table": lambda: view.montecarlo_table(mc),
+                  "json": lambda: to_json(view.montecarlo_dict(mc)),
+                  "csv": lambda: view.montecarlo_csv(mc)}, output)
+
+
+def to_json(data: Any) -> str:
+    from .exporters.data import to_json as dump
+
+    return dump(data)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="tco")

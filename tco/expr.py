@@ -40,6 +40,19 @@ class Expr:
     prec = _PREC["atom"]
 
     def evaluate(self, env: Env) -> Value:
+        """The node's value: its children evaluated, then `apply`-ed."""
+        return self.apply([c.evaluate(env) for c in self.children()])
+
+    def children(self) -> tuple[Expr, ...]:
+        """The sub-expressions whose values `apply` combines (none for leaves)."""
+        return ()
+
+    def apply(self, vals: list[Value]) -> Value:
+        """This node's operation on its children's values, in `children()` order.
+
+        Separate from `evaluate` so that a compiled evaluator (tco.analysis.fast) can run the
+        same operation on precomputed child values without re-deriving any formula.
+        """
         raise NotImplementedError
 
     def excel(self, ref: RefFn) -> str:
@@ -171,8 +184,13 @@ class BinOp(Expr):
         return _PREC["cmp"] if self.op in _NP_CMP else _PREC[self.op]
 
     def evaluate(self, env: Env) -> Value:
-        a = self.left.evaluate(env)
-        b = self.right.evaluate(env)
+        return self.apply([self.left.evaluate(env), self.right.evaluate(env)])
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.left, self.right)
+
+    def apply(self, vals: list[Value]) -> Value:
+        a, b = vals
         if self.op in _NP_CMP:
             return _as_float(_NP_CMP[self.op](a, b))
         if self.op == "/":
@@ -206,7 +224,13 @@ class Neg(Expr):
     prec = _PREC["neg"]
 
     def evaluate(self, env: Env) -> Value:
-        return np.negative(self.arg.evaluate(env))
+        return self.apply([self.arg.evaluate(env)])
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.arg,)
+
+    def apply(self, vals: list[Value]) -> Value:
+        return np.negative(vals[0])
 
     def excel(self, ref: RefFn) -> str:
         inner = self.arg.excel(ref)
@@ -229,7 +253,12 @@ class Func(Expr):
             raise ValueError(f"{self.name} is not a function both Excel 2010 and LibreOffice know")
 
     def evaluate(self, env: Env) -> Value:
-        vals = [a.evaluate(env) for a in self.args]
+        return self.apply([a.evaluate(env) for a in self.args])
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
+
+    def apply(self, vals: list[Value]) -> Value:
         n = self.name
         if n == "MIN":
             return _reduce(np.minimum, vals)
@@ -299,9 +328,14 @@ class Npv(Expr):
     flows: tuple[Expr, ...]
 
     def evaluate(self, env: Env) -> Value:
-        r = self.rate.evaluate(env)
-        flows = [f.evaluate(env) for f in self.flows]
-        if not _is_array([r, *flows]):
+        return self.apply([self.rate.evaluate(env)] + [f.evaluate(env) for f in self.flows])
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.rate, *self.flows)
+
+    def apply(self, vals: list[Value]) -> Value:
+        r, flows = vals[0], vals[1:]
+        if not _is_array(vals):
             return float(npf.npv(r, flows))
         # numpy-financial's npv sums over its first axis and cannot broadcast over draws;
         # this is its formula, sum_t flow_t / (1 + r)^t, on arrays.

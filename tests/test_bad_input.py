@@ -183,12 +183,11 @@ def test_through_a_real_process(runner: str, case_id: str, tmp_path: Path) -> No
         assert not out.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="`--set PATH=VALUE` is added by branch `analysis`; "
-                   "wire the expected message at merge")
 def test_set_path_that_does_not_exist() -> None:
-    result = CliRunner().invoke(cli, ["compare", "--set", "facility.electricity_price=0.1"])
+    result = CliRunner().invoke(cli, ["whatif", "--set", "facility.electricity_price=0.1"])
     assert result.exit_code == 2
-    assert "facility.electricity_price" in result.stderr
+    assert "Traceback" not in result.output
+    assert "no input 'facility.electricity_price'" in result.stderr
     assert "did you mean: facility.electricity_price_per_kwh" in result.stderr
 
 

@@ -1,0 +1,27 @@
+"""Analyses over the TCO engine: what-if, diff, sensitivity, break-even and Monte Carlo.
+
+Each analysis calls the engine (tco.engine / tco.model) and returns plain data
+(tco.analysis.types and the dataclasses of each module); the CLI and the exporters present it.
+Modules are imported lazily so that `import tco.analysis` stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def report_analyses(loaded: Any, catalog: Any, draws: int = 20000, seed: int = 1,
+                    swing: str | float = "20%") -> dict[str, object]:
+    """The analyses shown in the workbook and the report: {"sensitivity": Sensitivity,
+    "montecarlo": MonteCarlo} (no "montecarlo" when draws == 0)."""
+    from ..engine import compute
+    from .common import parse_swing
+    from .montecarlo import montecarlo
+    from .sensitivity import sensitivity
+
+    result = compute(loaded, catalog)
+    out: dict[str, object] = {
+        "sensitivity": sensitivity(loaded, catalog, swing=parse_swing(swing), result=result)}
+    if draws:
+        out["montecarlo"] = montecarlo(loaded, catalog, draws=draws, seed=seed, result=result)
+    return out

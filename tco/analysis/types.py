@@ -19,6 +19,7 @@ class TornadoBar:
     high_value: float
     metric_low: float  # the candidate's metric with the input at low_value
     metric_high: float  # ... at high_value
+    clipped: bool = False  # a swing reached the input's plausible range and was cut there
 
     @property
     def effect(self) -> float:
@@ -32,6 +33,7 @@ class Sensitivity:
     swing: float | None
     baseline: dict[str, float]  # candidate id -> metric at baseline
     bars: dict[str, list[TornadoBar]]  # candidate id -> bars, largest effect first
+    currency: str = ""
 
 
 @dataclass
@@ -45,3 +47,8 @@ class MonteCarlo:
     prob_cheapest: dict[str, float]  # candidate id -> P(lowest NPV of TCO)
     # candidate id -> a subsample (at most a few thousand) of NPV draws, for charts
     samples: dict[str, np.ndarray] = field(default_factory=dict)
+    currency: str = ""
+    # candidate id -> {"npv_tco": .., "cost_per_job": ..} at the baseline (no draw)
+    deterministic: dict[str, dict[str, float]] = field(default_factory=dict)
+    # groups of input paths that share one draw (the same catalog figure, e.g. one PUE)
+    shared: list[list[str]] = field(default_factory=list)

@@ -1,0 +1,147 @@
+"""`make bench`: how fast the interactive analyses are on this machine.
+
+Measures, for the built-in scenario:
+1. the median wall time of a cold `tco whatif --set facility.electricity_price_per_kwh=0.12`
+   process (target <= 0.3 s);
+2. Monte Carlo throughput in candidate-draws per second, in process, 1,000,000 draws
+   (target >= 5,000,000);
+3. 1,000,000 draws end to end: a cold `tco montecarlo --draws 1000000` process (target <= 2 s);
+4. a cold `tco report --xlsx --html` process (target <= 2 s), when the exporters exist.
+
+Writes reports/bench.json and prints which targets were met. Wall times depend on what else
+the machine is doing: the load average before and after is recorded with the figures.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TCO = str(Path(sys.executable).with_name("tco"))
+TARGETS = {
+    "whatif_cold_s": ("<=", 0.3),
+    "montecarlo_candidate_draws_per_s": (">=", 5_000_000),
+    "montecarlo_1m_end_to_end_s": ("<=", 2.0),
+    "report_xlsx_html_s": ("<=", 2.0),
+}
+
+
+CPU: dict[str, float] = {}  # figure -> median CPU seconds (user + system) of the process
+
+
+def wall(argv: list[str], repeat: int, key: str = "") -> float:
+    """Median wall time of `repeat` cold processes (after one warm-up for the disk cache);
+    the median CPU time goes to CPU[key]: less sensitive to what else the machine runs."""
+    times, cpu = [], []
+    for i in range(repeat + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        elapsed = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if i:
+            times.append(elapsed)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    if key:
+        CPU[key] = statistics.median(cpu)
+    return statistics.median(times)
+
+
+def montecarlo_throughput(draws: int, repeat: int) -> tuple[float, int]:
+    from tco.analysis.montecarlo import montecarlo
+    from tco.catalog import load_catalog
+    from tco.engine import compute
+    from tco.scenario import load_scenario
+
+    loaded, catalog = load_scenario(), load_catalog()
+    result = compute(loaded, catalog)
+    montecarlo(loaded, catalog, draws=10_000, seed=1, result=result)  # warm-up
+    times, cpu = [], []
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.process_time()
+        mc = montecarlo(loaded, catalog, draws=draws, seed=1, result=result)
+        times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    n_cands = len(mc.percentiles)
+    CPU["montecarlo_candidate_draws_per_s"] = statistics.median(cpu)
+    return draws * n_cands / statistics.median(times), n_cands
+
+
+def exporters_present() -> bool:
+    return all(importlib.util.find_spec(m) is not None
+               for m in ("tco.exporters.xlsx", "tco.exporters.html"))
+
+
+def main() -> None:
+    figures: dict[str, object] = {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform(), "load_average_before": os.getloadavg()},
+    }
+    print("timing a cold `tco whatif` process ...", flush=True)
+    figures["whatif_cold_s"] = wall(
+        [TCO, "whatif", "--set", "facility.electricity_price_per_kwh=0.12"], repeat=11,
+        key="whatif_cold_s")
+    print("timing Monte Carlo in process ...", flush=True)
+    rate, n_cands = montecarlo_throughput(1_000_000, repeat=3)
+    figures["montecarlo_candidate_draws_per_s"] = rate
+    figures["montecarlo_candidates"] = n_cands
+    print("timing a cold `tco montecarlo --draws 1000000` process ...", flush=True)
+    figures["montecarlo_1m_end_to_end_s"] = wall(
+        [TCO, "montecarlo", "--draws", "1000000", "--format", "json"], repeat=3,
+        key="montecarlo_1m_end_to_end_s")
+    if exporters_present():
+        print("timing a cold `tco report --xlsx --html` process ...", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            figures["report_xlsx_html_s"] = wall(
+                [TCO, "report", "--xlsx", f"{tmp}/tco.xlsx", "--html", f"{tmp}/tco.html"],
+                repeat=3, key="report_xlsx_html_s")
+    else:
+        figures["report_xlsx_html_s"] = "not measured: exporter missing"
+    figures["machine"]["load_average_after"] = os.getloadavg()  # type: ignore[index]
+    figures["cpu_seconds"] = {k: round(v, 4) for k, v in CPU.items()}
+
+    met: dict[str, bool | None] = {}
+    for key, (op, target) in TARGETS.items():
+        value = figures[key]
+        met[key] = None if not isinstance(value, float) else (
+            value <= target if op == "<=" else value >= target)
+    figures["targets"] = {k: {"target": f"{op} {t:g}", "met": met[k]}
+                          for k, (op, t) in TARGETS.items()}
+    out = ROOT / "reports" / "bench.json"
+    out.parent.mkdir(exist_ok=True)
+    sys.path.insert(0, str(ROOT))
+    from tco.fsio import write_atomic
+
+    write_atomic(out, json.dumps(figures, indent=2) + "\n")
+
+    print()
+    print(f"{'figure':40} {'value':>18} {'target':>14}  met")
+    for key, (op, target) in TARGETS.items():
+        value = figures[key]
+        shown = (f"{value:,.0f}" if isinstance(value, float) and value > 100
+                 else f"{value:.3f}" if isinstance(value, float) else str(value))
+        flag = {True: "yes", False: "NO", None: "-"}[met[key]]
+        if not isinstance(value, float):
+            print(f"{key:40} {shown}")
+            continue
+        print(f"{key:40} {shown:>18} {op + ' ' + format(target, ',g'):>14}  {flag}")
+    print("\nCPU seconds (user + system; all threads) behind each figure: " + ", ".join(
+        f"{k} {v:.3f}" for k, v in CPU.items()))
+    load = figures["machine"]
+    print(f"\nload average before/after: {load['load_average_before']} / "  # type: ignore[index]
+          f"{load['load_average_after']}")  # type: ignore[index]
+    print(f"wrote {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,252 @@
+"""Break-even: the value of one input at which two candidates cost the same.
+
+1. Scan: the input takes 2,001 values from 1/100 to 100 times its baseline (geometric steps;
+   linear steps over its plausible range when the baseline is 0), cut to its plausible range
+   (tco/inputs.py). All values are evaluated at once. When A or B is sized for a deadline or
+   power cap, its cluster is sized again for each value, so the scan runs on the scalar
+   engine instead, over 121 of those values.
+2. Refine: every sign change of (A - B) found by the scan is narrowed down on the scalar
+   engine, the same path as `tco whatif` (the scenario edited and resolved again, so a
+   deadline-sized cluster is sized again), with the Illinois variant of regula falsi until
+   the two agree within REL_TOL relative. Putting the value back with `tco whatif --set`
+   gives the same two numbers.
+
+A whole-number input (a loan term, a card count) has no exact break-even in general; the
+answer is then the two neighbouring whole numbers between which the order flips. A jump
+(a re-sized cluster) is reported as a jump, not as a break-even.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..catalog import Catalog
+from ..engine import compute, input_values, size_clusters
+from ..errors import TcoError, UnknownId, did_you_mean
+from ..model import Model, build_model
+from ..result import CandidateResult, Result
+from ..scenario import Loaded, Structure, resolve
+from .common import METRIC_LABELS, baseline_values, metric_name, plausible_range
+from .fast import Compiled
+from .settings import apply_values, check_path
+
+SCAN_POINTS = 2001
+RESIZED_SCAN_POINTS = 121  # when a deadline- or power-sized cluster is re-sized per value
+SCAN_FACTOR = 100.0
+REL_TOL = 1e-9  # refinement stops when |A - B| <= REL_TOL * max(|A|, |B|)
+MAX_STEPS = 200
+
+
+@dataclass
+class Crossing:
+    value: float | None  # the break-even value (None when the order flips between integers)
+    metric_a: float
+    metric_b: float
+    exact: bool  # False: a jump or a whole-number input, see `note`
+    bracket: tuple[float, float]
+    note: str = ""
+
+
+@dataclass
+class Breakeven:
+    path: str
+    label: str
+    unit: str
+    candidate: str
+    versus: str
+    metric: str
+    currency: str
+    base_value: float
+    base_a: float
+    base_b: float
+    scan_low: float
+    scan_high: float
+    crossings: list[Crossing] = field(default_factory=list)  # closest to the baseline first
+
+    @property
+    def value(self) -> float | None:
+        return self.crossings[0].value if self.crossings else None
+
+    @property
+    def statement(self) -> str:
+        m = METRIC_LABELS[self.metric]
+        if not self.crossings:
+            cheaper = self.candidate if self.base_a < self.base_b else self.versus
+            other = self.versus if cheaper == self.candidate else self.candidate
+            return (f"no break-even for {self.path} between {self.scan_low:.6g} and "
+                    f"{self.scan_high:.6g}: {cheaper} keeps the lower {m} than {other} "
+                    "across that range")
+        c = self.crossings[0]
+        if c.value is None or not c.exact:
+            return f"{self.path}: {c.note}"
+        return (f"{self.candidate} and {self.versus} have the same {m} at {self.path} = "
+                f"{c.value:.6g} (baseline {self.base_value:.6g})")
+
+
+def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versus: str,
+              metric: str = "npv_tco", result: Result | None = None) -> Breakeven:
+    result = result or compute(loaded, catalog)
+    inp = check_path(path, result.inputs, "--vary")
+    ids = [c.id for c in result.candidates]
+    for flag, cid in (("--candidate", candidate), ("--vs", versus)):
+        if cid not in ids:
+            raise UnknownId(f"no candidate '{cid}'{did_you_mean(cid, ids)}", field=flag)
+        if not result.candidate(cid).priced:
+            raise TcoError(f"{cid} cannot be priced: {'; '.join(result.candidate(cid).reasons)}",
+                           field=flag)
+    if candidate == versus:
+        raise TcoError("--candidate and --vs name the same candidate")
+    if inp.spec.structural:
+        raise TcoError(f"{path} changes the model's shape; compare values with `tco whatif`",
+                       field="--vary")
+    names = (metric_name(result, candidate, metric), metric_name(result, versus, metric))
+    lo_ok, hi_ok = plausible_range(inp, result, catalog)
+    v = inp.value
+    if v > 0:
+        lo, hi = max(lo_ok, v / SCAN_FACTOR), min(hi_ok, v * SCAN_FACTOR)
+        grid = np.geomspace(max(lo, 1e-300), hi, SCAN_POINTS)
+    else:
+        lo, hi = lo_ok, hi_ok
+        grid = np.linspace(lo, hi, SCAN_POINTS)
+    if inp.spec.integer:
+        grid = np.unique(np.round(grid))
+    engine = _ScalarEngine(loaded, catalog, path, (candidate, versus), metric)
+    resized = [c for c in (candidate, versus) if result.candidate(c).info.sizing != "cards"]
+    if resized:
+        # A sized cluster is sized again for every value: scan on the scalar engine, coarser.
+        grid = grid[np.linspace(0, len(grid) - 1, RESIZED_SCAN_POINTS).round().astype(int)]
+        grid = np.unique(np.append(grid, v))
+        diff = np.array([a - b for a, b in map(engine, grid)])
+    else:
+        grid = np.unique(np.append(grid, v))
+        base = baseline_values(result)
+        env = Compiled(result.model, base, [path], names)({path: grid})
+        diff = np.broadcast_to(np.asarray(env[names[0]]) - np.asarray(env[names[1]]),
+                               grid.shape)
+    base_a = result.candidate(candidate)
+    base_b = result.candidate(versus)
+    out = Breakeven(
+        path=path, label=inp.spec.label, unit=inp.spec.unit.replace("money", result.currency),
+        candidate=candidate, versus=versus, metric=metric, currency=result.currency,
+        base_value=v, base_a=_metric_of(base_a, metric), base_b=_metric_of(base_b, metric),
+        scan_low=float(grid[0]), scan_high=float(grid[-1]))
+
+    sign = np.sign(diff)
+    for i in range(len(grid) - 1):
+        if sign[i] == 0 and (i == 0 or sign[i - 1] != 0):
+            out.crossings.append(_exact(engine, float(grid[i])))
+        elif sign[i] * sign[i + 1] < 0:
+            found = _refine(engine, float(grid[i]), float(grid[i + 1]), inp.spec.integer)
+            if found is not None:
+                out.crossings.append(found)
+    out.crossings.sort(key=lambda c: _distance(c, v))
+    return out
+
+
+def _metric_of(c: CandidateResult, metric: str) -> float:
+    return c.values["npv_tco"] if metric == "npv_tco" else c.job["cost_per_job"]
+
+
+def _distance(c: Crossing, v: float) -> float:
+    x = c.value if c.value is not None else (c.bracket[0] + c.bracket[1]) / 2
+    return abs(math.log(x / v)) if x > 0 and v > 0 else abs(x - v)
+
+
+class _ScalarEngine:
+    """(metric of A, metric of B) for one value of the input, exactly as `compute` would give
+    them for the scenario edited by `tco whatif --set PATH=value` (only A and B evaluated)."""
+
+    def __init__(self, loaded: Loaded, catalog: Catalog, path: str, pair: tuple[str, str],
+                 metric: str) -> None:
+        self.loaded, self.catalog, self.path, self.pair = loaded, catalog, path, pair
+        self.metric = metric
+        self._models: dict[Structure, Model] = {}
+        self.calls = 0
+
+    def __call__(self, x: float) -> tuple[float, float]:
+        self.calls += 1
+        edited = apply_values(self.loaded, {self.path: x}, f"--vary {self.path}={x!r}")
+        resolved = resolve(edited, self.catalog)
+        key = resolved.structure
+        model = self._models.get(key)
+        if model is None:
+            model = self._models[key] = build_model(resolved.structure)
+        values = input_values(resolved)
+        resolved.sizing = {c: s for c, s in resolved.sizing.items() if c in self.pair}
+        size_clusters(model, resolved, values)
+        primary = resolved.structure.workloads[0][0]
+        out = []
+        for cid in self.pair:
+            env = model.evaluate(values, candidate=cid)
+            name = (f"{cid}.npv_tco" if self.metric == "npv_tco"
+                    else f"{cid}.{primary}.cost_per_job")
+            out.append(float(np.asarray(env[name]).reshape(-1)[0]))
+        return out[0], out[1]
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= REL_TOL * max(abs(a), abs(b))
+
+
+def _exact(engine: Callable[[float], tuple[float, float]], x: float) -> Crossing:
+    a, b = engine(x)
+    return Crossing(x, a, b, exact=True, bracket=(x, x))
+
+
+def _refine(engine: Callable[[float], tuple[float, float]], x0: float, x1: float,
+            integer: bool) -> Crossing | None:
+    a0, b0 = engine(x0)
+    a1, b1 = engine(x1)
+    f0, f1 = a0 - b0, a1 - b1
+    if _close(a0, b0):
+        return Crossing(x0, a0, b0, True, (x0, x0))
+    if _close(a1, b1):
+        return Crossing(x1, a1, b1, True, (x1, x1))
+    if f0 * f1 > 0:
+        # The scan held cluster sizes fixed; re-sizing on the real engine removes this change.
+        return None
+    if integer:
+        while x1 - x0 > 1:
+            mid = float(math.floor((x0 + x1) / 2))
+            am, bm = engine(mid)
+            fm = am - bm
+            if fm == 0:
+                return Crossing(mid, am, bm, True, (mid, mid))
+            if (fm > 0) == (f0 > 0):
+                x0, f0 = mid, fm
+            else:
+                x1, f1 = mid, fm
+        return Crossing(None, math.nan, math.nan, False, (x0, x1),
+                        note=f"a whole number; the order flips between {x0:g} and {x1:g}")
+    side = 0
+    a = b = math.nan
+    for _ in range(MAX_STEPS):
+        x = (x0 * f1 - x1 * f0) / (f1 - f0)
+        if not (min(x0, x1) < x < max(x0, x1)):
+            x = (x0 + x1) / 2
+        a, b = engine(x)
+        fx = a - b
+        if _close(a, b):
+            return Crossing(x, a, b, True, (x0, x1))
+        if (fx > 0) == (f1 > 0):
+            x1, f1 = x, fx
+            if side == 1:
+                f0 /= 2
+            side = 1
+        else:
+            x0, f0 = x, fx
+            if side == -1:
+                f1 /= 2
+            side = -1
+        if abs(x1 - x0) <= 1e-10 * max(abs(x0), abs(x1)):
+            break  # a jump, not a crossing
+    a0, b0 = engine(x0)
+    a1, b1 = engine(x1)
+    return Crossing(None, a, b, False, (x0, x1),
+                    note=f"at {x0:.8g} the difference jumps from {a0 - b0:+,.0f} to "
+                         f"{a1 - b1:+,.0f} (a cluster is re-sized there); no value makes the "
+                         "two equal")

@@ -1,0 +1,56 @@
+"""Pieces the analyses share: metrics, plausible ranges in the scenario's currency, swings."""
+
+from __future__ import annotations
+
+from ..catalog import Catalog
+from ..errors import TcoError
+from ..inputs import Input
+from ..result import Result
+
+METRICS = ("npv_tco", "cost_per_job")
+METRIC_LABELS = {"npv_tco": "NPV of TCO", "cost_per_job": "cost per run"}
+
+
+def metric_name(result: Result, cid: str, metric: str) -> str:
+    """The model quantity behind a metric: NPV of TCO, or the primary workload's cost per run."""
+    if metric == "npv_tco":
+        return f"{cid}.npv_tco"
+    if metric == "cost_per_job":
+        return f"{cid}.{result.structure.workloads[0][0]}.cost_per_job"
+    raise TcoError(f"unknown metric '{metric}'; expected one of {', '.join(METRICS)}")
+
+
+def plausible_range(inp: Input, result: Result, catalog: Catalog) -> tuple[float, float]:
+    """The input's plausible range (tco/inputs.py), money converted to the scenario currency."""
+    lo, hi = inp.spec.lo, inp.spec.hi
+    if inp.spec.money:
+        fx = catalog.usd_to(result.currency)
+        lo, hi = lo * fx, hi * fx
+    return lo, hi
+
+
+def baseline_values(result: Result) -> dict[str, float]:
+    """Every input at its baseline value, sized clusters at their sized card count."""
+    return {path: inp.value for path, inp in result.inputs.items()}
+
+
+def parse_swing(text: str | float) -> float:
+    """'20%' or 0.2 -> 0.2 (a fraction strictly between 0 and 1)."""
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        s = text.strip()
+        try:
+            value = float(s[:-1]) / 100 if s.endswith("%") else float(s)
+        except ValueError:
+            raise TcoError(f"--swing {text!r}: expected a percentage such as 20%") from None
+    if not 0 < value < 1:
+        raise TcoError(f"--swing {text!r}: expected a percentage between 0% and 100% "
+                       "(exclusive), such as 20%")
+    return value
+
+
+def priced_candidates(result: Result, feasible_only: bool = True) -> list[str]:
+    """Candidates the analyses report on, in ranking order."""
+    return [c.id for c in result.candidates
+            if c.priced and (c.feasible or not feasible_only)]

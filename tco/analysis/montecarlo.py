@@ -1,0 +1,265 @@
+"""Monte Carlo: draw the uncertain inputs, evaluate every candidate for every draw at once.
+
+What is drawn: every input the NPV of TCO or the cost per run reads that has a range:
+* catalog figures with low < high: triangular(low, mode = the catalog's typical value, high);
+* a scenario's `distributions:` entry (overrides the catalog): triangular(low, mode, high)
+  with mode defaulting to the baseline value, uniform(low, high), or normal with low and high
+  as its 10th and 90th percentiles (mode, if given, as its mean);
+* not structural or whole-number inputs; cluster sizes stay at their (sized) value.
+
+Inputs that come from one catalog figure (the PUE of air cooling, the cooling capex per kW, the
+NVIDIA AI Enterprise licence price) share one draw: it is one uncertain fact, so drawing it
+separately per candidate would add noise to the ranking that the world does not have.
+Draws are clipped to the input's plausible range (tco/inputs.py).
+
+Triangular draws use the min/max construction of Stein and Keblis (2009, "A new method to
+simulate the triangular distribution", Mathematical and Computer Modelling 49: 1143-1147): for
+independent uniforms U1, U2 and c = (mode - low) / (high - low),
+low + (high - low) * ((1 - c) * min(U1, U2) + c * max(U1, U2)) is triangular(low, mode, high).
+It needs no square root or branch, and every triangular input is drawn in one array operation.
+
+Reproducibility: draws are made in chunks of CHUNK draws; chunk k uses the random stream
+Generator(PCG64(seed).jumped(k)) (chunk 0 is Generator(PCG64(seed)) itself), inputs in a fixed
+order within each block. The same seed and draw count give identical output, however many
+threads run the chunks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..catalog import Catalog
+from ..engine import compute
+from ..errors import TcoError
+from ..expr import Value
+from ..inputs import Input
+from ..result import Result
+from ..scenario import Loaded
+from .common import baseline_values, metric_name, plausible_range, priced_candidates
+from .fast import Compiled
+from .types import MonteCarlo
+
+CHUNK = 65_536  # draws per random stream and per task of the thread pool
+BLOCK = 8_192  # draws sampled and evaluated together
+SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
+Z90 = 1.2815515655446004  # standard normal 90th percentile
+THREADS = min(2, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One uncertain quantity and the input paths that take its value."""
+
+    paths: tuple[str, ...]
+    dist: str  # triangular | uniform | normal
+    low: float
+    mode: float
+    high: float
+    clip_low: float
+    clip_high: float
+
+    @property
+    def needs_clip(self) -> bool:
+        return self.dist == "normal" or self.low < self.clip_low or self.high > self.clip_high
+
+
+class Sampler:
+    """Draws every quantity for a block of draws: triangular ones in one (G, n) array."""
+
+    def __init__(self, draws: list[Draw]) -> None:
+        self.draws = draws
+        self.tri = [i for i, d in enumerate(draws) if d.dist == "triangular"]
+        self.other = [i for i, d in enumerate(draws) if d.dist != "triangular"]
+        low = np.array([draws[i].low for i in self.tri])
+        width = np.array([draws[i].high - draws[i].low for i in self.tri])
+        c = np.divide(np.array([draws[i].mode for i in self.tri]) - low, width,
+                      out=np.zeros_like(width), where=width > 0)
+        self.low = low[:, None]
+        self.a = (width * (1 - c))[:, None]
+        self.b = (width * c)[:, None]
+
+    def sample(self, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+        """One array of n values per Draw, in order."""
+        out: list[np.ndarray] = [np.empty(0)] * len(self.draws)
+        if self.tri:
+            u = rng.random((2, len(self.tri), n))
+            x = np.minimum(u[0], u[1])
+            hi = np.maximum(u[0], u[1], out=u[1])
+            x *= self.a
+            hi *= self.b
+            x += hi
+            x += self.low
+            for row, i in enumerate(self.tri):
+                out[i] = x[row]
+        for i in self.other:
+            d = self.draws[i]
+            if d.dist == "normal":
+                out[i] = rng.standard_normal(n) * ((d.high - d.low) / (2 * Z90)) + d.mode
+            else:
+                out[i] = d.low + (d.high - d.low) * rng.random(n)
+        for i, d in enumerate(self.draws):
+            if d.needs_clip:
+                np.clip(out[i], d.clip_low, d.clip_high, out=out[i])
+        return out
+
+
+def plan_draws(result: Result, catalog: Catalog, used: set[str]) -> list[Draw]:
+    """The quantities to draw, in a fixed order (input order of the scenario)."""
+    scen = result.scenario.distributions
+    groups: dict[tuple[object, ...], list[str]] = {}
+    specs: dict[tuple[object, ...], tuple[str, float, float, float, Input]] = {}
+    for path, inp in result.inputs.items():
+        if path not in used or inp.spec.structural:
+            continue
+        if path in scen:
+            d = scen[path]
+            if inp.spec.integer:
+                raise TcoError(f"distributions: {path} is a whole number; Monte Carlo draws "
+                               "only continuous inputs", field=f"distributions.{path}")
+            mode = d.mode if d.mode is not None else (
+                (d.low + d.high) / 2 if d.dist == "normal" else min(max(inp.value, d.low),
+                                                                    d.high))
+            if not d.low <= mode <= d.high:
+                raise TcoError(f"expected low <= mode <= high, found {d.low:g}, {mode:g}, "
+                               f"{d.high:g}", field=f"distributions.{path}")
+            key: tuple[object, ...] = ("scenario", path)
+            specs[key] = (d.dist, d.low, mode, d.high, inp)
+        elif (not inp.spec.integer and inp.low is not None and inp.high is not None
+              and inp.low < inp.high):
+            mode = min(max(inp.value, inp.low), inp.high)
+            # One catalog figure -> one draw, whichever candidates use it.
+            key = (inp.spec.key, inp.source, inp.as_of, inp.value, inp.low, inp.high)
+            specs[key] = ("triangular", inp.low, mode, inp.high, inp)
+        else:
+            continue
+        groups.setdefault(key, []).append(path)
+    draws = []
+    for key, paths in groups.items():
+        dist, low, mode, high, inp = specs[key]
+        lo_ok, hi_ok = plausible_range(inp, result, catalog)
+        draws.append(Draw(tuple(paths), dist, low, mode, high, lo_ok, hi_ok))
+    return draws
+
+
+class Simulation:
+    """Everything prepared once: what to draw, and the compiled model of the results."""
+
+    def __init__(self, result: Result, catalog: Catalog) -> None:
+        self.cands = priced_candidates(result)
+        if not self.cands:
+            raise TcoError("no feasible candidate to simulate")
+        self.names = {cid: (metric_name(result, cid, "npv_tco"),
+                            metric_name(result, cid, "cost_per_job"),
+                            f"{cid}.runs_completed_fraction", f"{cid}.feasible")
+                      for cid in self.cands}
+        targets = [n for ns in self.names.values() for n in ns]
+        base = baseline_values(result)
+        # Which inputs reach the results at all: compile once with every ranged input varying.
+        ranged = [p for p, i in result.inputs.items()
+                  if (i.low is not None and i.high is not None and i.low < i.high)
+                  or p in result.scenario.distributions]
+        self.compiled = Compiled(result.model, base, ranged, targets)
+        self.plan = plan_draws(result, catalog, self.compiled.inputs_read)
+        self.varied = [p for d in self.plan for p in d.paths]
+        # ranged inputs that are not drawn (they reach no result) stay at their baseline
+        self.fixed = {p: base[p] for p in ranged if p not in set(self.varied)}
+        self.sampler = Sampler(self.plan)
+
+    def blocks(self, seed: int, k: int, draws: int) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+        """(first draw index, inputs) for each block of chunk k, from chunk k's own stream."""
+        rng = np.random.Generator(np.random.PCG64(seed).jumped(k))
+        first, last = k * CHUNK, min((k + 1) * CHUNK, draws)
+        for start in range(first, last, BLOCK):
+            values = self.sampler.sample(rng, min(BLOCK, last - start))
+            yield start, {p: x for d, x in zip(self.plan, values) for p in d.paths}
+
+
+def drawn_inputs(result: Result, catalog: Catalog, draws: int, seed: int
+                 ) -> dict[str, np.ndarray]:
+    """The input values `montecarlo` draws, all of them (for checks and audits)."""
+    sim = Simulation(result, catalog)
+    out = {p: np.empty(draws) for p in sim.varied}
+    for k in range(-(-draws // CHUNK)):
+        for start, inputs in sim.blocks(seed, k, draws):
+            for p, x in inputs.items():
+                out[p][start:start + len(x)] = x
+    return out
+
+
+def montecarlo(loaded: Loaded, catalog: Catalog, draws: int, seed: int = 1,
+               result: Result | None = None,
+               progress: Callable[[int], None] | None = None) -> MonteCarlo:
+    if draws < 1:
+        raise TcoError(f"--draws {draws}: expected at least 1 draw")
+    result = result or compute(loaded, catalog)
+    sim = Simulation(result, catalog)
+    cands, names = sim.cands, sim.names
+    npv = np.empty((len(cands), draws))
+    job = np.empty((len(cands), draws))
+    counts = np.zeros(len(cands), dtype=np.int64)
+
+    def run_chunk(k: int) -> tuple[int, np.ndarray]:
+        wins = np.zeros(len(cands), dtype=np.int64)
+        n_done = 0
+        for start, inputs in sim.blocks(seed, k, draws):
+            env = sim.compiled.evaluate_block({**sim.fixed, **inputs})
+            stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
+            for row, cid in enumerate(cands):
+                npv[row, start:stop] = env[names[cid][0]]
+                job[row, start:stop] = env[names[cid][1]]
+            wins += cheapest_counts(npv[:, start:stop], [env[names[c][2]] for c in cands],
+                                    [env[names[c][3]] for c in cands])
+            n_done += stop - start
+        return n_done, wins
+
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        for done, wins in pool.map(run_chunk, range(-(-draws // CHUNK))):
+            counts += wins
+            if progress is not None:
+                progress(done)
+        samples = {cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(cands)}
+        stats = list(pool.map(summary, [a for row in range(len(cands))
+                                        for a in (npv[row], job[row])]))
+
+    percentiles = {cid: {"npv_tco": stats[2 * row], "cost_per_job": stats[2 * row + 1]}
+                   for row, cid in enumerate(cands)}
+    deterministic = {cid: {"npv_tco": result.candidate(cid).values["npv_tco"],
+                           "cost_per_job": result.candidate(cid).job["cost_per_job"]}
+                     for cid in cands}
+    return MonteCarlo(
+        draws=draws, seed=seed, varied=sim.varied, percentiles=percentiles,
+        prob_cheapest={cid: float(counts[row]) / draws for row, cid in enumerate(cands)},
+        samples=samples,
+        currency=result.currency, deterministic=deterministic,
+        shared=[list(d.paths) for d in sim.plan if len(d.paths) > 1],
+    )
+
+
+def summary(x: np.ndarray) -> dict[str, float]:
+    """P10/P50/P90 (linear interpolation, numpy's default) and mean. Reorders `x` in place."""
+    mean = float(np.mean(x))
+    p10, p50, p90 = np.percentile(x, [10, 50, 90], overwrite_input=True)
+    return {"p10": float(p10), "p50": float(p50), "p90": float(p90), "mean": mean}
+
+
+def cheapest_counts(npv: np.ndarray, done: list[Value], feasible: list[Value]) -> np.ndarray:
+    """How many draws each candidate (rows of `npv`) ranks first in, ranked as `tco compare`
+    ranks: feasible candidates that complete every planned run by NPV of TCO, then those that
+    complete fewer runs; an infeasible candidate never ranks first."""
+    n = npv.shape[1]
+    tier = np.stack([np.where(np.broadcast_to(f, (n,)) > 0,
+                              np.where(np.broadcast_to(d, (n,)) < 1 - 1e-9, 1.0, 0.0), np.inf)
+                     for f, d in zip(feasible, done)])
+    best_tier = tier.min(axis=0)
+    best = np.full(n, np.inf)
+    winner = np.full(n, -1)
+    for row in range(npv.shape[0]):  # a running minimum: faster than argmin across rows
+        better = (tier[row] == best_tier) & (npv[row] < best)
+        best = np.where(better, npv[row], best)
+        winner[better] = row
+    return np.bincount(winner[winner >= 0], minlength=npv.shape[0])

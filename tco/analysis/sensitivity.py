@@ -1,0 +1,83 @@
+"""Tornado data: each input moved down and up, ranked by what it does to each candidate.
+
+Which inputs move:
+* numeric, non-structural inputs the model reads (not the horizon, which reshapes the model);
+* not whole-number inputs (card counts, cards per server, scale-up domain, tensor-parallel
+  limit, loan term): they are choices or hardware facts, not uncertain quantities, and a 20%
+  change of "8 cards per server" is not a real option. Cluster sizes stay at their (sized) value;
+* with a swing: inputs whose baseline is not 0 (a relative swing of 0 is 0);
+* with `range`: inputs with a catalog (or scenario distribution-free) low < high.
+
+Every moved value is clipped to the input's plausible range (tco/inputs.py): utilization 0.85
++20% is 1.0, not 1.02; the bar is marked `clipped`. All cases are evaluated at once: each
+input becomes an array of 2K+1 values that differs from the baseline only at its own two slots.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..catalog import Catalog
+from ..engine import compute
+from ..errors import TcoError
+from ..result import Result
+from ..scenario import Loaded
+from .common import baseline_values, metric_name, plausible_range, priced_candidates
+from .fast import Compiled
+from .types import Sensitivity, TornadoBar
+
+
+def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str = "swing",
+                metric: str = "npv_tco", result: Result | None = None) -> Sensitivity:
+    if mode not in ("swing", "range"):
+        raise TcoError(f"unknown sensitivity mode '{mode}'; expected swing or range")
+    result = result or compute(loaded, catalog)
+    cands = priced_candidates(result)
+    targets = {cid: metric_name(result, cid, metric) for cid in cands}
+    used = set(result.model.inputs_used())
+    cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped
+    for path, inp in result.inputs.items():
+        spec = inp.spec
+        if path not in used or spec.structural or spec.integer:
+            continue
+        if mode == "swing":
+            if inp.value == 0:
+                continue
+            lo_raw, hi_raw = sorted((inp.value * (1 - swing), inp.value * (1 + swing)))
+        else:
+            if inp.low is None or inp.high is None or not inp.low < inp.high:
+                continue
+            lo_raw, hi_raw = inp.low, inp.high
+        lo_ok, hi_ok = plausible_range(inp, result, catalog)
+        lo, hi = max(lo_raw, lo_ok), min(hi_raw, hi_ok)
+        cases.append((path, lo, hi, (lo, hi) != (lo_raw, hi_raw)))
+
+    base = baseline_values(result)
+    k = len(cases)
+    arrays = {}
+    for i, (path, lo, hi, _) in enumerate(cases):
+        a = np.full(2 * k + 1, base[path])
+        a[2 * i + 1], a[2 * i + 2] = lo, hi
+        arrays[path] = a
+    compiled = Compiled(result.model, base, [c[0] for c in cases], targets.values())
+    env = compiled(arrays)
+
+    baseline: dict[str, float] = {}
+    bars: dict[str, list[TornadoBar]] = {}
+    for cid, name in targets.items():
+        values = np.broadcast_to(np.asarray(env[name], dtype=float), (2 * k + 1,))
+        baseline[cid] = float(values[0])
+        out = []
+        for i, (path, lo, hi, clipped) in enumerate(cases):
+            m_lo, m_hi = float(values[2 * i + 1]), float(values[2 * i + 2])
+            if m_lo == baseline[cid] and m_hi == baseline[cid]:
+                continue  # the input does not reach this candidate
+            inp = result.inputs[path]
+            out.append(TornadoBar(
+                path=path, label=inp.spec.label, unit=inp.spec.unit.replace(
+                    "money", result.currency), base_value=inp.value, low_value=lo,
+                high_value=hi, metric_low=m_lo, metric_high=m_hi, clipped=clipped))
+        out.sort(key=lambda b: (-b.effect, b.path))
+        bars[cid] = out
+    return Sensitivity(metric=metric, mode=mode, swing=swing if mode == "swing" else None,
+                       baseline=baseline, bars=bars, currency=result.currency)

@@ -1,0 +1,143 @@
+"""`--set PATH=VALUE`: read a setting and apply it to a scenario.
+
+PATH is an input's dotted path, exactly as `resolve(...).inputs` names it (and as the scenario
+file, the workbook's defined names and the JSON output do). VALUE is
+
+* absolute: `0.12`, `2.5e12`;
+* relative to the baseline value: `-15%`, `+10%` (the sign is required, so that `15%` is never
+  mistaken for the fraction 0.15);
+* a multiplier of the baseline value: `x0.9` (or `*0.9`).
+
+A setting is applied by editing the scenario itself (a candidate's `card_price`, the facility's
+tariff, a workload's `tokens`, ...) and resolving it again, so every plausibility check of the
+scenario file applies and deadline- or power-sized clusters are sized again: a what-if result
+*is* the engine's result for the edited scenario.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import TcoError, UnknownId, did_you_mean
+from ..inputs import Input
+from ..scenario import Loaded, parse_scenario
+from ..yamlio import YamlDoc
+
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+
+
+@dataclass(frozen=True)
+class Setting:
+    path: str
+    kind: str  # absolute | relative | multiplier
+    amount: float  # the number, the percent change, or the factor
+    text: str  # as given on the command line
+
+    def value(self, base: float) -> float:
+        if self.kind == "relative":
+            return base * (1.0 + self.amount / 100.0)
+        if self.kind == "multiplier":
+            return base * self.amount
+        return self.amount
+
+
+def parse_setting(text: str, flag: str = "--set") -> Setting:
+    """`PATH=VALUE` -> Setting; a malformed one is a TcoError naming the flag."""
+    if "=" not in text:
+        raise TcoError(f"{flag} {text!r}: expected PATH=VALUE, e.g. "
+                       "facility.electricity_price_per_kwh=0.12")
+    path, raw = (s.strip() for s in text.split("=", 1))
+    if not path:
+        raise TcoError(f"{flag} {text!r}: PATH is empty")
+    return Setting(path, *parse_value(raw, f"{flag} {text!r}"), text=text)
+
+
+def parse_value(raw: str, where: str) -> tuple[str, float]:
+    """('absolute'|'relative'|'multiplier', amount) for one VALUE."""
+    s = raw.strip().replace("_", "")
+    kind = "absolute"
+    if s.endswith("%"):
+        m = re.fullmatch(rf"({_NUMBER})\s*%", s)
+        if m is None:
+            raise TcoError(f"{where}: {raw!r} is not a percentage such as -15% or +10%")
+        if s[0] not in "+-":
+            raise TcoError(f"{where}: write +{s} or -{s} for a change relative to the "
+                           f"baseline, or the value itself (e.g. {float(m.group(1)) / 100:g})")
+        kind, s = "relative", m.group(1)
+    elif s[:1] in ("x", "X", "*"):
+        kind, s = "multiplier", s[1:].strip()
+    if not re.fullmatch(_NUMBER, s):
+        raise TcoError(f"{where}: VALUE {raw!r} must be a number (0.12), a change in percent "
+                       "(-15%, +10%) or a multiplier (x0.9)")
+    amount = float(s)
+    if not math.isfinite(amount):
+        raise TcoError(f"{where}: VALUE must be finite")
+    return kind, amount
+
+
+def check_path(path: str, inputs: Mapping[str, Input], flag: str = "--set") -> Input:
+    if path not in inputs:
+        hint = did_you_mean(path, inputs) or (
+            "; paths are utilization, cost_of_delay_per_week, facility.<field>, "
+            "finance.<field>, team.<field>, team.familiarity.<stack>, assumptions.<key>, "
+            "workloads.<id>.<field> or candidates.<id>.<field>")
+        raise UnknownId(f"no input '{path}'{hint}", field=flag)
+    return inputs[path]
+
+
+def resolve_settings(settings: Sequence[Setting], inputs: Mapping[str, Input],
+                     flag: str = "--set") -> dict[str, float]:
+    """Absolute values for each setting, relative ones taken from the baseline `inputs`
+    (a Result's inputs, so a sized cluster's baseline is its sized card count)."""
+    out: dict[str, float] = {}
+    for s in settings:
+        inp = check_path(s.path, inputs, flag)
+        value = s.value(inp.value)
+        if inp.spec.integer and value != int(value):
+            raise TcoError(f"{flag} {s.text!r}: gives {value:g}, but {s.path} "
+                           f"({inp.spec.label.lower()}) is a whole number")
+        out[s.path] = value
+    return out
+
+
+def apply_values(loaded: Loaded, values: Mapping[str, float], label: str = "") -> Loaded:
+    """A copy of the scenario with each input path set to its value, validated again.
+
+    Errors name the file as `<file> with <label>` since the changed value is not in the file.
+    """
+    sc = loaded.scenario
+    data: dict[str, Any] = sc.model_dump(mode="python")
+    for path, value in values.items():
+        _set(data, path, value)
+    file = f"{loaded.file} with {label}" if label else loaded.file
+    return parse_scenario(YamlDoc(data, {}, file))
+
+
+def _set(data: dict[str, Any], path: str, value: float) -> None:
+    head, _, rest = path.partition(".")
+    if head in ("utilization", "cost_of_delay_per_week") and not rest:
+        data[head] = value
+    elif head in ("facility", "finance", "assumptions") and rest and "." not in rest:
+        data[head][rest] = int(value) if rest in ("horizon_years", "loan_term_years") else value
+    elif head == "team" and rest == "engineer_cost_per_month":
+        data["team"][rest] = value
+    elif head == "team" and rest.startswith("familiarity."):
+        data["team"]["familiarity"][rest.removeprefix("familiarity.")] = value
+    elif head in ("workloads", "candidates"):
+        # Ids may contain dots: find the record whose id prefixes the rest of the path.
+        for rec in data[head]:
+            prefix = f"{rec['id']}."
+            if rest.startswith(prefix) and "." not in rest.removeprefix(prefix):
+                key = rest.removeprefix(prefix)
+                if head == "candidates" and key == "cards":
+                    rec.update(cards=int(value), deadline_days=None, power_cap_kw=None)
+                else:
+                    rec[key] = value
+                return
+        raise UnknownId(f"no input '{path}'")
+    else:
+        raise UnknownId(f"no input '{path}'")

@@ -1,0 +1,203 @@
+"""What-if and diff: two results side by side, the change attributed line by line.
+
+The NPV of TCO is split into the present value of each cash-flow component (accelerators,
+electricity, ...): each component's yearly amounts discounted exactly as the model discounts the
+net flows, so the components add up to the NPV on each side and their deltas add up to the
+change in NPV. The per-run cost lines of the primary workload are compared the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..catalog import Catalog
+from ..engine import compute
+from ..errors import TcoError
+from ..expr import NPV0, Ref
+from ..model import _COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS
+from ..result import CandidateResult, Result
+from ..scenario import Loaded
+from .settings import Setting, apply_values, parse_setting, resolve_settings
+
+JOB_LABELS = {"hardware": "Hardware", "electricity": "Electricity", "facility": "Facility",
+              "operations": "Operations", "porting": "Porting"}
+
+
+@dataclass
+class Line:
+    """One line of the attribution: a value before and after."""
+
+    key: str
+    label: str
+    before: float | None
+    after: float | None
+
+    @property
+    def delta(self) -> float | None:
+        if self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+
+@dataclass
+class CandidateChange:
+    id: str
+    name: str
+    rank_before: int | None  # 1-based place in each ranking (None: absent or not priced)
+    rank_after: int | None
+    feasible_before: bool | None
+    feasible_after: bool | None
+    npv: Line
+    cost_per_job: Line
+    components: list[Line]  # present value of each cash-flow component
+    job_lines: list[Line]  # per-run cost lines of the primary workload
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class InputChange:
+    path: str
+    label: str
+    unit: str
+    before: float | None
+    after: float | None
+
+
+@dataclass
+class Comparison:
+    before_label: str
+    after_label: str
+    currency: str
+    inputs: list[InputChange]  # every input whose value differs
+    candidates: list[CandidateChange]  # in the "before" ranking, new ones last
+    ranking_before: list[str]  # feasible candidates, cheapest first
+    ranking_after: list[str]
+    notes: list[str]
+    before: Result
+    after: Result
+
+    @property
+    def ranking_flips(self) -> bool:
+        common = [c for c in self.ranking_before if c in self.ranking_after]
+        return common != [c for c in self.ranking_after if c in self.ranking_before]
+
+
+def present_values(c: CandidateResult, rate: float) -> dict[str, float]:
+    """Present value of each cash-flow component over the horizon (they sum to NPV of TCO).
+
+    Uses the model's own NPV expression, so the discounting convention is the model's."""
+    out: dict[str, float] = {}
+    years = range(len(c.yearly))
+    for comp in COMPONENTS:
+        env = {"rate": rate, **{f"y{t}": c.yearly[t][comp] for t in years}}
+        out[comp] = float(NPV0(Ref("rate"), [Ref(f"y{t}") for t in years]).evaluate(env))
+    return out
+
+
+def ranking(result: Result) -> list[str]:
+    return [c.id for c in result.candidates if c.feasible]
+
+
+def compare_results(before: Result, after: Result, before_label: str, after_label: str
+                    ) -> Comparison:
+    if before.currency != after.currency:
+        raise TcoError(f"the scenarios are in different currencies ({before.currency}, "
+                       f"{after.currency}); compare scenarios in the same currency")
+    rank_b, rank_a = ranking(before), ranking(after)
+    ids = [c.id for c in before.candidates] + [
+        c.id for c in after.candidates if c.id not in {x.id for x in before.candidates}]
+    cands = [_candidate_change(cid, before, after, rank_b, rank_a, (before_label, after_label))
+             for cid in ids]
+    inputs = _input_changes(before, after)
+    notes = []
+    if rank_b and rank_a and rank_b[0] != rank_a[0]:
+        notes.append(f"the ranking flips: {rank_a[0]} is now the cheapest feasible option "
+                     f"(was {rank_b[0]})")
+    elif rank_b != rank_a:
+        common_b = [c for c in rank_b if c in rank_a]
+        common_a = [c for c in rank_a if c in rank_b]
+        if common_b != common_a:
+            notes.append("the ranking changes below the top: " + " < ".join(rank_a))
+    for c in cands:
+        notes.extend(f"{c.id}: {n}" for n in c.notes)
+    return Comparison(before_label, after_label, before.currency, inputs, cands, rank_b, rank_a,
+                      notes, before, after)
+
+
+def _find(result: Result, cid: str) -> CandidateResult | None:
+    return next((c for c in result.candidates if c.id == cid), None)
+
+
+def _candidate_change(cid: str, before: Result, after: Result, rank_b: list[str],
+                      rank_a: list[str], labels: tuple[str, str]) -> CandidateChange:
+    cb, ca = _find(before, cid), _find(after, cid)
+    pv_b = present_values(cb, before.inputs["finance.discount_rate"].value) if (
+        cb and cb.priced) else {}
+    pv_a = present_values(ca, after.inputs["finance.discount_rate"].value) if (
+        ca and ca.priced) else {}
+    comps = [Line(k, _COMPONENT_LABELS[k], pv_b.get(k), pv_a.get(k)) for k in COMPONENTS]
+    job_b = cb.job if cb and cb.priced else {}
+    job_a = ca.job if ca and ca.priced else {}
+    jobs = [Line(k, JOB_LABELS[k], job_b.get(f"cost_{k}"), job_a.get(f"cost_{k}"))
+            for k in JOB_COMPONENTS]
+    notes = []
+    if cb is None:
+        notes.append(f"only in {labels[1]}")
+    elif ca is None:
+        notes.append(f"only in {labels[0]}")
+    elif cb.feasible and not ca.feasible:
+        notes.append("becomes infeasible: " + "; ".join(ca.reasons))
+    elif ca.feasible and not cb.feasible:
+        notes.append("becomes feasible")
+    if cb and ca and cb.inputs.get("cards") != ca.inputs.get("cards"):
+        notes.append(f"cluster re-sized: {cb.inputs['cards']:,.0f} -> {ca.inputs['cards']:,.0f} "
+                     "cards")
+    info = (ca or cb).info  # type: ignore[union-attr]
+    return CandidateChange(
+        id=cid, name=info.name,
+        rank_before=rank_b.index(cid) + 1 if cid in rank_b else None,
+        rank_after=rank_a.index(cid) + 1 if cid in rank_a else None,
+        feasible_before=cb.feasible if cb else None, feasible_after=ca.feasible if ca else None,
+        npv=Line("npv_tco", "NPV of TCO", _value(cb, "npv_tco"), _value(ca, "npv_tco")),
+        cost_per_job=Line("cost_per_job", "Cost per run", job_b.get("cost_per_job"),
+                          job_a.get("cost_per_job")),
+        components=comps, job_lines=jobs, notes=notes,
+    )
+
+
+def _value(c: CandidateResult | None, key: str) -> float | None:
+    return c.values.get(key) if c is not None and c.priced else None
+
+
+def _input_changes(before: Result, after: Result) -> list[InputChange]:
+    out = []
+    paths = list(before.inputs) + [p for p in after.inputs if p not in before.inputs]
+    for p in paths:
+        ib, ia = before.inputs.get(p), after.inputs.get(p)
+        vb = ib.value if ib else None
+        va = ia.value if ia else None
+        if vb != va:
+            spec = (ia or ib).spec  # type: ignore[union-attr]
+            unit = spec.unit.replace("money", after.currency)
+            out.append(InputChange(p, spec.label, unit, vb, va))
+    return out
+
+
+def whatif(loaded: Loaded, catalog: Catalog, settings: Sequence[str | Setting],
+           flag: str = "--set") -> Comparison:
+    """Baseline vs the scenario with each PATH=VALUE applied."""
+    parsed = [s if isinstance(s, Setting) else parse_setting(s, flag) for s in settings]
+    if not parsed:
+        raise TcoError(f"give at least one {flag} PATH=VALUE")
+    before = compute(loaded, catalog)
+    values = resolve_settings(parsed, before.inputs, flag)
+    label = f"{flag} " + " ".join(s.text for s in parsed)
+    after = compute(apply_values(loaded, values, label), catalog)
+    return compare_results(before, after, "baseline", label)
+
+
+def diff(loaded_a: Loaded, loaded_b: Loaded, catalog: Catalog) -> Comparison:
+    """Scenario A vs scenario B, candidates matched by id."""
+    return compare_results(compute(loaded_a, catalog), compute(loaded_b, catalog),
+                           loaded_a.file, loaded_b.file)

@@ -1,0 +1,292 @@
+"""Text tables, JSON and CSV for the analyses (what-if/diff, sensitivity, break-even, Monte
+Carlo). Presentation only: every number comes from tco.analysis; rounding happens here."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..analysis.breakeven import Breakeven
+from ..analysis.common import METRIC_LABELS
+from ..analysis.types import MonteCarlo, Sensitivity
+from ..analysis.whatif import Comparison, Line
+from .data import rows_csv, text_table, to_json
+from .fmt import money, percent
+
+TOP_BARS = 10  # tornado bars per candidate in the text table
+
+
+def _num(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _signed_money(x: float | None, cur: str) -> str:
+    if x is None:
+        return "n/a"
+    return ("+" if x >= 0 else "-") + money(abs(x), cur)
+
+
+def _value(x: float | None) -> str:
+    """An input value, readable: 40,000 / 0.0826 / 2e+12."""
+    if x is None:
+        return "n/a"
+    if x != 0 and (abs(x) >= 1e9 or abs(x) < 1e-3):
+        return f"{x:.4g}"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:.4g}"
+
+
+def _changed(line: Line) -> bool:
+    d = line.delta
+    if d is None:
+        return line.before != line.after
+    scale = max(abs(line.before or 0.0), abs(line.after or 0.0), 1.0)
+    return abs(d) > 1e-9 * scale
+
+
+# --- what-if / diff --------------------------------------------------------------------------
+
+
+def _line_dict(line: Line) -> dict[str, Any]:
+    return {"key": line.key, "label": line.label, "before": _num(line.before),
+            "after": _num(line.after), "delta": _num(line.delta)}
+
+
+def comparison_dict(c: Comparison) -> dict[str, Any]:
+    return {
+        "before": c.before_label,
+        "after": c.after_label,
+        "currency": c.currency,
+        "inputs": [{"path": i.path, "label": i.label, "unit": i.unit, "before": i.before,
+                    "after": i.after} for i in c.inputs],
+        "candidates": [{
+            "id": x.id, "name": x.name, "rank_before": x.rank_before, "rank_after": x.rank_after,
+            "feasible_before": x.feasible_before, "feasible_after": x.feasible_after,
+            "npv_tco": _line_dict(x.npv), "cost_per_job": _line_dict(x.cost_per_job),
+            "npv_components": [_line_dict(line) for line in x.components],
+            "cost_per_job_lines": [_line_dict(line) for line in x.job_lines],
+            "notes": x.notes,
+        } for x in c.candidates],
+        "ranking_before": c.ranking_before,
+        "ranking_after": c.ranking_after,
+        "ranking_flips": c.ranking_flips,
+        "notes": c.notes,
+    }
+
+
+def comparison_json(c: Comparison) -> str:
+    return to_json(comparison_dict(c))
+
+
+def comparison_csv(c: Comparison) -> str:
+    rows = []
+    for x in c.candidates:
+        lines = ([("total", x.npv)] + [("npv_component", line) for line in x.components]
+                 + [("cost_per_job", x.cost_per_job)]
+                 + [("cost_per_job_line", line) for line in x.job_lines])
+        for section, line in lines:
+            rows.append([x.id, section, line.key, line.label, _num(line.before),
+                         _num(line.after), _num(line.delta), c.currency])
+    return rows_csv(["candidate", "section", "key", "label", "before", "after", "delta",
+                     "currency"], rows)
+
+
+def comparison_table(c: Comparison) -> str:
+    cur = c.currency
+    out = [f"{c.before_label} -> {c.after_label} ({cur}; NPV lines are present values)"]
+    if c.inputs:
+        out.append("")
+        out.append("Inputs that differ:")
+        rows = [[i.path, _value(i.before), _value(i.after), i.unit] for i in c.inputs]
+        out.append(_indent(text_table(["input", "before", "after", "unit"], rows, "lrrl")))
+    for x in c.candidates:
+        out.append("")
+        rank = f"rank {x.rank_before or '-'} -> {x.rank_after or '-'}"
+        if not _changed(x.npv):
+            out.append(f"{x.id}: NPV of TCO {money(x.npv.after, cur)}, unchanged; {rank}")
+        else:
+            out.append(f"{x.id}: NPV of TCO {money(x.npv.before, cur)} -> "
+                       f"{money(x.npv.after, cur)} ({_signed_money(x.npv.delta, cur)}"
+                       f"{_pct(x.npv)}); {rank}")
+        rows = []
+        for line in sorted((ln for ln in x.components if _changed(ln)),
+                           key=lambda ln: -abs(ln.delta or 0.0)):
+            rows.append([line.label.lower(), _signed_money(line.delta, cur),
+                         f"({money(line.before, cur)} -> {money(line.after, cur)})"])
+        if _changed(x.cost_per_job):
+            rows.append(["cost per run", _signed_money(x.cost_per_job.delta, cur),
+                         (f"({money(x.cost_per_job.before, cur)} -> "
+                          f"{money(x.cost_per_job.after, cur)})")])
+        if rows:
+            out.append(_indent(_plain(rows, "lrl")))
+        out.extend(f"  note: {n}" for n in x.notes)
+    if c.notes:
+        out.append("")
+        top = [n for n in c.notes if n.startswith("the ranking")]
+        out.extend(f"NOTE: {n}" for n in top)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _pct(line: Line) -> str:
+    if line.before and line.delta is not None:
+        return f", {line.delta / line.before:+.1%}"
+    return ""
+
+
+def _indent(text: str, pad: str = "  ") -> str:
+    return "\n".join(pad + ln if ln else ln for ln in text.rstrip("\n").split("\n"))
+
+
+def _plain(rows: list[list[str]], align: str) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for r in rows:
+        cells = [c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(r, widths, align)]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+# --- sensitivity -----------------------------------------------------------------------------
+
+
+def sensitivity_dict(s: Sensitivity) -> dict[str, Any]:
+    return {
+        "metric": s.metric, "mode": s.mode, "swing": s.swing, "currency": s.currency,
+        "candidates": [{
+            "id": cid, "baseline": s.baseline[cid],
+            "bars": [{"path": b.path, "label": b.label, "unit": b.unit,
+                      "base_value": b.base_value, "low_value": b.low_value,
+                      "high_value": b.high_value, "metric_low": b.metric_low,
+                      "metric_high": b.metric_high, "effect": b.effect, "clipped": b.clipped}
+                     for b in bars],
+        } for cid, bars in s.bars.items()],
+    }
+
+
+def sensitivity_csv(s: Sensitivity) -> str:
+    rows = [[cid, b.path, b.label, b.unit, b.base_value, b.low_value, b.high_value,
+             b.metric_low, b.metric_high, b.effect, b.clipped, s.metric, s.currency]
+            for cid, bars in s.bars.items() for b in bars]
+    return rows_csv(["candidate", "path", "label", "unit", "base_value", "low_value",
+                     "high_value", "metric_low", "metric_high", "effect", "clipped", "metric",
+                     "currency"], rows)
+
+
+def sensitivity_table(s: Sensitivity, top: int = TOP_BARS) -> str:
+    cur = s.currency
+    how = (f"each input -{s.swing:.0%} / +{s.swing:.0%}" if s.mode == "swing"
+           else "each input across its catalog low..high range")
+    out = [(f"Sensitivity of {METRIC_LABELS[s.metric]} ({cur}): {how}; * = cut at the "
+            "input's plausible range")]
+    for cid, bars in s.bars.items():
+        out.append("")
+        out.append(f"{cid}: {METRIC_LABELS[s.metric]} {money(s.baseline[cid], cur)}"
+                   + (f" (top {top} of {len(bars)} inputs)" if len(bars) > top else ""))
+        rows = []
+        for b in bars[:top]:
+            rows.append([b.path + ("*" if b.clipped else ""),
+                         f"{_value(b.low_value)} / {_value(b.high_value)}",
+                         money(b.metric_low, cur), money(b.metric_high, cur),
+                         money(b.effect, cur)])
+        if rows:
+            out.append(_indent(text_table(["input", "low / high", "at low", "at high",
+                                           "range"], rows, "lrrrr")))
+        else:
+            out.append("  no input moves it")
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --- break-even ------------------------------------------------------------------------------
+
+
+def breakeven_dict(b: Breakeven) -> dict[str, Any]:
+    return {
+        "path": b.path, "label": b.label, "unit": b.unit, "candidate": b.candidate,
+        "versus": b.versus, "metric": b.metric, "currency": b.currency,
+        "value": b.value, "base_value": b.base_value,
+        "baseline": {b.candidate: b.base_a, b.versus: b.base_b},
+        "scan": {"low": b.scan_low, "high": b.scan_high},
+        "crossings": [{"value": c.value, "exact": c.exact, "bracket": list(c.bracket),
+                       b.candidate: _num(c.metric_a), b.versus: _num(c.metric_b),
+                       "note": c.note} for c in b.crossings],
+        "statement": b.statement,
+    }
+
+
+def breakeven_csv(b: Breakeven) -> str:
+    rows = [[b.path, b.candidate, b.versus, b.metric, c.value, c.exact, c.bracket[0],
+             c.bracket[1], _num(c.metric_a), _num(c.metric_b), c.note, b.currency]
+            for c in b.crossings]
+    return rows_csv(["path", "candidate", "versus", "metric", "value", "exact", "bracket_low",
+                     "bracket_high", "metric_candidate", "metric_versus", "note", "currency"],
+                    rows)
+
+
+def breakeven_table(b: Breakeven) -> str:
+    cur = b.currency
+    m = METRIC_LABELS[b.metric]
+    out = [b.statement, "",
+           (f"baseline {b.path} = {_value(b.base_value)} {b.unit}: {m} {b.candidate} "
+            f"{money(b.base_a, cur)}, {b.versus} {money(b.base_b, cur)}"),
+           f"searched {_value(b.scan_low)} .. {_value(b.scan_high)} {b.unit}"]
+    if b.crossings:
+        rows = []
+        for c in b.crossings:
+            where = (f"{c.value:.10g}" if c.value is not None
+                     else f"{c.bracket[0]:.8g} .. {c.bracket[1]:.8g}")
+            rows.append([where, "yes" if c.exact else "no", money(c.metric_a, cur),
+                         money(c.metric_b, cur), c.note])
+        out.append("")
+        out.append(text_table([b.path, "equal", b.candidate, b.versus, "note"], rows,
+                              "lrrrl").rstrip())
+    return "\n".join(out) + "\n"
+
+
+# --- Monte Carlo -----------------------------------------------------------------------------
+
+
+def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
+    return {
+        "draws": mc.draws, "seed": mc.seed, "currency": mc.currency,
+        "varied": mc.varied, "shared_draws": mc.shared,
+        "candidates": [{
+            "id": cid, "npv_tco": mc.percentiles[cid]["npv_tco"],
+            "cost_per_job": mc.percentiles[cid]["cost_per_job"],
+            "prob_cheapest": mc.prob_cheapest[cid],
+            "deterministic": mc.deterministic.get(cid, {}),
+        } for cid in mc.percentiles],
+    }
+
+
+def montecarlo_csv(mc: MonteCarlo) -> str:
+    rows = []
+    for cid, p in mc.percentiles.items():
+        for metric in ("npv_tco", "cost_per_job"):
+            q = p[metric]
+            rows.append([cid, metric, q["p10"], q["p50"], q["p90"], q["mean"],
+                         mc.deterministic.get(cid, {}).get(metric), mc.prob_cheapest[cid],
+                         mc.draws, mc.seed, mc.currency])
+    return rows_csv(["candidate", "metric", "p10", "p50", "p90", "mean", "deterministic",
+                     "prob_cheapest", "draws", "seed", "currency"], rows)
+
+
+def montecarlo_table(mc: MonteCarlo) -> str:
+    cur = mc.currency
+    out = [(f"Monte Carlo: {mc.draws:,} draws, seed {mc.seed}, {len(mc.varied)} inputs drawn "
+            f"({cur})")]
+    rows = []
+    for cid, p in mc.percentiles.items():
+        n, j = p["npv_tco"], p["cost_per_job"]
+        rows.append([cid, money(n["p10"], cur), money(n["p50"], cur), money(n["p90"], cur),
+                     money(mc.deterministic.get(cid, {}).get("npv_tco"), cur),
+                     money(j["p10"], cur), money(j["p50"], cur), money(j["p90"], cur),
+                     percent(mc.prob_cheapest[cid], 1)])
+    out.append(text_table(["candidate", "NPV P10", "P50", "P90", "baseline", "run P10", "P50",
+                           "P90", "P(cheapest)"], rows, "lrrrrrrrr").rstrip())
+    if mc.shared:
+        out.append("")
+        out.append("One draw shared by: " + "; ".join(
+            f"{g[0].rsplit('.', 1)[-1]} ({len(g)} candidates)" for g in mc.shared))
+    return "\n".join(out) + "\n"
+

@@ -1,0 +1,128 @@
+"""Monte Carlo: reproducible, exact when nothing is uncertain, and equal to the scalar engine."""
+
+import numpy as np
+import pytest
+
+from tco.analysis.montecarlo import (
+    CHUNK,
+    Draw,
+    Sampler,
+    cheapest_counts,
+    drawn_inputs,
+    montecarlo,
+)
+from tco.engine import compute
+from tco.errors import TcoError
+from tco.scenario import load_scenario, parse_scenario
+from tco.yamlio import YamlDoc
+
+
+def with_distributions(loaded, dists):
+    data = loaded.scenario.model_dump(mode="python")
+    data["distributions"] = dists
+    return parse_scenario(YamlDoc(data, {}, "test"))
+
+
+def test_same_seed_same_output_other_seed_other_output(catalog, example):
+    loaded = load_scenario()
+    a = montecarlo(loaded, catalog, draws=3000, seed=42, result=example)
+    b = montecarlo(loaded, catalog, draws=3000, seed=42, result=example)
+    c = montecarlo(loaded, catalog, draws=3000, seed=43, result=example)
+    assert a.percentiles == b.percentiles and a.prob_cheapest == b.prob_cheapest
+    for cid in a.samples:
+        np.testing.assert_array_equal(a.samples[cid], b.samples[cid])
+    assert a.percentiles != c.percentiles
+
+
+def test_collapsed_ranges_give_the_deterministic_result(catalog, example):
+    loaded = load_scenario()
+    first = montecarlo(loaded, catalog, draws=10, seed=1, result=example)
+    point = {p: {"dist": "triangular", "low": example.inputs[p].value,
+                 "high": example.inputs[p].value} for p in first.varied}
+    collapsed = with_distributions(loaded, point)
+    mc = montecarlo(collapsed, catalog, draws=5000, seed=9)
+    base = compute(collapsed, catalog)
+    for cid, p in mc.percentiles.items():
+        c = base.candidate(cid)
+        for q in ("p10", "p50", "p90"):
+            assert p["npv_tco"][q] == c.values["npv_tco"]
+            assert p["cost_per_job"][q] == c.job["cost_per_job"]
+        assert p["npv_tco"]["mean"] == pytest.approx(c.values["npv_tco"], rel=1e-12)
+    # every draw ranks exactly like the deterministic result
+    assert mc.prob_cheapest[base.candidates[0].id] == 1.0
+
+
+def test_vectorized_equals_scalar_engine_on_a_sample_of_draws(catalog, example):
+    loaded = load_scenario()
+    draws = CHUNK + 500  # two random streams
+    mc = montecarlo(loaded, catalog, draws=draws, seed=5, result=example)
+    drawn = drawn_inputs(example, catalog, draws, seed=5)
+    base = {p: i.value for p, i in example.inputs.items()}
+    rng = np.random.default_rng(0)
+    for i in sorted(rng.choice(min(draws, len(mc.samples["b200"])), 12, replace=False)):
+        env = example.model.evaluate({**base, **{p: float(x[i]) for p, x in drawn.items()}})
+        for cid, npv in mc.samples.items():
+            assert npv[i] == pytest.approx(float(env[f"{cid}.npv_tco"]), rel=1e-12)
+
+
+def test_draws_stay_in_their_ranges_and_shared_figures_share_a_draw(catalog, example):
+    drawn = drawn_inputs(example, catalog, 4000, seed=2)
+    for path, x in drawn.items():
+        inp = example.inputs[path]
+        assert inp.low <= x.min() and x.max() <= inp.high, path
+    np.testing.assert_array_equal(drawn["candidates.b200.pue"], drawn["candidates.mi300x.pue"])
+    assert not np.array_equal(drawn["candidates.b200.card_price"] / 40000,
+                              drawn["candidates.h100-sxm.card_price"] / 30000)
+    # triangular(12000, 15625, 15625): the mean is (low + mode + high) / 3
+    g = drawn["candidates.gaudi3.card_price"]
+    assert g.mean() == pytest.approx((12000 + 15625 + 15625) / 3, rel=0.01)
+
+
+def test_scenario_distributions_override_the_catalog(catalog):
+    loaded = with_distributions(load_scenario(), {
+        "facility.electricity_price_per_kwh": {"dist": "uniform", "low": 0.3, "high": 0.4},
+        "candidates.b200.mfu": {"dist": "normal", "low": 0.35, "high": 0.41},
+    })
+    result = compute(loaded, catalog)
+    drawn = drawn_inputs(result, catalog, 20000, seed=3)
+    e = drawn["facility.electricity_price_per_kwh"]
+    assert 0.3 <= e.min() and e.max() <= 0.4 and e.mean() == pytest.approx(0.35, rel=0.01)
+    m = drawn["candidates.b200.mfu"]  # low/high are the 10th and 90th percentiles
+    assert np.mean(m < 0.35) == pytest.approx(0.10, abs=0.01)
+    assert np.mean(m > 0.41) == pytest.approx(0.10, abs=0.01)
+
+
+def test_bad_distribution_is_refused(catalog):
+    with pytest.raises(TcoError, match="outside low..high"):
+        loaded = with_distributions(load_scenario(), {
+            "utilization": {"dist": "triangular", "low": 0.5, "high": 0.9, "mode": 0.95}})
+        montecarlo(loaded, catalog, draws=10)
+
+
+def test_triangular_draws_follow_the_triangular_cdf():
+    # triangular(0, 1, 4): CDF(1) = 1^2 / (4 * 1) = 0.25; CDF(2) = 1 - (4-2)^2 / (4 * 3) = 2/3;
+    # mean (0 + 1 + 4) / 3 = 5/3
+    sampler = Sampler([Draw(("x",), "triangular", 0.0, 1.0, 4.0, 0.0, 4.0)])
+    x = sampler.sample(np.random.Generator(np.random.PCG64(11)), 400_000)[0]
+    assert np.mean(x <= 1.0) == pytest.approx(0.25, abs=0.003)
+    assert np.mean(x <= 2.0) == pytest.approx(2 / 3, abs=0.003)
+    assert x.mean() == pytest.approx(5 / 3, abs=0.01)
+    assert 0.0 <= x.min() and x.max() <= 4.0
+
+
+def test_cheapest_ranks_like_compare():
+    npv = np.array([[1.0, 5.0, 1.0], [2.0, 2.0, 0.5], [0.1, 0.1, 0.1]])
+    done = [np.ones(3), np.ones(3), np.array([0.5, 0.5, 0.5])]  # third completes too few runs
+    feasible = [np.ones(3), np.array([1.0, 1.0, 0.0]), np.ones(3)]
+    # draw 0: 1 < 2 -> first; draw 1: second; draw 2: second infeasible -> first
+    assert cheapest_counts(npv, done, feasible).tolist() == [2, 1, 0]
+
+
+def test_report_analyses_gives_what_the_exporters_show(catalog):
+    from tco.analysis import report_analyses
+    from tco.analysis.types import MonteCarlo, Sensitivity
+
+    out = report_analyses(load_scenario(), catalog, draws=1000, seed=4, swing="10%")
+    assert isinstance(out["sensitivity"], Sensitivity) and out["sensitivity"].swing == 0.1
+    assert isinstance(out["montecarlo"], MonteCarlo) and out["montecarlo"].draws == 1000
+    assert "montecarlo" not in report_analyses(load_scenario(), catalog, draws=0, seed=4)

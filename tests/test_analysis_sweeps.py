@@ -1,0 +1,127 @@
+"""Sensitivity, break-even and the compiled evaluator, checked against the scalar engine."""
+
+import numpy as np
+import pytest
+
+from tco.analysis.breakeven import breakeven
+from tco.analysis.common import parse_swing
+from tco.analysis.fast import Compiled
+from tco.analysis.sensitivity import sensitivity
+from tco.analysis.whatif import whatif
+from tco.engine import compute
+from tco.errors import TcoError
+from tco.scenario import load_scenario, load_scenario_text
+
+ONE_CANDIDATE = """
+name: one input dominates
+utilization: 0.85
+workloads:
+  - {id: w, params: 7e9, tokens: 1e11, runs_per_year: 2}
+candidates:
+  - {id: gold, card: h100-sxm, cards: 64, card_price: 900000}
+"""
+
+
+def test_compiled_equals_model_evaluate_exactly(example):
+    model = example.model
+    base = {p: i.value for p, i in example.inputs.items()}
+    varying = ["candidates.b200.card_price", "candidates.b200.mfu", "utilization",
+               "facility.electricity_price_per_kwh", "finance.discount_rate"]
+    targets = [q.name for q in model if q.candidate == "b200"]  # every b200 quantity
+    rng = np.random.default_rng(3)
+    arrays = {p: base[p] * rng.uniform(0.8, 1.2, 9) for p in varying}
+    arrays["utilization"] = np.clip(arrays["utilization"], 0.01, 1.0)
+    fast = Compiled(model, base, varying, targets)(arrays)
+    slow = model.evaluate({**base, **arrays})
+    for t in targets:
+        np.testing.assert_array_equal(np.broadcast_to(fast[t], (9,)),
+                                      np.broadcast_to(slow[t], (9,)), err_msg=t)
+
+
+def test_dominant_input_ranks_first(catalog):
+    # A card priced at 900,000 USD: the accelerators are most of the cost, so their price
+    # must top the tornado, and its bar must equal the engine's -20%/+20% what-ifs.
+    loaded = load_scenario_text(ONE_CANDIDATE)
+    s = sensitivity(loaded, catalog, swing=0.2)
+    bars = s.bars["gold"]
+    assert bars[0].path == "candidates.gold.card_price"
+    assert bars[0].effect > 3 * bars[1].effect
+    assert (bars[0].low_value, bars[0].high_value) == (720000.0, 1e6)  # +20% cut at 1e6
+    assert bars[0].clipped
+    lo = whatif(loaded, catalog, ["candidates.gold.card_price=720000"]).candidates[0].npv.after
+    hi = whatif(loaded, catalog, ["candidates.gold.card_price=1e6"]).candidates[0].npv.after
+    assert bars[0].metric_low == pytest.approx(lo, rel=1e-12)
+    assert bars[0].metric_high == pytest.approx(hi, rel=1e-12)
+    assert [b.effect for b in bars] == sorted((b.effect for b in bars), reverse=True)
+
+
+def test_fractions_are_clipped_to_their_range(catalog, example):
+    s = sensitivity(load_scenario(), catalog, swing=0.2, result=example)
+    # rtx-4090 runs flat out (it completes 66% of the runs), so its hours follow utilization
+    util = next(b for b in s.bars["rtx-4090"] if b.path == "utilization")
+    assert util.low_value == pytest.approx(0.68) and util.high_value == 1.0  # not 1.02
+    assert util.clipped
+    assert s.baseline["b200"] == example.candidate("b200").values["npv_tco"]
+    # whole-number and structural inputs never move
+    paths = {b.path for bars in s.bars.values() for b in bars}
+    assert not any(p.endswith((".cards", ".cards_per_node", "horizon_years")) for p in paths)
+
+
+def test_range_mode_uses_catalog_low_high(catalog, example):
+    s = sensitivity(load_scenario(), catalog, mode="range", metric="cost_per_job",
+                    result=example)
+    price = next(b for b in s.bars["b200"] if b.path == "candidates.b200.card_price")
+    inp = example.inputs["candidates.b200.card_price"]
+    assert (price.low_value, price.high_value) == (inp.low, inp.high)
+    assert s.baseline["b200"] == example.candidate("b200").job["cost_per_job"]
+
+
+@pytest.mark.parametrize("path,a,b,metric", [
+    ("candidates.mi300x.card_price", "mi300x", "b200", "npv_tco"),
+    ("candidates.h100-sxm.card_price", "h100-sxm", "gaudi3", "cost_per_job"),
+    ("facility.electricity_price_per_kwh", "rtx-4090", "b200", "npv_tco"),
+])
+def test_breakeven_value_put_back_makes_the_two_equal(catalog, example, path, a, b, metric):
+    loaded = load_scenario()
+    be = breakeven(loaded, catalog, path, a, b, metric, result=example)
+    assert be.value is not None, be.statement
+    w = whatif(loaded, catalog, [f"{path}={be.value!r}"])
+    ca = next(x for x in w.candidates if x.id == a)
+    cb = next(x for x in w.candidates if x.id == b)
+    va, vb = ((ca.npv.after, cb.npv.after) if metric == "npv_tco"
+              else (ca.cost_per_job.after, cb.cost_per_job.after))
+    assert abs(va - vb) <= 1e-6 * max(abs(va), abs(vb))
+
+
+def test_breakeven_says_so_when_none_exists(catalog, example):
+    be = breakeven(load_scenario(), catalog, "facility.carbon_kg_per_kwh", "b200", "gaudi3",
+                   result=example)  # carbon intensity does not enter any cost
+    assert be.value is None and be.crossings == []
+    assert be.statement.startswith("no break-even") and "b200 keeps the lower" in be.statement
+
+
+def test_breakeven_refuses_bad_arguments(catalog, example):
+    loaded = load_scenario()
+    with pytest.raises(TcoError, match="did you mean: b200"):
+        breakeven(loaded, catalog, "utilization", "b20", "gaudi3", result=example)
+    with pytest.raises(TcoError, match="same candidate"):
+        breakeven(loaded, catalog, "utilization", "b200", "b200", result=example)
+    with pytest.raises(TcoError, match="model's shape"):
+        breakeven(loaded, catalog, "finance.horizon_years", "b200", "gaudi3", result=example)
+
+
+@pytest.mark.parametrize("text,value", [("20%", 0.2), ("5%", 0.05), ("0.1", 0.1)])
+def test_swing_parses(text, value):
+    assert parse_swing(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["0%", "100%", "abc", "20"])
+def test_bad_swing_is_refused(text):
+    with pytest.raises(TcoError, match="--swing"):
+        parse_swing(text)
+
+
+def test_sensitivity_on_a_second_scenario_matches_its_own_engine(catalog):
+    loaded = load_scenario_text(ONE_CANDIDATE)
+    s = sensitivity(loaded, catalog)
+    assert s.baseline["gold"] == compute(loaded, catalog).candidate("gold").values["npv_tco"]
