@@ -21,7 +21,7 @@ report: $(STAMP)
 	$(BIN)/tco compare --format json --output reports/example.json
 	$(BIN)/tco compare --format csv --output reports/example.csv
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) $(BIN)/tco report \
-	  --html reports/example.html --pdf reports/example.pdf
+	  --xlsx reports/example.xlsx --html reports/example.html --pdf reports/example.pdf
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) $(BIN)/tco report \
 	  --html reports/example.zh.html --lang zh
 	@echo "wrote reports/example.*"
