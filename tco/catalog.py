@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -90,6 +90,9 @@ class Figure(BaseModel):
         if self.value is not None:
             return (self.value, self.value)
         return (float(self.low), float(self.high))  # type: ignore[arg-type]
+
+
+_R = TypeVar("_R")
 
 
 class _Record(BaseModel):
@@ -198,44 +201,19 @@ class Catalog(_Record):
     sources: list[str] = []
 
     def card(self, card_id: str) -> Accelerator:
-        try:
-            return self.accelerators[card_id]
-        except KeyError:
-            raise UnknownId(
-                f"unknown card '{card_id}'{did_you_mean(card_id, self.accelerators)}"
-            ) from None
+        return _lookup(self.accelerators, card_id, "card")
 
     def platform(self, platform_id: str) -> Platform:
-        try:
-            return self.platforms[platform_id]
-        except KeyError:
-            raise UnknownId(
-                f"unknown platform '{platform_id}'{did_you_mean(platform_id, self.platforms)}"
-            ) from None
+        return _lookup(self.platforms, platform_id, "platform")
 
     def stack(self, stack_id: str) -> Stack:
-        try:
-            return self.stacks[stack_id]
-        except KeyError:
-            raise UnknownId(
-                f"unknown stack '{stack_id}'{did_you_mean(stack_id, self.stacks)}"
-            ) from None
+        return _lookup(self.stacks, stack_id, "stack")
 
     def region(self, region_id: str) -> Region:
-        try:
-            return self.regions[region_id]
-        except KeyError:
-            raise UnknownId(
-                f"unknown region '{region_id}'{did_you_mean(region_id, self.regions)}"
-            ) from None
+        return _lookup(self.regions, region_id, "region")
 
     def cooling_option(self, cooling_id: str) -> Cooling:
-        try:
-            return self.cooling[cooling_id]
-        except KeyError:
-            raise UnknownId(
-                f"unknown cooling '{cooling_id}'{did_you_mean(cooling_id, self.cooling)}"
-            ) from None
+        return _lookup(self.cooling, cooling_id, "cooling")
 
     def usd_to(self, currency: str) -> float:
         """Units of `currency` per US dollar."""
@@ -341,6 +319,14 @@ def _check_keys(raw: dict[str, dict[str, Any]], where: _Where) -> None:
             if key not in known:
                 raise CatalogError(f"unknown key '{key}'{did_you_mean(key, known)}",
                                    field=f"{section}.{key}", **where(section, key))
+
+
+def _lookup(records: dict[str, _R], ident: str, kind: str) -> _R:
+    """The record with this id, or UnknownId with the closest ids."""
+    try:
+        return records[ident]
+    except KeyError:
+        raise UnknownId(f"unknown {kind} '{ident}'{did_you_mean(ident, records)}") from None
 
 
 # --- loading --------------------------------------------------------------------------------
