@@ -18,13 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Union
 
 import numpy as np
 import numpy_financial as npf
 
-Number = Union[int, float]
-Value = Union[float, np.ndarray]
+Number = int | float
+Value = float | np.ndarray
 Env = Mapping[str, Value]
 RefFn = Callable[["Ref"], str]
 
@@ -107,7 +106,7 @@ class Expr:
         return BinOp(">", self, lift(other))
 
 
-ExprLike = Union[Expr, Number]
+ExprLike = Expr | Number
 
 
 def lift(x: ExprLike) -> Expr:
@@ -208,9 +207,9 @@ class BinOp(Expr):
             left = f"({left})"
         if self.right.prec < me or (self.right.prec == me and self.op in "-/^"):
             right = f"({right})"
-        elif self.right.prec == me and self.op in "+*" and isinstance(self.right, BinOp):
-            if self.right.op in "-/":
-                right = f"({right})"
+        elif (self.right.prec == me and self.op in "+*" and isinstance(self.right, BinOp)
+              and self.right.op in "-/"):
+            right = f"({right})"
         return f"{left}{self.op}{right}"
 
     def refs(self) -> Iterable[Ref]:

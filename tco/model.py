@@ -117,7 +117,7 @@ def build_model(structure: Structure) -> Model:
 
 def _candidate(model: Model, st: Structure, cid: str) -> None:
     b = _Builder(model, cid)
-    a = lambda key: Ref(f"assumptions.{key}")  # noqa: E731
+    a = lambda key: Ref(f"assumptions.{key}")
     c, q = b.c, b.q
     money = st.currency
 
@@ -146,7 +146,7 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
     busy_terms: list[Expr] = []
     job_refs: dict[str, dict[str, Ref]] = {}
     for wid, precision, _kind in st.workloads:
-        w = lambda key: Ref(f"workloads.{wid}.{key}")  # noqa: E731,B023
+        w = lambda key: Ref(f"workloads.{wid}.{key}")  # noqa: B023
 
         def jq(key: str, expr: Expr, unit: str, label: str) -> Ref:
             return q(key, expr, unit, label, "job", workload=wid)  # noqa: B023
@@ -218,7 +218,7 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
     del feasible_all
 
     # --- capex ---------------------------------------------------------------------------------
-    fin = lambda key: Ref(f"finance.{key}")  # noqa: E731
+    fin = lambda key: Ref(f"finance.{key}")
     cx_cards = q("capex_cards", (cards + spares) * c("card_price"), money,
                  "Accelerators, spares included", "horizon")
     cx_servers = q("capex_servers", nodes * c("node_price"), money, "Servers", "horizon")
@@ -292,7 +292,7 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
                 "Useful compute per year (model FLOPs)", "horizon")
     for t in range(st.horizon_years + 1):
         first, last = t == 0, t == st.horizon_years
-        op = (lambda x: 0.0) if first else (lambda x: x)  # noqa: E731
+        op = (lambda x: 0.0) if first else (lambda x: x)
         parts: dict[str, Expr | float] = {
             "cards": cx_cards if first else 0.0,
             "servers": cx_servers if first else 0.0,

@@ -1,7 +1,6 @@
 """The core commands through click's test runner: catalog, init/validate, compare, quotes."""
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
