@@ -205,9 +205,7 @@ class BinOp(Expr):
         # looser; the right side also when it binds the same (a-(b-c), a/(b*c)).
         if self.left.prec < me or (self.op == "^" and self.left.prec <= me):
             left = f"({left})"
-        if self.right.prec < me or (self.right.prec == me and self.op in "-/^"):
-            right = f"({right})"
-        elif (self.right.prec == me and self.op in "+*" and isinstance(self.right, BinOp)
+        if self.right.prec < me or (self.right.prec == me and self.op in "-/^") or (self.right.prec == me and self.op in "+*" and isinstance(self.right, BinOp)
               and self.right.op in "-/"):
             right = f"({right})"
         return f"{left}{self.op}{right}"
