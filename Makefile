@@ -34,7 +34,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff
-	$(BIN)/ruff check tco tests
+	$(BIN)/ruff check tco tests bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info
