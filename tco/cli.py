@@ -241,6 +241,8 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
 @click.option("--pdf", type=click.Path(dir_okay=False), help="Write the report as PDF.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
               help="Language of the HTML/PDF report.")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
+              help="Paper size of the printed report and PDF.")
 @click.option("--draws", type=int, default=20000, show_default=True,
               help="Monte Carlo draws shown in the report and workbook (0 to skip).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Monte Carlo seed.")
@@ -248,7 +250,7 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
               help="Sensitivity swing for the tornado chart.")
 @catalog_option
 def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | None, lang: str,
-           draws: int, seed: int, swing: str, catalogs: tuple[str, ...]) -> None:
+           paper: str, draws: int, seed: int, swing: str, catalogs: tuple[str, ...]) -> None:
     """Write the procurement workbook and/or the proposal report (HTML, PDF).
 
     \b
@@ -276,12 +278,12 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     if html:
         from .exporters.html import write_html
 
-        write_html(result, html, lang=lang)
+        write_html(result, html, lang=lang, paper=paper)
         click.echo(f"wrote {html}")
     if pdf:
         from .exporters.html import write_pdf
 
-        write_pdf(result, pdf, lang=lang)
+        write_pdf(result, pdf, lang=lang, paper=paper)
         click.echo(f"wrote {pdf}")
 
 

@@ -129,3 +129,12 @@ def test_unknown_card_is_one_clear_error():
     assert res.exit_code == 2
     assert "unknown card 'h100-sx'" in res.output and "h100-sxm" in res.output
     assert "Traceback" not in res.output
+
+
+def test_report_paper_option(tmp_path):
+    a4, letter = tmp_path / "a4.html", tmp_path / "letter.html"
+    run("report", "--html", str(a4), "--draws", "0")
+    run("report", "--html", str(letter), "--paper", "letter", "--draws", "0")
+    assert "size: A4;" in a4.read_text(encoding="utf-8")
+    text = letter.read_text(encoding="utf-8")
+    assert "size: letter;" in text and "size: A4;" not in text
