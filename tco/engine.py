@@ -39,21 +39,32 @@ def size_clusters(model: Model, resolved: Resolved, values: dict[str, float]) ->
         per_node = values[f"candidates.{cid}.cards_per_node"]
         trial = per_node * np.arange(1, MAX_SIZING_NODES + 1, dtype=float)
         env = model.evaluate({**values, f"candidates.{cid}.cards": trial}, candidate=cid)
+        feasible = np.asarray(env[f"{cid}.feasible"], dtype=float) > 0
         if kind == "deadline_days":
             wall = np.asarray(env[f"{cid}.{primary}.wall_days"], dtype=float)
-            ok = (wall <= target) & (np.asarray(env[f"{cid}.feasible"]) > 0)
+            ok = (wall <= target) & feasible
             if ok.any():
                 cards = trial[int(np.argmax(ok))]
             else:
-                cards = trial[int(np.nanargmin(np.where(np.isfinite(wall), wall, np.inf)))]
+                # No size meets the deadline: keep the fastest size that can run at all.
+                usable = feasible & np.isfinite(wall) & (wall > 0)
+                best = np.argmin(np.where(usable, wall, np.inf)) if usable.any() else 0
+                cards = trial[int(best)]
                 reasons[cid] = (f"no cluster up to {int(trial[-1]):,} cards finishes a run "
                                 f"within {target:g} days")
         else:
             power_kw = (np.asarray(env[f"{cid}.rated_power_w"], dtype=float)
                         * values[f"candidates.{cid}.pue"] / 1000.0)
-            ok = power_kw <= target
+            within = power_kw <= target
+            ok = within & feasible
             if ok.any():
-                cards = trial[int(np.nonzero(ok)[0][-1])]
+                # The largest cluster within the cap, unless past some size more cards only
+                # slow a run down (interruptions grow with the cluster): then the fastest.
+                wall = np.asarray(env[f"{cid}.{primary}.wall_days"], dtype=float)
+                cards = trial[int(np.argmin(np.where(ok, wall, np.inf)))]
+            elif within.any():
+                cards = trial[int(np.nonzero(within)[0][-1])]
+                reasons[cid] = f"no cluster within the {target:g} kW power cap can run the job"
             else:
                 cards = trial[0]
                 reasons[cid] = f"one server already needs more than the {target:g} kW power cap"

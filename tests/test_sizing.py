@@ -57,3 +57,27 @@ def test_export_controls_flag_by_region(catalog):
     assert "export control" in flags
     us = compute(load_scenario_text(SCENARIO.replace("REGION", "us")), catalog)
     assert "export control" not in " ".join(us.candidate("fixed").info.flags)
+
+
+def test_unreachable_deadline_keeps_a_cluster_that_can_run(catalog):
+    # No H100 cluster trains 70B on 2T tokens in half a day; the fallback must still be a
+    # cluster that makes progress (goodput > 0), never a size whose numbers turn negative.
+    text = SCENARIO.replace("REGION", "us").replace("deadline_days: 30", "deadline_days: 0.5")
+    fast = compute(load_scenario_text(text), catalog).candidate("fast")
+    assert not fast.feasible
+    assert fast.values["goodput"] > 0
+    assert fast.job["wall_days"] > 0.5
+    assert fast.job["cost_per_job"] > 0
+
+
+def test_huge_power_cap_stops_where_more_cards_stop_helping(catalog):
+    # With no practical power limit, the sizing stops at the fastest cluster: past it, the
+    # interruptions of a bigger cluster cost more time than its extra cards save.
+    text = SCENARIO.replace("REGION", "us").replace("power_cap_kw: 1000", "power_cap_kw: 1e9")
+    capped = compute(load_scenario_text(text), catalog).candidate("capped")
+    assert capped.feasible and capped.values["goodput"] > 0
+    cards = int(capped.inputs["cards"])
+    for other in (cards - 8, cards + 8):
+        alt = text.replace("power_cap_kw: 1e9", f"cards: {other}")
+        assert compute(load_scenario_text(alt), catalog).candidate("capped").job[
+            "wall_days"] >= capped.job["wall_days"]

@@ -124,6 +124,8 @@ def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
         "wall_days_per_job": _clean(job["wall_days"]),
         "cost_per_job": _clean(job["cost_per_job"]),
         "cost_per_job_breakdown": job_cost(c),
+        "cost_per_million_tokens": _clean(job["cost_per_million_tokens"]),
+        "cost_per_run_horizon": _clean(v["cost_per_run_horizon"]),
         "energy_kwh_per_job": _clean(job["energy_facility_kwh"]),
         "co2e_kg_per_job": _clean(job["co2e_kg"]),
         "npv_tco": _clean(v["npv_tco"]),
@@ -137,14 +139,32 @@ def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
         "cloud_npv": _clean(v["cloud_npv"]) if "cloud_npv" in v else None,
         "breakeven_utilization": _clean(v["breakeven_utilization"])
         if "breakeven_utilization" in v else None,
+        "jobs": {wid: workload_dict(c, wid) for wid in c.jobs},
         "yearly": yearly_rows(c),
     })
     return out
 
 
+def workload_dict(c: CandidateResult, wid: str) -> dict[str, Any]:
+    """One workload's per-run figures (the headline keys describe the first workload)."""
+    job = c.jobs[wid]
+    return {
+        "gpu_hours": _clean(job["gpu_hours"]),
+        "wall_days": _clean(job["wall_days"]),
+        "cost": job_cost(c, wid),
+        "cost_per_million_tokens": _clean(job["cost_per_million_tokens"]),
+        "energy_kwh": _clean(job["energy_facility_kwh"]),
+        "co2e_kg": _clean(job["co2e_kg"]),
+        "train_flops": _clean(job["train_flops"]),
+        "feasible": bool(job["feasible"]),
+        "memory_needed_gb": _clean(job["memory_needed_gb"]),
+        "memory_usable_gb": _clean(job["memory_usable_gb"]),
+    }
+
+
 _PRICED_KEYS = (
     "gpu_hours_per_job", "wall_days_per_job", "cost_per_job", "cost_per_job_breakdown",
-    "energy_kwh_per_job", "co2e_kg_per_job", "npv_tco", "undiscounted_tco",
+    "cost_per_million_tokens", "cost_per_run_horizon", "jobs", "energy_kwh_per_job", "co2e_kg_per_job", "npv_tco", "undiscounted_tco",
     "equivalent_annual_cost", "cost_per_gpu_hour", "cost_per_pflop_hour", "runs_per_year",
     "runs_over_horizon", "capex_total", "cloud_npv", "breakeven_utilization",
 )
@@ -167,16 +187,17 @@ def to_json(data: Any) -> str:
 def compare_csv(result: Result) -> str:
     """One row per candidate; the last columns are the currency and the provenance."""
     cols = ["id", "name", "card", "cards", "feasible", "gpu_hours_per_job", "wall_days_per_job",
-            "cost_per_job", "npv_tco", "undiscounted_tco", "cost_per_gpu_hour",
-            "cost_per_pflop_hour", "cloud_npv", "breakeven_utilization"]
+            "cost_per_job", "cost_per_run_horizon", "npv_tco", "undiscounted_tco",
+            "cost_per_gpu_hour", "cost_per_pflop_hour", "cloud_npv", "breakeven_utilization"]
     prov = provenance(result)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols + ["reasons", "notes", "currency", *prov])
+    w.writerow(cols + ["reasons", "notes", "flags", "currency", *prov])
     for c in result.candidates:
         d = candidate_dict(result, c)
         row = [d.get(k) for k in cols] + ["; ".join(c.reasons), "; ".join(c.notes),
-                                          result.currency, *prov.values()]
+                                          "; ".join(c.info.flags), result.currency,
+                                          *prov.values()]
         w.writerow([safe_cell("" if x is None else x) for x in row])
     return buf.getvalue()
 
@@ -209,23 +230,21 @@ def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str
 
 def compare_table(result: Result) -> str:
     cur = result.currency
-    header = ["#", "candidate", "cards", "days/run", "cost/run", "NPV TCO", f"{cur}/GPU-h",
-              "vs cloud", "status"]
+    header = ["#", "candidate", "cards", "days/run", "cost/run*", "NPV TCO", "NPV/run",
+              f"{cur}/GPU-h", "vs cloud", "status"]
     rows = []
     for n, c in enumerate(result.candidates, start=1):
-        if not c.priced:
-            rows.append([str(n), c.id, f"{int(c.inputs['cards']):,}", "-", "-", "-", "-", "-",
+        if not c.feasible:  # numbers of an infeasible option are not shown as if they held
+            rows.append([str(n), c.id, f"{int(c.inputs['cards']):,}", *["-"] * 6,
                          "infeasible: " + "; ".join(c.reasons)])
             continue
         v, job = c.values, c.job
         cloud = v.get("cloud_npv")
-        status = "ok" if c.feasible else "infeasible: " + "; ".join(c.reasons)
-        if c.feasible and c.notes:
-            status = "; ".join(c.notes)
+        status = "; ".join(c.notes) if c.notes else "ok"
         rows.append([
             str(n), c.id, f"{int(c.inputs['cards']):,}", number(job["wall_days"], 1),
             money(job["cost_per_job"], cur), money(v["npv_tco"], cur),
-            number(v["cost_per_gpu_hour"], 2),
+            money(v["cost_per_run_horizon"], cur), number(v["cost_per_gpu_hour"], 2),
             money(cloud, cur) if cloud is not None else "n/a", status,
         ])
     title = (f"{printable(result.scenario.name)} ({cur}, "
@@ -235,7 +254,11 @@ def compare_table(result: Result) -> str:
         for f in c.info.flags:
             flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
-    return title + text_table(header, rows, "lllrrrrrl") + foot + provenance_line(result)
+    legend = ("\ncost/run*: one run with fixed costs spread over every available hour (a fully "
+              "used cluster);\nNPV/run: the horizon's NPV over its discounted runs (the cluster "
+              "as actually used).\n")
+    return (title + text_table(header, rows, "lllrrrrrrl") + legend + foot
+            + provenance_line(result))
 
 
 def provenance_line(result: Result) -> str:
