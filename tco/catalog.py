@@ -20,7 +20,13 @@ from typing import Any, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import CatalogError, UnknownId, did_you_mean
-from .inputs import ASSUMPTION_INPUTS, CANDIDATE_INPUTS, FACILITY_INPUTS, InputSpec
+from .inputs import (
+    ASSUMPTION_INPUTS,
+    CANDIDATE_INPUTS,
+    FACILITY_INPUTS,
+    MONEY_DEFAULTS,
+    InputSpec,
+)
 from .resources import pricing_dir
 from .yamlio import YamlDoc, check_readable, load_yaml, read_text
 
@@ -264,6 +270,7 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("cloud_prices", "on_demand_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     ("cloud_prices", "committed_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     **{("assumptions", k): spec for k, spec in ASSUMPTION_INPUTS.items()},
+    **{("assumptions", k): spec for k, spec in MONEY_DEFAULTS.items()},
 }
 _EXCHANGE_SPEC = InputSpec("exchange_rate", "per USD", "Units of the currency per US dollar",
                            1e-3, 1e5, "units of the currency for one US dollar, e.g. 7.2 CNY")
@@ -313,7 +320,7 @@ def _check_plausible(cat: Catalog, where: _Where) -> None:
 def _check_keys(raw: dict[str, dict[str, Any]], where: _Where) -> None:
     """Mapping sections take known keys only: an unknown one is a typo, not a new figure."""
     currencies = [c for c in get_args(Region.model_fields["currency"].annotation) if c != "USD"]
-    for section, known in (("assumptions", list(ASSUMPTION_INPUTS)),
+    for section, known in (("assumptions", [*ASSUMPTION_INPUTS, *MONEY_DEFAULTS]),
                            ("exchange_rates", currencies)):
         for key in raw.get(section, {}):
             if key not in known:

@@ -126,6 +126,12 @@ TEAM_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _money("engineer_cost_per_month", "money/month", "Loaded engineer cost per month", 100, 1e6),
 ]}
 
+# Scenario defaults that are money: kept in pricing/assumptions.yaml in USD (with a source) and
+# converted to the scenario's currency, never typed into code.
+MONEY_DEFAULTS: dict[str, InputSpec] = {
+    "engineer_cost_per_month_usd": TEAM_INPUTS["engineer_cost_per_month"],
+}
+
 TOP_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("utilization", "Share of the year the cluster can run jobs", 0.01, 1.0),
     _money("cost_of_delay_per_week", "money/week", "Cost of each week of delivery delay", 0, 1e9),

@@ -138,7 +138,7 @@ class Finance(_Strict):
 
 
 class Team(_Strict):
-    engineer_cost_per_month: Num = 20000
+    engineer_cost_per_month: Num | None = None  # default: the catalog's, in the currency
     porting_complexity: Literal["simple", "moderate", "complex"] = "moderate"
     familiarity: dict[str, Num] = {}
 
@@ -435,7 +435,11 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
 
     # team
     for key, spec in TEAM_INPUTS.items():
-        put(scenario_value(["team", key], getattr(sc.team, key), spec))
+        if getattr(sc.team, key) is not None:
+            put(scenario_value(["team", key], getattr(sc.team, key), spec))
+        else:
+            put(_fig_input(f"team.{key}", catalog.assumption(f"{key}_usd"), spec, fx,
+                           fx_note and f"{fx_note}: "))
     fam_spec = InputSpec("familiarity", "fraction", "Team familiarity with the stack "
                          "(share of porting effort already done)", 0, 1,
                          hint="a fraction between 0 and 1", fraction=True)

@@ -64,7 +64,7 @@ def test_raising_any_cost_never_lowers_npv_or_cost_per_job(point: dict, factors:
             np.diff(npv, axis=1).min(axis=1) < 0)[0]])
         # not vacuous: the candidate's own card price strictly raises its NPV
         own = paths.index(f"candidates.{cid}.card_price")
-        assert npv[own, -1] > npv[own, 0] or factors[-1] == 1.0
+        assert npv[own, -1] > npv[own, 0] or factors[-1] < 1 + 1e-9  # (a raise below float noise)
         for wid in ex.workloads:
             assert non_decreasing(env[f"{cid}.{wid}.cost_per_job"]), (cid, wid)
 
