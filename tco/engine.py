@@ -155,13 +155,14 @@ def values_label(x: float) -> str:
 
 
 def rank(candidates: list[CandidateResult]) -> list[CandidateResult]:
-    """Feasible candidates that complete every planned run, by NPV of TCO; then those that
-    complete fewer runs; then infeasible ones."""
+    """Feasible candidates that complete every planned run and may be bought (no export control
+    or licence bar), by NPV of TCO; then feasible ones that complete fewer runs or are barred;
+    then infeasible ones."""
 
     def key(c: CandidateResult) -> tuple[int, float, str]:
         if not c.feasible:
             return (2, 0.0, c.id)
         incomplete = c.values["runs_completed_fraction"] < 1 - 1e-9
-        return (1 if incomplete else 0, c.values["npv_tco"], c.id)
+        return (1 if incomplete or c.info.blocking else 0, c.values["npv_tco"], c.id)
 
     return sorted(candidates, key=key)

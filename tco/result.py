@@ -61,5 +61,8 @@ class Result:
 
     @property
     def recommended(self) -> CandidateResult | None:
+        """The best-ranked candidate, unless it is infeasible or barred (export, licence)."""
         first = self.candidates[0] if self.candidates else None
-        return first if first is not None and first.feasible else None
+        if first is None or not first.feasible or first.info.blocking:
+            return None
+        return first

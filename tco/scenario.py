@@ -351,6 +351,7 @@ class CandidateInfo(BaseModel):
     stack_name: str
     sizing: str
     flags: list[str] = []
+    blocking: list[str] = []  # flags that bar buying it here (export control, licence terms)
     infeasible: list[str] = []  # reasons known before any arithmetic (unsupported precision)
     notes: list[str] = []
 
@@ -603,12 +604,13 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
                       origin="derived"))
         # risk flags (short; the catalog record holds the evidence)
         if sc.facility.region in card.export_restricted_regions:
-            info.flags.append(
+            info.blocking.append(
                 f"export control: {card.name} is restricted for region "
                 f"'{sc.facility.region}' (see `tco catalog show {card.id}`)")
         if "gaming_license" in card.flags:
-            info.flags.append(
+            info.blocking.append(
                 "licence: the GeForce driver licence does not permit data-centre deployment")
+        info.flags.extend(info.blocking)
         if stack.id != "cuda" or "immature_stack" in card.flags:
             info.flags.append(
                 f"software: {stack.name} is not CUDA; porting effort and an efficiency "

@@ -81,3 +81,28 @@ def test_huge_power_cap_stops_where_more_cards_stop_helping(catalog):
         alt = text.replace("power_cap_kw: 1e9", f"cards: {other}")
         assert compute(load_scenario_text(alt), catalog).candidate("capped").job[
             "wall_days"] >= capped.job["wall_days"]
+
+
+BARRED = """
+name: barred
+workloads:
+  - {id: w, params: 70e9, tokens: 2e12, runs_per_year: 1}
+candidates:
+  - {id: h20, card: h20, cards: 1024, card_price: 1000}
+  - {id: ascend, card: ascend-910b, cards: 1024}
+  - {id: gaming, card: rtx-4090, cards: 2048, card_price: 100}
+facility: {region: cn}
+"""
+
+
+def test_barred_cards_are_never_recommended(catalog):
+    # The H20 is export-controlled for China in the catalog and the RTX 4090's licence bars
+    # data-centre use: even at a token price they rank after a card that may be bought.
+    result = compute(load_scenario_text(BARRED), catalog)
+    order = [c.id for c in result.candidates]
+    assert result.candidate("h20").info.blocking and result.candidate("gaming").info.blocking
+    assert not result.candidate("ascend").info.blocking
+    assert order[0] == "ascend"
+    assert result.recommended is not None and result.recommended.id == "ascend"
+    # ... although the barred H20 would be cheaper
+    assert result.candidate("h20").values["npv_tco"] < result.candidate("ascend").values["npv_tco"]

@@ -157,6 +157,7 @@ class Simulation:
                             metric_name(result, cid, "cost_per_job"),
                             f"{cid}.runs_completed_fraction", f"{cid}.feasible")
                       for cid in self.cands}
+        self.blocked = [bool(result.candidate(cid).info.blocking) for cid in self.cands]
         targets = [n for ns in self.names.values() for n in ns]
         base = baseline_values(result)
         # Which inputs reach the results at all: compile once with every ranged input varying.
@@ -213,7 +214,7 @@ def montecarlo(loaded: Loaded, catalog: Catalog, draws: int, seed: int = 1,
                 npv[row, start:stop] = env[names[cid][0]]
                 job[row, start:stop] = env[names[cid][1]]
             wins += cheapest_counts(npv[:, start:stop], [env[names[c][2]] for c in cands],
-                                    [env[names[c][3]] for c in cands])
+                                    [env[names[c][3]] for c in cands], sim.blocked)
             n_done += stop - start
         return n_done, wins
 
@@ -247,14 +248,18 @@ def summary(x: np.ndarray) -> dict[str, float]:
     return {"p10": float(p10), "p50": float(p50), "p90": float(p90), "mean": mean}
 
 
-def cheapest_counts(npv: np.ndarray, done: list[Value], feasible: list[Value]) -> np.ndarray:
+def cheapest_counts(npv: np.ndarray, done: list[Value], feasible: list[Value],
+                    blocked: list[bool] | None = None) -> np.ndarray:
     """How many draws each candidate (rows of `npv`) ranks first in, ranked as `tco compare`
-    ranks: feasible candidates that complete every planned run by NPV of TCO, then those that
-    complete fewer runs; an infeasible candidate never ranks first."""
+    ranks: feasible candidates that complete every planned run and are not barred (export
+    control, licence) by NPV of TCO, then the others that are feasible; an infeasible candidate
+    never ranks first."""
     n = npv.shape[1]
+    barred = blocked or [False] * npv.shape[0]
     tier = np.stack([np.where(np.broadcast_to(f, (n,)) > 0,
-                              np.where(np.broadcast_to(d, (n,)) < 1 - 1e-9, 1.0, 0.0), np.inf)
-                     for f, d in zip(feasible, done)])
+                              np.where((np.broadcast_to(d, (n,)) < 1 - 1e-9) | b, 1.0, 0.0),
+                              np.inf)
+                     for f, d, b in zip(feasible, done, barred)])
     best_tier = tier.min(axis=0)
     best = np.full(n, np.inf)
     winner = np.full(n, -1)

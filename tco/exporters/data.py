@@ -112,6 +112,7 @@ def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
         "feasible": c.feasible,
         "reasons": c.reasons,
         "flags": c.info.flags,
+        "blocking": c.info.blocking,
         "notes": c.notes,
     }
     if not c.priced:
