@@ -120,7 +120,6 @@ _CANDIDATE_FIELDS = list(Candidate.model_fields) + list(CANDIDATE_INPUTS)
 
 class Facility(_Strict):
     region: str = "us"
-    hosting: Literal["colocation", "owned"] = "colocation"
     electricity_price_per_kwh: Num | None = None
     colocation_price_per_kw_month: Num | None = None
     carbon_kg_per_kwh: Num | None = None
@@ -470,10 +469,6 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         given = getattr(sc.facility, key)
         if given is not None:
             put(scenario_value(["facility", key], given, spec))
-        elif key == "colocation_price_per_kw_month" and sc.facility.hosting == "owned":
-            put(Input(path=f"facility.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
-                      source="owned facility (facility.hosting = owned): no colocation rent",
-                      origin="default"))
         else:
             scale = region_fx if spec.money else 1.0
             put(_fig_input(f"facility.{key}", getattr(region, key), spec, scale, conv))
@@ -567,10 +562,12 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
             spec = CANDIDATE_INPUTS[key]
             if key in c.overrides:
                 put(scenario_value(base + [key], c.overrides[key], spec))
-            elif key == "cooling_capex_per_kw" and sc.facility.hosting == "colocation":
+            elif key == "cooling_capex_per_kw":
                 put(Input(path=f"{p}.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
-                          source="colocation (facility.hosting): the provider's cooling plant "
-                                 "is in the colocation price", origin="default"))
+                          source="colocation: the provider's cooling plant is in the "
+                                 f"colocation price (catalog plant capex: {fig.best:g} USD/kW, "
+                                 "set cooling_capex_per_kw to pay for your own)",
+                          origin="default"))
             elif fig is None:
                 prec = key.removeprefix("peak_tflops_")
                 info.infeasible.append(f"{card.name} has no {prec.upper()} support")
