@@ -202,9 +202,20 @@ def job(model_params: float, active_params: float | None, tokens: float, card: s
     loaded = quick_job(model_params=model_params, active_params=active_params, tokens=tokens,
                        card=card, cards=cards, precision=precision, mfu=mfu, region=region,
                        currency=currency)
-    result = compute(loaded, load_catalog(catalogs))
+    try:
+        result = compute(loaded, load_catalog(catalogs))
+    except TcoError as exc:  # name the option, not the scenario path it was turned into
+        if exc.file == "command line" and exc.field:
+            exc.file, exc.field = None, _JOB_OPTIONS.get(exc.field.rsplit(".", 1)[-1],
+                                                         exc.field)
+        raise
     c = result.candidates[0]
     click.echo(to_json(job_dict(result, c)) if fmt == "json" else job_table(result, c), nl=False)
+
+
+_JOB_OPTIONS = {"card": "--card", "cards": "--cards", "params": "--model-params",
+                "active_params": "--active-params", "tokens": "--tokens", "mfu": "--mfu",
+                "region": "--region", "precision": "--precision"}
 
 
 @cli.command()

@@ -275,6 +275,15 @@ def job_table(result: Result, c: CandidateResult) -> str:
     if not c.priced:
         lines.append("infeasible: " + "; ".join(c.reasons))
         return "\n".join(lines) + "\n"
+    if not c.feasible:  # say why; do not print times and costs as if the job could run
+        rows = [
+            ["training compute", f"{d['train_flops']:.3e} FLOP"],
+            ["memory needed per card", f"{number(d['memory_needed_gb'], 1)} GB"],
+            ["memory usable per card", f"{number(d['memory_usable_gb'], 1)} GB"],
+        ]
+        lines.append(text_table(["quantity", "value"], rows, "lr").rstrip())
+        lines.append("INFEASIBLE: " + "; ".join(c.reasons))
+        return "\n".join(lines) + "\n" + provenance_line(result)
     rows = [
         ["training compute", f"{d['train_flops']:.3e} FLOP"],
         ["accelerator-hours", number(d["gpu_hours"], 0)],
@@ -287,8 +296,6 @@ def job_table(result: Result, c: CandidateResult) -> str:
         rows.append([f"cost: {comp}", money(d["cost"][comp], cur)])
     rows.append(["cost: total", money(d["cost"]["total"], cur)])
     lines.append(text_table(["quantity", "value"], rows, "lr").rstrip())
-    if not c.feasible:
-        lines.append("INFEASIBLE: " + "; ".join(c.reasons))
     for n in c.notes + c.info.flags:
         lines.append(f"note: {printable(n)}")
     return "\n".join(lines) + "\n" + provenance_line(result)
