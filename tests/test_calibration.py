@@ -19,7 +19,8 @@ TOLERANCE = 0.25
 
 def model_run(catalog, *, params: float, tokens: float, card: str, cards: int,
               precision: str = "bf16", batch_tokens: int | None = None,
-              seq_len: int | None = None, mfu: float | None = None) -> dict[str, float]:
+              seq_len: int | None = None, mfu: float | None = None,
+              active_params: float | None = None) -> dict[str, float]:
     """The primary-job numbers of a one-candidate scenario built from a published run.
 
     `mfu` is for diagnostics only; no calibration case passes it.
@@ -29,6 +30,8 @@ def model_run(catalog, *, params: float, tokens: float, card: str, cards: int,
         extra += f"    global_batch_tokens: {batch_tokens}\n"
     if seq_len is not None:
         extra += f"    seq_len_tokens: {seq_len}\n"
+    if active_params is not None:
+        extra += f"    active_params: {active_params!r}\n"
     text = (
         "workloads:\n"
         f"  - id: run\n    params: {params!r}\n    tokens: {tokens!r}\n"
@@ -70,7 +73,7 @@ LLAMA2_70B_GPU_HOURS = 1_720_320
 def test_llama2_70b_gpu_hours(catalog, cards):
     job = model_run(catalog, params=70e9, tokens=2.0e12, card="a100-80gb-sxm", cards=cards,
                     batch_tokens=4_194_304, seq_len=4096)
-    # Model (2,048 cards): about 1.84M GPU-hours, +7%.
+    # Model (2,048 cards): about 1.82M GPU-hours, +6%.
     assert within(job["gpu_hours"], LLAMA2_70B_GPU_HOURS), job["gpu_hours"]
 
 
@@ -87,7 +90,7 @@ LLAMA65_DAYS = 21
 def test_llama_65b_gpu_hours_and_days(catalog):
     job = model_run(catalog, params=65.2e9, tokens=1.4e12, card="a100-80gb-sxm", cards=2048,
                     batch_tokens=4_194_304, seq_len=2048)
-    # Model: about 1.20M GPU-hours and 24.4 days, +17% (Meta's run was more efficient than
+    # Model: about 1.19M GPU-hours and 24.2 days, +16% (Meta's run was more efficient than
     # the catalog's typical A100 MFU of 0.45).
     assert within(job["gpu_hours"], LLAMA65_GPU_HOURS), job["gpu_hours"]
     assert within(job["wall_days"], LLAMA65_DAYS), job["wall_days"]
@@ -169,3 +172,22 @@ def test_bloom_miss_is_within_the_catalog_mfu_range(catalog):
     job = model_run(catalog, params=176e9, tokens=366e9, card="a100-80gb-sxm", cards=384,
                     batch_tokens=2048 * 2048, seq_len=2048, mfu=low)
     assert within(job["gpu_hours"], BLOOM_GPU_HOURS, 0.10), job["gpu_hours"]
+
+
+# --- DeepSeek-V3 on H800 (out of sample: an FP8 mixture-of-experts run) ---------------------
+# DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", arXiv 2412.19437: 671B total / 37B
+# activated parameters, 14.8T tokens, 2,048 H800, FP8 mixed precision, batch ramped to 15,360
+# sequences of 4,096 tokens; Table 1: 2,664K H800 GPU-hours for pre-training.
+DEEPSEEK_V3_GPU_HOURS = 2_664_000
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the default model gives ~1.79M GPU-hours, 33% below DeepSeek-V3's 2.664M: it has no "
+    "expert-parallel all-to-all traffic, and it applies the card's BF16-derived MFU to the FP8 "
+    "peak (published FP8 MFUs are lower: Llama 4 ~20% of FP8 peak). See docs/methodology.md, "
+    "'What is simplified or not modelled'"))
+def test_deepseek_v3_moe_fp8_gpu_hours(catalog):
+    job = model_run(catalog, params=671e9, tokens=14.8e12, card="h800-sxm", cards=2048,
+                    precision="fp8", batch_tokens=15_360 * 4096, seq_len=4096,
+                    active_params=37e9)
+    assert within(job["gpu_hours"], DEEPSEEK_V3_GPU_HOURS), job["gpu_hours"]
