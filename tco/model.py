@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .expr import AND, IF, MAX, MIN, NPV0, PMT, ROUNDUP, SUM, Const, Expr, Ref, Value
 from .scenario import Structure
 
@@ -30,7 +28,6 @@ FLOP_PER_PFLOP_HOUR = 1e15 * 3600.0
 BYTES_PER_GB = 1e9
 W_PER_KW = 1000.0
 MONTHS_PER_YEAR = 12.0
-WEEKS_PER_DAY = 1.0 / 7.0
 TOKENS_PER_MILLION = 1e6
 
 # Cash-flow components, in the order every table shows them.
@@ -402,8 +399,3 @@ _COMPONENT_LABELS = {
     "operations_staff": "Operations staff", "porting_maintenance": "Porting maintenance",
     "financing": "Financing", "residual_value": "Residual value",
 }
-
-
-def values_of(env: Mapping[str, Value], name: str) -> float:
-    v = env[name]
-    return float(np.asarray(v).reshape(-1)[0]) if isinstance(v, np.ndarray) else float(v)

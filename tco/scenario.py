@@ -524,6 +524,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         cooling = catalog.cooling_option(c.cooling or platform.default_cooling)
         price = catalog.card_prices[card.id]
         cloud = catalog.cloud_prices.get(card.id)
+        rent_note = ""
         p = f"candidates.{c.id}"
         figs: dict[str, tuple[Figure | None, float, str]] = {
             "card_price": (price.price_usd, fx, fx_note),
@@ -550,8 +551,11 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         for prec in sorted(precisions):
             figs[f"peak_tflops_{prec}"] = (card.peak(prec), 1.0, "")
         if cloud is not None:
-            fig = (cloud.committed_usd_per_card_hour if sc.rent_pricing == "committed"
-                   and cloud.committed_usd_per_card_hour else cloud.on_demand_usd_per_card_hour)
+            committed = cloud.committed_usd_per_card_hour
+            fig = (committed if sc.rent_pricing == "committed" and committed
+                   else cloud.on_demand_usd_per_card_hour)
+            if sc.rent_pricing == "committed" and not committed:
+                rent_note = "no committed cloud price is published: renting uses on-demand"
             figs["cloud_price_per_card_hour"] = (fig, fx, fx_note)
         info = CandidateInfo(
             id=c.id, name=c.name or card.name, card=card.id, card_name=card.name,
@@ -616,6 +620,8 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
             info.flags.append(f"supply: single vendor ({card.vendor}), constrained supply")
         if c.notes:
             info.notes.append(c.notes)
+        if rent_note:
+            info.notes.append(rent_note)
         infos[c.id] = info
 
     for path in sc.distributions:

@@ -20,8 +20,8 @@ def _commands(group, prefix):
 
 
 def render() -> str:
-    parts = ["# Command reference\n\nGenerated from `tco ... --help` by "
-             "tests/test_cli_reference.py; do not edit by hand.\n"]
+    parts = [("# Command reference\n\nGenerated from `tco ... --help` by "
+              "tests/test_cli_reference.py; do not edit by hand.\n")]
     for path in _commands(cli, []):
         out = CliRunner().invoke(cli, [*path, "--help"], prog_name="tco", terminal_width=100).output
         title = " ".join(["tco", *path])
