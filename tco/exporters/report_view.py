@@ -73,7 +73,7 @@ class View:
         self.cur = result.currency
         self.date = report_date
         self.rec = result.recommended
-        self.complete = [c for c in result.candidates if is_complete(c)]
+        self.complete = [c for c in result.candidates if is_complete(c) and not c.info.blocking]
 
     # --- formatting ----------------------------------------------------------------------------
     def money(self, x: float) -> str:
@@ -184,26 +184,33 @@ class View:
         else:
             why.append(s.segments("sum_npv_only", years=years, npv=self.money(npv)))
         pool = self.complete or [rec]
-        cheapest_run = min(pool, key=lambda c: c.job["cost_per_job"])
-        if cheapest_run is rec:
-            why.append(s.segments("sum_job_lowest", cost=self.money(rec.job["cost_per_job"])))
-        else:
-            why.append(s.segments("sum_job_not_lowest", cost=self.money(rec.job["cost_per_job"]),
-                                  other=self.name(cheapest_run),
-                                  other_cost=self.money(cheapest_run.job["cost_per_job"])))
-        fastest = min(pool, key=lambda c: c.job["wall_days"])
-        if fastest is rec:
-            why.append(s.segments("sum_time_fastest", days=self.days(rec.job["wall_days"])))
-        else:
-            why.append(s.segments("sum_time", days=self.days(rec.job["wall_days"]),
-                                  fastest=self.name(fastest),
-                                  fastest_days=self.days(fastest.job["wall_days"])))
+        if len(pool) > 1:  # with one eligible option there is nothing to compare
+            cheapest_run = min(pool, key=lambda c: c.job["cost_per_job"])
+            if cheapest_run is rec:
+                why.append(s.segments("sum_job_lowest", cost=self.money(rec.job["cost_per_job"])))
+            else:
+                why.append(s.segments(
+                    "sum_job_not_lowest", cost=self.money(rec.job["cost_per_job"]),
+                    other=self.name(cheapest_run),
+                    other_cost=self.money(cheapest_run.job["cost_per_job"])))
+            fastest = min(pool, key=lambda c: c.job["wall_days"])
+            if fastest is rec:
+                why.append(s.segments("sum_time_fastest", days=self.days(rec.job["wall_days"])))
+            else:
+                why.append(s.segments("sum_time", days=self.days(rec.job["wall_days"]),
+                                      fastest=self.name(fastest),
+                                      fastest_days=self.days(fastest.job["wall_days"])))
 
         if rec.info.flags:
             flags = s("list_sep").join(s.message(f) for f in rec.info.flags)
             consider.append(s.segments("sum_flags", flags=flags))
         else:
             consider.append(s.segments("sum_no_flags"))
+        for c in self.r.candidates:
+            if c.feasible and c.priced and c.info.blocking and c.values["npv_tco"] < npv:
+                why_barred = s("list_sep").join(s.message(f) for f in c.info.blocking)
+                consider.append(s.segments("sum_barred", name=self.name(c),
+                                           npv=self.money(c.values["npv_tco"]), why=why_barred))
         for c in self.r.candidates:
             if c.feasible and c.priced and not is_complete(c) and c.values["npv_tco"] < npv:
                 consider.append(s.segments(
@@ -252,6 +259,8 @@ class View:
                                       "cost_per_gpu_hour")]
             if not c.feasible:
                 status, text = "infeasible", s("status_infeasible")
+            elif c.info.blocking:
+                status, text = "incomplete", s("status_barred")
             elif not is_complete(c):
                 status = "incomplete"
                 text = s("status_incomplete", pct=percent(c.values["runs_completed_fraction"], 0))
