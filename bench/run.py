@@ -82,10 +82,25 @@ def exporters_present() -> bool:
                for m in ("tco.exporters.xlsx", "tco.exporters.html"))
 
 
+def reference_loop_s() -> float:
+    """Seconds for a fixed pure-Python loop (10 million additions): how fast this machine is
+    right now. Shared and throttled machines vary by a factor of two or more, so the figures
+    below are only comparable between runs with similar reference times."""
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        total = 0
+        for i in range(10_000_000):
+            total += i
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
 def main() -> None:
     figures: dict[str, object] = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform(), "load_average_before": os.getloadavg()},
+                    "platform": platform.platform(), "load_average_before": os.getloadavg(),
+                    "reference_loop_s": reference_loop_s()},
     }
     print("timing a cold `tco whatif` process ...", flush=True)
     figures["whatif_cold_s"] = wall(
@@ -140,6 +155,8 @@ def main() -> None:
     load = figures["machine"]
     print(f"\nload average before/after: {load['load_average_before']} / "  # type: ignore[index]
           f"{load['load_average_after']}")  # type: ignore[index]
+    print(f"machine reference: a 10-million-step Python loop took "
+          f"{load['reference_loop_s']:.2f} s; compare runs only at similar reference times")  # type: ignore[index]
     print(f"wrote {out.relative_to(ROOT)}")
 
 
