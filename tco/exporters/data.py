@@ -232,7 +232,7 @@ def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str
 def compare_table(result: Result) -> str:
     cur = result.currency
     header = ["#", "candidate", "cards", "days/run", "cost/run*", "NPV TCO", "NPV/run",
-              f"{cur}/GPU-h", "vs cloud", "status"]
+              f"{cur}/GPU-h", "cloud NPV", "status"]
     rows = []
     for n, c in enumerate(result.candidates, start=1):
         if not c.feasible:  # numbers of an infeasible option are not shown as if they held
