@@ -293,10 +293,17 @@ def parse_scenario(doc: YamlDoc) -> Loaded:
     return Loaded(scenario, doc)
 
 
+BUILT_IN_EXAMPLE = "built-in example scenario (tco/scenarios/example.yaml)"
+
+
 def load_scenario(path: Path | str | None = None) -> Loaded:
     """Read a scenario file; without a path, the built-in example."""
-    p = Path(path) if path else example_scenario()
-    return parse_scenario(load_yaml(p, ScenarioError))
+    if path:
+        return parse_scenario(load_yaml(Path(path), ScenarioError))
+    # Named, not by its install path: outputs must not depend on where tco is installed.
+    doc = load_yaml(example_scenario(), ScenarioError)
+    doc.file = BUILT_IN_EXAMPLE
+    return parse_scenario(doc)
 
 
 def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:

@@ -1,6 +1,7 @@
 """The core commands through click's test runner: catalog, init/validate, compare, quotes."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -138,3 +139,12 @@ def test_report_paper_option(tmp_path):
     assert "size: A4;" in a4.read_text(encoding="utf-8")
     text = letter.read_text(encoding="utf-8")
     assert "size: letter;" in text and "size: A4;" not in text
+
+
+def test_outputs_do_not_depend_on_the_install_path(tmp_path):
+    # The built-in example is named, not located: a clone elsewhere gives the same bytes.
+    root = str(Path(__file__).resolve().parent.parent)
+    page = tmp_path / "r.html"
+    run("report", "--html", str(page), "--draws", "0")
+    assert root not in page.read_text(encoding="utf-8")
+    assert root not in run("compare", "--format", "json").output
