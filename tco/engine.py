@@ -155,14 +155,16 @@ def values_label(x: float) -> str:
 
 
 def rank(candidates: list[CandidateResult]) -> list[CandidateResult]:
-    """Feasible candidates that complete every planned run and may be bought (no export control
-    or licence bar), by NPV of TCO; then feasible ones that complete fewer runs or are barred;
-    then infeasible ones."""
+    """Four tiers, each by NPV of TCO: (0) feasible, may be bought here (no export control or
+    licence bar) and completes every planned run; (1) may be bought but completes fewer runs;
+    (2) feasible but barred; (3) infeasible, by id."""
+    return sorted(candidates, key=lambda c: (tier(c), c.values.get("npv_tco", 0.0)
+                                             if c.feasible else 0.0, c.id))
 
-    def key(c: CandidateResult) -> tuple[int, float, str]:
-        if not c.feasible:
-            return (2, 0.0, c.id)
-        incomplete = c.values["runs_completed_fraction"] < 1 - 1e-9
-        return (1 if incomplete or c.info.blocking else 0, c.values["npv_tco"], c.id)
 
-    return sorted(candidates, key=key)
+def tier(c: CandidateResult) -> int:
+    if not c.feasible:
+        return 3
+    if c.info.blocking:
+        return 2
+    return 1 if c.values["runs_completed_fraction"] < 1 - 1e-9 else 0

@@ -32,3 +32,39 @@ def test_barred_cheaper_card_is_explained_not_recommended(catalog):
     assert "cannot be bought or deployed here" in text
     zh = text_of(render_html(result, "zh"))
     assert "在此无法采购或部署" in zh
+
+
+ALL_BARRED = """
+name: all barred
+workloads:
+  - {id: w, params: 70e9, tokens: 2e12, runs_per_year: 1}
+candidates:
+  - {id: h100, card: h100-sxm, cards: 512}
+  - {id: mi300x, card: mi300x, cards: 512}
+facility: {region: cn}
+"""
+
+
+def test_when_every_feasible_option_is_barred_nothing_is_recommended(catalog):
+    result = compute(load_scenario_text(ALL_BARRED), catalog)
+    assert all(c.feasible and c.info.blocking for c in result.candidates)
+    assert result.recommended is None
+    text = text_of(render_html(result, "en"))
+    assert "No option can be recommended" in text
+    assert "No option is feasible" not in text
+
+
+def test_monte_carlo_never_counts_a_barred_option_as_cheapest():
+    import numpy as np
+
+    from tco.analysis.montecarlo import cheapest_counts
+
+    # three draws; row 0 is cheapest in every draw but barred, row 1 completes every run in
+    # draws 0-1 only, row 2 always completes: draw 2 goes to row 2 (row 1 incomplete there)
+    npv = np.array([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]])
+    done = [np.ones(3), np.array([1.0, 1.0, 0.5]), np.ones(3)]
+    feasible = [np.ones(3)] * 3
+    counts = cheapest_counts(npv, done, feasible, [True, False, False])
+    assert counts.tolist() == [0, 2, 1]
+    # all barred: no draw has a winner
+    assert cheapest_counts(npv, done, feasible, [True, True, True]).tolist() == [0, 0, 0]

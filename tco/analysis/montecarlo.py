@@ -7,7 +7,7 @@ What is drawn: every input the NPV of TCO or the cost per run reads that has a r
   as its 10th and 90th percentiles (mode, if given, as its mean);
 * not structural or whole-number inputs; cluster sizes stay at their (sized) value.
 
-Inputs that come from one catalog figure (the PUE of air cooling, the cooling capex per kW, the
+Inputs that come from one catalog figure (the PUE of air cooling, a stack's porting effort, the
 NVIDIA AI Enterprise licence price) share one draw: it is one uncertain fact, so drawing it
 separately per candidate would add noise to the ranking that the world does not have.
 Draws are clipped to the input's plausible range (tco/inputs.py).
@@ -251,20 +251,20 @@ def summary(x: np.ndarray) -> dict[str, float]:
 def cheapest_counts(npv: np.ndarray, done: list[Value], feasible: list[Value],
                     blocked: list[bool] | None = None) -> np.ndarray:
     """How many draws each candidate (rows of `npv`) ranks first in, ranked as `tco compare`
-    ranks: feasible candidates that complete every planned run and are not barred (export
-    control, licence) by NPV of TCO, then the others that are feasible; an infeasible candidate
-    never ranks first."""
+    ranks (tco.engine.rank): by NPV of TCO, feasible candidates that complete every planned run
+    before those that complete fewer; a candidate barred for the region (export control,
+    licence) or infeasible never ranks first."""
     n = npv.shape[1]
     barred = blocked or [False] * npv.shape[0]
-    tier = np.stack([np.where(np.broadcast_to(f, (n,)) > 0,
-                              np.where((np.broadcast_to(d, (n,)) < 1 - 1e-9) | b, 1.0, 0.0),
+    tier = np.stack([np.where((np.broadcast_to(f, (n,)) > 0) & (not b),
+                              np.where(np.broadcast_to(d, (n,)) < 1 - 1e-9, 1.0, 0.0),
                               np.inf)
                      for f, d, b in zip(feasible, done, barred)])
     best_tier = tier.min(axis=0)
     best = np.full(n, np.inf)
     winner = np.full(n, -1)
     for row in range(npv.shape[0]):  # a running minimum: faster than argmin across rows
-        better = (tier[row] == best_tier) & (npv[row] < best)
+        better = (tier[row] == best_tier) & np.isfinite(tier[row]) & (npv[row] < best)
         best = np.where(better, npv[row], best)
         winner[better] = row
     return np.bincount(winner[winner >= 0], minlength=npv.shape[0])

@@ -71,7 +71,7 @@ class Comparison:
     currency: str
     inputs: list[InputChange]  # every input whose value differs
     candidates: list[CandidateChange]  # in the "before" ranking, new ones last
-    ranking_before: list[str]  # feasible candidates, cheapest first
+    ranking_before: list[str]  # feasible candidates that may be bought, best first
     ranking_after: list[str]
     notes: list[str]
     before: Result
@@ -96,7 +96,8 @@ def present_values(c: CandidateResult, rate: float) -> dict[str, float]:
 
 
 def ranking(result: Result) -> list[str]:
-    return [c.id for c in result.candidates if c.feasible]
+    """Candidates that could be recommended, best first (feasible and not barred)."""
+    return [c.id for c in result.candidates if c.feasible and not c.info.blocking]
 
 
 def compare_results(before: Result, after: Result, before_label: str, after_label: str
@@ -112,8 +113,8 @@ def compare_results(before: Result, after: Result, before_label: str, after_labe
     inputs = _input_changes(before, after)
     notes = []
     if rank_b and rank_a and rank_b[0] != rank_a[0]:
-        notes.append(f"the ranking flips: {rank_a[0]} is now the cheapest feasible option "
-                     f"(was {rank_b[0]})")
+        notes.append(f"the ranking flips: {rank_a[0]} now ranks first among the options that "
+                     f"may be bought (was {rank_b[0]})")
     elif rank_b != rank_a:
         common_b = [c for c in rank_b if c in rank_a]
         common_a = [c for c in rank_a if c in rank_b]

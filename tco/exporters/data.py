@@ -75,6 +75,7 @@ def job_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
         "cards": int(c.inputs["cards"]),
         "currency": result.currency,
         "feasible": c.feasible,
+        "reasons": c.reasons,
         "notes": c.reasons + c.notes + c.info.flags,
     }
     if c.priced:
@@ -193,11 +194,12 @@ def compare_csv(result: Result) -> str:
     prov = provenance(result)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols + ["reasons", "notes", "flags", "currency", *prov])
+    w.writerow(cols + ["reasons", "notes", "flags", "blocking", "currency", *prov])
     for c in result.candidates:
         d = candidate_dict(result, c)
         row = [d.get(k) for k in cols] + ["; ".join(c.reasons), "; ".join(c.notes),
-                                          "; ".join(c.info.flags), result.currency,
+                                          "; ".join(c.info.flags),
+                                          "; ".join(c.info.blocking), result.currency,
                                           *prov.values()]
         w.writerow([safe_cell("" if x is None else x) for x in row])
     return buf.getvalue()
@@ -241,7 +243,8 @@ def compare_table(result: Result) -> str:
             continue
         v, job = c.values, c.job
         cloud = v.get("cloud_npv")
-        status = "; ".join(c.notes) if c.notes else "ok"
+        barred = ["barred: " + b.split(":")[0] for b in c.info.blocking]
+        status = "; ".join(barred + c.notes) if barred or c.notes else "ok"
         rows.append([
             str(n), c.id, f"{int(c.inputs['cards']):,}", number(job["wall_days"], 1),
             money(job["cost_per_job"], cur), money(v["npv_tco"], cur),
@@ -256,8 +259,9 @@ def compare_table(result: Result) -> str:
             flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
     legend = ("\ncost/run*: one run with fixed costs spread over every available hour (a fully "
-              "used cluster);\nNPV/run: the horizon's NPV over its discounted runs (the cluster "
-              "as actually used).\n")
+              "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
+              "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
+              "for the region or licence-barred, so never recommended.\n")
     return (title + text_table(header, rows, "lllrrrrrrl") + legend + foot
             + provenance_line(result))
 

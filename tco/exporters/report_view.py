@@ -168,6 +168,11 @@ class View:
         s, rec = self.s, self.rec
         consider: list[list[Segment]] = []
         if rec is None:
+            barred = [c for c in self.r.candidates if c.feasible and c.info.blocking]
+            if barred:  # feasible options exist, but none may be bought here
+                names = s("name_sep").join(self.name(c) for c in barred)
+                return {"headline": s.segments("sum_none_barred", names=names), "why": [],
+                        "consider": consider}
             return {"headline": s.segments("sum_none"), "why": [], "consider": consider}
         years = s("years", n=self.r.structure.horizon_years)
         headline = s.segments("sum_recommend", name=self.name(rec),
@@ -181,6 +186,9 @@ class View:
             why.append(s.segments("sum_npv_lowest", years=years, npv=self.money(npv),
                                   diff=self.money(diff), pct=self.pct(diff / nxt.values["npv_tco"]),
                                   next=self.name(nxt)))
+        elif not is_complete(rec):
+            why.append(s.segments("sum_npv_incomplete", years=years, npv=self.money(npv),
+                                  pct=percent(rec.values["runs_completed_fraction"], 0)))
         else:
             why.append(s.segments("sum_npv_only", years=years, npv=self.money(npv)))
         pool = self.complete or [rec]
@@ -212,7 +220,8 @@ class View:
                 consider.append(s.segments("sum_barred", name=self.name(c),
                                            npv=self.money(c.values["npv_tco"]), why=why_barred))
         for c in self.r.candidates:
-            if c.feasible and c.priced and not is_complete(c) and c.values["npv_tco"] < npv:
+            if (c.feasible and c.priced and not c.info.blocking and not is_complete(c)
+                    and c.values["npv_tco"] < npv):
                 consider.append(s.segments(
                     "sum_incomplete", name=self.name(c), npv=self.money(c.values["npv_tco"]),
                     pct=percent(c.values["runs_completed_fraction"], 0)))

@@ -76,9 +76,19 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
          st("subtitle"))
     rec = result.recommended
     text(ws, 4, 0, "Recommendation", st("label"))
-    text(ws, 4, 1, f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible "
-         "candidates that complete every planned run" if rec else
-         "No candidate is feasible for every workload.", st("label"))
+    barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
+    if rec is not None:
+        line = (f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible candidates "
+                "that may be bought here and complete every planned run")
+        if rec.values["runs_completed_fraction"] < 1 - 1e-9:
+            line = (f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible "
+                    "candidates that may be bought here (none completes every planned run)")
+    elif barred:
+        line = ("No candidate can be recommended: the feasible ones (" + ", ".join(barred)
+                + ") are export-controlled or licence-barred here.")
+    else:
+        line = "No candidate is feasible for every workload."
+    text(ws, 4, 1, line, st("label"))
     text(ws, 5, 1, "Order and recommendation as computed by the engine at generation; the "
          "'rank (live)' columns re-rank after you change inputs.", st("subtitle"))
 
