@@ -7,8 +7,8 @@ What is drawn: every input the NPV of TCO or the cost per run reads that has a r
   as its 10th and 90th percentiles (mode, if given, as its mean);
 * not structural or whole-number inputs; cluster sizes stay at their (sized) value.
 
-Inputs that come from one catalog figure (the PUE of air cooling, a stack's porting effort, the
-NVIDIA AI Enterprise licence price) share one draw: it is one uncertain fact, so drawing it
+Inputs that come from one catalog figure (the PUE of air cooling, a stack's porting effort)
+share one draw: it is one uncertain fact, so drawing it
 separately per candidate would add noise to the ranking that the world does not have.
 Draws are clipped to the input's plausible range (tco/inputs.py).
 
