@@ -11,7 +11,7 @@ import numpy as np
 from . import __version__
 from .catalog import Catalog
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
-from .result import CandidateResult, Provenance, Result
+from .result import COMPLETE_FRACTION, CandidateResult, Provenance, Result
 from .scenario import Loaded, Resolved, resolve
 
 MAX_SIZING_NODES = 20000  # the largest cluster sizing will consider, in servers
@@ -119,13 +119,13 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object], catalo
                     reasons.append(
                         f"{wid}: needs {job['memory_needed_gb']:.1f} GB per card, "
                         f"{job['memory_usable_gb']:.1f} GB usable"
-                        f" ({values_label(cand_inputs['cards'])} cards x "
+                        f" ({int(cand_inputs['cards']):,} cards x "
                         f"{cand_inputs['memory_gb']:g} GB)")
             if values.get("goodput", 1.0) <= 0:
                 reasons.append(
                     f"the cluster is interrupted too often to make progress "
                     f"(goodput {values['goodput']:.2f})")
-            if not reasons and values["runs_completed_fraction"] < 1 - 1e-9:
+            if not reasons and values["runs_completed_fraction"] < COMPLETE_FRACTION:
                 notes.append(
                     f"the cluster completes only {values['runs_completed_fraction']:.0%} "
                     "of the planned runs per year")
@@ -150,10 +150,6 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object], catalo
     )
 
 
-def values_label(x: float) -> str:
-    return f"{int(x):,}"
-
-
 def rank(candidates: list[CandidateResult]) -> list[CandidateResult]:
     """Four tiers, each by NPV of TCO: (0) feasible, may be bought here (no export control or
     licence bar) and completes every planned run; (1) may be bought but completes fewer runs;
@@ -167,4 +163,4 @@ def tier(c: CandidateResult) -> int:
         return 3
     if c.info.blocking:
         return 2
-    return 1 if c.values["runs_completed_fraction"] < 1 - 1e-9 else 0
+    return 0 if c.completes_all_runs else 1

@@ -311,7 +311,7 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
         for comp in COMPONENTS:
             part = parts[comp]
             expr = part if isinstance(part, Expr) else _zero()
-            refs.append(q(comp, expr, money, _COMPONENT_LABELS[comp], "year", year=t))
+            refs.append(q(comp, expr, money, COMPONENT_LABELS[comp], "year", year=t))
         flows.append(q("net", SUM(*refs), money, f"Net cash flow, year {t}", "year", year=t))
 
     rate = fin("discount_rate")
@@ -391,7 +391,7 @@ def _zero() -> Expr:
     return Const(0.0)
 
 
-_COMPONENT_LABELS = {
+COMPONENT_LABELS = {
     "cards": "Accelerators", "servers": "Servers", "network": "Network",
     "cooling": "Cooling", "installation": "Installation", "porting": "Porting (one-time)",
     "lead_time_delay": "Lead-time delay", "electricity": "Electricity",

@@ -17,6 +17,10 @@ class Provenance:
     scenario_file: str
 
 
+# A runs_completed_fraction at or above this means every planned run fits in the year.
+COMPLETE_FRACTION = 1 - 1e-9
+
+
 @dataclass
 class CandidateResult:
     id: str
@@ -34,6 +38,10 @@ class CandidateResult:
     def priced(self) -> bool:
         """Whether the model computed numbers for it (false when structurally impossible)."""
         return bool(self.values)
+
+    @property
+    def completes_all_runs(self) -> bool:
+        return self.priced and self.values["runs_completed_fraction"] >= COMPLETE_FRACTION
 
     @property
     def job(self) -> dict[str, float]:

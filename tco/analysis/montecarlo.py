@@ -38,7 +38,7 @@ from ..engine import compute
 from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
-from ..result import Result
+from ..result import COMPLETE_FRACTION, Result
 from ..scenario import Loaded
 from .common import baseline_values, metric_name, plausible_range, priced_candidates
 from .fast import Compiled
@@ -257,7 +257,7 @@ def cheapest_counts(npv: np.ndarray, done: list[Value], feasible: list[Value],
     n = npv.shape[1]
     barred = blocked or [False] * npv.shape[0]
     tier = np.stack([np.where((np.broadcast_to(f, (n,)) > 0) & (not b),
-                              np.where(np.broadcast_to(d, (n,)) < 1 - 1e-9, 1.0, 0.0),
+                              np.where(np.broadcast_to(d, (n,)) < COMPLETE_FRACTION, 1.0, 0.0),
                               np.inf)
                      for f, d, b in zip(feasible, done, barred)])
     best_tier = tier.min(axis=0)

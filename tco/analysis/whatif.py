@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..catalog import Catalog
-from ..engine import compute
+from ..engine import compute, tier
 from ..errors import TcoError
 from ..expr import NPV0, Ref
-from ..model import _COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS
+from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS
 from ..result import CandidateResult, Result
 from ..scenario import Loaded
 from .settings import Setting, apply_values, parse_setting, resolve_settings
@@ -97,7 +97,7 @@ def present_values(c: CandidateResult, rate: float) -> dict[str, float]:
 
 def ranking(result: Result) -> list[str]:
     """Candidates that could be recommended, best first (feasible and not barred)."""
-    return [c.id for c in result.candidates if c.feasible and not c.info.blocking]
+    return [c.id for c in result.candidates if tier(c) <= 1]
 
 
 def compare_results(before: Result, after: Result, before_label: str, after_label: str
@@ -137,7 +137,7 @@ def _candidate_change(cid: str, before: Result, after: Result, rank_b: list[str]
         cb and cb.priced) else {}
     pv_a = present_values(ca, after.inputs["finance.discount_rate"].value) if (
         ca and ca.priced) else {}
-    comps = [Line(k, _COMPONENT_LABELS[k], pv_b.get(k), pv_a.get(k)) for k in COMPONENTS]
+    comps = [Line(k, COMPONENT_LABELS[k], pv_b.get(k), pv_a.get(k)) for k in COMPONENTS]
     job_b = cb.job if cb and cb.priced else {}
     job_a = ca.job if ca and ca.priced else {}
     jobs = [Line(k, JOB_LABELS[k], job_b.get(f"cost_{k}"), job_a.get(f"cost_{k}"))

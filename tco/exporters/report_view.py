@@ -20,7 +20,6 @@ from . import charts
 from .fmt import money, money_full, number, percent
 from .i18n import Segment, Strings
 
-COMPLETE = 1 - 1e-9  # runs_completed_fraction at or above this completes every planned run
 TORNADO_BARS = 10
 MC_SERIES = 5
 
@@ -55,7 +54,7 @@ class Chart:
 
 
 def is_complete(c: CandidateResult) -> bool:
-    return c.feasible and c.priced and c.values["runs_completed_fraction"] >= COMPLETE
+    return c.feasible and c.completes_all_runs
 
 
 def full(x: float) -> str:

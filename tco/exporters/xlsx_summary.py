@@ -80,7 +80,7 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     if rec is not None:
         line = (f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible candidates "
                 "that may be bought here and complete every planned run")
-        if rec.values["runs_completed_fraction"] < 1 - 1e-9:
+        if not rec.completes_all_runs:
             line = (f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible "
                     "candidates that may be bought here (none completes every planned run)")
     elif barred:
