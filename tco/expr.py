@@ -1,4 +1,5 @@
-"""Expressions that evaluate themselves with numpy and write themselves as spreadsheet formulas.
+"""Expressions that evaluate themselves (floats or numpy arrays) and write themselves as
+spreadsheet formulas.
 
 Every quantity of the model is one `Expr` tree, defined once. The same tree
 
@@ -8,22 +9,27 @@ Every quantity of the model is one `Expr` tree, defined once. The same tree
 * renders as an Excel/LibreOffice formula: `excel(ref)`, where `ref` turns an input path or a
   quantity name into a cell reference or defined name.
 
+Each node's operation has two backends with one meaning: plain Python floats when every operand
+is a number (one scenario: no numpy import, which keeps a what-if command quick to start), and
+numpy when any operand is an array. The float backend follows numpy's IEEE results where Python
+would raise instead (x/0 is inf or nan, an overflowing power is inf), so the two agree;
+tests/test_expr.py checks them against each other, edge cases included.
+
 Only functions that Excel 2010 and LibreOffice both know are emitted (see `_EXCEL_SAFE`).
-Conventions: booleans are 1.0/0.0 in numpy and TRUE/FALSE in a spreadsheet; both multiply as
-numbers. Division by zero gives inf/nan in numpy and #DIV/0! in a spreadsheet, so the model
+Conventions: booleans are 1.0/0.0 and TRUE/FALSE in a spreadsheet; both multiply as
+numbers. Division by zero gives inf/nan here and #DIV/0! in a spreadsheet, so the model
 guards every denominator that can reach zero.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-
-import numpy as np
-import numpy_financial as npf
+from typing import Any, Union
 
 Number = int | float
-Value = float | np.ndarray
+Value = Union[float, "numpy.ndarray"]  # noqa: F821 (numpy is imported only for arrays)
 Env = Mapping[str, Value]
 RefFn = Callable[["Ref"], str]
 
@@ -156,20 +162,119 @@ class Ref(Expr):
         return (self,)
 
 
-_NP_BIN = {
-    "+": np.add,
-    "-": np.subtract,
-    "*": np.multiply,
-    "/": np.divide,
-    "^": np.power,
+np: Any = None  # numpy, imported the first time an operand is an array
+_ARRAY_BIN: dict[str, Callable[[Any, Any], Any]] = {}  # operator -> numpy function
+
+
+def _numpy() -> Any:
+    global np
+    if np is None:
+        import numpy
+
+        def divide(a: Any, b: Any) -> Any:
+            with numpy.errstate(divide="ignore", invalid="ignore"):
+                return numpy.divide(a, b)
+
+        def compare(fn: Any) -> Callable[[Any, Any], Any]:
+            return lambda a, b: fn(a, b).astype(float)
+
+        _ARRAY_BIN.update({
+            "+": numpy.add, "-": numpy.subtract, "*": numpy.multiply, "/": divide,
+            "^": numpy.power, "<=": compare(numpy.less_equal), "<": compare(numpy.less),
+            ">=": compare(numpy.greater_equal), ">": compare(numpy.greater),
+        })
+        np = numpy
+    return np
+
+
+_SCALAR_TYPES = frozenset({float, int})
+
+
+def _scalars(vals: list[Value]) -> bool:
+    """Whether every operand is a plain number (then the float backend applies)."""
+    for v in vals:
+        if type(v) not in _SCALAR_TYPES:
+            return False
+    return True
+
+
+# --- the float backend: numpy's IEEE results where Python would raise ----------------------
+_INF, _NAN = math.inf, math.nan
+
+
+def _div(a: float, b: float) -> float:
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a == 0 or math.isnan(a):
+            return _NAN
+        return math.copysign(_INF, a) * math.copysign(1.0, b)
+
+
+def _pow(a: float, b: float) -> float:
+    try:
+        return math.pow(a, b)
+    except (OverflowError, ValueError):
+        # |result| too large, 0 to a negative power, or a negative base to a fractional power
+        if a < 0 and math.isfinite(b) and b != int(b):
+            return _NAN
+        odd = math.isfinite(b) and b == int(b) and int(b) % 2 == 1
+        return -_INF if math.copysign(1.0, a) < 0 and odd else _INF
+
+
+def _min2(a: float, b: float) -> float:
+    """numpy.minimum: nan if either is nan; of two equal values (0.0, -0.0), the second."""
+    return a if a < b or math.isnan(a) else b
+
+
+def _max2(a: float, b: float) -> float:
+    return a if a > b or math.isnan(a) else b
+
+
+def _sign(x: float) -> float:
+    return x if math.isnan(x) else float((x > 0) - (x < 0))
+
+
+def _ceil(x: float) -> float:
+    """numpy.ceil: inf and nan pass through; -0.5 rounds to -0.0."""
+    if not math.isfinite(x):
+        return x
+    c = float(math.ceil(x))
+    return -0.0 if c == 0 and x < 0 else c
+
+
+def _trunc(x: float) -> float:
+    if not math.isfinite(x):
+        return x
+    t = float(math.trunc(x))
+    return -0.0 if t == 0 and math.copysign(1.0, x) < 0 else t
+
+
+def _log1p(x: float) -> float:
+    if x == -1:
+        return -_INF
+    return math.log1p(x) if x > -1 else _NAN
+
+
+def _expm1(x: float) -> float:
+    try:
+        return math.expm1(x)
+    except OverflowError:
+        return _INF
+
+
+_PY_BIN: dict[str, Callable[[float, float], float]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": _div,
+    "^": _pow,
+    "<=": lambda a, b: float(a <= b),
+    "<": lambda a, b: float(a < b),
+    ">=": lambda a, b: float(a >= b),
+    ">": lambda a, b: float(a > b),
 }
-_NP_CMP = {"<=": np.less_equal, "<": np.less, ">=": np.greater_equal, ">": np.greater}
-
-
-def _as_float(v: Value) -> Value:
-    if isinstance(v, np.ndarray):
-        return v.astype(float)
-    return float(v)
+_CMP = ("<=", "<", ">=", ">")
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,7 +285,7 @@ class BinOp(Expr):
 
     @property
     def prec(self) -> int:  # type: ignore[override]
-        return _PREC["cmp"] if self.op in _NP_CMP else _PREC[self.op]
+        return _PREC["cmp"] if self.op in _CMP else _PREC[self.op]
 
     def evaluate(self, env: Env) -> Value:
         return self.apply([self.left.evaluate(env), self.right.evaluate(env)])
@@ -190,12 +295,11 @@ class BinOp(Expr):
 
     def apply(self, vals: list[Value]) -> Value:
         a, b = vals
-        if self.op in _NP_CMP:
-            return _as_float(_NP_CMP[self.op](a, b))
-        if self.op == "/":
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return np.divide(a, b)
-        return _NP_BIN[self.op](a, b)
+        if type(a) in _SCALAR_TYPES and type(b) in _SCALAR_TYPES:
+            return _PY_BIN[self.op](float(a), float(b))
+        if not _ARRAY_BIN:
+            _numpy()
+        return _ARRAY_BIN[self.op](a, b)
 
     def excel(self, ref: RefFn) -> str:
         me = self.prec
@@ -227,7 +331,9 @@ class Neg(Expr):
         return (self.arg,)
 
     def apply(self, vals: list[Value]) -> Value:
-        return np.negative(vals[0])
+        if _scalars(vals):
+            return -float(vals[0])
+        return _numpy().negative(vals[0])
 
     def excel(self, ref: RefFn) -> str:
         inner = self.arg.excel(ref)
@@ -256,40 +362,9 @@ class Func(Expr):
         return self.args
 
     def apply(self, vals: list[Value]) -> Value:
-        n = self.name
-        if n == "MIN":
-            return _reduce(np.minimum, vals)
-        if n == "MAX":
-            return _reduce(np.maximum, vals)
-        if n == "SUM":
-            return _reduce(np.add, vals)
-        if n == "AND":
-            return _as_float(_reduce(np.logical_and, vals))
-        if n == "OR":
-            return _as_float(_reduce(np.logical_or, vals))
-        if n == "IF":
-            cond, yes, no = vals
-            return np.where(np.asarray(cond) != 0, yes, no) if _is_array(vals) else (
-                yes if cond else no
-            )
-        if n == "ROUNDUP":  # ROUNDUP(x, 0): away from zero
-            x = vals[0]
-            return np.sign(x) * np.ceil(np.abs(x) - 1e-9)
-        if n == "ROUNDDOWN":  # ROUNDDOWN(x, 0): toward zero
-            x = vals[0]
-            return np.trunc(np.asarray(x) + np.sign(x) * 1e-9) if _is_array(vals) else float(
-                np.trunc(x + np.sign(x) * 1e-9)
-            )
-        if n == "PMT":  # PMT(rate, nper, pv): negative for a positive loan, as in Excel
-            rate, nper, pv = (np.asarray(v, dtype=float) for v in vals)
-            # -pv * r (1+r)^n / ((1+r)^n - 1), with (1+r)^n - 1 = expm1(n log1p r): exact for
-            # tiny rates, where numpy-financial's pmt loses every digit (1e-17 gives -inf/nan)
-            growth = np.expm1(nper * np.log1p(rate))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                per_rate = np.where(rate == 0, nper, growth / np.where(rate == 0, 1.0, rate))
-                out = -pv * (growth + 1.0) / per_rate
-            return out if _is_array(vals) else float(out)
-        raise AssertionError(n)  # unreachable: names are checked in __post_init__
+        if _scalars(vals):
+            return _scalar_func(self.name, [float(v) for v in vals])
+        return _array_func(self.name, vals)
 
     def excel(self, ref: RefFn) -> str:
         args = [a.excel(ref) for a in self.args]
@@ -302,11 +377,67 @@ class Func(Expr):
             yield from a.refs()
 
 
-def _is_array(vals: list[Value]) -> bool:
-    return any(isinstance(v, np.ndarray) and v.ndim > 0 for v in vals)
+def _scalar_func(n: str, vals: list[float]) -> float:
+    if n == "MIN":
+        return _reduce(_min2, vals)
+    if n == "MAX":
+        return _reduce(_max2, vals)
+    if n == "SUM":
+        return _reduce(_PY_BIN["+"], vals)
+    if n == "AND":
+        return float(all(v != 0 for v in vals))
+    if n == "OR":
+        return float(any(v != 0 for v in vals))
+    if n == "IF":
+        cond, yes, no = vals
+        return yes if cond != 0 else no
+    if n == "ROUNDUP":  # ROUNDUP(x, 0): away from zero
+        x = vals[0]
+        return _sign(x) * _ceil(abs(x) - 1e-9)
+    if n == "ROUNDDOWN":  # ROUNDDOWN(x, 0): toward zero
+        x = vals[0]
+        return _trunc(x + _sign(x) * 1e-9)
+    if n == "PMT":  # PMT(rate, nper, pv): negative for a positive loan, as in Excel
+        rate, nper, pv = vals
+        growth = _expm1(nper * _log1p(rate))  # (1+r)^n - 1, see _array_func
+        per_rate = nper if rate == 0 else _div(growth, rate)
+        return _div(-pv * (growth + 1.0), per_rate)
+    raise AssertionError(n)  # unreachable: names are checked in Func.__post_init__
 
 
-def _reduce(fn: Callable[[Value, Value], Value], vals: list[Value]) -> Value:
+def _array_func(n: str, vals: list[Value]) -> Value:
+    np = _numpy()
+    if n == "MIN":
+        return _reduce(np.minimum, vals)
+    if n == "MAX":
+        return _reduce(np.maximum, vals)
+    if n == "SUM":
+        return _reduce(np.add, vals)
+    if n == "AND":
+        return _reduce(np.logical_and, vals).astype(float)
+    if n == "OR":
+        return _reduce(np.logical_or, vals).astype(float)
+    if n == "IF":
+        cond, yes, no = vals
+        return np.where(np.asarray(cond) != 0, yes, no)
+    if n == "ROUNDUP":
+        x = vals[0]
+        return np.sign(x) * np.ceil(np.abs(x) - 1e-9)
+    if n == "ROUNDDOWN":
+        x = np.asarray(vals[0])
+        return np.trunc(x + np.sign(x) * 1e-9)
+    if n == "PMT":
+        rate, nper, pv = (np.asarray(v, dtype=float) for v in vals)
+        # -pv * r (1+r)^n / ((1+r)^n - 1), with (1+r)^n - 1 = expm1(n log1p r): exact for
+        # tiny rates, where numpy-financial's pmt loses every digit (1e-17 gives -inf/nan)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            growth = np.expm1(nper * np.log1p(rate))
+            per_rate = np.where(rate == 0, nper, growth / np.where(rate == 0, 1.0, rate))
+            return -pv * (growth + 1.0) / per_rate
+    raise AssertionError(n)
+
+
+def _reduce(fn: Callable[[Any, Any], Any], vals: list[Any]) -> Any:
     out = vals[0]
     for v in vals[1:]:
         out = fn(out, v)
@@ -331,15 +462,21 @@ class Npv(Expr):
         return (self.rate, *self.flows)
 
     def apply(self, vals: list[Value]) -> Value:
+        # numpy-financial's npv formula, sum_t flow_t / (1 + r)^t, summed in year order (its
+        # npv cannot broadcast over draws, and a float needs no numpy).
         r, flows = vals[0], vals[1:]
-        if not _is_array(vals):
-            return float(npf.npv(r, flows))
-        # numpy-financial's npv sums over its first axis and cannot broadcast over draws;
-        # this is its formula, sum_t flow_t / (1 + r)^t, on arrays.
-        total: Value = 0.0
-        for t, f in enumerate(flows):
-            total = total + f / np.power(1.0 + r, t)
-        return total
+        if _scalars(vals):
+            base = 1.0 + float(r)
+            total = 0.0
+            for t, f in enumerate(flows):
+                total = total + _div(float(f), _pow(base, float(t)))
+            return total
+        np = _numpy()
+        out: Value = 0.0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for t, f in enumerate(flows):
+                out = out + f / np.power(1.0 + r, t)
+        return out
 
     def excel(self, ref: RefFn) -> str:
         first = self.flows[0].excel(ref)

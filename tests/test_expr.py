@@ -1,10 +1,12 @@
 """The expression layer: one definition evaluates with numpy and writes a spreadsheet formula."""
 
+import math
+
 import numpy as np
 import numpy_financial as npf
 import pytest
 
-from tco.expr import IF, MAX, MIN, NPV0, PMT, ROUNDUP, SUM, Const, Func, Ref
+from tco.expr import AND, IF, MAX, MIN, NPV0, PMT, ROUNDDOWN, ROUNDUP, SUM, Const, Func, Ref
 
 a, b, c = Ref("a"), Ref("b"), Ref("c")
 
@@ -63,3 +65,61 @@ def test_npv_on_arrays_equals_numpy_financial_per_draw():
     for k in range(3):
         per_draw = [np.broadcast_to(f, 3)[k] for f in flows]
         assert got[k] == pytest.approx(npf.npv(rates[k], per_draw), rel=1e-12)
+
+
+EDGE = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 0.5, -0.5, 3.0, 1e-300, 1e300, -1e300, 1e-9,
+        -0.99999, math.inf, -math.inf, math.nan]
+ONE = [("neg", lambda x: -x), ("roundup", ROUNDUP), ("rounddown", ROUNDDOWN)]
+TWO = [(op, fn) for op, fn in [
+    ("+", lambda x, y: x + y), ("-", lambda x, y: x - y), ("*", lambda x, y: x * y),
+    ("/", lambda x, y: x / y), ("^", lambda x, y: x ** y), ("<=", lambda x, y: x.le(y)),
+    ("<", lambda x, y: x.lt(y)), (">=", lambda x, y: x.ge(y)), (">", lambda x, y: x.gt(y)),
+    ("MIN", MIN), ("MAX", MAX), ("SUM", SUM), ("AND", lambda x, y: AND(x, y)),
+    ("IF", lambda x, y: IF(x, y, 7.0)), ("PMT", lambda x, y: PMT(x, 3.0, y)),
+    ("NPV", lambda x, y: NPV0(x, [y, y, 1.0])),
+]]
+
+
+def _same(scalar, array_value):
+    """Equal as numpy would print them: nan matches nan, and the sign of zero counts."""
+    expected = float(np.asarray(array_value).reshape(-1)[0])
+    assert isinstance(scalar, float)
+    if math.isnan(expected):
+        return math.isnan(scalar)
+    return scalar == expected and math.copysign(1, scalar) == math.copysign(1, expected)
+
+
+@pytest.mark.parametrize("name, make", ONE, ids=[n for n, _ in ONE])
+def test_float_backend_equals_numpy_backend_on_edge_cases_of_one_operand(name, make):
+    e = make(a)
+    for x in EDGE:
+        scalar = e.evaluate({"a": x})
+        with np.errstate(all="ignore"):
+            array = e.evaluate({"a": np.array([x])})
+        assert _same(scalar, array), (name, x, scalar, array)
+
+
+@pytest.mark.parametrize("name, make", TWO, ids=[n for n, _ in TWO])
+def test_float_backend_equals_numpy_backend_on_edge_cases_of_two_operands(name, make):
+    """One scenario runs on plain floats, Monte Carlo on arrays: the same numbers, inf and nan
+    included (a float division by zero must not raise where numpy gives inf)."""
+    e = make(a, b)
+    for x in EDGE:
+        for y in EDGE:
+            scalar = e.evaluate({"a": x, "b": y})
+            with np.errstate(all="ignore"):
+                array = e.evaluate({"a": np.array([x]), "b": np.array([y])})
+            assert _same(scalar, array), (name, x, y, scalar, array)
+
+
+def test_one_scenario_is_evaluated_without_numpy():
+    """A single scenario never needs numpy (so `tco whatif` need not import it)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom tco.expr import NPV0, PMT, MIN, Ref\n"
+            "v = (NPV0(0.08, [Ref('a'), 2.0]) + PMT(0.05, 3, Ref('a')) + MIN(Ref('a'), 1)"
+            ").evaluate({'a': 2.0})\n"
+            "assert 'numpy' not in sys.modules, 'numpy was imported'\nprint(v)")
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
