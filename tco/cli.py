@@ -145,7 +145,7 @@ def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
 
     loaded, catalog = load(scenario, catalogs)
     resolved = resolve(loaded, catalog)
-    click.echo(f"{scenario}: ok ({len(resolved.scenario.workloads)} workload(s), "
+    click.echo(f"{scenario}: ok ({len(loaded.scenario.workloads)} workload(s), "
                f"{len(resolved.candidates)} candidate(s), {len(resolved.inputs)} inputs)")
 
 
@@ -333,19 +333,23 @@ def whatif(scenario: str | None, settings: tuple[str, ...], catalogs: tuple[str,
            output: str | None) -> None:
     """Baseline and changed results side by side, the change attributed line by line.
 
+    The scenario's baseline is kept between runs (in $TCO_CACHE_DIR, else ~/.cache/tco; set
+    TCO_NO_CACHE=1 to turn this off) while its files and the catalog are unchanged.
+
     \b
     Example:
       tco whatif --set facility.electricity_price_per_kwh=0.12
       tco whatif my-scenario.yaml --set candidates.mi300x.card_price=-15% --set utilization=x0.9
     """
-    from .analysis.whatif import whatif as run
+    from .analysis.whatif import whatif_from
     from .exporters import analysis_view as view
+    from .snapshot import baseline, recompute
 
     if output:
         from .fsio import check_writable
 
         check_writable(output)
-    c = run(*load(scenario, catalogs), settings)
+    c = whatif_from(baseline(scenario, catalogs), settings, recompute(scenario, catalogs))
     _render(fmt, {"table": lambda: view.comparison_table(c),
                   "json": lambda: view.comparison_json(c),
                   "csv": lambda: view.comparison_csv(c)}, output)

@@ -1,24 +1,31 @@
-"""compute(scenario, catalog) -> Result: the one entry point every command and exporter uses."""
+"""compute(scenario, catalog) -> Result: the one entry point every command and exporter uses.
+
+`compute` = `resolve` (tco.scenario: validation against the catalog) + `evaluate` (this module:
+size the clusters, evaluate the model, assemble the Result). `evaluate` needs neither pydantic
+nor, unless a cluster must be sized, numpy: a what-if of a kept `Resolved` starts quickly.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from collections.abc import Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .catalog import Catalog
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
+from .resolved import Resolved, with_values
 from .result import COMPLETE_FRACTION, CandidateResult, Provenance, Result
-from .scenario import Loaded, Resolved, resolve
+
+if TYPE_CHECKING:
+    from .catalog import Catalog
+    from .scenario import Loaded
 
 MAX_SIZING_NODES = 20000  # the largest cluster sizing will consider, in servers
 
 
-def scenario_digest(loaded: Loaded) -> str:
-    blob = json.dumps(loaded.scenario.model_dump(mode="json"), sort_keys=True)
+def scenario_digest(scenario_data: Mapping[str, Any]) -> str:
+    blob = json.dumps(scenario_data, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
@@ -26,16 +33,29 @@ def input_values(resolved: Resolved) -> dict[str, float]:
     return {path: inp.value for path, inp in resolved.inputs.items()}
 
 
-def size_clusters(model: Model, resolved: Resolved, values: dict[str, float]) -> dict[str, str]:
-    """Pick card counts for candidates sized by deadline or power cap; returns failure reasons.
+def sizing_inputs(model: Model, resolved: Resolved, cid: str) -> set[str]:
+    """Every input the size `size_clusters` picks for `cid` depends on."""
+    primary = resolved.structure.workloads[0][0]
+    p = f"candidates.{cid}"
+    return (model.inputs_feeding([f"{cid}.feasible", f"{cid}.{primary}.wall_days",
+                                  f"{cid}.rated_power_w"])
+            | {f"{p}.cards_per_node", f"{p}.pue"}) - {f"{p}.cards"}
+
+
+def size_clusters(model: Model, resolved: Resolved, values: dict[str, float]) -> None:
+    """Pick card counts for candidates sized by deadline or power cap and not sized yet; the
+    size goes into `values` and `resolved.inputs`, and `resolved.sized` records why no size
+    meets the target ("" when one does).
 
     All candidate sizes are evaluated at once as an array (1..MAX_SIZING_NODES servers).
     """
-    reasons: dict[str, str] = {}
     primary = resolved.structure.workloads[0][0]
     for cid, (kind, target) in resolved.sizing.items():
-        if cid not in resolved.structure.candidates:
+        if cid not in resolved.structure.candidates or cid in resolved.sized:
             continue
+        import numpy as np
+
+        reason = ""
         per_node = values[f"candidates.{cid}.cards_per_node"]
         trial = per_node * np.arange(1, MAX_SIZING_NODES + 1, dtype=float)
         env = model.evaluate({**values, f"candidates.{cid}.cards": trial}, candidate=cid)
@@ -50,8 +70,8 @@ def size_clusters(model: Model, resolved: Resolved, values: dict[str, float]) ->
                 usable = feasible & np.isfinite(wall) & (wall > 0)
                 best = np.argmin(np.where(usable, wall, np.inf)) if usable.any() else 0
                 cards = trial[int(best)]
-                reasons[cid] = (f"no cluster up to {int(trial[-1]):,} cards finishes a run "
-                                f"within {target:g} days")
+                reason = (f"no cluster up to {int(trial[-1]):,} cards finishes a run "
+                          f"within {target:g} days")
         else:
             power_kw = (np.asarray(env[f"{cid}.rated_power_w"], dtype=float)
                         * values[f"candidates.{cid}.pue"] / 1000.0)
@@ -64,29 +84,58 @@ def size_clusters(model: Model, resolved: Resolved, values: dict[str, float]) ->
                 cards = trial[int(np.argmin(np.where(ok, wall, np.inf)))]
             elif within.any():
                 cards = trial[int(np.nonzero(within)[0][-1])]
-                reasons[cid] = f"no cluster within the {target:g} kW power cap can run the job"
+                reason = f"no cluster within the {target:g} kW power cap can run the job"
             else:
                 cards = trial[0]
-                reasons[cid] = f"one server already needs more than the {target:g} kW power cap"
+                reason = f"one server already needs more than the {target:g} kW power cap"
         values[f"candidates.{cid}.cards"] = float(cards)
         inp = resolved.inputs[f"candidates.{cid}.cards"]
         inp.value = float(cards)
         inp.low = inp.high = float(cards)
-    return reasons
+        resolved.sized[cid] = reason
 
 
 def compute(loaded: Loaded, catalog: Catalog) -> Result:
     """Evaluate every candidate of a scenario."""
-    resolved = resolve(loaded, catalog)
-    model = build_model(resolved.structure)
+    from .scenario import resolve
+
+    return evaluate(resolve(loaded, catalog))
+
+
+def evaluate(resolved: Resolved, model: Model | None = None) -> Result:
+    """Size the clusters not sized yet, evaluate the model (built for `resolved.structure`
+    unless given) and assemble the Result. Sizes go into `resolved`."""
+    if model is None:
+        model = build_model(resolved.structure)
     values = input_values(resolved)
-    sizing_reasons = size_clusters(model, resolved, values)
-    env = model.evaluate(values)
-    return assemble(resolved, model, env, catalog, loaded, sizing_reasons)
+    size_clusters(model, resolved, values)
+    return assemble(resolved, model, model.evaluate(values))
 
 
-def assemble(resolved: Resolved, model: Model, env: Mapping[str, object], catalog: Catalog,
-             loaded: Loaded, sizing_reasons: Mapping[str, str]) -> Result:
+def edited(resolved: Resolved, model: Model, values: Mapping[str, float], file: str
+           ) -> Resolved | None:
+    """`resolved` with input values changed as resolving the edited scenario would give it, the
+    clusters whose size depends on a changed input to be sized again; None when an input
+    resolve derives others from changed (see tco.resolved.with_values)."""
+    out = with_values(resolved, dict(values), file)
+    if out is None:
+        return None
+    for cid in list(out.sized):
+        if sizing_inputs(model, out, cid) & set(values):
+            del out.sized[cid]
+    return out
+
+
+def _first(v: object) -> float:
+    """A quantity's value as a float (a one-element array from sizing included)."""
+    if isinstance(v, (int, float)):
+        return float(v)
+    import numpy as np
+
+    return float(np.asarray(v).reshape(-1)[0])
+
+
+def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Result:
     st = resolved.structure
     primary = st.workloads[0][0]
     candidates = []
@@ -103,7 +152,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object], catalo
             for q in model:
                 if q.candidate != cid:
                     continue
-                v = float(np.asarray(env[q.name]).reshape(-1)[0])
+                v = _first(env[q.name])
                 if q.year is not None:
                     while len(yearly) <= q.year:
                         yearly.append({"year": float(len(yearly))})
@@ -112,8 +161,8 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object], catalo
                     jobs.setdefault(q.workload, {})[q.name.rsplit(".", 1)[1]] = v
                 else:
                     values[q.name.split(".", 1)[1]] = v
-            if cid in sizing_reasons:
-                reasons.append(sizing_reasons[cid])
+            if resolved.sized.get(cid):
+                reasons.append(resolved.sized[cid])
             for wid, job in jobs.items():
                 if job["memory_needed_gb"] > job["memory_usable_gb"]:
                     reasons.append(
@@ -140,13 +189,14 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object], catalo
             inputs=cand_inputs, values=values, jobs=jobs, yearly=yearly, primary_workload=primary,
         ))
     provenance = Provenance(
-        tool_version=__version__, catalog_digest=catalog.digest(),
-        scenario_digest=scenario_digest(loaded), scenario_file=loaded.file,
+        tool_version=__version__, catalog_digest=resolved.catalog_digest,
+        scenario_digest=scenario_digest(resolved.scenario_data), scenario_file=resolved.file,
     )
     return Result(
-        scenario=resolved.scenario, structure=st, inputs=resolved.inputs,
+        scenario_data=resolved.scenario_data, structure=st, inputs=resolved.inputs,
         candidates=rank(candidates), provenance=provenance, model=model,
-        components=COMPONENTS, job_components=JOB_COMPONENTS,
+        components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
+        resolved=resolved,
     )
 
 

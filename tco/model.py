@@ -14,11 +14,11 @@ fall at the end of years 1..H; residual value at the end of year H. NPV discount
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .expr import AND, IF, MAX, MIN, NPV0, PMT, ROUNDUP, SUM, Const, Expr, Ref, Value
-from .scenario import Structure
+from .resolved import Structure
 
 HOURS_PER_YEAR = 8760.0
 HOURS_PER_DAY = 24.0
@@ -73,6 +73,21 @@ class Model:
                 if r.name not in names:
                     seen.setdefault(r.name, None)
         return list(seen)
+
+    def inputs_feeding(self, names: Iterable[str]) -> set[str]:
+        """The input paths that quantities `names` depend on, directly or through others."""
+        exprs = {q.name: q.expr for q in self.quantities}
+        todo, seen, inputs = list(names), set(), set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name not in exprs:
+                inputs.add(name)
+                continue
+            todo.extend(r.name for r in exprs[name].refs())
+        return inputs
 
     def evaluate(self, values: Mapping[str, Value], candidate: str | None = None
                  ) -> dict[str, Value]:

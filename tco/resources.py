@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 _CHECKOUT = Path(__file__).resolve().parent.parent
@@ -14,6 +13,8 @@ def _data_dir(name: str) -> Path:
     here = _CHECKOUT / name
     if here.is_dir() and (_CHECKOUT / "pyproject.toml").is_file():
         return here
+    from importlib import resources
+
     return Path(str(resources.files("tco") / name))
 
 

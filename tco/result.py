@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .inputs import Input
 from .model import Model
-from .scenario import CandidateInfo, Scenario, Structure
+from .resolved import CandidateInfo, Resolved, Structure
+
+if TYPE_CHECKING:
+    from .scenario import Scenario
 
 
 @dataclass
@@ -50,7 +54,7 @@ class CandidateResult:
 
 @dataclass
 class Result:
-    scenario: Scenario
+    scenario_data: dict[str, Any]  # the validated scenario as JSON-ready data
     structure: Structure
     inputs: dict[str, Input]
     candidates: list[CandidateResult]  # ranked: best first, infeasible last
@@ -59,10 +63,23 @@ class Result:
     components: tuple[str, ...]
     job_components: tuple[str, ...]
     analyses: dict[str, object] = field(default_factory=dict)  # filled by tco.analysis
+    validated: Scenario | None = field(default=None, repr=False, compare=False)
+    resolved: Resolved | None = field(default=None, repr=False, compare=False)
+    # what it was evaluated from (a what-if edits it rather than resolve the scenario again)
+
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario as a validated object (built from `scenario_data` when a quick command
+        made this result without one)."""
+        if self.validated is None:
+            from .scenario import Scenario
+
+            self.validated = Scenario.model_validate(self.scenario_data)
+        return self.validated
 
     @property
     def currency(self) -> str:
-        return self.scenario.currency
+        return self.structure.currency
 
     def candidate(self, cid: str) -> CandidateResult:
         return next(c for c in self.candidates if c.id == cid)

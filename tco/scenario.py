@@ -35,6 +35,14 @@ from .inputs import (
     Input,
     InputSpec,
 )
+from .resolved import (
+    CandidateInfo,
+    Resolved,
+    Structure,
+    scenario_source,
+    show_value,
+    value_problem,
+)
 from .resources import example_scenario
 from .yamlio import YamlDoc, load_yaml, load_yaml_text
 
@@ -243,24 +251,16 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
     elif kind == "missing":
         msg = "required field is missing"
     elif kind.startswith("int"):
-        msg = f"expected a whole number, found {_show(found)}"
+        msg = f"expected a whole number, found {show_value(found)}"
     elif kind.startswith("float"):
-        msg = f"expected a number, found {_show(found)}"
+        msg = f"expected a number, found {show_value(found)}"
     elif kind == "string_pattern_mismatch":
-        msg = (f"found {_show(found)}; expected an id of letters, digits, '_', '.' and '-', "
+        msg = (f"found {show_value(found)}; expected an id of letters, digits, '_', '.' and '-', "
                "starting with a letter or digit")
     elif msg.startswith("Input should be"):
-        msg = f"found {_show(found)}; " + msg.replace("Input should be", "expected", 1)
+        msg = f"found {show_value(found)}; " + msg.replace("Input should be", "expected", 1)
     line = doc.line_of(named)
     return ScenarioError(msg, file=doc.file, field=".".join(named) or None, line=line)
-
-
-def _show(value: Any) -> str:
-    """A found value, short enough for one line."""
-    if isinstance(value, (dict, list)):
-        return "a mapping" if isinstance(value, dict) else "a list"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _fields_at(loc: list[str]) -> list[str]:
@@ -329,66 +329,12 @@ def quick_job(*, model_params: float, active_params: float | None, tokens: float
 # --- resolution: scenario + catalog -> inputs ------------------------------------------------
 
 
-class Structure(BaseModel):
-    """What shapes the model rather than feeding it numbers."""
-
-    model_config = ConfigDict(frozen=True)
-
-    currency: str
-    horizon_years: int
-    workloads: tuple[tuple[str, str, str], ...]  # (id, precision, kind)
-    candidates: tuple[str, ...]  # priced candidates (none structurally infeasible)
-    stacks: tuple[str, ...]  # each candidate's software stack, in the same order
-    rent: tuple[str, ...]  # candidates with a cloud price
-
-
-class CandidateInfo(BaseModel):
-    """Everything about a candidate that is not a number: names, ids, flags, notes."""
-
-    id: str
-    name: str
-    card: str
-    card_name: str
-    vendor: str
-    platform: str
-    platform_name: str
-    cooling: str
-    stack: str
-    stack_name: str
-    sizing: str
-    flags: list[str] = []
-    blocking: list[str] = []  # flags that bar buying it here (export control, licence terms)
-    infeasible: list[str] = []  # reasons known before any arithmetic (unsupported precision)
-    notes: list[str] = []
-
-
-class Resolved(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    scenario: Scenario
-    structure: Structure
-    inputs: dict[str, Input]
-    candidates: dict[str, CandidateInfo]
-    file: str
-    sizing: dict[str, tuple[str, float]] = {}  # candidate -> (deadline_days|power_cap_kw, value)
-
-
-def _check(value: float, spec: InputSpec, path: str, loaded: Loaded, fx: float,
-           origin_path: list[str]) -> float:
-    unit = spec.unit.replace("money", loaded.scenario.currency)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise loaded.error(f"expected a number ({unit}), found {_show(value)}", origin_path)
-    v = float(value)
-    if not math.isfinite(v):
-        raise loaded.error(f"expected a finite number, found {value!r}", origin_path)
-    lo, hi = spec.lo, spec.hi
-    if spec.money:
-        lo, hi = lo * fx, hi * fx
-    if not (lo <= v <= hi):
-        raise loaded.error(spec.out_of_range(v, lo, hi, unit), origin_path)
-    if spec.integer and v != int(v):
-        raise loaded.error(f"expected a whole number, found {v:g}", origin_path)
-    return v
+def _check(value: float, spec: InputSpec, loaded: Loaded, fx: float, origin_path: list[str]
+           ) -> float:
+    problem = value_problem(value, spec, loaded.scenario.currency, fx)
+    if problem:
+        raise loaded.error(problem, origin_path)
+    return float(value)
 
 
 def _fig_input(path: str, fig: Figure, spec: InputSpec, scale: float = 1.0,
@@ -410,8 +356,8 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         inputs[inp.path] = inp
 
     def scenario_value(path: list[str], value: float, spec: InputSpec) -> Input:
-        v = _check(value, spec, ".".join(path), loaded, fx, path)
-        return Input(path=".".join(path), value=v, spec=spec, source=f"scenario {loaded.file}",
+        v = _check(value, spec, loaded, fx, path)
+        return Input(path=".".join(path), value=v, spec=spec, source=scenario_source(loaded.file),
                      origin="scenario")
 
     # assumptions: catalog defaults, scenario overrides
@@ -642,8 +588,10 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         candidates=tuple(priced), stacks=tuple(infos[cid].stack for cid in priced),
         rent=tuple(cid for cid in rent if cid in priced),
     )
-    return Resolved(scenario=sc, structure=structure, inputs=inputs, candidates=infos,
-                    file=loaded.file, sizing=sizing)
+    return Resolved(structure=structure, inputs=inputs, candidates=infos, file=loaded.file,
+                    scenario_data=sc.model_dump(mode="json"), catalog_digest=catalog.digest(),
+                    usd_to_currency=fx, sizing=sizing, scenario=sc)
 
 
-__all__ = ["PRECISIONS", "Loaded", "Resolved", "Scenario", "load_scenario", "resolve"]
+__all__ = ["PRECISIONS", "CandidateInfo", "Loaded", "Resolved", "Scenario", "Structure",
+           "load_scenario", "resolve"]

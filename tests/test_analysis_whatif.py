@@ -1,12 +1,14 @@
 """What-if and diff: a setting gives exactly the engine's result for the edited scenario."""
 
 import copy
+from pathlib import Path
 
 import pytest
 
-from tco.analysis.settings import parse_setting, parse_value
+from tco.analysis.settings import apply_values, edited_file, parse_setting, parse_value
 from tco.analysis.whatif import diff, present_values, whatif
-from tco.engine import compute
+from tco.engine import compute, evaluate
+from tco.engine import edited as engine_edited
 from tco.errors import TcoError
 from tco.scenario import load_scenario, parse_scenario
 from tco.yamlio import YamlDoc
@@ -163,3 +165,78 @@ def test_implausible_value_is_refused_with_the_setting_named(catalog):
 def test_whole_number_input_refuses_a_fractional_result(catalog):
     with pytest.raises(TcoError, match="whole number"):
         whatif(load_scenario(), catalog, ["candidates.h100-sxm.cards=+15%"])
+
+
+# --- a what-if edits the resolved inputs: the same as resolving the edited scenario ----------
+
+TRICKY = Path(__file__).with_name("test_workbook_tricky.yaml")
+
+
+def _trial_values(inp, fx):
+    """An in-range change of the input, and a value no input accepts."""
+    spec = inp.spec
+    lo, hi = (spec.lo * fx, spec.hi * fx) if spec.money else (spec.lo, spec.hi)
+    v = inp.value * 1.07 if inp.value else lo + (hi - lo) * 0.1
+    v = min(max(v, lo), hi)
+    if spec.integer:
+        v = float(round(v)) if round(v) != inp.value else inp.value + 1.0
+    return [v, 1e18]
+
+
+def _outcome(run):
+    try:
+        return run(), None
+    except TcoError as exc:
+        return None, exc.render()
+
+
+@pytest.mark.parametrize("scenario", ["example", "tricky"])
+def test_editing_resolved_inputs_equals_resolving_the_edited_scenario(catalog, scenario):
+    """For every input path of the built-in example (what `tco init` writes) and of a scenario
+    with a loan, a power cap, EUR, FP8 and an unpriced candidate: the what-if's direct edit
+    gives the engine's result for the edited scenario, down to every source and digest, or
+    refuses the value with the same message; or it leaves the edit to a full resolve."""
+    loaded = load_scenario(None if scenario == "example" else TRICKY)
+    before = compute(loaded, catalog)
+    fx = before.resolved.usd_to_currency
+    direct = set()
+    for path, inp in before.inputs.items():
+        for value in _trial_values(inp, fx):
+            label = f"--set {path}={value!r}"
+            file = edited_file(before.provenance.scenario_file, label)
+            fast, fast_error = _outcome(
+                lambda p=path, v=value, f=file: engine_edited(before.resolved, before.model,
+                                                             {p: v}, f))
+            if fast is None and fast_error is None:
+                continue  # resolve derives other inputs from this one: whatif resolves again
+            slow, slow_error = _outcome(
+                lambda p=path, v=value, lb=label: compute(apply_values(loaded, {p: v}, lb),
+                                                          catalog))
+            assert fast_error == slow_error, (path, value)
+            if slow is None:
+                continue
+            direct.add(path)
+            got = evaluate(fast, before.model)
+            assert got.scenario_data == slow.scenario_data, path
+            assert got.provenance == slow.provenance, path
+            assert got.structure == slow.structure, path
+            assert got.inputs == slow.inputs, path
+            assert got.candidates == slow.candidates, (path, value)
+    assert len(direct) > 0.75 * len(before.inputs)  # most inputs take the direct way
+    assert "facility.electricity_price_per_kwh" in direct
+
+
+def test_whatif_resizes_only_clusters_whose_size_depends_on_the_change(catalog, example):
+    """The A100 cluster is sized for a 60-day deadline: the electricity price leaves its size
+    as it was; its MFU sizes it again (and the engine agrees on the new size)."""
+    before = example
+    file = "x"
+    tariff = engine_edited(before.resolved, before.model,
+                           {"facility.electricity_price_per_kwh": 0.2}, file)
+    assert "a100-deadline" in tariff.sized
+    mfu = engine_edited(before.resolved, before.model,
+                        {"candidates.a100-deadline.mfu": 0.3}, file)
+    assert "a100-deadline" not in mfu.sized
+    after = evaluate(mfu, before.model)
+    assert after.candidate("a100-deadline").inputs["cards"] > \
+        before.candidate("a100-deadline").inputs["cards"]  # slower cards: more of them

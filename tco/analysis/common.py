@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from ..catalog import Catalog
+from typing import TYPE_CHECKING
+
 from ..errors import TcoError
-from ..inputs import Input
-from ..result import Result
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..inputs import Input
+    from ..result import Result
 
 METRICS = ("npv_tco", "cost_per_job")
 METRIC_LABELS = {"npv_tco": "NPV of TCO", "cost_per_job": "cost per run"}

@@ -20,12 +20,14 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import TcoError, UnknownId, did_you_mean
 from ..inputs import Input
-from ..scenario import Loaded, parse_scenario
-from ..yamlio import YamlDoc
+from ..resolved import set_path
+
+if TYPE_CHECKING:
+    from ..scenario import Loaded
 
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 
@@ -109,35 +111,15 @@ def apply_values(loaded: Loaded, values: Mapping[str, float], label: str = "") -
 
     Errors name the file as `<file> with <label>` since the changed value is not in the file.
     """
-    sc = loaded.scenario
-    data: dict[str, Any] = sc.model_dump(mode="python")
+    from ..scenario import parse_scenario
+    from ..yamlio import YamlDoc
+
+    data: dict[str, Any] = loaded.scenario.model_dump(mode="python")
     for path, value in values.items():
-        _set(data, path, value)
-    file = f"{loaded.file} with {label}" if label else loaded.file
-    return parse_scenario(YamlDoc(data, {}, file))
+        set_path(data, path, value)
+    return parse_scenario(YamlDoc(data, {}, edited_file(loaded.file, label)))
 
 
-def _set(data: dict[str, Any], path: str, value: float) -> None:
-    head, _, rest = path.partition(".")
-    if head in ("utilization", "cost_of_delay_per_week") and not rest:
-        data[head] = value
-    elif head in ("facility", "finance", "assumptions") and rest and "." not in rest:
-        data[head][rest] = int(value) if rest in ("horizon_years", "loan_term_years") else value
-    elif head == "team" and rest == "engineer_cost_per_month":
-        data["team"][rest] = value
-    elif head == "team" and rest.startswith("familiarity."):
-        data["team"]["familiarity"][rest.removeprefix("familiarity.")] = value
-    elif head in ("workloads", "candidates"):
-        # Ids may contain dots: find the record whose id prefixes the rest of the path.
-        for rec in data[head]:
-            prefix = f"{rec['id']}."
-            if rest.startswith(prefix) and "." not in rest.removeprefix(prefix):
-                key = rest.removeprefix(prefix)
-                if head == "candidates" and key == "cards":
-                    rec.update(cards=int(value), deadline_days=None, power_cap_kw=None)
-                else:
-                    rec[key] = value
-                return
-        raise UnknownId(f"no input '{path}'")
-    else:
-        raise UnknownId(f"no input '{path}'")
+def edited_file(file: str, label: str) -> str:
+    """How errors and sources name a scenario changed on the command line."""
+    return f"{file} with {label}" if label else file

@@ -8,17 +8,23 @@ change in NPV. The per-run cost lines of the primary workload are compared the s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ..catalog import Catalog
-from ..engine import compute, tier
+from ..engine import compute, edited, evaluate, tier
 from ..errors import TcoError
 from ..expr import NPV0, Ref
 from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS
 from ..result import CandidateResult, Result
-from ..scenario import Loaded
-from .settings import Setting, apply_values, parse_setting, resolve_settings
+from .settings import Setting, apply_values, edited_file, parse_setting, resolve_settings
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..scenario import Loaded
+
+# Computes the scenario with input values changed, the long way: edit, validate, resolve.
+Recompute = Callable[[Mapping[str, float], str], Result]
 
 JOB_LABELS = {"hardware": "Hardware", "electricity": "Electricity", "facility": "Facility",
               "operations": "Operations", "porting": "Porting"}
@@ -188,13 +194,30 @@ def _input_changes(before: Result, after: Result) -> list[InputChange]:
 def whatif(loaded: Loaded, catalog: Catalog, settings: Sequence[str | Setting],
            flag: str = "--set") -> Comparison:
     """Baseline vs the scenario with each PATH=VALUE applied."""
+    def recompute(values: Mapping[str, float], label: str) -> Result:
+        return compute(apply_values(loaded, values, label), catalog)
+
+    return whatif_from(compute(loaded, catalog), settings, recompute, flag)
+
+
+def whatif_from(before: Result, settings: Sequence[str | Setting], recompute: Recompute,
+                flag: str = "--set") -> Comparison:
+    """`before` vs the same scenario with each PATH=VALUE applied.
+
+    The changed inputs are set in `before`'s resolved inputs directly when that is what
+    resolving the edited scenario gives (tco.resolved.with_values); otherwise `recompute`
+    validates and resolves the edited scenario. Either way the result is the engine's for the
+    edited scenario (tests/test_analysis_whatif.py checks the two against each other)."""
     parsed = [s if isinstance(s, Setting) else parse_setting(s, flag) for s in settings]
     if not parsed:
         raise TcoError(f"give at least one {flag} PATH=VALUE")
-    before = compute(loaded, catalog)
     values = resolve_settings(parsed, before.inputs, flag)
     label = f"{flag} " + " ".join(s.text for s in parsed)
-    after = compute(apply_values(loaded, values, label), catalog)
+    changed = None
+    if before.resolved is not None:
+        changed = edited(before.resolved, before.model, values,
+                         edited_file(before.provenance.scenario_file, label))
+    after = evaluate(changed, before.model) if changed is not None else recompute(values, label)
     return compare_results(before, after, "baseline", label)
 
 

@@ -4,12 +4,14 @@ Carlo). Presentation only: every number comes from tco.analysis; rounding happen
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..analysis.breakeven import Breakeven
 from ..analysis.common import METRIC_LABELS
-from ..analysis.types import MonteCarlo, Sensitivity
 from ..analysis.whatif import Comparison, Line
+
+if TYPE_CHECKING:  # numpy-backed: not imported by what-if, which must start quickly
+    from ..analysis.breakeven import Breakeven
+    from ..analysis.types import MonteCarlo, Sensitivity
 from .data import rows_csv, text_table, to_json
 from .fmt import money, percent
 

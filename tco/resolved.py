@@ -1,0 +1,192 @@
+"""What `resolve(scenario, catalog)` produces, as plain data, and how one input is changed in it.
+
+`tco.scenario.resolve` validates a scenario against the catalog (pydantic) and returns a
+`Resolved`: every model input with its value and source, the model's shape (`Structure`) and
+what is known of each candidate besides numbers (`CandidateInfo`). Nothing here imports
+pydantic or numpy, so a `Resolved` can be kept (tco.snapshot) and edited by a quick command
+without them.
+
+`with_values` applies `--set PATH=VALUE` edits to a `Resolved` directly, which is exactly what
+editing the scenario and resolving it again gives, for every input that resolve copies from the
+scenario one to one. For the few that resolve derives other inputs from, or checks against
+another input, it returns None and the caller resolves the edited scenario again.
+tests/test_analysis_whatif.py checks both ways against each other for every input path.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .errors import ScenarioError, UnknownId
+from .inputs import Input, InputSpec
+
+
+@dataclass(frozen=True)
+class Structure:
+    """What shapes the model rather than feeding it numbers."""
+
+    currency: str
+    horizon_years: int
+    workloads: tuple[tuple[str, str, str], ...]  # (id, precision, kind)
+    candidates: tuple[str, ...]  # priced candidates (none structurally infeasible)
+    stacks: tuple[str, ...]  # each candidate's software stack, in the same order
+    rent: tuple[str, ...]  # candidates with a cloud price
+
+
+@dataclass
+class CandidateInfo:
+    """Everything about a candidate that is not a number: names, ids, flags, notes."""
+
+    id: str
+    name: str
+    card: str
+    card_name: str
+    vendor: str
+    platform: str
+    platform_name: str
+    cooling: str
+    stack: str
+    stack_name: str
+    sizing: str  # cards | deadline_days | power_cap_kw
+    flags: list[str] = field(default_factory=list)
+    blocking: list[str] = field(default_factory=list)  # flags that bar buying it here
+    infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Resolved:
+    structure: Structure
+    inputs: dict[str, Input]
+    candidates: dict[str, CandidateInfo]
+    file: str  # how errors and sources name the scenario
+    scenario_data: dict[str, Any]  # the validated scenario as JSON-ready data
+    catalog_digest: str
+    usd_to_currency: float  # exchange rate: plausible money ranges are in USD
+    sizing: dict[str, tuple[str, float]] = field(default_factory=dict)
+    # candidate -> (deadline_days | power_cap_kw, target)
+    sized: dict[str, str] = field(default_factory=dict)
+    # candidate -> why no size meets its target ("" when one does), once the engine sized it
+    scenario: Any = None  # the validated tco.scenario.Scenario, when at hand
+
+
+def scenario_source(file: str) -> str:
+    """The source of an input the scenario sets."""
+    return f"scenario {file}"
+
+
+def show_value(value: Any) -> str:
+    """A value as an error message quotes it (long ones shortened)."""
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def value_problem(value: Any, spec: InputSpec, currency: str, usd_to_currency: float
+                  ) -> str | None:
+    """Why `value` cannot be the input `spec` (None when it can): the plausibility check every
+    number from a scenario passes, wherever it was written."""
+    unit = spec.unit.replace("money", currency)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"expected a number ({unit}), found {show_value(value)}"
+    v = float(value)
+    if not math.isfinite(v):
+        return f"expected a finite number, found {value!r}"
+    lo, hi = spec.lo, spec.hi
+    if spec.money:
+        lo, hi = lo * usd_to_currency, hi * usd_to_currency
+    if not (lo <= v <= hi):
+        return spec.out_of_range(v, lo, hi, unit)
+    if spec.integer and v != int(v):
+        return f"expected a whole number, found {v:g}"
+    return None
+
+
+def set_path(data: dict[str, Any], path: str, value: float) -> None:
+    """Set input `path` in scenario data (as the scenario file would write it)."""
+    head, _, rest = path.partition(".")
+    if head in ("utilization", "cost_of_delay_per_week") and not rest:
+        data[head] = value
+    elif head in ("facility", "finance", "assumptions") and rest and "." not in rest:
+        data[head][rest] = int(value) if rest in ("horizon_years", "loan_term_years") else value
+    elif head == "team" and rest == "engineer_cost_per_month":
+        data["team"][rest] = value
+    elif head == "team" and rest.startswith("familiarity."):
+        data["team"]["familiarity"][rest.removeprefix("familiarity.")] = value
+    elif head in ("workloads", "candidates"):
+        # Ids may contain dots: find the record whose id prefixes the rest of the path.
+        for rec in data[head]:
+            prefix = f"{rec['id']}."
+            if rest.startswith(prefix) and "." not in rest.removeprefix(prefix):
+                key = rest.removeprefix(prefix)
+                if head == "candidates" and key == "cards":
+                    rec.update(cards=int(value), deadline_days=None, power_cap_kw=None)
+                else:
+                    rec[key] = value
+                return
+        raise UnknownId(f"no input '{path}'")
+    else:
+        raise UnknownId(f"no input '{path}'")
+
+
+# Inputs that resolve derives other inputs from, or checks against another input: an edit of
+# one of these resolves the scenario again (see tco.scenario.resolve).
+_DERIVING = {
+    "assumptions.global_batch_tokens",  # the default of each workload's global batch
+    "assumptions.seq_len_tokens",  # the default of each workload's sequence length
+    "finance.financed_fraction",  # checked against loan term and horizon
+    "finance.loan_term_years",
+}
+_DERIVING_KEYS = {
+    "workloads": {"params", "active_params"},  # active_params defaults to params, <= params
+    "candidates": {"cards"},  # a fixed size replaces sizing by deadline or power cap
+}
+
+
+def _derives(resolved: Resolved, path: str, inp: Input) -> bool:
+    if inp.spec.structural or path in _DERIVING:
+        return True
+    head = path.split(".", 1)[0]
+    if head in _DERIVING_KEYS:
+        key = path.rsplit(".", 1)[1]
+        if key in _DERIVING_KEYS[head]:
+            return True
+    if head == "candidates":
+        cid = path.removeprefix("candidates.").rsplit(".", 1)[0]
+        # An unpriced candidate (a precision it lacks) may become priced: a new structure.
+        return cid not in resolved.structure.candidates
+    return False
+
+
+def with_values(resolved: Resolved, values: dict[str, float], file: str
+                ) -> Resolved | None:
+    """`resolved` as resolving the scenario with each input path set to its value would give
+    it (the scenario now named `file`), or None when an edited input is one resolve derives
+    others from. A value that fails the plausibility check raises the same ScenarioError."""
+    for path in values:
+        if path not in resolved.inputs or _derives(resolved, path, resolved.inputs[path]):
+            return None
+    source = scenario_source(file)
+    inputs: dict[str, Input] = {}
+    for path, inp in resolved.inputs.items():
+        if path in values:
+            st = resolved.structure
+            problem = value_problem(values[path], inp.spec, st.currency, resolved.usd_to_currency)
+            if problem:
+                raise ScenarioError(problem, file=file, field=path)
+            inp = Input(path=path, value=float(values[path]), spec=inp.spec, source=source,
+                        origin="scenario")
+        elif inp.origin == "scenario":
+            inp = replace(inp, source=source)
+        else:
+            inp = replace(inp)
+        inputs[path] = inp
+    data = copy.deepcopy(resolved.scenario_data)
+    for path, value in values.items():
+        set_path(data, path, float(value))  # as validation stores a number
+    return replace(resolved, inputs=inputs, file=file, scenario_data=data,
+                   sized=dict(resolved.sized), scenario=None)
