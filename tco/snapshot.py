@@ -16,9 +16,9 @@ a what-if is never kept; it is evaluated from the baseline's resolved inputs (tc
 for the few inputs resolve derives others from, by validating the edited scenario again.
 
 Where: `$TCO_CACHE_DIR`, else `$XDG_CACHE_HOME/tco`, else `~/.cache/tco`; `TCO_NO_CACHE=1`
-turns keeping off. The files are Python pickles, read only from that directory, which only its
-owner should be able to write (as for Python's own bytecode cache). An unreadable, stale or
-damaged file is ignored and replaced. At most `KEEP` baselines are kept.
+turns keeping off. The files are Python pickles: a file is read only when it is owned by the
+user running tco and writable by nobody else. An unreadable, stale or damaged file is ignored
+and replaced. At most `KEEP` baselines are kept.
 """
 
 from __future__ import annotations
@@ -77,8 +77,17 @@ def key(scenario: str | None, overlays: Sequence[str]) -> str | None:
     return h.hexdigest()
 
 
+def _trusted(path: Path) -> bool:
+    """Only our own files, which nobody else may write, are unpickled."""
+    st = path.stat()
+    uid = getattr(os, "getuid", None)  # POSIX; elsewhere the mode bits alone decide
+    return (uid is None or st.st_uid == uid()) and not st.st_mode & 0o022
+
+
 def _read(path: Path, digest: str) -> Result | None:
     try:
+        if not _trusted(path):
+            return None
         blob = path.read_bytes()
         head = FORMAT + digest.encode() + b"\n"
         if not blob.startswith(head):
