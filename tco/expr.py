@@ -212,6 +212,14 @@ def _div(a: float, b: float) -> float:
 
 
 def _pow(a: float, b: float) -> float:
+    # numpy computes x^2, x^0.5 and x^-1 as square, square root and reciprocal when the
+    # exponent is one number (as every exponent of the model is): the same here, bit for bit.
+    if b == 2.0:
+        return a * a
+    if b == 0.5:
+        return math.sqrt(a) if a >= 0 else _NAN  # sqrt(-0.0) is -0.0; sqrt(nan) is nan
+    if b == -1.0:
+        return _div(1.0, a)
     try:
         return math.pow(a, b)
     except (OverflowError, ValueError):
