@@ -9,7 +9,8 @@ all of them:
 * the scenario file's bytes and the name it was given (sources quote it), or the built-in
   example;
 * every file of the shipped catalog (pricing/) and every quote file given with --catalog;
-* this package's source files (size and modification time) and the Python version.
+* this package's source files, the Python version, and where and when the libraries it passes
+  through (numpy, pydantic, PyYAML) were installed.
 
 Change any of these and the key changes: the baseline is computed again. The changed side of
 a what-if is never kept; it is evaluated from the baseline's resolved inputs (tco.resolved) or,
@@ -24,6 +25,7 @@ and replaced. At most `KEEP` baselines are kept.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import pickle
 import sys
@@ -59,6 +61,11 @@ def _files(scenario: str | None, overlays: Sequence[str]) -> list[tuple[str, Pat
     return files
 
 
+# Libraries whose code the baseline passes through (validation, sizing): an upgrade of one
+# computes the baseline again.
+LIBRARIES = ("numpy", "pydantic", "pydantic_core", "yaml")
+
+
 def key(scenario: str | None, overlays: Sequence[str]) -> str | None:
     """The hash of everything the baseline depends on; None when a file cannot be read (the
     full computation then reports it)."""
@@ -66,8 +73,14 @@ def key(scenario: str | None, overlays: Sequence[str]) -> str | None:
     package = Path(__file__).resolve().parent
     try:
         for f in sorted(package.rglob("*.py")):
-            st = f.stat()
-            h.update(f"{f.relative_to(package)} {st.st_size} {st.st_mtime_ns}\n".encode())
+            data = f.read_bytes()
+            h.update(f"{f.relative_to(package)} {len(data)}\n".encode())
+            h.update(data)
+        for name in LIBRARIES:
+            spec = importlib.util.find_spec(name)  # finds, does not import
+            origin = spec.origin if spec and spec.origin else ""
+            st = os.stat(origin) if origin else None
+            h.update(f"{name} {origin} {st and (st.st_size, st.st_mtime_ns)}\n".encode())
         for label, path in _files(scenario, overlays):
             data = path.read_bytes()
             h.update(f"{label} {len(data)}\n".encode())
@@ -132,7 +145,9 @@ def baseline(scenario: str | None, overlays: Sequence[str]) -> Result:
     from .scenario import load_scenario
 
     result = compute(load_scenario(scenario), load_catalog(overlays))
-    if directory is not None and digest is not None:
+    # Kept only if no file changed while it was computed (an editor saving meanwhile), so a
+    # baseline is never filed under the hash of contents it was not computed from.
+    if directory is not None and digest is not None and key(scenario, overlays) == digest:
         _write(directory, digest, result)
     return result
 

@@ -118,3 +118,20 @@ def test_a_quick_whatif_imports_neither_pydantic_nor_numpy(cache):
     assert "electricity" in runs[1].stdout
     assert "HEAVY ['pydantic', 'numpy', 'yaml']" in runs[0].stderr  # first run computes
     assert "HEAVY []" in runs[1].stderr
+
+
+def test_a_file_changed_while_the_baseline_is_computed_is_not_kept(cache, tmp_path, monkeypatch):
+    """An editor saving the scenario between hashing and reading must not leave a baseline
+    filed under contents it was not computed from."""
+    import tco.scenario
+
+    path = _scenario(tmp_path)
+    real = tco.scenario.load_scenario
+
+    def load_after_a_save(p):
+        _scenario(tmp_path, ("runs_per_year: 4", "runs_per_year: 1"))
+        return real(p)
+
+    monkeypatch.setattr(tco.scenario, "load_scenario", load_after_a_save)
+    snapshot.baseline(path, ())
+    assert not list(cache.glob("*.pickle"))
