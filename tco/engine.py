@@ -160,7 +160,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
                 elif q.workload is not None:
                     jobs.setdefault(q.workload, {})[q.name.rsplit(".", 1)[1]] = v
                 else:
-                    values[q.name.split(".", 1)[1]] = v
+                    values[q.name[len(cid) + 1:]] = v  # ids may contain dots
             if resolved.sized.get(cid):
                 reasons.append(resolved.sized[cid])
             for wid, job in jobs.items():

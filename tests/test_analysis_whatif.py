@@ -10,7 +10,7 @@ from tco.analysis.whatif import diff, present_values, whatif
 from tco.engine import compute, evaluate
 from tco.engine import edited as engine_edited
 from tco.errors import TcoError
-from tco.scenario import load_scenario, parse_scenario
+from tco.scenario import load_scenario, load_scenario_text, parse_scenario
 from tco.yamlio import YamlDoc
 
 
@@ -240,3 +240,28 @@ def test_whatif_resizes_only_clusters_whose_size_depends_on_the_change(catalog, 
     after = evaluate(mfu, before.model)
     assert after.candidate("a100-deadline").inputs["cards"] > \
         before.candidate("a100-deadline").inputs["cards"]  # slower cards: more of them
+
+
+def test_candidate_ids_with_dots_compute_and_take_settings(catalog):
+    """Ids may contain dots (`h100.sxm`): the engine, the report's input groups and a what-if
+    on one of its inputs all find the candidate."""
+    import datetime as dt
+
+    from tco.exporters.report_view import View
+
+    loaded = load_scenario_text(
+        "workloads: [{id: w.1, params: 7e9, tokens: 1e11}]\n"
+        "candidates:\n  - {id: h100.sxm, card: h100-sxm, cards: 64}\n"
+        "  - {id: mi.300x, card: mi300x, deadline_days: 20}\n")
+    result = compute(loaded, catalog)
+    assert {c.id for c in result.candidates if c.priced} == {"h100.sxm", "mi.300x"}
+    assert result.candidate("h100.sxm").values["npv_tco"] > 0
+    groups = View(result, "en", dt.date(2026, 12, 1)).assumptions()["candidates"]
+    assert all(g["rows"] for g in groups)
+    for setting in ("candidates.h100.sxm.card_price=-10%", "candidates.mi.300x.mfu=x0.8",
+                    "workloads.w.1.tokens=x2"):
+        got = whatif(loaded, catalog, [setting])
+        path, _ = setting.split("=")
+        value = got.after.inputs[path].value
+        expected = compute(apply_values(loaded, {path: value}, f"--set {setting}"), catalog)
+        assert got.after.candidates == expected.candidates, setting

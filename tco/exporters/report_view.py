@@ -456,7 +456,8 @@ class View:
         per: dict[str, list[dict[str, str]]] = {}
         for path, inp in self.r.inputs.items():
             if path.startswith("candidates."):
-                per.setdefault(path.split(".")[1], []).append(self.input_row(inp))
+                cid = path.removeprefix("candidates.").rsplit(".", 1)[0]  # ids may have dots
+                per.setdefault(cid, []).append(self.input_row(inp))
             else:
                 shared.append(self.input_row(inp))
         groups = [{"name": self.name(c), "id": c.id, "rows": per.get(c.id, [])}
