@@ -143,7 +143,6 @@ _DERIVING = {
 }
 _DERIVING_KEYS = {
     "workloads": {"params", "active_params"},  # active_params defaults to params, <= params
-    "candidates": {"cards"},  # a fixed size replaces sizing by deadline or power cap
 }
 
 
@@ -151,14 +150,14 @@ def _derives(resolved: Resolved, path: str, inp: Input) -> bool:
     if inp.spec.structural or path in _DERIVING:
         return True
     head = path.split(".", 1)[0]
-    if head in _DERIVING_KEYS:
-        key = path.rsplit(".", 1)[1]
-        if key in _DERIVING_KEYS[head]:
-            return True
+    if head in _DERIVING_KEYS and path.rsplit(".", 1)[1] in _DERIVING_KEYS[head]:
+        return True
     if head == "candidates":
-        cid = path.removeprefix("candidates.").rsplit(".", 1)[0]
+        cid, key = path.removeprefix("candidates.").rsplit(".", 1)
         # An unpriced candidate (a precision it lacks) may become priced: a new structure.
-        return cid not in resolved.structure.candidates
+        # A card count for a cluster sized by deadline or power cap replaces that rule.
+        return cid not in resolved.structure.candidates or (
+            key == "cards" and cid in resolved.sizing)
     return False
 
 
