@@ -71,11 +71,11 @@ def montecarlo_throughput(draws: int, repeat: int) -> tuple[float, int]:
 
     loaded, catalog = load_scenario(), load_catalog()
     result = compute(loaded, catalog)
-    montecarlo(loaded, catalog, draws=10_000, seed=1, result=result)  # warm-up
+    montecarlo(result, draws=10_000, seed=1)  # warm-up
     times, cpu = [], []
     for _ in range(repeat):
         t, c = time.perf_counter(), time.process_time()
-        mc = montecarlo(loaded, catalog, draws=draws, seed=1, result=result)
+        mc = montecarlo(result, draws=draws, seed=1)
         times.append(time.perf_counter() - t)
         cpu.append(time.process_time() - c)
     n_cands = len(mc.percentiles)

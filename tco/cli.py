@@ -472,7 +472,7 @@ def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str,
     """P10/P50/P90 of TCO and cost per run, and how often each candidate is the cheapest.
 
     Inputs are drawn from their catalog ranges (triangular: low, typical, high) or from the
-    scenario's `distributions:`.
+    scenario's `distributions:`. Starts from the scenario's kept baseline, as `tco whatif` does.
 
     \b
     Example:
@@ -481,14 +481,15 @@ def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str,
     """
     from .analysis.montecarlo import montecarlo as run
     from .exporters import analysis_view as view
+    from .snapshot import baseline
 
     if output:
         from .fsio import check_writable
 
         check_writable(output)
-    loaded, catalog = load(scenario, catalogs)
+    result = baseline(scenario, catalogs)
     with _progress(draws, "Monte Carlo") as bar:
-        mc = run(loaded, catalog, draws=draws, seed=seed,
+        mc = run(result, draws=draws, seed=seed,
                  progress=bar.update if bar is not None else None)
     _render(fmt, {"table": lambda: view.montecarlo_table(mc),
                   "json": lambda: to_json(view.montecarlo_dict(mc)),

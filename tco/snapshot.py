@@ -1,4 +1,5 @@
-"""A kept baseline: the result of a scenario, stored so that `tco whatif` starts quickly.
+"""A kept baseline: the result of a scenario, stored so that `tco whatif` (and `tco montecarlo`)
+start quickly.
 
 A what-if needs the baseline result of its scenario. Computing it means validating the catalog
 and the scenario (pydantic, about a third of a second to import and build its schemas) and

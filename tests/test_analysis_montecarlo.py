@@ -23,11 +23,10 @@ def with_distributions(loaded, dists):
     return parse_scenario(YamlDoc(data, {}, "test"))
 
 
-def test_same_seed_same_output_other_seed_other_output(catalog, example):
-    loaded = load_scenario()
-    a = montecarlo(loaded, catalog, draws=3000, seed=42, result=example)
-    b = montecarlo(loaded, catalog, draws=3000, seed=42, result=example)
-    c = montecarlo(loaded, catalog, draws=3000, seed=43, result=example)
+def test_same_seed_same_output_other_seed_other_output(example):
+    a = montecarlo(example, draws=3000, seed=42)
+    b = montecarlo(example, draws=3000, seed=42)
+    c = montecarlo(example, draws=3000, seed=43)
     assert a.percentiles == b.percentiles and a.prob_cheapest == b.prob_cheapest
     for cid in a.samples:
         np.testing.assert_array_equal(a.samples[cid], b.samples[cid])
@@ -36,12 +35,12 @@ def test_same_seed_same_output_other_seed_other_output(catalog, example):
 
 def test_collapsed_ranges_give_the_deterministic_result(catalog, example):
     loaded = load_scenario()
-    first = montecarlo(loaded, catalog, draws=10, seed=1, result=example)
+    first = montecarlo(example, draws=10, seed=1)
     point = {p: {"dist": "triangular", "low": example.inputs[p].value,
                  "high": example.inputs[p].value} for p in first.varied}
     collapsed = with_distributions(loaded, point)
-    mc = montecarlo(collapsed, catalog, draws=5000, seed=9)
     base = compute(collapsed, catalog)
+    mc = montecarlo(base, draws=5000, seed=9)
     for cid, p in mc.percentiles.items():
         c = base.candidate(cid)
         for q in ("p10", "p50", "p90"):
@@ -52,11 +51,10 @@ def test_collapsed_ranges_give_the_deterministic_result(catalog, example):
     assert mc.prob_cheapest[base.candidates[0].id] == 1.0
 
 
-def test_vectorized_equals_scalar_engine_on_a_sample_of_draws(catalog, example):
-    loaded = load_scenario()
+def test_vectorized_equals_scalar_engine_on_a_sample_of_draws(example):
     draws = CHUNK + 500  # two random streams
-    mc = montecarlo(loaded, catalog, draws=draws, seed=5, result=example)
-    drawn = drawn_inputs(example, catalog, draws, seed=5)
+    mc = montecarlo(example, draws=draws, seed=5)
+    drawn = drawn_inputs(example, draws, seed=5)
     base = {p: i.value for p, i in example.inputs.items()}
     rng = np.random.default_rng(0)
     for i in sorted(rng.choice(min(draws, len(mc.samples["b200"])), 12, replace=False)):
@@ -66,7 +64,7 @@ def test_vectorized_equals_scalar_engine_on_a_sample_of_draws(catalog, example):
 
 
 def test_draws_stay_in_their_ranges_and_shared_figures_share_a_draw(catalog, example):
-    drawn = drawn_inputs(example, catalog, 4000, seed=2)
+    drawn = drawn_inputs(example, 4000, seed=2)
     for path, x in drawn.items():
         inp = example.inputs[path]
         assert inp.low <= x.min() and x.max() <= inp.high, path
@@ -84,7 +82,7 @@ def test_scenario_distributions_override_the_catalog(catalog):
         "candidates.b200.mfu": {"dist": "normal", "low": 0.35, "high": 0.41},
     })
     result = compute(loaded, catalog)
-    drawn = drawn_inputs(result, catalog, 20000, seed=3)
+    drawn = drawn_inputs(result, 20000, seed=3)
     e = drawn["facility.electricity_price_per_kwh"]
     assert 0.3 <= e.min() and e.max() <= 0.4 and e.mean() == pytest.approx(0.35, rel=0.01)
     m = drawn["candidates.b200.mfu"]  # low/high are the 10th and 90th percentiles
@@ -96,7 +94,7 @@ def test_bad_distribution_is_refused(catalog):
     with pytest.raises(TcoError, match="outside low..high"):
         loaded = with_distributions(load_scenario(), {
             "utilization": {"dist": "triangular", "low": 0.5, "high": 0.9, "mode": 0.95}})
-        montecarlo(loaded, catalog, draws=10)
+        montecarlo(compute(loaded, catalog), draws=10)
 
 
 def test_triangular_draws_follow_the_triangular_cdf():

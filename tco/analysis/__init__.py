@@ -23,5 +23,5 @@ def report_analyses(loaded: Any, catalog: Any, draws: int = 20000, seed: int = 1
     out: dict[str, object] = {
         "sensitivity": sensitivity(loaded, catalog, swing=parse_swing(swing), result=result)}
     if draws:
-        out["montecarlo"] = montecarlo(loaded, catalog, draws=draws, seed=seed, result=result)
+        out["montecarlo"] = montecarlo(result, draws=draws, seed=seed)
     return out

@@ -105,7 +105,7 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
         raise TcoError(f"{path} changes the model's shape; compare values with `tco whatif`",
                        field="--vary")
     names = (metric_name(result, candidate, metric), metric_name(result, versus, metric))
-    lo_ok, hi_ok = plausible_range(inp, result, catalog)
+    lo_ok, hi_ok = plausible_range(inp, result)
     v = inp.value
     if v > 0:
         lo, hi = max(lo_ok, v / SCAN_FACTOR), min(hi_ok, v * SCAN_FACTOR)

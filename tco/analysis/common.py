@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from ..errors import TcoError
 
 if TYPE_CHECKING:
-    from ..catalog import Catalog
     from ..inputs import Input
     from ..result import Result
 
@@ -24,11 +23,12 @@ def metric_name(result: Result, cid: str, metric: str) -> str:
     raise TcoError(f"unknown metric '{metric}'; expected one of {', '.join(METRICS)}")
 
 
-def plausible_range(inp: Input, result: Result, catalog: Catalog) -> tuple[float, float]:
+def plausible_range(inp: Input, result: Result) -> tuple[float, float]:
     """The input's plausible range (tco/inputs.py), money converted to the scenario currency."""
     lo, hi = inp.spec.lo, inp.spec.hi
     if inp.spec.money:
-        fx = catalog.usd_to(result.currency)
+        assert result.resolved is not None
+        fx = result.resolved.usd_to_currency
         lo, hi = lo * fx, hi * fx
     return lo, hi
 

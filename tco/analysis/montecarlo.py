@@ -33,13 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..catalog import Catalog
-from ..engine import compute
 from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
 from ..result import COMPLETE_FRACTION, Result
-from ..scenario import Loaded
 from .common import baseline_values, metric_name, plausible_range, priced_candidates
 from .fast import Compiled
 from .types import MonteCarlo
@@ -108,9 +105,14 @@ class Sampler:
         return out
 
 
-def plan_draws(result: Result, catalog: Catalog, used: set[str]) -> list[Draw]:
+def scenario_distributions(result: Result) -> dict[str, dict[str, object]]:
+    """The scenario's `distributions:` (validated with it), as plain data."""
+    return dict(result.scenario_data.get("distributions") or {})
+
+
+def plan_draws(result: Result, used: set[str]) -> list[Draw]:
     """The quantities to draw, in a fixed order (input order of the scenario)."""
-    scen = result.scenario.distributions
+    scen = scenario_distributions(result)
     groups: dict[tuple[object, ...], list[str]] = {}
     specs: dict[tuple[object, ...], tuple[str, float, float, float, Input]] = {}
     for path, inp in result.inputs.items():
@@ -121,14 +123,14 @@ def plan_draws(result: Result, catalog: Catalog, used: set[str]) -> list[Draw]:
             if inp.spec.integer:
                 raise TcoError(f"distributions: {path} is a whole number; Monte Carlo draws "
                                "only continuous inputs", field=f"distributions.{path}")
-            mode = d.mode if d.mode is not None else (
-                (d.low + d.high) / 2 if d.dist == "normal" else min(max(inp.value, d.low),
-                                                                    d.high))
-            if not d.low <= mode <= d.high:
-                raise TcoError(f"expected low <= mode <= high, found {d.low:g}, {mode:g}, "
-                               f"{d.high:g}", field=f"distributions.{path}")
+            dist, low, high = str(d["dist"]), float(d["low"]), float(d["high"])  # type: ignore[arg-type]
+            mode = float(d["mode"]) if d.get("mode") is not None else (  # type: ignore[arg-type]
+                (low + high) / 2 if dist == "normal" else min(max(inp.value, low), high))
+            if not low <= mode <= high:
+                raise TcoError(f"expected low <= mode <= high, found {low:g}, {mode:g}, "
+                               f"{high:g}", field=f"distributions.{path}")
             key: tuple[object, ...] = ("scenario", path)
-            specs[key] = (d.dist, d.low, mode, d.high, inp)
+            specs[key] = (dist, low, mode, high, inp)
         elif (not inp.spec.integer and inp.low is not None and inp.high is not None
               and inp.low < inp.high):
             mode = min(max(inp.value, inp.low), inp.high)
@@ -141,7 +143,7 @@ def plan_draws(result: Result, catalog: Catalog, used: set[str]) -> list[Draw]:
     draws = []
     for key, paths in groups.items():
         dist, low, mode, high, inp = specs[key]
-        lo_ok, hi_ok = plausible_range(inp, result, catalog)
+        lo_ok, hi_ok = plausible_range(inp, result)
         draws.append(Draw(tuple(paths), dist, low, mode, high, lo_ok, hi_ok))
     return draws
 
@@ -149,7 +151,7 @@ def plan_draws(result: Result, catalog: Catalog, used: set[str]) -> list[Draw]:
 class Simulation:
     """Everything prepared once: what to draw, and the compiled model of the results."""
 
-    def __init__(self, result: Result, catalog: Catalog) -> None:
+    def __init__(self, result: Result) -> None:
         self.cands = priced_candidates(result)
         if not self.cands:
             raise TcoError("no feasible candidate to simulate")
@@ -163,9 +165,9 @@ class Simulation:
         # Which inputs reach the results at all: compile once with every ranged input varying.
         ranged = [p for p, i in result.inputs.items()
                   if (i.low is not None and i.high is not None and i.low < i.high)
-                  or p in result.scenario.distributions]
+                  or p in scenario_distributions(result)]
         self.compiled = Compiled(result.model, base, ranged, targets)
-        self.plan = plan_draws(result, catalog, self.compiled.inputs_read)
+        self.plan = plan_draws(result, self.compiled.inputs_read)
         self.varied = [p for d in self.plan for p in d.paths]
         # ranged inputs that are not drawn (they reach no result) stay at their baseline
         self.fixed = {p: base[p] for p in ranged if p not in set(self.varied)}
@@ -180,10 +182,9 @@ class Simulation:
             yield start, {p: x for d, x in zip(self.plan, values) for p in d.paths}
 
 
-def drawn_inputs(result: Result, catalog: Catalog, draws: int, seed: int
-                 ) -> dict[str, np.ndarray]:
+def drawn_inputs(result: Result, draws: int, seed: int) -> dict[str, np.ndarray]:
     """The input values `montecarlo` draws, all of them (for checks and audits)."""
-    sim = Simulation(result, catalog)
+    sim = Simulation(result)
     out = {p: np.empty(draws) for p in sim.varied}
     for k in range(-(-draws // CHUNK)):
         for start, inputs in sim.blocks(seed, k, draws):
@@ -192,13 +193,12 @@ def drawn_inputs(result: Result, catalog: Catalog, draws: int, seed: int
     return out
 
 
-def montecarlo(loaded: Loaded, catalog: Catalog, draws: int, seed: int = 1,
-               result: Result | None = None,
+def montecarlo(result: Result, draws: int, seed: int = 1,
                progress: Callable[[int], None] | None = None) -> MonteCarlo:
+    """Draws of every uncertain input of `result`'s scenario, evaluated as arrays."""
     if draws < 1:
         raise TcoError(f"--draws {draws}: expected at least 1 draw")
-    result = result or compute(loaded, catalog)
-    sim = Simulation(result, catalog)
+    sim = Simulation(result)
     cands, names = sim.cands, sim.names
     npv = np.empty((len(cands), draws))
     job = np.empty((len(cands), draws))

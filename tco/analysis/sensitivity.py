@@ -48,7 +48,7 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
             if inp.low is None or inp.high is None or not inp.low < inp.high:
                 continue
             lo_raw, hi_raw = inp.low, inp.high
-        lo_ok, hi_ok = plausible_range(inp, result, catalog)
+        lo_ok, hi_ok = plausible_range(inp, result)
         lo, hi = max(lo_raw, lo_ok), min(hi_raw, hi_ok)
         cases.append((path, lo, hi, (lo, hi) != (lo_raw, hi_raw)))
 
