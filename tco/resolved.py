@@ -141,16 +141,14 @@ _DERIVING = {
     "finance.financed_fraction",  # checked against loan term and horizon
     "finance.loan_term_years",
 }
-_DERIVING_KEYS = {
-    "workloads": {"params", "active_params"},  # active_params defaults to params, <= params
-}
+_DERIVING_WORKLOAD_KEYS = {"params", "active_params"}  # active_params defaults to params, <=
 
 
 def _derives(resolved: Resolved, path: str, inp: Input) -> bool:
     if inp.spec.structural or path in _DERIVING:
         return True
     head = path.split(".", 1)[0]
-    if head in _DERIVING_KEYS and path.rsplit(".", 1)[1] in _DERIVING_KEYS[head]:
+    if head == "workloads" and path.rsplit(".", 1)[1] in _DERIVING_WORKLOAD_KEYS:
         return True
     if head == "candidates":
         cid, key = path.removeprefix("candidates.").rsplit(".", 1)

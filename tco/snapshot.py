@@ -30,12 +30,16 @@ import importlib.util
 import os
 import pickle
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .result import Result
+
+if TYPE_CHECKING:
+    from .analysis.whatif import Recompute
 
 FORMAT = b"tco-baseline 1\n"
 KEEP = 32
@@ -153,8 +157,7 @@ def baseline(scenario: str | None, overlays: Sequence[str]) -> Result:
     return result
 
 
-def recompute(scenario: str | None, overlays: Sequence[str]
-              ) -> Callable[[Mapping[str, float], str], Result]:
+def recompute(scenario: str | None, overlays: Sequence[str]) -> Recompute:
     """The long way for a what-if: the scenario edited, validated and resolved again."""
     def run(values: Mapping[str, float], label: str) -> Result:
         from .analysis.settings import apply_values
