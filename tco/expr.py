@@ -213,7 +213,7 @@ def _div(a: float, b: float) -> float:
 
 def _pow(a: float, b: float) -> float:
     # numpy computes x^2, x^0.5 and x^-1 as square, square root and reciprocal when the
-    # exponent is one number (as every exponent of the model is): the same here, bit for bit.
+    # exponent is one number (as every exponent of the model is): the same shortcuts here.
     if b == 2.0:
         return a * a
     if b == 0.5:

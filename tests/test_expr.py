@@ -80,13 +80,28 @@ TWO = [(op, fn) for op, fn in [
 ]]
 
 
+# The two backends agree to within rounding, not bit for bit: Python's pow and numpy's
+# vectorized pow (and so NPV's discount factors) may differ in the last place, depending on the
+# processor and the numpy release (2.5 ** 2.5 differs by one ulp under numpy 2.4 on some CPUs).
+MAX_ULPS = 4
+
+
+def _ulps_apart(x: float, y: float) -> int:
+    """How many representable doubles lie between two finite numbers of the same sign."""
+    return abs(int(np.float64(x).view(np.int64)) - int(np.float64(y).view(np.int64)))
+
+
 def _same(scalar, array_value):
-    """Equal as numpy would print them: nan matches nan, and the sign of zero counts."""
+    """Equal to within MAX_ULPS; nan matches nan, infinities and the sign of zero are exact."""
     expected = float(np.asarray(array_value).reshape(-1)[0])
     assert isinstance(scalar, float)
-    if math.isnan(expected):
-        return math.isnan(scalar)
-    return scalar == expected and math.copysign(1, scalar) == math.copysign(1, expected)
+    if math.isnan(expected) or math.isnan(scalar):
+        return math.isnan(scalar) and math.isnan(expected)
+    if math.isinf(expected) or math.isinf(scalar) or expected == 0 or scalar == 0:
+        return scalar == expected and math.copysign(1, scalar) == math.copysign(1, expected)
+    if math.copysign(1, scalar) != math.copysign(1, expected):
+        return False
+    return _ulps_apart(scalar, expected) <= MAX_ULPS
 
 
 @pytest.mark.parametrize("name, make", ONE, ids=[n for n, _ in ONE])
@@ -131,11 +146,14 @@ def test_one_scenario_is_evaluated_without_numpy():
 @pytest.mark.parametrize("exponent", [2.0, 0.5, -1.0, 3.0, 1.5, -2.5, 0.0, 1.0])
 def test_float_backend_equals_numpy_backend_on_many_powers(exponent):
     """numpy takes shortcuts for some constant exponents (x^2 as x*x, x^0.5 as a square root);
-    the float backend must land on the same bits, value by value."""
+    the float backend lands within rounding of it, value by value (zeros and specials exact)."""
     x = np.random.default_rng(7).random(5000) * 3.0
+    x[:3] = [0.0, 1.0, 2.5]
     e = a ** Const(exponent)
     array = e.evaluate({"a": x})
-    assert [e.evaluate({"a": float(v)}) for v in x] == list(array)
+    scalar = np.array([e.evaluate({"a": float(v)}) for v in x])
+    np.testing.assert_array_max_ulp(scalar, array, maxulp=MAX_ULPS)
+    assert np.array_equal(np.isinf(scalar), np.isinf(array))
 
 
 def test_float_backend_equals_numpy_backend_on_many_npvs():
@@ -145,4 +163,4 @@ def test_float_backend_equals_numpy_backend_on_many_npvs():
     array = e.evaluate({"r": rates, **{f"f{t}": flows[t] for t in range(6)}})
     scalar = [e.evaluate({"r": float(rates[i]), **{f"f{t}": float(flows[t, i]) for t in range(6)}})
               for i in range(2000)]
-    assert scalar == list(array)
+    np.testing.assert_array_max_ulp(np.array(scalar), array, maxulp=MAX_ULPS)

@@ -4,10 +4,17 @@ and Chinese text set in a CJK font."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 
 import pytest
-from report_support import add_analyses, require_chromium, require_program, require_weasyprint
+from report_support import (
+    add_analyses,
+    require,
+    require_chromium,
+    require_program,
+    require_weasyprint,
+)
 
 from tco.engine import compute
 from tco.exporters.fmt import money
@@ -31,9 +38,18 @@ def en_pdf(result, tmp_path_factory):
 
 
 def page_texts(path) -> list[str]:
-    from pypdf import PdfReader
+    """Each page's text, whitespace collapsed, as poppler's pdftotext reads it.
 
-    return [re.sub(r"\s+", " ", p.extract_text() or "") for p in PdfReader(str(path)).pages]
+    pypdf is not used for text: it returns NUL-interleaved strings for some of the CID fonts that
+    WeasyPrint embeds (DejaVu alone, say), so what it reads depends on the fonts installed.
+    """
+    pdftotext = require_program("pdftotext")
+    out = subprocess.run([pdftotext, "-enc", "UTF-8", str(path), "-"], capture_output=True,
+                         text=True, check=True).stdout
+    pages = out.split("\f")
+    if pages and not pages[-1].strip():
+        pages.pop()  # pdftotext ends the last page with a form feed too
+    return [re.sub(r"\s+", " ", p) for p in pages]
 
 
 def page_size(path) -> tuple[float, float]:
@@ -44,11 +60,10 @@ def page_size(path) -> tuple[float, float]:
 
 
 def test_pages_follow_the_layout(result, en_pdf):
-    """The example's 28 A4 pages, by construction of the print CSS:
-    1 cover and executive summary; 2 comparison table and cost-per-run chart; 3 cash-flow and
-    time-to-train charts; 4 tornado; 5 Monte Carlo chart and table; 6-13 one page per priced
-    candidate (each starts a page and none is split); 14 infeasible candidates and risk flags;
-    15-27 the 210 inputs with their sources; 27-28 methodology and caveats."""
+    """The order of the example's pages, by construction of the print CSS: the cover and
+    executive summary; the comparison; the charts; one page per priced candidate (each starts a
+    page and none is split); infeasible candidates and risk flags; the inputs with their sources;
+    methodology and caveats. The page count is not pinned: it depends on the fonts' metrics."""
     pages = page_texts(en_pdf)
     n = len(pages)
     for k, text in enumerate(pages, start=1):
@@ -65,7 +80,6 @@ def test_pages_follow_the_layout(result, en_pdf):
     assumptions = next(i for i, t in enumerate(pages) if t.lstrip().startswith("Assumptions"))
     assert assumptions == first + len(priced) + 1
     assert "Caveats" in pages[-2] + pages[-1]  # the caveats close the report
-    assert n == 28
 
 
 def test_headline_figures_are_in_the_pdf_text(result, en_pdf):
@@ -87,8 +101,19 @@ def test_letter_paper(result, tmp_path):
     assert all(f"Page {k} of {len(pages)}" in t for k, t in enumerate(pages, start=1))
 
 
+def _fontconfig_has_chinese_font() -> bool:
+    """WeasyPrint finds fonts through fontconfig: ask it for a Simplified Chinese font."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return False
+    out = subprocess.run([fc_list, ":lang=zh-cn", "family"], capture_output=True, text=True,
+                         check=False).stdout
+    return "Noto Sans CJK SC" in out
+
+
 def test_chinese_pdf_uses_a_cjk_font(result, tmp_path):
     require_weasyprint()
+    require(_fontconfig_has_chinese_font(), "Noto Sans CJK SC (fonts-noto-cjk)")
     pdffonts = require_program("pdffonts")
     pdftotext = require_program("pdftotext")
     path = write_pdf(result, tmp_path / "report.zh.pdf", lang="zh")
