@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install report test bench lint clean
+.PHONY: install report test bench lint docs clean
 
 install: $(STAMP)
 
@@ -31,6 +31,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+docs: $(STAMP)
+	$(BIN)/python tests/test_cli_reference.py
 
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff
