@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import re
 import textwrap
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,6 +43,9 @@ FONTS = {
     "en": ["DejaVu Sans", "Noto Sans CJK SC"],
     "zh": ["Noto Sans CJK SC", "Source Han Sans SC", "DejaVu Sans"],
 }
+# Font files that hold the Chinese families above, by file-name prefix (Debian's fonts-noto-cjk
+# ships NotoSansCJK-Regular.ttc; Adobe's release is SourceHanSans*.otf/ttc).
+CJK_FONT_FILES = ("NotoSansCJK", "SourceHanSans")
 WIDTH_IN = 7.2
 LABEL_WRAP = 26
 
@@ -58,9 +62,27 @@ def _families(lang: str) -> list[str]:
     then names them, and the viewer falls back to its own sans-serif font."""
     from matplotlib import font_manager
 
+    wanted = FONTS.get(lang, FONTS["en"])
     installed = {f.name for f in font_manager.fontManager.ttflist}
-    found = [f for f in FONTS.get(lang, FONTS["en"]) if f in installed]
+    if lang == "zh" and wanted[0] not in installed:
+        # matplotlib's font list is cached in its config folder: one built before the CJK fonts
+        # were installed lacks them, and the charts would be measured (and warn) with a font
+        # that has no Chinese glyphs. Find the files and add them explicitly.
+        _add_cjk_font_files(font_manager)
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+    found = [f for f in wanted if f in installed]
     return found or ["DejaVu Sans"]
+
+
+def _add_cjk_font_files(font_manager: object) -> None:
+    fm = font_manager  # matplotlib.font_manager, passed in so the import stays lazy
+    for path in fm.findSystemFonts(fontext="ttf") + fm.findSystemFonts(fontext="otf"):  # type: ignore[attr-defined]
+        name = path.rsplit("/", 1)[-1]
+        if name.startswith(CJK_FONT_FILES) and "Bold" not in name and "Mono" not in name:
+            try:
+                fm.fontManager.addfont(path)  # type: ignore[attr-defined]
+            except (OSError, RuntimeError, ValueError):
+                continue  # an unreadable font file is not ours to report
 
 
 @contextmanager
@@ -84,7 +106,11 @@ def _style(lang: str) -> Iterator[None]:
         "legend.frameon": False,
         "figure.dpi": 72,
     }
-    with matplotlib.rc_context(rc):
+    with matplotlib.rc_context(rc), warnings.catch_warnings():
+        if lang == "zh" and not set(rc["font.family"]) & set(FONTS["zh"][:2]):
+            # No Chinese font on this machine: text is measured with DejaVu's widths, and the
+            # reader's browser or the PDF renderer draws it with a Chinese font of its own.
+            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
         yield
 
 
