@@ -29,6 +29,7 @@ BYTES_PER_GB = 1e9
 W_PER_KW = 1000.0
 MONTHS_PER_YEAR = 12.0
 TOKENS_PER_MILLION = 1e6
+RATE_AS_ZERO = 1e-6  # a discount rate below this is treated as zero in the annuity factor
 
 # Cash-flow components, in the order every table shows them.
 CAPEX_COMPONENTS = ("cards", "servers", "network", "cooling", "installation")
@@ -334,8 +335,11 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
     total = q("undiscounted_tco", SUM(*flows), money, "Undiscounted TCO", "horizon")
     del total
     horizon = st.horizon_years
+    # Below RATE_AS_ZERO, 1 - (1+r)^-H loses every digit to rounding (a subnormal rate gives 0):
+    # the factor is H there, to within r*H/2 relative.
     annuity = q("annuity_factor",
-                IF(rate.gt(0), (1 - (1 + rate) ** (-horizon)) / MAX(rate, 1e-12), horizon),
+                IF(rate.gt(RATE_AS_ZERO), (1 - (1 + rate) ** (-horizon)) / MAX(rate, RATE_AS_ZERO),
+                   horizon),
                 "years", "Present value of 1 per year for the horizon", "horizon")
     q("equivalent_annual_cost", npv / annuity, money, "Equivalent annual cost", "horizon")
     q("cost_per_gpu_hour", IF(gpu_h_y.gt(0), npv / MAX(annuity * gpu_h_y, 1e-12), 0),

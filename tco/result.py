@@ -44,6 +44,13 @@ class CandidateResult:
         return bool(self.values)
 
     @property
+    def quantified(self) -> bool:
+        """Whether its times and costs mean something: priced and feasible. Past the model's
+        valid range (no progress for interruptions, out of memory) a candidate is infeasible
+        and every output shows its reason instead of numbers (null, empty, "-")."""
+        return self.priced and self.feasible
+
+    @property
     def completes_all_runs(self) -> bool:
         return self.priced and self.values["runs_completed_fraction"] >= COMPLETE_FRACTION
 

@@ -140,12 +140,12 @@ def _candidate_change(cid: str, before: Result, after: Result, rank_b: list[str]
                       rank_a: list[str], labels: tuple[str, str]) -> CandidateChange:
     cb, ca = _find(before, cid), _find(after, cid)
     pv_b = present_values(cb, before.inputs["finance.discount_rate"].value) if (
-        cb and cb.priced) else {}
+        cb and cb.quantified) else {}
     pv_a = present_values(ca, after.inputs["finance.discount_rate"].value) if (
-        ca and ca.priced) else {}
+        ca and ca.quantified) else {}
     comps = [Line(k, COMPONENT_LABELS[k], pv_b.get(k), pv_a.get(k)) for k in COMPONENTS]
-    job_b = cb.job if cb and cb.priced else {}
-    job_a = ca.job if ca and ca.priced else {}
+    job_b = cb.job if cb and cb.quantified else {}
+    job_a = ca.job if ca and ca.quantified else {}
     jobs = [Line(k, JOB_LABELS[k], job_b.get(f"cost_{k}"), job_a.get(f"cost_{k}"))
             for k in JOB_COMPONENTS]
     notes = []
@@ -174,7 +174,7 @@ def _candidate_change(cid: str, before: Result, after: Result, rank_b: list[str]
 
 
 def _value(c: CandidateResult | None, key: str) -> float | None:
-    return c.values.get(key) if c is not None and c.priced else None
+    return c.values.get(key) if c is not None and c.quantified else None
 
 
 def _input_changes(before: Result, after: Result) -> list[InputChange]:

@@ -80,16 +80,23 @@ def job_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
     }
     if c.priced:
         job = c.job
+        # The reason's own figures (compute, memory) hold whatever the verdict.
         out.update({
             "train_flops": job["train_flops"],
+            "memory_needed_gb": _clean(job["memory_needed_gb"]),
+            "memory_usable_gb": _clean(job["memory_usable_gb"]),
+        })
+    out.update(dict.fromkeys(("gpu_hours", "wall_days", "energy_kwh", "energy_it_kwh", "co2e_kg",
+                              "cost", "effective_mfu")))  # no numbers that would not hold
+    if c.quantified:
+        job = c.job
+        out.update({
             "gpu_hours": _clean(job["gpu_hours"]),
             "wall_days": _clean(job["wall_days"]),
             "energy_kwh": _clean(job["energy_facility_kwh"]),
             "energy_it_kwh": _clean(job["energy_it_kwh"]),
             "co2e_kg": _clean(job["co2e_kg"]),
             "cost": job_cost(c),
-            "memory_needed_gb": _clean(job["memory_needed_gb"]),
-            "memory_usable_gb": _clean(job["memory_usable_gb"]),
             "effective_mfu": _clean(job["mfu_effective"]),
         })
     out["provenance"] = provenance(result)
@@ -116,8 +123,9 @@ def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
         "blocking": c.info.blocking,
         "notes": c.notes,
     }
-    if not c.priced:
-        # Never priced (e.g. no support for the workload's precision): same keys, no numbers.
+    if not c.quantified:
+        # Never priced (no support for the workload's precision) or infeasible (does not fit,
+        # makes no progress): same keys, no numbers, since none of them would hold.
         out.update(dict.fromkeys(_PRICED_KEYS))
         out["yearly"] = []
         return out

@@ -1,0 +1,135 @@
+"""No output shows a negative, NaN or infinite cost, time or count for a feasible candidate,
+and an infeasible one shows its reason and no numbers (JSON null, CSV empty, table "-").
+
+The scenarios are generated over the whole input domain a user can type, far beyond the example:
+a card count from one server to 300,000 cards, models from 100M to 2T parameters. Past the
+model's valid range (a cluster so large that interruptions stop progress, a model that does not
+fit) the candidate must be infeasible, never a negative GPU-hour count or cost.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+import math
+
+import yaml
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tco.catalog import load_catalog
+from tco.cli import cli
+from tco.engine import compute
+from tco.exporters.data import compare_csv, compare_dict, job_dict
+from tco.scenario import load_scenario_text
+
+CARDS = ["a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200", "mi300x", "gaudi3", "ascend-910b",
+         "rtx-4090", "l40s", "h20"]
+# Keys of the compare JSON that are costs, times or counts: never negative, NaN or infinite.
+NON_NEGATIVE = ("gpu_hours_per_job", "wall_days_per_job", "cost_per_job", "cost_per_run_horizon",
+                "energy_kwh_per_job", "co2e_kg_per_job", "npv_tco", "undiscounted_tco",
+                "equivalent_annual_cost", "cost_per_gpu_hour", "cost_per_pflop_hour",
+                "runs_per_year", "runs_over_horizon", "capex_total", "cloud_npv",
+                "cost_per_million_tokens")
+JOB_NON_NEGATIVE = ("gpu_hours", "wall_days", "energy_kwh", "energy_it_kwh", "co2e_kg",
+                    "effective_mfu")
+
+
+@functools.cache
+def _catalog():
+    return load_catalog()
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> str:
+    n = draw(st.integers(1, 3))
+    candidates = []
+    for k in range(n):
+        cand = {"id": f"c{k}", "card": draw(st.sampled_from(CARDS))}
+        if draw(st.booleans()):
+            cand["cards"] = 8 * draw(st.integers(1, 37500))
+        else:
+            cand["deadline_days"] = draw(st.floats(1.0, 365.0))
+        candidates.append(cand)
+    params = draw(st.floats(1e8, 2e12))
+    scenario = {
+        "name": "generated",
+        "currency": draw(st.sampled_from(["USD", "CNY", "EUR"])),
+        "utilization": draw(st.floats(0.05, 1.0)),
+        "workloads": [{
+            "id": "w", "kind": "pretrain", "params": params,
+            "tokens": draw(st.floats(1e9, 2e13)), "precision": "bf16",
+            "runs_per_year": draw(st.floats(0.1, 50.0)),
+        }],
+        "candidates": candidates,
+        "facility": {"region": draw(st.sampled_from(["us", "cn", "eu"]))},
+        "finance": {"horizon_years": draw(st.integers(1, 7)),
+                    "discount_rate": draw(st.floats(0.0, 0.2)),
+                    "depreciation_years": draw(st.integers(1, 7))},
+    }
+    return yaml.safe_dump(scenario)
+
+
+def _check_number(where: str, value: object) -> None:
+    assert value is None or (isinstance(value, (int, float)) and math.isfinite(value)
+                             and value >= 0), (where, value)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=scenarios())
+def test_feasible_candidates_have_sane_numbers_and_infeasible_ones_none(text):
+    result = compute(load_scenario_text(text), _catalog())
+    data = compare_dict(result)
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(compare_csv(result)))}
+    for c, d in zip(result.candidates, data["candidates"], strict=True):
+        if c.feasible and c.priced:
+            for key in NON_NEGATIVE:
+                _check_number(f"{c.id}.{key}", d[key])
+                assert d[key] is not None or key == "cloud_npv", (c.id, key)
+            for wid, job in d["jobs"].items():
+                for key in ("gpu_hours", "wall_days", "energy_kwh", "co2e_kg"):
+                    _check_number(f"{c.id}.{wid}.{key}", job[key])
+            for row in d["yearly"]:
+                assert all(v is None or math.isfinite(v) for v in row.values()), row
+            jd = job_dict(result, c)
+            for key in JOB_NON_NEGATIVE:
+                _check_number(f"job.{key}", jd[key])
+            assert jd["effective_mfu"] <= 1.0
+        else:
+            assert c.reasons, c.id  # an infeasible candidate always says why
+            for key in NON_NEGATIVE:
+                assert d[key] is None, (c.id, key, d[key])
+                if key in rows[c.id]:
+                    assert rows[c.id][key] == "", (c.id, key)
+            assert d["yearly"] == []
+            assert job_dict(result, c)["cost"] is None
+
+
+def test_a_job_past_the_valid_range_is_infeasible_with_no_numbers():
+    """The issue's case: 300,000 H100s on a 70B model make no progress between interruptions."""
+    out = CliRunner().invoke(cli, ["job", "--model-params", "70e9", "--tokens", "2e12",
+                                   "--card", "h100-sxm", "--cards", "300000", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.output)
+    assert d["feasible"] is False
+    assert any("interrupted too often" in r for r in d["reasons"])
+    for key in ("gpu_hours", "wall_days", "energy_kwh", "co2e_kg", "cost", "effective_mfu"):
+        assert d[key] is None, key
+
+
+def test_compare_with_200k_cards_on_a_small_model_shows_no_numbers(catalog):
+    text = yaml.safe_dump({
+        "name": "too big", "currency": "USD",
+        "workloads": [{"id": "w", "kind": "pretrain", "params": 7e9, "tokens": 1e12,
+                       "precision": "bf16", "runs_per_year": 4}],
+        "candidates": [{"id": "huge", "card": "h100-sxm", "cards": 200000}],
+        "facility": {"region": "us"},
+    })
+    result = compute(load_scenario_text(text), catalog)
+    (c,) = result.candidates
+    assert not c.feasible and not c.quantified
+    d = compare_dict(result)["candidates"][0]
+    assert d["npv_tco"] is None and d["gpu_hours_per_job"] is None and d["jobs"] is None
