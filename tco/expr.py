@@ -178,9 +178,21 @@ def _numpy() -> Any:
         def compare(fn: Any) -> Callable[[Any, Any], Any]:
             return lambda a, b: fn(a, b).astype(float)
 
+        def power(a: Any, b: Any) -> Any:
+            # The shortcuts for a constant exponent are taken here, not left to numpy: whether
+            # numpy.power takes them itself depends on its release (2.x does, 1.26 does not).
+            if type(b) in _SCALAR_TYPES:
+                if b == 2.0:
+                    return numpy.multiply(a, a)
+                if b == 0.5:
+                    return numpy.sqrt(a)
+                if b == -1.0:
+                    return divide(1.0, a)
+            return numpy.power(a, b)
+
         _ARRAY_BIN.update({
             "+": numpy.add, "-": numpy.subtract, "*": numpy.multiply, "/": divide,
-            "^": numpy.power, "<=": compare(numpy.less_equal), "<": compare(numpy.less),
+            "^": power, "<=": compare(numpy.less_equal), "<": compare(numpy.less),
             ">=": compare(numpy.greater_equal), ">": compare(numpy.greater),
         })
         np = numpy
@@ -212,8 +224,8 @@ def _div(a: float, b: float) -> float:
 
 
 def _pow(a: float, b: float) -> float:
-    # numpy computes x^2, x^0.5 and x^-1 as square, square root and reciprocal when the
-    # exponent is one number (as every exponent of the model is): the same shortcuts here.
+    # x^2, x^0.5 and x^-1 are a product, a square root and a reciprocal when the exponent is
+    # one number (as every exponent of the model is), in both backends (see `_numpy`).
     if b == 2.0:
         return a * a
     if b == 0.5:

@@ -30,3 +30,33 @@ def test_wheel_carries_catalog_and_runs(tmp_path):
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert '"candidates"' in out.stdout
+
+
+def test_ci_tests_the_declared_lower_bounds():
+    """.ci/oldest.txt pins every dependency to its lower bound in pyproject.toml, so the bounds
+    we declare are the versions CI's second run actually tests."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = list(project["dependencies"])
+    for extra in ("test", "pdf"):
+        declared += project["optional-dependencies"][extra]
+    lower = {}
+    for req in declared:
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", req.strip())
+        assert m, f"{req}: declare a lower bound as name>=version"
+        lower[m.group(1).lower().replace("_", "-")] = m.group(2)
+    pins = {}
+    for line in (ROOT / ".ci" / "oldest.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, version = line.split("==")
+            pins[name.lower()] = version
+    build_tools = {"setuptools", "wheel"}  # the packaging test's build backend, not runtime
+    for name, version in lower.items():
+        if name in build_tools:
+            continue
+        assert name in pins, f"{name} has no pin in .ci/oldest.txt"
+        assert pins[name].split(".")[:len(version.split("."))] == version.split("."), (
+            f"{name}: pyproject says >={version}, .ci/oldest.txt tests {pins[name]}")

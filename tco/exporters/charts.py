@@ -39,9 +39,18 @@ OTHER_COLOURS = ("#4f7cac", "#d9a441", "#8c6d9e", "#c8553d", "#6b8f71", "#9a8c7a
                  "#b07aa1")
 LOW_COLOUR, HIGH_COLOUR = "#4f7cac", "#d9a441"
 
+# Fonts matplotlib measures text with, first installed first. Before matplotlib 3.11 only the
+# first face of a font collection is read, and Debian's NotoSansCJK-Regular.ttc starts with the
+# JP face: its advance widths are the SC face's, so it measures Chinese text as well.
 FONTS = {
     "en": ["DejaVu Sans", "Noto Sans CJK SC"],
-    "zh": ["Noto Sans CJK SC", "Source Han Sans SC", "DejaVu Sans"],
+    "zh": ["Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans CJK JP", "DejaVu Sans"],
+}
+# The fonts the SVG names, whatever was measured: the reader's browser or the PDF renderer draws
+# the text (Simplified Chinese glyphs for zh, never the JP face's variants).
+CSS_FONTS = {
+    "en": "'DejaVu Sans', 'Noto Sans CJK SC', sans-serif",
+    "zh": "'Noto Sans CJK SC', 'Source Han Sans SC', 'DejaVu Sans', sans-serif",
 }
 # Font files that hold the Chinese families above, by file-name prefix (Debian's fonts-noto-cjk
 # ships NotoSansCJK-Regular.ttc; Adobe's release is SourceHanSans*.otf/ttc).
@@ -107,10 +116,10 @@ def _style(lang: str) -> Iterator[None]:
         "figure.dpi": 72,
     }
     with matplotlib.rc_context(rc), warnings.catch_warnings():
-        if lang == "zh" and not set(rc["font.family"]) & set(FONTS["zh"][:2]):
+        if lang == "zh" and not set(rc["font.family"]) & set(FONTS["zh"][:3]):
             # No Chinese font on this machine: text is measured with DejaVu's widths, and the
             # reader's browser or the PDF renderer draws it with a Chinese font of its own.
-            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+            warnings.filterwarnings("ignore", message="Glyph .* missing from")
         yield
 
 
@@ -122,7 +131,7 @@ def _figure(width_in: float, height_in: float) -> tuple[Figure, Axes]:
     return fig, fig.subplots()
 
 
-def _finish(fig: Figure, prefix: str, title: str) -> str:
+def _finish(fig: Figure, prefix: str, title: str, lang: str) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", pad_inches=0.05,
                 metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
@@ -131,8 +140,11 @@ def _finish(fig: Figure, prefix: str, title: str) -> str:
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.DOTALL)
     svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
     svg = svg.replace('xlink:href="#', f'xlink:href="#{prefix}-').replace("url(#", f"url(#{prefix}-")
-    # The browser or PDF renderer falls back to any sans-serif font the reader has.
-    svg = re.sub(r"(font-family: [^;\"]+)", r"\1, sans-serif", svg)
+    # The browser or PDF renderer draws with the language's fonts, else any sans-serif font.
+    css = CSS_FONTS.get(lang, CSS_FONTS["en"])
+    svg = re.sub(r"font-family: [^;\"]+", lambda _: f"font-family: {css}", svg)
+    # matplotlib before 3.9 writes the shorthand "font: [weight] <size>px <families>".
+    svg = re.sub(r"(font: (?:[\w-]+ )*[\d.]+px) [^;\"]+", lambda m: f"{m.group(1)} {css}", svg)
     # Scale with the page: keep the viewBox, drop the fixed size.
     svg = re.sub(r'^<svg ([^>]*?)width="[\d.]+pt" height="[\d.]+pt" ', r"<svg \1", svg, count=1)
     title_el = f"<title>{_xml_text(title)}</title>"
@@ -192,7 +204,7 @@ def stacked_bars(names: Sequence[str], parts: Sequence[Series], totals: Sequence
         ax.set_xlim(0, max(left.max(), 1e-9) * 1.18)
         ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(parts), fontsize=8,
                   handlelength=1.2, columnspacing=1.2)
-        return _finish(fig, "cost", title)
+        return _finish(fig, "cost", title, lang)
 
 
 def cumulative_lines(years: Sequence[int], series: Sequence[Series], axis_label: str,
@@ -213,7 +225,7 @@ def cumulative_lines(years: Sequence[int], series: Sequence[Series], axis_label:
         ax.set_ylabel(axis_label)
         _money_axis(ax, fmt, axis="y")
         ax.set_xlim(years[0] - 0.2, years[-1] + 0.2)
-        return _finish(fig, "cash", title)
+        return _finish(fig, "cash", title, lang)
 
 
 def _label_line_ends(ax: Axes, ends: list[list], x: float) -> None:
@@ -254,7 +266,7 @@ def bars(names: Sequence[str], values: Sequence[float], labels: Sequence[str], a
         ax.grid(axis="x", color=GRID, linewidth=0.6)
         ax.set_axisbelow(True)
         ax.set_xlim(0, max(vals.max(), 1e-9) * 1.3)
-        return _finish(fig, "time", title)
+        return _finish(fig, "time", title, lang)
 
 
 def tornado(labels: Sequence[str], metric_low: Sequence[float], metric_high: Sequence[float],
@@ -275,7 +287,7 @@ def tornado(labels: Sequence[str], metric_low: Sequence[float], metric_high: Seq
         ax.set_xlabel(axis_label)
         _money_axis(ax, fmt)
         ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8)
-        return _finish(fig, "tornado", title)
+        return _finish(fig, "tornado", title, lang)
 
 
 def distributions(series: Sequence[Series], axis_label: str, count_label: str, fmt: Formatter,
@@ -299,7 +311,7 @@ def distributions(series: Sequence[Series], axis_label: str, count_label: str, f
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:.0%}"))
         _money_axis(ax, fmt)
         ax.legend(loc="upper right", fontsize=7.5)
-        return _finish(fig, "mc", title)
+        return _finish(fig, "mc", title, lang)
 
 
 def intervals(names: Sequence[str], p10: Sequence[float], p50: Sequence[float],
@@ -316,4 +328,4 @@ def intervals(names: Sequence[str], p10: Sequence[float], p50: Sequence[float],
         ax.invert_yaxis()
         ax.set_xlabel(axis_label)
         _money_axis(ax, fmt)
-        return _finish(fig, "mc", title)
+        return _finish(fig, "mc", title, lang)
