@@ -48,6 +48,11 @@ def emit(text: str, output: str | None = None) -> None:
         click.echo(text, nl=False)
 
 
+def warn(message: str) -> None:
+    """One line on stderr that does not stop the command."""
+    click.echo(f"tco: warning: {message}", err=True)
+
+
 def load(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
     from .catalog import load_catalog
     from .scenario import load_scenario
@@ -333,8 +338,9 @@ def whatif(scenario: str | None, settings: tuple[str, ...], catalogs: tuple[str,
            output: str | None) -> None:
     """Baseline and changed results side by side, the change attributed line by line.
 
-    The scenario's baseline is kept between runs (in $TCO_CACHE_DIR, else ~/.cache/tco; set
-    TCO_NO_CACHE=1 to turn this off) while its files and the catalog are unchanged.
+    The scenario's baseline is kept between runs (in $TCO_CACHE_DIR, else ~/.cache/tco, a
+    folder only you may write; set TCO_NO_CACHE=1 to turn this off) while its files and the
+    catalog are unchanged.
 
     \b
     Example:
@@ -349,7 +355,7 @@ def whatif(scenario: str | None, settings: tuple[str, ...], catalogs: tuple[str,
         from .fsio import check_writable
 
         check_writable(output)
-    c = whatif_from(baseline(scenario, catalogs), settings, recompute(scenario, catalogs))
+    c = whatif_from(baseline(scenario, catalogs, warn), settings, recompute(scenario, catalogs))
     _render(fmt, {"table": lambda: view.comparison_table(c),
                   "json": lambda: view.comparison_json(c),
                   "csv": lambda: view.comparison_csv(c)}, output)
@@ -487,7 +493,7 @@ def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str,
         from .fsio import check_writable
 
         check_writable(output)
-    result = baseline(scenario, catalogs)
+    result = baseline(scenario, catalogs, warn)
     with _progress(draws, "Monte Carlo") as bar:
         mc = run(result, draws=draws, seed=seed,
                  progress=bar.update if bar is not None else None)

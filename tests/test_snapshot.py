@@ -1,19 +1,33 @@
 """The kept baseline (tco/snapshot.py): `tco whatif` reads it instead of validating and sizing
-again, and only while nothing it was computed from has changed."""
+again, only while nothing it was computed from has changed, and only from a folder and files
+nobody but the user running tco can have written. A planted or tampered entry is at worst
+ignored and computed again; it never runs code or changes a number."""
 
+import dataclasses
+import json
+import os
+import pickle
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from tco import snapshot
 from tco.analysis.whatif import whatif, whatif_from
 from tco.catalog import load_catalog
+from tco.cli import cli
 from tco.engine import compute
 from tco.exporters.analysis_view import comparison_json
+from tco.resolved import Resolved
 from tco.resources import example_scenario
 from tco.scenario import load_scenario
+
+needs_root = pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user "
+                                "needs root")
+NOBODY = 65534
 
 
 @pytest.fixture
@@ -31,10 +45,46 @@ def _scenario(tmp_path, replace=("", "")):
     return str(p)
 
 
+def _entries(cache):
+    return sorted(cache.glob("tco-baseline-*.json"))
+
+
+def _npv(result, cid="b200"):
+    return result.candidate(cid).values["npv_tco"]
+
+
+def _planted(path, card_price=1.0):
+    """An entry in the right format, under the right key, whose B200 cards cost `card_price`
+    each: read as is, it gives a wrong NPV."""
+    resolved = compute(load_scenario(path), load_catalog()).resolved
+    inp = resolved.inputs["candidates.b200.card_price"]
+    resolved.inputs[inp.path] = replace(inp, value=card_price)
+    digest = snapshot.key(path, ())
+    return digest, snapshot.encode(digest, resolved)
+
+
+def _plant(folder, digest, blob, mode=0o600):
+    p = folder / snapshot.entry_name(digest)
+    p.write_bytes(blob)
+    p.chmod(mode)
+    return p
+
+
+def _no_full_computation(monkeypatch):
+    """Make validating the scenario fail: a baseline returned afterwards was read from an
+    entry."""
+    import tco.scenario
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the baseline was computed, not read")
+
+    monkeypatch.setattr(tco.scenario, "load_scenario", refuse)
+
+
 def test_kept_baseline_equals_the_engine_and_gives_the_same_whatif(cache, tmp_path, catalog):
     path = _scenario(tmp_path)
     first = snapshot.baseline(path, ())
-    assert len(list(cache.glob("*.pickle"))) == 1
+    assert len(_entries(cache)) == 1
     kept = snapshot.baseline(path, ())
     assert kept is not first and kept.validated is None  # read back, without pydantic objects
     fresh = compute(load_scenario(path), catalog)
@@ -42,6 +92,9 @@ def test_kept_baseline_equals_the_engine_and_gives_the_same_whatif(cache, tmp_pa
         assert got.candidates == fresh.candidates
         assert got.inputs == fresh.inputs
         assert got.provenance == fresh.provenance
+        assert got.scenario_data == fresh.scenario_data
+    assert kept.resolved == replace(fresh.resolved, scenario=None)
+    assert [q.name for q in kept.model] == [q.name for q in fresh.model]
     assert kept.scenario == fresh.scenario  # validated again on demand
     for settings in (
         ["facility.electricity_price_per_kwh=0.12", "candidates.mi300x.card_price=-15%"],
@@ -52,14 +105,217 @@ def test_kept_baseline_equals_the_engine_and_gives_the_same_whatif(cache, tmp_pa
         assert comparison_json(got) == expected
 
 
-def test_a_kept_file_others_may_write_is_not_read(cache, tmp_path):
+def test_a_second_run_reads_the_entry_instead_of_computing(cache, tmp_path, monkeypatch):
+    path = _scenario(tmp_path)
+    first = snapshot.baseline(path, ())
+    (entry,) = _entries(cache)
+    assert entry.name == snapshot.entry_name(snapshot.key(path, ()))
+    _no_full_computation(monkeypatch)
+    decoded = []
+    real = snapshot.decode
+    monkeypatch.setattr(snapshot, "decode", lambda *a: decoded.append(a) or real(*a))
+    assert snapshot.baseline(path, ()).candidates == first.candidates
+    assert len(decoded) == 1 and decoded[0][0] == entry.read_bytes()
+
+
+def test_entries_are_data_for_their_own_key_only(cache, tmp_path):
+    """What an entry holds: JSON naming the key it was filed under, and the resolved inputs;
+    no number of the result is read from it."""
     path = _scenario(tmp_path)
     snapshot.baseline(path, ())
-    (kept,) = cache.glob("*.pickle")
-    kept.chmod(0o666)
-    assert snapshot._read(kept, kept.stem) is None
-    kept.chmod(0o644)
-    assert snapshot._read(kept, kept.stem) is not None
+    (entry,) = _entries(cache)
+    doc = json.loads(entry.read_bytes())
+    digest = snapshot.key(path, ())
+    assert doc["format"] == snapshot.FORMAT and doc["key"] == digest
+    assert "npv_tco" not in entry.read_text(encoding="utf-8")
+    assert isinstance(snapshot.decode(entry.read_bytes(), digest), Resolved)
+    with pytest.raises(ValueError):
+        snapshot.decode(entry.read_bytes(), "0" * 64)  # filed under another key
+
+
+def test_the_decoder_lists_every_field_of_every_record():
+    """A field added to a kept record must be added to the decoder (else every entry would be
+    refused, or a field silently left at its default)."""
+    for cls, decoder in snapshot.RECORDS.items():
+        assert decoder.fields == tuple(f.name for f in dataclasses.fields(cls)), cls
+    assert snapshot.RESOLVED_FIELDS == tuple(f.name for f in dataclasses.fields(Resolved)
+                                             if f.name != "scenario")
+
+
+@pytest.mark.parametrize("tamper", ["other key", "extra field", "missing field", "wrong type",
+                                    "duplicate name", "unsized cluster", "truncated", "not json"])
+def test_an_entry_that_is_not_exactly_what_tco_writes_is_computed_again(
+        cache, tmp_path, tamper):
+    path = _scenario(tmp_path)
+    good = snapshot.baseline(path, ())
+    digest, blob = _planted(path)
+    doc = json.loads(blob)
+    body = doc["resolved"]
+    if tamper == "other key":
+        doc["key"] = "0" * 64
+    elif tamper == "extra field":
+        body["candidates"][0]["npv_tco"] = 1.0
+    elif tamper == "missing field":
+        del body["inputs"][0]["low"]
+    elif tamper == "wrong type":
+        body["inputs"][0]["value"] = "1.0"
+    elif tamper == "unsized cluster":
+        body["sized"] = {}
+    text = json.dumps(doc)
+    if tamper == "duplicate name":
+        text = text.replace('"format":', '"key":"' + "0" * 64 + '","format":', 1)
+    raw = text.encode()
+    if tamper == "truncated":
+        raw = raw[:1000]
+    elif tamper == "not json":
+        raw = b"\x80" + raw
+    entry = _plant(cache, digest, raw)
+    with pytest.raises(ValueError):
+        snapshot.decode(raw, digest)
+    again = snapshot.baseline(path, ())
+    assert again.candidates == good.candidates
+    assert json.loads(entry.read_bytes())["key"] == digest  # replaced by a good entry
+    assert snapshot.decode(entry.read_bytes(), digest) is not None
+
+
+def test_a_planted_pickle_is_never_unpickled(cache, tmp_path):
+    """The entry of the old format, planted under the new name: no code runs."""
+    path = _scenario(tmp_path)
+    good = snapshot.baseline(path, ())
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (Path.touch, (marker,))
+
+    digest = snapshot.key(path, ())
+    entry = _plant(cache, digest, b"tco-baseline 1\n" + digest.encode() + b"\n"
+                   + pickle.dumps(Payload()))
+    assert snapshot.baseline(path, ()).candidates == good.candidates
+    assert not marker.exists()
+    assert json.loads(entry.read_bytes())["key"] == digest
+
+
+def test_a_planted_entry_in_a_folder_others_may_write_is_not_trusted(cache, tmp_path):
+    """The attack of the issue: a shared 0777 cache folder, an entry planted in it that gives
+    a wrong NPV. The folder is refused, with a warning, and nothing is written in it."""
+    path = _scenario(tmp_path)
+    right = _npv(compute(load_scenario(path), load_catalog()))
+    cache.mkdir(mode=0o700)
+    cache.chmod(0o777)
+    digest, blob = _planted(path)
+    entry = _plant(cache, digest, blob)
+    warned = []
+    result = snapshot.baseline(path, (), warned.append)
+    assert _npv(result) == right
+    assert _npv(snapshot._kept(snapshot.decode(blob, digest))) != right  # it was a real trap
+    assert len(warned) == 1 and "writable by others (mode 0777)" in warned[0]
+    assert str(cache) in warned[0]
+    assert entry.read_bytes() == blob and os.listdir(cache) == [entry.name]
+
+
+@pytest.mark.parametrize("mode", [0o666, 0o620, 0o602])
+def test_an_entry_others_may_write_is_not_read(cache, tmp_path, mode):
+    path = _scenario(tmp_path)
+    right = _npv(snapshot.baseline(path, ()))
+    digest, blob = _planted(path)
+    entry = _plant(cache, digest, blob, mode)
+    warned = []
+    assert _npv(snapshot.baseline(path, (), warned.append)) == right
+    assert warned == [f"ignoring the kept baseline '{entry.name}': it is writable by others"
+                      + f" (mode {mode:04o})"]
+    assert (entry.stat().st_mode & 0o777) == 0o600  # replaced by the computed one
+
+
+@needs_root
+def test_an_entry_or_folder_of_another_user_is_not_read(cache, tmp_path):
+    path = _scenario(tmp_path)
+    right = _npv(snapshot.baseline(path, ()))
+    digest, blob = _planted(path)
+    entry = _plant(cache, digest, blob, 0o644)
+    os.chown(entry, NOBODY, NOBODY)
+    warned = []
+    assert _npv(snapshot.baseline(path, (), warned.append)) == right
+    assert f"owned by another user (uid {NOBODY})" in warned[0]
+    entry = _plant(cache, digest, blob, 0o644)
+    os.chown(cache, NOBODY, NOBODY)
+    warned.clear()
+    assert _npv(snapshot.baseline(path, (), warned.append)) == right
+    assert len(warned) == 1 and f"'{cache}'" in warned[0] and "another user" in warned[0]
+    assert entry.read_bytes() == blob
+
+
+def test_a_symlinked_entry_is_not_followed(cache, tmp_path):
+    path = _scenario(tmp_path)
+    right = _npv(snapshot.baseline(path, ()))
+    digest, blob = _planted(path)
+    target = tmp_path / "elsewhere.json"
+    target.write_bytes(blob)
+    target.chmod(0o600)
+    entry = cache / snapshot.entry_name(digest)
+    entry.unlink()
+    entry.symlink_to(target)
+    warned = []
+    assert _npv(snapshot.baseline(path, (), warned.append)) == right
+    assert warned == [f"ignoring the kept baseline '{entry.name}': it is a symbolic link"]
+    assert target.read_bytes() == blob  # the file behind the link is left alone
+    assert not entry.is_symlink() and entry.read_bytes() != blob  # the link was replaced
+
+
+def test_a_symlinked_folder_is_refused(cache, tmp_path):
+    path = _scenario(tmp_path)
+    right = _npv(compute(load_scenario(path), load_catalog()))
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    digest, blob = _planted(path)
+    entry = _plant(real, digest, blob)
+    cache.symlink_to(real, target_is_directory=True)
+    warned = []
+    assert _npv(snapshot.baseline(path, (), warned.append)) == right
+    assert len(warned) == 1 and "it is a symbolic link" in warned[0]
+    assert os.listdir(real) == [entry.name] and entry.read_bytes() == blob
+
+
+def test_cleanup_removes_only_the_oldest_of_its_own_entries(cache, tmp_path, monkeypatch):
+    monkeypatch.setattr(snapshot, "KEEP", 2)
+    cache.mkdir(mode=0o700)
+    old = [_plant(cache, f"{i:064x}", b"{}") for i in range(3)]
+    for i, p in enumerate(old):
+        os.utime(p, ns=(10**18 + i, 10**18 + i))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    behind = outside / snapshot.entry_name("f" * 64)
+    behind.write_bytes(b"{}")
+    os.utime(behind, ns=(1, 1))
+    link = cache / snapshot.entry_name("e" * 64)
+    link.symlink_to(behind)
+    others = [cache / n for n in (
+        "other.pickle", "a" * 64 + ".pickle", "notes.json", "tco-baseline-xyz.json",
+        snapshot.entry_name("a" * 64) + ".bak", snapshot.entry_name("a" * 64).upper())]
+    for p in others:
+        p.write_bytes(b"keep me")
+        os.utime(p, ns=(1, 1))
+    (cache / "sub").mkdir()
+    path = _scenario(tmp_path)
+    snapshot.baseline(path, ())
+    new = cache / snapshot.entry_name(snapshot.key(path, ()))
+    assert [p.exists() for p in old] == [False, False, True] and new.exists()
+    assert all(p.read_bytes() == b"keep me" for p in others)
+    assert link.is_symlink() and behind.read_bytes() == b"{}"
+    assert (cache / "sub").is_dir()
+
+
+def test_entries_are_readable_by_their_owner_only(cache, tmp_path):
+    previous = os.umask(0)
+    try:
+        path = _scenario(tmp_path)
+        snapshot.baseline(path, ())
+    finally:
+        os.umask(previous)
+    (entry,) = _entries(cache)
+    assert cache.stat().st_mode & 0o777 == 0o700
+    assert entry.stat().st_mode & 0o777 == 0o600
+    assert os.listdir(cache) == [entry.name]  # no temporary file left behind
 
 
 def test_a_changed_scenario_or_quote_file_is_computed_again(cache, tmp_path, catalog):
@@ -76,17 +332,7 @@ def test_a_changed_scenario_or_quote_file_is_computed_again(cache, tmp_path, cat
     assert quoted.inputs["candidates.mi300x.card_price"].value == 12000.0
     assert quoted.candidates == compute(load_scenario(path),
                                         load_catalog([str(quote)])).candidates
-    assert len(list(cache.glob("*.pickle"))) == 3
-
-
-def test_a_damaged_kept_file_is_ignored_and_replaced(cache, tmp_path):
-    path = _scenario(tmp_path)
-    good = snapshot.baseline(path, ())
-    (kept,) = cache.glob("*.pickle")
-    kept.write_bytes(kept.read_bytes()[:1000])
-    again = snapshot.baseline(path, ())
-    assert again.candidates == good.candidates
-    assert snapshot.baseline(path, ()).candidates == good.candidates  # rewritten whole
+    assert len(_entries(cache)) == 3
 
 
 def test_nothing_is_kept_when_turned_off_or_unwritable(cache, tmp_path, monkeypatch):
@@ -98,7 +344,20 @@ def test_nothing_is_kept_when_turned_off_or_unwritable(cache, tmp_path, monkeypa
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory", encoding="utf-8")
     monkeypatch.setenv("TCO_CACHE_DIR", str(blocker / "cache"))
-    assert snapshot.baseline(path, ()).candidates  # computed, nothing kept, no error
+    warned = []
+    assert snapshot.baseline(path, (), warned.append).candidates  # computed, nothing kept
+    assert warned == []
+
+
+def test_the_command_warns_in_one_line_and_answers(cache, tmp_path):
+    cache.mkdir(mode=0o777)
+    cache.chmod(0o777)
+    args = ["whatif", "--set", "facility.electricity_price_per_kwh=0.12"]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    assert r.stderr.startswith("tco: warning: not keeping baselines in ")
+    assert r.stderr.count("\n") == 1
+    assert "electricity" in r.stdout and os.listdir(cache) == []
 
 
 def test_a_quick_whatif_imports_neither_pydantic_nor_numpy(cache):
@@ -134,4 +393,4 @@ def test_a_file_changed_while_the_baseline_is_computed_is_not_kept(cache, tmp_pa
 
     monkeypatch.setattr(tco.scenario, "load_scenario", load_after_a_save)
     snapshot.baseline(path, ())
-    assert not list(cache.glob("*.pickle"))
+    assert not _entries(cache)
