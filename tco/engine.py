@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
+from .expr import IF, Expr, ExprLike, lift
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
 from .resolved import Resolved, with_values
 from .result import COMPLETE_FRACTION, CandidateResult, Provenance, Result
@@ -208,9 +209,17 @@ def rank(candidates: list[CandidateResult]) -> list[CandidateResult]:
                                              if c.feasible else 0.0, c.id))
 
 
+def tier_formula(feasible: ExprLike, barred: bool, completed_fraction: ExprLike) -> Expr:
+    """The ranking tier as a formula: 0 feasible, may be bought and completes every planned run;
+    1 may be bought but completes fewer; 2 feasible but barred (export control, licence);
+    3 infeasible. The engine evaluates it on floats, the workbook writes it as a live formula
+    over the model's cells, and Monte Carlo evaluates it on arrays of draws."""
+    allowed = IF(lift(completed_fraction).ge(COMPLETE_FRACTION), 0.0, 1.0)
+    return IF(lift(feasible), 2.0 if barred else allowed, 3.0)
+
+
 def tier(c: CandidateResult) -> int:
-    if not c.feasible:
+    if not c.priced:
         return 3
-    if c.info.blocking:
-        return 2
-    return 0 if c.completes_all_runs else 1
+    return int(tier_formula(float(c.feasible), bool(c.info.blocking),
+                            c.values["runs_completed_fraction"]).evaluate({}))

@@ -275,3 +275,34 @@ def test_libreoffice_accepts_names_made_by_the_rule(cases):
     ws = wb["Names"]
     assert [ws.cell(i + 1, 2).value for i in range(len(AWKWARD_NAMES))] == [
         10 * (i + 1) for i in range(len(AWKWARD_NAMES))]
+
+
+def _summary_columns(ws) -> tuple[int, dict[str, int]]:
+    """The header row of the NPV ranking and its columns by title (found by text, not address)."""
+    for row in ws.iter_rows():
+        titles = {cell.value: cell.column for cell in row if isinstance(cell.value, str)}
+        if "Rank (live)" in titles and "Tier (live)" in titles:
+            return row[0].row, titles
+    raise AssertionError("no ranking table with live tier and rank on Summary")
+
+
+def test_live_rank_follows_the_engines_tiers(cases):
+    """The example's cheapest option by NPV is the RTX 4090 cluster, which is licence-barred:
+    LibreOffice's live rank puts it after every option that may be bought, where the engine
+    puts it, never first (a plain RANK of the NPV column would)."""
+    from tco.engine import tier
+
+    c = cases["example"]
+    ws = c.book()["Summary"]
+    header, cols = _summary_columns(ws)
+    listed = [x for x in c.result.candidates if x.feasible and x.priced]
+    live = {}
+    for r in range(header + 1, header + 1 + len(listed)):
+        cid = ws.cell(r, cols["Candidate"]).value
+        live[cid] = (ws.cell(r, cols["Tier (live)"]).value, ws.cell(r, cols["Rank (live)"]).value)
+    assert set(live) == {x.id for x in listed}
+    for place, x in enumerate(listed, start=1):  # the engine's order is by tier, then NPV
+        assert live[x.id] == (tier(x), place), (x.id, live[x.id])
+    cheapest = min(listed, key=lambda x: x.values["npv_tco"])
+    assert cheapest.id == "rtx-4090" and live["rtx-4090"][0] == 2
+    assert live["rtx-4090"][1] > max(rank for t, rank in live.values() if t < 2)

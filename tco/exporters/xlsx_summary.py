@@ -2,7 +2,7 @@
 
 Every number here is a formula pointing at the Model (mostly through the headline defined names),
 so it follows edits on Assumptions. The order of the rows and the recommendation are the engine's
-at generation; the "rank (live)" columns re-rank after edits.
+at generation; the live tier and rank columns re-rank after edits, by the engine's tiers.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from ..engine import tier, tier_formula
+from ..expr import Ref
 from ..model import JOB_COMPONENTS
 from ..result import CandidateResult, Result
 from .xlsx_inputs import text
@@ -56,11 +58,34 @@ class _Writer:
                   column: list[float]) -> None:
         """RANK of this row's value among the table's rows (`column`), smallest first."""
         me = xl_rowcol_to_cell(row, value_col)
-        span = (xl_rowcol_to_cell(first, value_col, row_abs=True, col_abs=True) + ":"
-                + xl_rowcol_to_cell(first + len(column) - 1, value_col, row_abs=True,
-                                    col_abs=True))
+        span = _span(first, len(column), value_col)
         rank = sorted(column).index(column[row - first]) + 1  # ties share the best rank
         self.ws.write_formula(row, col, f"=RANK({me},{span},1)", self.st("formula", "0"), rank)
+
+    def live_tier(self, row: int, col: int, c: CandidateResult) -> None:
+        """The engine's ranking tier (engine.tier_formula) over this candidate's live cells."""
+        expr = tier_formula(Ref(f"{c.id}.feasible"), bool(c.info.blocking),
+                            Ref(f"{c.id}.runs_completed_fraction"))
+        formula = expr.excel(lambda r: self.p.quantities[r.name].ref(SUMMARY))
+        self.ws.write_formula(row, col, f"={formula}", self.st("formula", "0"), tier(c))
+
+    def live_tiered_rank(self, row: int, col: int, first: int, tier_col: int, value_col: int,
+                         keys: list[tuple[int, float]]) -> None:
+        """Place by (tier, value) as the engine ranks: 1 + the rows in a better tier, or in
+        the same tier with a smaller value (ties share the best place)."""
+        n = len(keys)
+        tiers, values = _span(first, n, tier_col), _span(first, n, value_col)
+        my_tier, my_value = xl_rowcol_to_cell(row, tier_col), xl_rowcol_to_cell(row, value_col)
+        formula = (f"=SUMPRODUCT(({tiers}<{my_tier})+({tiers}={my_tier})*({values}<{my_value}))"
+                   "+1")
+        me = keys[row - first]
+        place = 1 + sum(1 for k in keys if k[0] < me[0] or (k[0] == me[0] and k[1] < me[1]))
+        self.ws.write_formula(row, col, formula, self.st("formula", "0"), place)
+
+
+def _span(first: int, n: int, col: int) -> str:
+    return (xl_rowcol_to_cell(first, col, row_abs=True, col_abs=True) + ":"
+            + xl_rowcol_to_cell(first + n - 1, col, row_abs=True, col_abs=True))
 
 
 def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
@@ -90,17 +115,19 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
         line = "No candidate is feasible for every workload."
     text(ws, 4, 1, line, st("label"))
     text(ws, 5, 1, "Order and recommendation as computed by the engine at generation; the "
-         "'rank (live)' columns re-rank after you change inputs.", st("subtitle"))
+         "live columns re-rank after you change inputs. Tier: 0 may be bought and completes "
+         "every planned run, 1 may be bought but completes fewer, 2 barred here (export "
+         "control, licence), 3 infeasible; the rank orders by tier, then NPV.", st("subtitle"))
 
     feasible = [c for c in result.candidates if c.feasible and c.priced]
     row = 7
     text(ws, row, 0, "Ranked by NPV of total cost of ownership", st("label"))
     row += 1
     w.header(row, ["Rank", "Candidate", "Name", "Cards", "NPV of TCO", "Undiscounted TCO",
-                   "Cost per run", "Cost per GPU-hour", "Days per run", "NPV rank (live)",
-                   "Notes"])
+                   "Cost per run", "Cost per GPU-hour", "Days per run", "Tier (live)",
+                   "Rank (live)", "Notes"])
     first = row + 1
-    npvs = [values[f"{c.id}.npv_tco"] for c in feasible]
+    keys = [(tier(c), values[f"{c.id}.npv_tco"]) for c in feasible]
     for i, c in enumerate(feasible):
         r = first + i
         job = f"{c.id}.{c.primary_workload}"
@@ -114,8 +141,9 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
         w.headline(r, 6, c, "cost_per_job")
         w.quantity(r, 7, f"{c.id}.cost_per_gpu_hour", "price")
         w.quantity(r, 8, f"{job}.wall_days", "days")
-        w.live_rank(r, 9, first, 4, npvs)
-        text(ws, r, 10, "; ".join(c.notes + c.info.flags), st("wrap"))
+        w.live_tier(r, 9, c)
+        w.live_tiered_rank(r, 10, first, 9, 4, keys)
+        text(ws, r, 11, "; ".join(c.notes + c.info.flags), st("wrap"))
     row = first + max(len(feasible), 1) + 1
 
     by_job = sorted(feasible, key=lambda c: (c.job["cost_per_job"], c.id))
@@ -172,8 +200,8 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     ws.set_column(0, 0, 15)
     ws.set_column(1, 1, 16)
     ws.set_column(2, 2, 34)
-    ws.set_column(3, 9, 17)
-    ws.set_column(10, 10, 60)
+    ws.set_column(3, 10, 17)
+    ws.set_column(11, 11, 60)
     if feasible:
         _charts(wb, ws, result, p, feasible, breakdown_first)
     ws.protect("", {"format_columns": True, "format_rows": True})
