@@ -128,7 +128,7 @@ def _write(directory: Path, digest: str, result: Result) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         blob = FORMAT + digest.encode() + b"\n" + pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)
-        write_atomic(directory / f"{digest}.pickle", blob)
+        write_atomic(directory / f"{digest}.pickle", blob, mode=0o600)
         kept = sorted(directory.glob("*.pickle"), key=lambda p: p.stat().st_mtime_ns)
         for old in kept[:-KEEP]:
             old.unlink()
