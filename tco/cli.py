@@ -39,11 +39,11 @@ def scenario_argument(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def emit(text: str, output: str | None = None) -> None:
-    """Print, or write atomically to --output."""
+    """Print, or write to --output (tco.fsio.write_output)."""
     if output:
-        from .fsio import write_atomic
+        from .fsio import write_output
 
-        write_atomic(output, text)
+        write_output(output, text)
     else:
         click.echo(text, nl=False)
 
@@ -51,6 +51,22 @@ def emit(text: str, output: str | None = None) -> None:
 def warn(message: str) -> None:
     """One line on stderr that does not stop the command."""
     click.echo(f"tco: warning: {message}", err=True)
+
+
+def check_files(outputs: dict[str, str | None], scenarios: dict[str, str | None],
+                catalogs: tuple[str, ...] = ()) -> None:
+    """Before any work: every output can be written, and none is a file the command reads or
+    another output. tco.fsio.check_outputs holds the rule; this lists the files by role."""
+    if not any(outputs.values()):
+        return
+    from .fsio import check_outputs
+    from .resources import example_scenario, pricing_dir
+
+    inputs: list[tuple[str, str | Path | None]] = list(scenarios.items())
+    inputs += [("--catalog", c) for c in catalogs]
+    inputs += [("the built-in example scenario", example_scenario())]
+    inputs += [("the shipped catalog", p) for p in sorted(pricing_dir().iterdir())]
+    check_outputs(outputs.items(), inputs)
 
 
 def load(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
@@ -80,6 +96,11 @@ def cli() -> None:
     """Total cost of ownership of AI training accelerators.
 
     Every command works on the built-in example scenario when no SCENARIO file is given.
+
+    Output files (-o/--output, --xlsx, --html, --pdf) are written whole or not at all; an
+    existing file keeps its mode, a new one follows the umask. A device or pipe (/dev/null,
+    /dev/stdout, a FIFO) is written into, never replaced. An output that is one of the
+    command's input files or another of its outputs is refused before anything runs.
 
     \b
     Example:
@@ -164,13 +185,14 @@ def init(path: str, force: bool) -> None:
     Example:
       tco init my-scenario.yaml
     """
-    from .fsio import write_atomic
+    from .fsio import write_output
     from .resources import example_scenario
 
     if Path(path).exists() and not force:
         raise TcoError("file exists; use --force to overwrite", file=path)
-    write_atomic(path, example_scenario().read_text(encoding="utf-8"))
-    click.echo(f"wrote {path}; edit it, then run: tco compare {path}")
+    check_files({"PATH": path}, {})
+    write_output(path, example_scenario().read_text(encoding="utf-8"))
+    click.echo(f"wrote {path}; edit it, then run: tco compare {path}", err=True)
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -240,10 +262,7 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
     from .engine import compute
     from .exporters.data import compare_csv, compare_dict, compare_table, to_json
 
-    if output:
-        from .fsio import check_writable
-
-        check_writable(output)
+    check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
     result = compute(*load(scenario, catalogs))
     text = {"json": lambda: to_json(compare_dict(result)), "csv": lambda: compare_csv(result),
             "table": lambda: compare_table(result)}[fmt]()
@@ -276,13 +295,11 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     """
     from .analysis import report_analyses
     from .engine import compute
-    from .fsio import check_writable
 
     if not (xlsx or html or pdf):
         raise click.UsageError("give at least one of --xlsx, --html or --pdf")
-    for path in (xlsx, html, pdf):
-        if path:
-            check_writable(path)
+    check_files({"--xlsx": xlsx, "--html": html, "--pdf": pdf}, {"SCENARIO": scenario},
+                catalogs)
     loaded, catalog = load(scenario, catalogs)
     result = compute(loaded, catalog)
     result.analyses.update(report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing))
@@ -290,17 +307,17 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
         from .exporters.xlsx import write_workbook
 
         write_workbook(result, xlsx)
-        click.echo(f"wrote {xlsx}")
+        click.echo(f"wrote {xlsx}", err=True)
     if html:
         from .exporters.html import write_html
 
         write_html(result, html, lang=lang, paper=paper)
-        click.echo(f"wrote {html}")
+        click.echo(f"wrote {html}", err=True)
     if pdf:
         from .exporters.html import write_pdf
 
         write_pdf(result, pdf, lang=lang, paper=paper)
-        click.echo(f"wrote {pdf}")
+        click.echo(f"wrote {pdf}", err=True)
 
 
 # --- analyses --------------------------------------------------------------------------------
@@ -351,10 +368,7 @@ def whatif(scenario: str | None, settings: tuple[str, ...], catalogs: tuple[str,
     from .exporters import analysis_view as view
     from .snapshot import baseline, recompute
 
-    if output:
-        from .fsio import check_writable
-
-        check_writable(output)
+    check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
     c = whatif_from(baseline(scenario, catalogs, warn), settings, recompute(scenario, catalogs))
     _render(fmt, {"table": lambda: view.comparison_table(c),
                   "json": lambda: view.comparison_json(c),
@@ -380,10 +394,8 @@ def diff(scenario_a: str, scenario_b: str, catalogs: tuple[str, ...], fmt: str,
     from .exporters import analysis_view as view
     from .scenario import load_scenario
 
-    if output:
-        from .fsio import check_writable
-
-        check_writable(output)
+    check_files({"--output": output}, {"SCENARIO_A": scenario_a, "SCENARIO_B": scenario_b},
+                catalogs)
     c = run(load_scenario(scenario_a), load_scenario(scenario_b), load_catalog(catalogs))
     _render(fmt, {"table": lambda: view.comparison_table(c),
                   "json": lambda: view.comparison_json(c),
@@ -421,10 +433,7 @@ def sensitivity(scenario: str | None, swing: str, use_range: bool, metric: str, 
     from .analysis.sensitivity import sensitivity as run
     from .exporters import analysis_view as view
 
-    if output:
-        from .fsio import check_writable
-
-        check_writable(output)
+    check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
     s = run(*load(scenario, catalogs), swing=parse_swing(swing),
             mode="range" if use_range else "swing", metric=metric)
     _render(fmt, {"table": lambda: view.sensitivity_table(s, top),
@@ -454,10 +463,7 @@ def breakeven(scenario: str | None, path: str, candidate: str, versus: str, metr
     from .analysis.breakeven import breakeven as run
     from .exporters import analysis_view as view
 
-    if output:
-        from .fsio import check_writable
-
-        check_writable(output)
+    check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
     b = run(*load(scenario, catalogs), path, candidate, versus, metric)
     _render(fmt, {"table": lambda: view.breakeven_table(b),
                   "json": lambda: to_json(view.breakeven_dict(b)),
@@ -489,10 +495,7 @@ def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str,
     from .exporters import analysis_view as view
     from .snapshot import baseline
 
-    if output:
-        from .fsio import check_writable
-
-        check_writable(output)
+    check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
     result = baseline(scenario, catalogs, warn)
     with _progress(draws, "Monte Carlo") as bar:
         mc = run(result, draws=draws, seed=seed,

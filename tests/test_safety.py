@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Self
@@ -20,7 +21,7 @@ from click.testing import CliRunner
 from tco import fsio
 from tco.cli import cli
 from tco.errors import OutputError, TcoError
-from tco.exporters.data import printable, safe_cell
+from tco.exporters.data import printable, rows_csv, safe_cell
 from tco.yamlio import load_yaml_text
 
 # --- atomic writes ---------------------------------------------------------------------------
@@ -164,6 +165,69 @@ def test_csv_never_starts_a_text_cell_with_a_formula(tmp_path: Path) -> None:
         for cell in row.values():
             if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
                 float(cell)  # only a number may start with a sign; anything else is a leak
+
+
+LINE_BREAK_NAMES = {"h100": "x\r@SUM(1+1)", "b200": "a\n=cmd"}
+LINE_BREAK_NOTES = "first\r\n+1+1\r-2\n\t@x"
+
+
+def line_break_scenario(path: Path) -> Path:
+    path.write_text(
+        "name: " + json.dumps("plain\r=1+1") + "\n"
+        "workloads:\n"
+        "  - id: llama-7b\n    params: 7e9\n    tokens: 1e11\n"
+        "candidates:\n"
+        "  - id: h100\n    card: h100-sxm\n    cards: 64\n"
+        "    name: " + json.dumps(LINE_BREAK_NAMES["h100"]) + "\n"
+        "    notes: " + json.dumps(LINE_BREAK_NOTES) + "\n"
+        "  - id: b200\n    card: b200\n    cards: 64\n"
+        "    name: " + json.dumps(LINE_BREAK_NAMES["b200"]) + "\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def assert_no_formula_line(rows: list[list[str]]) -> None:
+    for row in rows:
+        for cell in row:
+            for line in re.split(r"\r\n|\r|\n", cell):
+                if line[:1] in ("=", "+", "-", "@", "\t", "\r"):
+                    float(line)  # only a number may start with a sign
+
+
+def test_safe_cell_neutralises_every_line() -> None:
+    assert safe_cell("x\r@SUM(1+1)") == "x\r'@SUM(1+1)"
+    assert safe_cell("a\n=cmd") == "a\n'=cmd"
+    assert safe_cell("=a\r\n-b\n+c\r\td") == "'=a\r\n'-b\n'+c\r'\td"
+    assert safe_cell("one\ntwo - three\n") == "one\ntwo - three\n"
+
+
+def test_csv_quotes_line_breaks_and_neutralises_each_line(tmp_path: Path) -> None:
+    """A bare CR used to go out unquoted: a spreadsheet (and the csv module) started a new row
+    there, and the rest of the name became a live @SUM(...) cell."""
+    result = CliRunner().invoke(cli, ["compare", str(line_break_scenario(tmp_path / "s.yaml")),
+                                      "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    text = result.stdout_bytes.decode()  # .stdout would turn CR LF into LF
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == 3  # the header and two candidates: no row was split
+    assert {len(r) for r in rows} == {len(rows[0])}
+    by_id = {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
+    assert by_id["h100"]["name"] == "x\r'@SUM(1+1)"
+    assert by_id["b200"]["name"] == "a\n'=cmd"
+    assert by_id["h100"]["notes"] == "first\r\n'+1+1\r'-2\n'\t@x"
+    assert_no_formula_line(rows)
+    assert len(pd.read_csv(io.StringIO(text))) == 2
+    # Outside quoted cells every row ends with LF alone, as before.
+    assert text.count("\n") - sum(c.count("\n") for r in rows for c in r) == 3
+
+
+def test_analysis_csv_quotes_line_breaks() -> None:
+    text = rows_csv(["id", "label"], [["a\rb", "=1\r@2"], ["c", None]])
+    assert text == "id,label\n\"a\rb\",\"'=1\r'@2\"\nc,\n"
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert rows == [["id", "label"], ["a\rb", "'=1\r'@2"], ["c", ""]]
+    assert_no_formula_line(rows)
 
 
 def test_csv_numbers_stay_numbers(tmp_path: Path) -> None:

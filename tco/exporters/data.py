@@ -8,9 +8,11 @@ Provenance (tool version, catalog digest, scenario digest) is in every output: a
 spreadsheet or `pandas.read_csv` reads without options, and a row copied elsewhere still says
 where it came from; a last line in text tables.
 
-User text (names, notes) is made safe per format: CSV cells that a spreadsheet would run as a
-formula get a leading apostrophe (numbers stay numbers); text tables show control characters
-(terminal escapes, line breaks, bidirectional overrides) as visible escapes.
+User text (names, notes) is made safe per format: in CSV, every line of a text cell that a
+spreadsheet would run as a formula gets a leading apostrophe (numbers stay numbers), and a cell
+holding a line break (CR or LF) is always quoted, so that it cannot start a row of its own; text
+tables show control characters (terminal escapes, line breaks, bidirectional overrides) as
+visible escapes.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import csv
 import io
 import json
 import math
+import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..model import JOB_COMPONENTS
@@ -28,13 +32,37 @@ from .fmt import money, number
 
 # Cells a spreadsheet would read as a formula (CWE-1236). Prefixed with an apostrophe.
 _FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+# The start of the text and of every line in it (after CR LF, a lone CR or a lone LF) that
+# begins with one of _FORMULA_LEAD.
+_LINE_LEAD = re.compile(r"(\A|\r\n|\r|\n)(?=[" + re.escape("".join(_FORMULA_LEAD)) + "])")
 
 
 def safe_cell(value: Any) -> Any:
-    """A CSV cell that no spreadsheet will run as a formula."""
-    if isinstance(value, str) and value.startswith(_FORMULA_LEAD):
-        return "'" + value
+    """A CSV cell that no spreadsheet will run as a formula: each of its lines that starts with
+    a formula character gets an apostrophe in front (a reader that splits the cell at a line
+    break then still sees text)."""
+    if isinstance(value, str):
+        return _LINE_LEAD.sub(lambda m: m.group(1) + "'", value)
     return value
+
+
+def csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    """CSV with rows ending in LF, each cell made safe (`safe_cell`; None is empty).
+
+    The csv module quotes a cell that contains a character of its line terminator; with LF
+    alone, a cell with a bare CR went out unquoted and a spreadsheet broke the row there. So
+    each row is written with CR LF as terminator, which quotes every cell holding either
+    character, and then ends with LF.
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    out = []
+    for row in rows:
+        buf.seek(0)
+        buf.truncate()
+        w.writerow([safe_cell("" if x is None else x) for x in row])
+        out.append(buf.getvalue()[:-2] + "\n")
+    return "".join(out)
 
 
 def printable(text: str) -> str:
@@ -200,26 +228,18 @@ def compare_csv(result: Result) -> str:
             "cost_per_job", "cost_per_run_horizon", "npv_tco", "undiscounted_tco",
             "cost_per_gpu_hour", "cost_per_pflop_hour", "cloud_npv", "breakeven_utilization"]
     prov = provenance(result)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols + ["reasons", "notes", "flags", "blocking", "currency", *prov])
+    rows: list[list[Any]] = [cols + ["reasons", "notes", "flags", "blocking", "currency", *prov]]
     for c in result.candidates:
         d = candidate_dict(result, c)
-        row = [d.get(k) for k in cols] + ["; ".join(c.reasons), "; ".join(c.notes),
-                                          "; ".join(c.info.flags),
-                                          "; ".join(c.info.blocking), result.currency,
-                                          *prov.values()]
-        w.writerow([safe_cell("" if x is None else x) for x in row])
-    return buf.getvalue()
+        rows.append([d.get(k) for k in cols] + ["; ".join(c.reasons), "; ".join(c.notes),
+                                                "; ".join(c.info.flags),
+                                                "; ".join(c.info.blocking), result.currency,
+                                                *prov.values()])
+    return csv_text(rows)
 
 
 def rows_csv(header: list[str], rows: list[list[Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([safe_cell(h) for h in header])
-    for r in rows:
-        w.writerow([safe_cell("" if x is None else x) for x in r])
-    return buf.getvalue()
+    return csv_text([header, *rows])
 
 
 def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str:

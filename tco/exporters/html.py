@@ -1,6 +1,7 @@
 """The proposal report as one self-contained HTML file (inline CSS and SVG, no script), or PDF.
 
-`render_html(result, lang)` returns the page; `write_html` and `write_pdf` write it atomically.
+`render_html(result, lang)` returns the page; `write_html` and `write_pdf` write it (atomically,
+or into a device or pipe: tco.fsio.write_output).
 The report date is today's date, or the UTC date of the SOURCE_DATE_EPOCH environment variable
 when it is set, so that the same inputs give byte-identical files.
 """
@@ -16,7 +17,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from ..errors import TcoError
-from ..fsio import check_writable, write_atomic
+from ..fsio import check_writable, write_output
 from ..resources import templates_dir
 from ..result import Result
 from .i18n import LANGS, Strings
@@ -102,7 +103,7 @@ def render_html(result: Result, lang: str = "en", paper: str = "a4") -> str:
 
 def write_html(result: Result, path: Path | str, lang: str = "en", paper: str = "a4") -> Path:
     check_writable(path)
-    return write_atomic(path, render_html(result, lang, paper))
+    return write_output(path, render_html(result, lang, paper))
 
 
 def write_pdf(result: Result, path: Path | str, lang: str = "en", paper: str = "a4",
@@ -112,4 +113,4 @@ def write_pdf(result: Result, path: Path | str, lang: str = "en", paper: str = "
 
     check_writable(path)
     html = render_html(result, lang, paper)
-    return write_atomic(path, html_to_pdf(html, engine))
+    return write_output(path, html_to_pdf(html, engine))

@@ -27,7 +27,7 @@ from pathlib import Path
 import xlsxwriter
 
 from ..analysis.types import MonteCarlo, Sensitivity
-from ..fsio import write_atomic
+from ..fsio import write_output
 from ..result import Result
 from .xlsx_inputs import write_assumptions, write_catalog
 from .xlsx_layout import (
@@ -70,8 +70,9 @@ def generation_date() -> date:
 
 
 def write_workbook(result: Result, path: Path | str, *, generated: date | None = None) -> Path:
-    """Write the workbook to `path` atomically (nothing half-written on failure)."""
-    return write_atomic(path, workbook_bytes(result, generated=generated))
+    """Write the workbook to `path` (tco.fsio.write_output: atomically, nothing half-written on
+    failure; streamed into a device or pipe)."""
+    return write_output(path, workbook_bytes(result, generated=generated))
 
 
 def workbook_bytes(result: Result, *, generated: date | None = None) -> bytes:
