@@ -37,8 +37,12 @@ COMPONENTS = CAPEX_COMPONENTS + (
     "porting", "lead_time_delay", "electricity", "colocation", "support", "licences",
     "operations_staff", "porting_maintenance", "financing", "residual_value",
 )
+# Each year's totals, after its components: the net flow and the running (undiscounted) total.
+YEAR_TOTALS = ("net", "cumulative")
 # Per-job cost lines (their sum is the job's total).
 JOB_COMPONENTS = ("hardware", "electricity", "facility", "operations", "porting")
+JOB_COMPONENT_LABELS = {"hardware": "Hardware", "electricity": "Electricity",
+                        "facility": "Facility", "operations": "Operations", "porting": "Porting"}
 
 
 @dataclass(frozen=True)
@@ -329,6 +333,8 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
             expr = part if isinstance(part, Expr) else _zero()
             refs.append(q(comp, expr, money, COMPONENT_LABELS[comp], "year", year=t))
         flows.append(q("net", SUM(*refs), money, f"Net cash flow, year {t}", "year", year=t))
+        running = q("cumulative", flows[-1] if first else running + flows[-1], money,
+                    f"Cumulative net cash flow to year {t} (undiscounted)", "year", year=t)
 
     rate = fin("discount_rate")
     npv = q("npv_tco", NPV0(rate, flows), money, "NPV of TCO", "horizon")

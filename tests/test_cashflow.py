@@ -97,14 +97,17 @@ DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
 
 HAND_YEARS = [
     {"cards": 90_000, "servers": 20_000, "network": 8_000, "cooling": 10_000,
-     "installation": 5_900, "porting": 20_000, "lead_time_delay": 4_000, "net": 157_900},
+     "installation": 5_900, "porting": 20_000, "lead_time_delay": 4_000, "net": 157_900,
+     "cumulative": 157_900},
     {"electricity": 2_664, "colocation": 6_000, "support": 11_800, "licences": 4_000,
-     "operations_staff": 1_920, "porting_maintenance": 5_000, "net": 31_384},
+     "operations_staff": 1_920, "porting_maintenance": 5_000, "net": 31_384,
+     "cumulative": 189_284},
     {"electricity": 2_664, "colocation": 6_000, "support": 11_800, "licences": 4_000,
-     "operations_staff": 1_920, "porting_maintenance": 5_000, "net": 31_384},
+     "operations_staff": 1_920, "porting_maintenance": 5_000, "net": 31_384,
+     "cumulative": 220_668},
     {"electricity": 2_664, "colocation": 6_000, "support": 11_800, "licences": 4_000,
      "operations_staff": 1_920, "porting_maintenance": 5_000, "residual_value": -47_200,
-     "net": -15_816},
+     "net": -15_816, "cumulative": 204_852},
 ]
 HAND_NPV = 200_485.304282
 

@@ -128,7 +128,7 @@ def test_every_model_cell_is_a_formula_cached_with_the_engines_value(example, ex
     formulas, values = open_book(example_xlsx), open_book(example_xlsx, values=True)
     env = engine_env(example)
     p = plan(example)
-    assert len(p.quantities) == len(example.model.quantities) == 1386
+    assert len(p.quantities) == len(example.model.quantities) == 1434
     for q in example.model:
         cell = p.quantities[q.name]
         ref = formulas[cell.sheet].cell(cell.row + 1, cell.col + 1)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..engine import compute, edited, evaluate, tier
 from ..errors import TcoError
 from ..expr import NPV0, Ref
-from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS
+from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENT_LABELS, JOB_COMPONENTS
 from ..result import CandidateResult, Result
 from .settings import Setting, apply_values, edited_file, parse_setting, resolve_settings
 
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 # Computes the scenario with input values changed, the long way: edit, validate, resolve.
 Recompute = Callable[[Mapping[str, float], str], Result]
 
-JOB_LABELS = {"hardware": "Hardware", "electricity": "Electricity", "facility": "Facility",
-              "operations": "Operations", "porting": "Porting"}
 
 
 @dataclass
@@ -146,7 +144,7 @@ def _candidate_change(cid: str, before: Result, after: Result, rank_b: list[str]
     comps = [Line(k, COMPONENT_LABELS[k], pv_b.get(k), pv_a.get(k)) for k in COMPONENTS]
     job_b = cb.job if cb and cb.quantified else {}
     job_a = ca.job if ca and ca.quantified else {}
-    jobs = [Line(k, JOB_LABELS[k], job_b.get(f"cost_{k}"), job_a.get(f"cost_{k}"))
+    jobs = [Line(k, JOB_COMPONENT_LABELS[k], job_b.get(f"cost_{k}"), job_a.get(f"cost_{k}"))
             for k in JOB_COMPONENTS]
     notes = []
     if cb is None:

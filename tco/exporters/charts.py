@@ -209,13 +209,14 @@ def stacked_bars(names: Sequence[str], parts: Sequence[Series], totals: Sequence
 
 def cumulative_lines(years: Sequence[int], series: Sequence[Series], axis_label: str,
                      year_label: str, fmt: Formatter, lang: str, title: str) -> str:
-    """One line per candidate: the running total of its yearly net cash flows."""
+    """One line per candidate: its cumulative net cash flow by year (the model's running
+    total, `cumulative`)."""
     with _style(lang):
         fig, ax = _figure(WIDTH_IN, 3.6)
         colours = _colours(series)
         ends = []
         for s, colour in zip(series, colours):
-            run = np.cumsum(np.asarray(s.values, dtype=float))
+            run = np.asarray(s.values, dtype=float)
             ax.plot(years, run, color=colour, linewidth=2.4 if s.highlight else 1.3,
                     marker="o", markersize=3 if s.highlight else 2, zorder=3 if s.highlight else 2)
             ends.append([float(run[-1]), s.name, colour, s.highlight])

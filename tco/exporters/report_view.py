@@ -302,7 +302,7 @@ class View:
                          Markup(svg)))
 
         years = [int(y["year"]) for y in priced[0].yearly]
-        series = [charts.Series(self.name(c), [y["net"] for y in c.yearly], c is self.rec)
+        series = [charts.Series(self.name(c), [y["cumulative"] for y in c.yearly], c is self.rec)
                   for c in priced]
         title = s("h_cashflow")
         svg = charts.cumulative_lines(years, series, s("chart_cash_axis", currency=self.cur),

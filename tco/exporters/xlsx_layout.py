@@ -15,7 +15,7 @@ import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from ..expr import Ref, RefFn
-from ..model import COMPONENTS, Quantity
+from ..model import COMPONENTS, YEAR_TOTALS, Quantity
 from ..result import Result
 from .xlsx_names import NameRegistry
 
@@ -171,18 +171,17 @@ def plan(result: Result) -> Plan:
             row = key_row[(_model_section(q), quantity_key(q))]
             p.quantities[q.name] = Cell(MODEL, row, col_of[q.candidate])
 
-    # CashFlows: a block per candidate, components as rows, years as columns.
+    # CashFlows: a block per candidate, years as columns; rows are the components, then the
+    # net flow and its running total.
     row = 1
-    comp_row = {comp: i for i, comp in enumerate(COMPONENTS)}
+    block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS))}
     for cid in p.priced:
         p.cash_rows[cid] = row + 1  # after the block's title row
-        row += 1 + len(COMPONENTS) + 2 + 1  # title, components, net, cumulative, blank
+        row += 1 + len(block_row) + 1  # title, rows, blank
     for q in result.model:
-        if q.year is None:
-            continue
-        key = quantity_key(q)
-        offset = len(COMPONENTS) if key == "net" else comp_row[key]
-        p.quantities[q.name] = Cell(CASHFLOWS, p.cash_rows[q.candidate] + offset, C_FIRST + q.year)
+        if q.year is not None:
+            p.quantities[q.name] = Cell(CASHFLOWS, p.cash_rows[q.candidate]
+                                        + block_row[quantity_key(q)], C_FIRST + q.year)
 
     # Headline outputs, named after the candidate.
     for cid in p.priced:
@@ -215,12 +214,3 @@ def cached(value: float, unit: str = "") -> float | bool | str:
     if math.isinf(value):
         return "#DIV/0!"
     return value
-
-
-def cumulative_rows(values: Mapping[str, float], cid: str, horizon: int) -> list[float]:
-    """Running total of a candidate's net cash flows (for the chart; presentation only)."""
-    out, total = [], 0.0
-    for t in range(horizon + 1):
-        total += values[f"{cid}.y{t}.net"]
-        out.append(total)
-    return out

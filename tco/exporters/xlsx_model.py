@@ -25,7 +25,6 @@ from .xlsx_layout import (
     MODEL_HEADER_ROWS,
     Plan,
     cached,
-    cumulative_rows,
     quantity_key,
 )
 from .xlsx_styles import Styles
@@ -104,17 +103,11 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
         net_row = first + len(COMPONENTS)
         text(ws, net_row, C_LABEL, "Net cash flow", st("label"))
         text(ws, net_row, C_UNIT, cur)
-        cum_row = net_row + 1
-        text(ws, cum_row, C_LABEL, "Cumulative net cash flow (undiscounted)", st("static"))
-        text(ws, cum_row, C_UNIT, cur)
-        for t, total in enumerate(cumulative_rows(values, cid, horizon)):
-            net = xl_rowcol_to_cell(net_row, C_FIRST + t)
-            formula = f"={net}" if t == 0 else (
-                f"={xl_rowcol_to_cell(cum_row, C_FIRST + t - 1)}+{net}")
-            ws.write_formula(cum_row, C_FIRST + t, formula, st.money("static", WHOLE_AMOUNTS), total)
+        text(ws, net_row + 1, C_LABEL, "Cumulative net cash flow (undiscounted)", st("static"))
+        text(ws, net_row + 1, C_UNIT, cur)
     for q in result.model:
         if q.year is not None:
-            role = "total" if quantity_key(q) == "net" else "formula"
+            role = {"net": "total", "cumulative": "static"}.get(quantity_key(q), "formula")
             write_quantity(ws, q, p, values, st, role, typical=WHOLE_AMOUNTS)
     ws.set_column(C_LABEL, C_LABEL, 44)
     ws.set_column(C_UNIT, C_UNIT, 8)
@@ -125,8 +118,8 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
 
 def cumulative_range(p: Plan, cid: str, horizon: int) -> tuple[int, int, int, int]:
     """(first row, first col, last row, last col) of a candidate's cumulative cash-flow row."""
-    row = p.cash_rows[cid] + len(COMPONENTS) + 1
-    return (row, C_FIRST, row, C_FIRST + horizon)
+    first, last = p.quantities[f"{cid}.y0.cumulative"], p.quantities[f"{cid}.y{horizon}.cumulative"]
+    return (first.row, first.col, last.row, last.col)
 
 
 __all__ = ["CASHFLOWS", "MODEL", "cumulative_range", "write_cashflows", "write_model"]

@@ -15,7 +15,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ..engine import tier, tier_formula
 from ..expr import Ref
-from ..model import JOB_COMPONENTS
+from ..model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
 from ..result import CandidateResult, Result
 from .xlsx_inputs import text
 from .xlsx_layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
@@ -23,8 +23,6 @@ from .xlsx_model import cumulative_range
 from .xlsx_styles import Styles, money_format
 
 CHART_COL = 6  # the second chart's column
-_JOB_LABELS = {"hardware": "Hardware", "electricity": "Electricity", "facility": "Facility",
-               "operations": "Operations", "porting": "Porting"}
 
 
 class _Writer:
@@ -185,7 +183,7 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
 
     text(ws, row, 0, "Cost per run by component (primary workload)", st("label"))
     row += 1
-    w.header(row, ["", "Candidate", "Name"] + [_JOB_LABELS[k] for k in JOB_COMPONENTS]
+    w.header(row, ["", "Candidate", "Name"] + [JOB_COMPONENT_LABELS[k] for k in JOB_COMPONENTS]
              + ["Total"])
     breakdown_first = row + 1
     for i, c in enumerate(feasible):
