@@ -1,20 +1,20 @@
 """The proposal report as one self-contained HTML file (inline CSS and SVG, no script), or PDF.
 
 `render_html(result, lang)` returns the page; `write_html` and `write_pdf` write it atomically.
-The report date is today's date, or the UTC date of the SOURCE_DATE_EPOCH environment variable
-when it is set, so that the same inputs give byte-identical files.
+The report date is today's date (UTC), or the UTC date of the SOURCE_DATE_EPOCH environment
+variable when it is set, so that the same inputs give byte-identical files (tco.dates).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from ..dates import output_date
 from ..errors import TcoError
 from ..fsio import check_writable, write_atomic
 from ..resources import templates_dir
@@ -31,14 +31,8 @@ BODY_FONTS = {
 
 
 def report_date() -> dt.date:
-    """Today, or the date of SOURCE_DATE_EPOCH (seconds since 1970, UTC) when set."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch is None or epoch == "":
-        return dt.date.today()
-    try:
-        return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date()
-    except (ValueError, OverflowError, OSError):
-        raise TcoError(f"SOURCE_DATE_EPOCH={epoch!r}: expected whole seconds since 1970") from None
+    """Today (UTC), or the UTC date of SOURCE_DATE_EPOCH when set (see tco.dates)."""
+    return output_date()
 
 
 def css_string(text: str) -> str:
@@ -84,8 +78,9 @@ def _check(lang: str, paper: str) -> None:
         raise TcoError(f"unknown paper size '{paper}'; expected one of {', '.join(PAPERS)}")
 
 
-def render_html(result: Result, lang: str = "en", paper: str = "a4") -> str:
-    """The whole report as one HTML document (a string)."""
+def render_html(result: Result, lang: str = "en", paper: str = "a4",
+                day: dt.date | None = None) -> str:
+    """The whole report as one HTML document (a string), dated `day` (default: report_date())."""
     _check(lang, paper)
     env = _environment()
     strings = Strings(lang)
@@ -96,20 +91,21 @@ def render_html(result: Result, lang: str = "en", paper: str = "a4") -> str:
         footer_left=css_string(f"tco {p.tool_version} · {p.scenario_digest}"),
         body_font=BODY_FONTS[lang],
     )
-    view = build_view(result, lang, report_date())
+    view = build_view(result, lang, day or report_date())
     return env.get_template("report.html.j2").render(css=Markup(css), **view)
 
 
-def write_html(result: Result, path: Path | str, lang: str = "en", paper: str = "a4") -> Path:
+def write_html(result: Result, path: Path | str, lang: str = "en", paper: str = "a4",
+               day: dt.date | None = None) -> Path:
     check_writable(path)
-    return write_atomic(path, render_html(result, lang, paper))
+    return write_atomic(path, render_html(result, lang, paper, day))
 
 
 def write_pdf(result: Result, path: Path | str, lang: str = "en", paper: str = "a4",
-              engine: str = "auto") -> Path:
+              engine: str = "auto", day: dt.date | None = None) -> Path:
     """The report as PDF: weasyprint when installed, else headless Chromium's print-to-PDF."""
     from .pdf import html_to_pdf
 
     check_writable(path)
-    html = render_html(result, lang, paper)
+    html = render_html(result, lang, paper, day)
     return write_atomic(path, html_to_pdf(html, engine))
