@@ -8,6 +8,7 @@ with a source and an as-of date; uncertain ones carry a low/typical/high range.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import json
@@ -43,7 +44,28 @@ CATALOG_FILES = (
 )
 
 
-_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+
+
+def as_of_text(v: Any) -> str:
+    """An as-of date as text: a year, year-month or full date that exists on the calendar
+    (2025, 2025-07, 2025-07-16). A date or datetime value (a spreadsheet date cell) is its
+    ISO date."""
+    if isinstance(v, dt.datetime):
+        return v.date().isoformat()
+    if isinstance(v, dt.date):
+        return v.isoformat()
+    text = "" if v is None else str(v).strip()
+    expected = "expected a date such as 2025-07 or 2025-07-16"
+    found = _DATE.match(text)
+    if not found:
+        raise ValueError(f"found {text!r}; {expected}")
+    year, month, day = (int(x) if x else 1 for x in found.groups())
+    try:
+        dt.date(year, month, day)
+    except ValueError as exc:  # month 13, February 30, year 0
+        raise ValueError(f"found {text!r}, which is not a date ({exc}); {expected}") from None
+    return text
 
 
 class Figure(BaseModel):
@@ -64,10 +86,7 @@ class Figure(BaseModel):
     @field_validator("as_of", mode="before")
     @classmethod
     def _date_text(cls, v: Any) -> str:
-        text = "" if v is None else str(v).strip()
-        if not _DATE.match(text):
-            raise ValueError(f"found {text!r}; expected a date such as 2025-07 or 2025-07-16")
-        return text
+        return as_of_text(v)
 
     @model_validator(mode="after")
     def _shape(self) -> Figure:
@@ -376,6 +395,7 @@ def _merge_raw(raw: dict[str, dict[str, dict[str, Any]]], doc: YamlDoc, partial:
         if not isinstance(body, list):
             raise CatalogError("expected a list of records", file=doc.file, field=section,
                                line=doc.line_of([section]))
+        given: dict[tuple[str, str], int] = {}  # (id, field) -> record index, in this file
         for i, rec in enumerate(body):
             if not isinstance(rec, dict) or key_field not in rec:
                 raise CatalogError(f"each record needs '{key_field}'", file=doc.file,
@@ -384,6 +404,17 @@ def _merge_raw(raw: dict[str, dict[str, dict[str, Any]]], doc: YamlDoc, partial:
             if ident in target and not partial:
                 raise CatalogError(f"duplicate {key_field} '{ident}'", file=doc.file,
                                    field=section, line=doc.line_of([section, ident]))
+            for field in rec:
+                if field == key_field:
+                    continue
+                if (ident, str(field)) in given:
+                    first = doc.line_of([section, str(given[(ident, str(field))])])
+                    raise CatalogError(
+                        f"a second record for {key_field} '{ident}' gives {field} again (the "
+                        f"first is at line {first}); keep one",
+                        file=doc.file, field=f"{section}.{ident}.{field}",
+                        line=doc.line_of([section, str(i)]))
+                given[(ident, str(field))] = i
             merged = dict(target.get(ident, {}))
             merged.update(rec)
             target[ident] = merged
@@ -493,17 +524,45 @@ _SHEET_OPTIONAL = ("low", "high", "note")
 Row = tuple[int, dict[str, str]]  # (line or sheet row number, cells by column name)
 
 
-def _rows_from_csv(text: str) -> tuple[list[str], list[Row]]:
+def _rows_from_csv(text: str, file: str) -> tuple[list[str], list[Row]]:
+    """The header and the rows (by the line each starts on) of a CSV quote file.
+
+    The csv module refuses a cell longer than its field limit (131,072 characters unless
+    changed: a process-wide setting left alone here). No cell of a quote comes near it (an id,
+    a field name, numbers, a date, a source, a note): a longer one, usually the rest of the file
+    after an unclosed quote, is reported with the row it starts on. A row with fewer cells than
+    the header is an error too (a lost comma shifts every cell after it)."""
     reader = csv.reader(io.StringIO(text))
     header: list[str] | None = None
     rows: list[Row] = []
-    for cells in reader:
+    while True:
+        start = reader.line_num + 1  # a quoted cell may span lines: name the row's first
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            if "field larger than field limit" in str(exc):
+                raise CatalogError(f"a cell is longer than {csv.field_size_limit():,} "
+                                   "characters (the limit); is a quote character (\") left "
+                                   "unclosed?", file=file, line=start) from None
+            if "new-line character seen in unquoted field" in str(exc):
+                raise CatalogError("a line break (carriage return) inside a cell that is not "
+                                   "quoted; put the cell in double quotes, or save the file "
+                                   "with ordinary line ends", file=file, line=start) from None
+            raise CatalogError(f"malformed CSV: {exc}", file=file, line=start) from None
         if not any(c.strip() for c in cells):
             continue
         if header is None:
             header = [c.strip().lower() for c in cells]
             continue
-        rows.append((reader.line_num, _cells(header, cells)))
+        if len(cells) < len(header):
+            missing = [h for h in header[len(cells):] if h]
+            raise CatalogError(
+                f"the row has {len(cells)} cell(s) but the header has {len(header)}: no "
+                f"{', '.join(missing) or 'cell'} (a missing comma? leave a cell empty, not out)",
+                file=file, line=start)
+        rows.append((start, _cells(header, cells)))
     return header or [], rows
 
 
@@ -513,21 +572,37 @@ def _rows_from_xlsx(path: Path) -> tuple[list[str], list[Row]]:
     try:
         wb = load_workbook(path, read_only=True, data_only=True)
         ws = wb.worksheets[0]
-        table = list(ws.iter_rows(values_only=True))
+        table = [[_xlsx_text(c.value, getattr(c, "number_format", None)) for c in r]
+                 for r in ws.iter_rows()]
         wb.close()
     except Exception as exc:  # noqa: BLE001  (openpyxl raises many kinds for a damaged file)
         raise CatalogError(f"cannot read as xlsx: {exc}", file=str(path)) from None
     header: list[str] | None = None
     rows: list[Row] = []
-    for n, r in enumerate(table, start=1):
-        cells = ["" if v is None else str(v) for v in r]
+    for n, cells in enumerate(table, start=1):
         if not any(c.strip() for c in cells):
             continue
         if header is None:
             header = [c.strip().lower() for c in cells]
             continue
+        cells += [""] * (len(header) - len(cells))  # a sheet has no short rows: blank cells
         rows.append((n, _cells(header, cells)))
     return header or [], rows
+
+
+def _xlsx_text(value: Any, number_format: str | None) -> str:
+    """A cell as the text a CSV would hold. A date cell (a spreadsheet stores dates as
+    numbers shown through a date format) is its ISO date, as precise as its format shows:
+    2025-07-16, or 2025-07 for a format without the day (`mmm yyyy`), or 2025 for a year."""
+    if value is None:
+        return ""
+    if isinstance(value, dt.datetime | dt.date):
+        day = value.date() if isinstance(value, dt.datetime) else value
+        shown = re.sub(r'"[^"]*"|\[[^]]*]|\\.', "", (number_format or "").lower())
+        if "d" in shown or "m" not in shown and "y" not in shown:
+            return day.isoformat()
+        return f"{day.year:04d}-{day.month:02d}" if "m" in shown else f"{day.year:04d}"
+    return str(value)
 
 
 def _cells(header: list[str], cells: list[str]) -> dict[str, str]:
@@ -568,11 +643,18 @@ def _sheet_to_raw(header: list[str], rows: list[Row], file: str,
         raise CatalogError("no quote rows below the header", file=file, line=1)
     out: dict[str, Any] = {}
     lines: dict[tuple[str, ...], int] = {}
+    first_row: dict[tuple[str, str], int] = {}
     for n, row in rows:
         ident, field = row["id"], row["field"]
         if row.get(""):
             raise CatalogError(f"cell '{row['']}' is beyond the named columns", file=file,
                                line=n)
+        if (ident, field) in first_row:
+            raise CatalogError(
+                f"a second row for this id and field (the first is row "
+                f"{first_row[(ident, field)]}); keep one",
+                file=file, line=n, field=f"{ident}.{field}")
+        first_row[(ident, field)] = n
         section = _section_for(ident, field, cat_raw)
         if section is None:
             raise CatalogError(_no_record_message(ident, field, cat_raw), file=file, line=n,
@@ -670,7 +752,8 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
                 raise CatalogError("empty quote file; expected catalog sections such as "
                                    "card_prices", file=str(path))
         elif suffix == ".csv":
-            doc = _sheet_to_raw(*_rows_from_csv(read_text(path, CatalogError)), str(path), raw)
+            doc = _sheet_to_raw(*_rows_from_csv(read_text(path, CatalogError), str(path)),
+                                str(path), raw)
         elif suffix == ".xlsx":
             check_readable(path, CatalogError)
             doc = _sheet_to_raw(*_rows_from_xlsx(path), str(path), raw)

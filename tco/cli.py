@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import TcoError
+from .errors import TcoError, printable
 
 FORMATS = ("table", "json", "csv")
 
@@ -50,7 +50,7 @@ def emit(text: str, output: str | None = None) -> None:
 
 def warn(message: str) -> None:
     """One line on stderr that does not stop the command."""
-    click.echo(f"tco: warning: {message}", err=True)
+    click.echo(f"tco: warning: {printable(message, breaks=None)}", err=True)
 
 
 def check_files(outputs: dict[str, str | None], scenarios: dict[str, str | None],
@@ -74,6 +74,45 @@ def load(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
     from .scenario import load_scenario
 
     return load_scenario(scenario), load_catalog(catalogs)
+
+
+def _read_once_only(path: str) -> bool:
+    """A pipe, a process substitution or a device, as opposed to a regular file (a missing one
+    counts as regular: reading it says that it is missing). Not via tco.yamlio: a quick
+    `tco whatif` imports no YAML parser."""
+    import os
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def kept_baseline(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
+    """(baseline Result, the long way to recompute it) for `whatif` and `montecarlo`.
+
+    The kept baseline (tco.snapshot) hashes the files' bytes and then loads them: two reads.
+    A pipe or process substitution (`tco whatif <(cat s.yaml)`) can be read only once, so such
+    files are read once, here, and nothing is kept for them."""
+    if not any(_read_once_only(p) for p in (scenario, *catalogs) if p):
+        from .snapshot import baseline, recompute
+
+        return baseline(scenario, catalogs, warn), recompute(scenario, catalogs)
+    from .analysis.settings import apply_values
+    from .engine import compute
+
+    loaded, catalog = load(scenario, catalogs)
+
+    def run(values: Any, label: str) -> Any:
+        return compute(apply_values(loaded, values, label), catalog)
+
+    return compute(loaded, catalog), run
+
+
+def warn_all(messages: list[str]) -> None:
+    for message in messages:
+        warn(message)
 
 
 class _Group(click.Group):
@@ -171,7 +210,7 @@ def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
 
     loaded, catalog = load(scenario, catalogs)
     resolved = resolve(loaded, catalog)
-    click.echo(f"{scenario}: ok ({len(loaded.scenario.workloads)} workload(s), "
+    click.echo(f"{printable(scenario)}: ok ({len(loaded.scenario.workloads)} workload(s), "
                f"{len(resolved.candidates)} candidate(s), {len(resolved.inputs)} inputs)")
 
 
@@ -294,30 +333,34 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
       tco report my-scenario.yaml --html report.zh.html --lang zh
     """
     from .analysis import report_analyses
+    from .dates import output_date
     from .engine import compute
 
     if not (xlsx or html or pdf):
         raise click.UsageError("give at least one of --xlsx, --html or --pdf")
     check_files({"--xlsx": xlsx, "--html": html, "--pdf": pdf}, {"SCENARIO": scenario},
                 catalogs)
+    day = output_date()  # read once, before any work: one date for every file written
     loaded, catalog = load(scenario, catalogs)
     result = compute(loaded, catalog)
     result.analyses.update(report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing))
     if xlsx:
         from .exporters.xlsx import write_workbook
 
-        write_workbook(result, xlsx)
+        write_workbook(result, xlsx, generated=day)
         click.echo(f"wrote {xlsx}", err=True)
     if html:
         from .exporters.html import write_html
 
-        write_html(result, html, lang=lang, paper=paper)
+        write_html(result, html, lang=lang, paper=paper, day=day)
         click.echo(f"wrote {html}", err=True)
     if pdf:
         from .exporters.html import write_pdf
 
-        write_pdf(result, pdf, lang=lang, paper=paper)
+        write_pdf(result, pdf, lang=lang, paper=paper, day=day)
         click.echo(f"wrote {pdf}", err=True)
+    mc = result.analyses.get("montecarlo")
+    warn_all([w.text for w in getattr(mc, "warnings", [])])
 
 
 # --- analyses --------------------------------------------------------------------------------
@@ -366,10 +409,10 @@ def whatif(scenario: str | None, settings: tuple[str, ...], catalogs: tuple[str,
     """
     from .analysis.whatif import whatif_from
     from .exporters import analysis_view as view
-    from .snapshot import baseline, recompute
 
     check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
-    c = whatif_from(baseline(scenario, catalogs, warn), settings, recompute(scenario, catalogs))
+    result, long_way = kept_baseline(scenario, catalogs)
+    c = whatif_from(result, settings, long_way)
     _render(fmt, {"table": lambda: view.comparison_table(c),
                   "json": lambda: view.comparison_json(c),
                   "csv": lambda: view.comparison_csv(c)}, output)
@@ -493,16 +536,17 @@ def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str,
     """
     from .analysis.montecarlo import montecarlo as run
     from .exporters import analysis_view as view
-    from .snapshot import baseline
 
     check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
-    result = baseline(scenario, catalogs, warn)
+    result, _ = kept_baseline(scenario, catalogs)
     with _progress(draws, "Monte Carlo") as bar:
         mc = run(result, draws=draws, seed=seed,
                  progress=bar.update if bar is not None else None)
     _render(fmt, {"table": lambda: view.montecarlo_table(mc),
                   "json": lambda: to_json(view.montecarlo_dict(mc)),
                   "csv": lambda: view.montecarlo_csv(mc)}, output)
+    if output or fmt != "table":  # the table shows them; say them where they may go unseen
+        warn_all([w.text for w in mc.warnings])
 
 
 def to_json(data: Any) -> str:

@@ -3,7 +3,35 @@
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable
+
+_BREAKS = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: object, *, breaks: str | None = " ") -> str:
+    """Text safe for a terminal: control characters (terminal escape sequences, bell,
+    backspace), invisible format characters (bidirectional overrides, zero-width marks) and
+    line or paragraph separators are shown as visible escapes (ESC as \\u001b), so user text
+    can neither run a terminal command nor hide or rewrite what is shown around it.
+
+    Line breaks and tabs become `breaks` (a space in tables), or, with breaks=None, visible
+    escapes too (\\n, \\r, \\t: an error message stays one line and says what was found).
+    """
+    out = []
+    for ch in str(text):
+        if ch in _BREAKS:
+            out.append(_BREAKS[ch] if breaks is None else breaks)
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def printable_lines(text: str) -> str:
+    """`printable` applied to each line of a multi-line text (a table), keeping its breaks."""
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 class TcoError(Exception):
@@ -18,13 +46,15 @@ class TcoError(Exception):
         super().__init__(self.render())
 
     def render(self) -> str:
+        """'file:line: field: message', with control characters shown escaped (ids, names and
+        paths in it come from the user and may hold terminal escape sequences)."""
         where = []
         if self.file:
             where.append(f"{self.file}" + (f":{self.line}" if self.line else ""))
         if self.field:
             where.append(self.field)
         prefix = ": ".join(where)
-        return f"{prefix}: {self.message}" if prefix else self.message
+        return printable(f"{prefix}: {self.message}" if prefix else self.message, breaks=None)
 
 
 class CatalogError(TcoError):

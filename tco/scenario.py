@@ -581,6 +581,13 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         if path not in inputs:
             raise loaded.error(
                 f"no input '{path}'{did_you_mean(path, inputs)}", ["distributions", path])
+        spec = inputs[path].spec
+        if spec.structural or spec.integer:  # Monte Carlo would silently leave it at its value
+            why = ("it sets the shape of the model (how many years are computed)"
+                   if spec.structural else "it is a whole number")
+            raise loaded.error(
+                f"Monte Carlo cannot draw {path}: {why}; remove this distribution and compare "
+                f"values with `tco whatif --set {path}=...` instead", ["distributions", path])
 
     priced = [cid for cid, info in infos.items() if not info.infeasible]
     structure = Structure(

@@ -9,6 +9,18 @@ libyaml parses when PyYAML has it (CSafeLoader: the same safe semantics, ten tim
 Numbers: YAML 1.1 (PyYAML's default) reads `70e9` and `1.5e3` as strings because it wants a
 dot and a signed exponent. Every number in a scenario or quote file is a plain float, so the
 loader also reads YAML 1.2 floats (`70e9`, `1e-3`, `1.5E3`) as numbers.
+
+Dates: YAML 1.1 reads `2025-07-16` as a date object, and stops with a Python error on an
+impossible one (`2026-13-45`). Here a date-like scalar is text, as written (as in YAML 1.2's
+core schema): a name may look like a date, and an `as_of` that is not a real date is reported
+by the field that checks it, with its line.
+
+Duplicate keys: YAML allows a later key to replace an earlier one silently (a second
+`candidates:` would drop the first list). A mapping that repeats a key is refused, naming
+both lines.
+
+Pipes: a file may be a pipe or process substitution (`<(cat s.yaml)`), read once; its size is
+not known beforehand, so no more than MAX_FILE_BYTES is read from it.
 """
 
 from __future__ import annotations
@@ -35,10 +47,18 @@ class _PyLoader(yaml.SafeLoader):
 _CSafeLoader = getattr(yaml, "CSafeLoader", None)  # SafeLoader semantics, parsed by libyaml
 _CLoader: type | None = type("_CLoader", (_CSafeLoader,), {}) if _CSafeLoader else None
 
+
+def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    """A date-like scalar (2025-07-16, 2026-13-45) as the text it is written as."""
+    return str(loader.construct_scalar(node))
+
+
 for _loader in (_PyLoader, _CLoader):
     if _loader is not None:
         _loader.add_implicit_resolver(  # type: ignore[attr-defined]
             "tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
+        _loader.add_constructor(  # type: ignore[attr-defined]
+            "tag:yaml.org,2002:timestamp", _timestamp_as_text)
 
 
 def _count_aliases(root: yaml.Node) -> None:
@@ -67,6 +87,50 @@ def _count_aliases(root: yaml.Node) -> None:
                 continue
             seen.add(id(child))
             stack.append(child)
+
+
+def _item_name(node: yaml.Node) -> str | None:
+    """A list item's id (or, where it has none, its card), as paths name records."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    keys = {k.value: v for k, v in node.value
+            if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)}
+    named = keys.get("id", keys.get("card"))
+    return str(named.value) if named is not None else None
+
+
+def _check_duplicate_keys(root: yaml.Node, file: str, error: type[TcoError]) -> None:
+    """Refuse a mapping that gives one key twice, naming both lines (YAML itself would keep the
+    last silently). Merge keys (`<<: *base`) are not repeats: explicit keys override them."""
+    seen_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            items = [(item, path + (_item_name(item) or str(i),))
+                     for i, item in enumerate(node.value)]
+            stack.extend(reversed(items))  # popped in document order
+            continue
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        first: dict[tuple[str, str], int] = {}
+        children = []
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                line = key.start_mark.line + 1
+                if (key.tag, key.value) in first:
+                    earlier = first[(key.tag, key.value)]
+                    where = "on the same line" if earlier == line else f"on line {earlier}"
+                    raise error(
+                        f"duplicate key '{key.value}': also given {where}; YAML would keep "
+                        "only the last one, so give each key once",
+                        file=file, line=line, field=".".join(path + (str(key.value),)))
+                first[(key.tag, key.value)] = line
+            children.append((value, path + (str(getattr(key, "value", "?")),)))
+        stack.extend(reversed(children))
 
 
 def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
@@ -101,14 +165,9 @@ def _record_lines(node: yaml.Node, path: tuple[str, ...], lines: dict[tuple[str,
             _record_lines(value, path + (k,), lines, seen)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            # Lists of records are addressed by their id where they have one.
-            ident = str(i)
-            if isinstance(item, yaml.MappingNode):
-                keys = {k.value: v for k, v in item.value if isinstance(v, yaml.ScalarNode)}
-                # `id` names a record; `card` only where there is no id (cloud prices)
-                named = keys.get("id", keys.get("card"))
-                if named is not None:
-                    ident = str(named.value)
+            # Lists of records are addressed by their id where they have one (`card` only
+            # where there is no id: cloud prices).
+            ident = _item_name(item) or str(i)
             lines[path + (str(i),)] = item.start_mark.line + 1
             lines[path + (ident,)] = item.start_mark.line + 1
             _record_lines(item, path + (ident,), lines, seen)
@@ -145,12 +204,23 @@ def check_readable(path: Path, error: type[TcoError] = TcoError) -> None:
         raise error(f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}", file=str(path))
 
 
-def read_text(path: Path, error: type[TcoError] = TcoError) -> str:
+def read_bytes(path: Path, error: type[TcoError] = TcoError) -> bytes:
+    """The bytes of an input file, read once: a pipe or process substitution (`<(cat s.yaml)`)
+    cannot be read again. At most MAX_FILE_BYTES (a pipe's size is not known beforehand)."""
     check_readable(path, error)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", file=str(path)) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise error(f"more than {MAX_FILE_BYTES:,} bytes; the limit is {MAX_FILE_BYTES:,}",
+                    file=str(path))
+    return raw
+
+
+def read_text(path: Path, error: type[TcoError] = TcoError) -> str:
+    raw = read_bytes(path, error)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -173,6 +243,7 @@ def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError) -> Ya
                 f"{MAX_EXPANDED_NODES:,}); refusing a file that may expand without bound",
                 file=file,
             )
+        _check_duplicate_keys(node, file, error)
         data = loader.construct_document(node)
     except yaml.constructor.ConstructorError as exc:
         mark = exc.problem_mark or exc.context_mark

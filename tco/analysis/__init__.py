@@ -15,11 +15,17 @@ def report_analyses(loaded: Any, catalog: Any, draws: int = 20000, seed: int = 1
     """The analyses shown in the workbook and the report: {"sensitivity": Sensitivity,
     "montecarlo": MonteCarlo} (no "montecarlo" when draws == 0)."""
     from ..engine import compute
-    from .common import parse_swing
-    from .montecarlo import montecarlo
+    from ..errors import TcoError
+    from .common import parse_swing, priced_candidates
+    from .montecarlo import check_draws, check_seed, montecarlo
     from .sensitivity import sensitivity
 
+    if draws < 0:
+        raise TcoError(f"--draws {draws}: expected a number of draws, or 0 for no Monte Carlo")
     result = compute(loaded, catalog)
+    if draws:  # before the sensitivity analysis: a bad option fails at once
+        check_seed(seed)
+        check_draws(draws, len(priced_candidates(result)))
     out: dict[str, object] = {
         "sensitivity": sensitivity(loaded, catalog, swing=parse_swing(swing), result=result)}
     if draws:

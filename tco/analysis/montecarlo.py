@@ -7,6 +7,12 @@ What is drawn: every input the NPV of TCO or the cost per run reads that has a r
   as its 10th and 90th percentiles (mode, if given, as its mean);
 * not structural or whole-number inputs; cluster sizes stay at their (sized) value.
 
+A distribution may only be given for an input the analysis can draw: not a structural or
+whole-number one (refused with the scenario, tco.scenario.resolve). A distribution that
+reaches outside the input's plausible range, so that some of its draws are clipped, and one
+for an input no result reads, are reported as warnings (MonteCarlo.warnings) that every
+output of the analysis shows.
+
 Inputs that come from one catalog figure (the PUE of air cooling, a stack's porting effort)
 share one draw: it is one uncertain fact, so drawing it
 separately per candidate would add noise to the ranking that the world does not have.
@@ -18,6 +24,10 @@ independent uniforms U1, U2 and c = (mode - low) / (high - low),
 low + (high - low) * ((1 - c) * min(U1, U2) + c * max(U1, U2)) is triangular(low, mode, high).
 It needs no square root or branch, and every triangular input is drawn in one array operation.
 
+Memory: every draw of the NPV of TCO and of the cost per run is kept (8 bytes each, per
+candidate) for the percentiles; `--draws` is refused when that needs more than MEMORY_LIMIT
+(or half the machine's memory, when that is less).
+
 Reproducibility: draws are made in chunks of CHUNK draws; chunk k uses the random stream
 Generator(PCG64(seed).jumped(k)) (chunk 0 is Generator(PCG64(seed)) itself), inputs in a fixed
 order within each block. The same seed and draw count give identical output, however many
@@ -26,6 +36,7 @@ threads run the chunks.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -39,13 +50,16 @@ from ..inputs import Input
 from ..result import COMPLETE_FRACTION, Result
 from .common import baseline_values, metric_name, plausible_range, priced_candidates
 from .fast import Compiled
-from .types import MonteCarlo
+from .types import DrawWarning, MonteCarlo
 
 CHUNK = 65_536  # draws per random stream and per task of the thread pool
 BLOCK = 8_192  # draws sampled and evaluated together
 SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
 Z90 = 1.2815515655446004  # standard normal 90th percentile
 THREADS = min(2, os.cpu_count() or 1)
+MEMORY_LIMIT = 4 * 2**30  # bytes for the kept draws (KEPT_PER_DRAW per draw and candidate)
+KEPT_PER_DRAW = 2 * 8  # the NPV of TCO and the cost per run, 8-byte floats
+NORMAL_CLIP_WARN = 1e-3  # a normal is unbounded: warn when this share or more is clipped
 
 
 @dataclass(frozen=True)
@@ -59,10 +73,36 @@ class Draw:
     high: float
     clip_low: float
     clip_high: float
+    given: bool = False  # from the scenario's `distributions:` (else: a catalog range)
 
     @property
     def needs_clip(self) -> bool:
         return self.dist == "normal" or self.low < self.clip_low or self.high > self.clip_high
+
+    def cdf(self, x: float) -> float:
+        """P(draw <= x) before clipping."""
+        lo, mode, hi = self.low, self.mode, self.high
+        if self.dist == "normal":
+            sigma = (hi - lo) / (2 * Z90)
+            if sigma <= 0:
+                return 1.0 if x >= mode else 0.0
+            return 0.5 * math.erfc(-(x - mode) / (sigma * math.sqrt(2)))
+        if x < lo:
+            return 0.0
+        if x >= hi:
+            return 1.0
+        if self.dist == "uniform":
+            return (x - lo) / (hi - lo)
+        if x <= mode:  # triangular; lo < hi here
+            return (x - lo) ** 2 / ((hi - lo) * (mode - lo)) if mode > lo else 0.0
+        return 1.0 - (hi - x) ** 2 / ((hi - lo) * (hi - mode))
+
+    @property
+    def clipped_share(self) -> float:
+        """The expected share of draws cut to the plausible range."""
+        if self.dist != "normal" and self.low == self.high:  # a point: all or nothing
+            return 0.0 if self.clip_low <= self.low <= self.clip_high else 1.0
+        return min(1.0, self.cdf(self.clip_low) + 1.0 - self.cdf(self.clip_high))
 
 
 class Sampler:
@@ -144,8 +184,26 @@ def plan_draws(result: Result, used: set[str]) -> list[Draw]:
     for key, paths in groups.items():
         dist, low, mode, high, inp = specs[key]
         lo_ok, hi_ok = plausible_range(inp, result)
-        draws.append(Draw(tuple(paths), dist, low, mode, high, lo_ok, hi_ok))
+        draws.append(Draw(tuple(paths), dist, low, mode, high, lo_ok, hi_ok,
+                          given=key[0] == "scenario"))
     return draws
+
+
+def draw_warnings(result: Result, plan: list[Draw]) -> list[DrawWarning]:
+    """What every output of the analysis must say about its draws: distributions clipped by
+    an input's plausible range, and scenario distributions of inputs that are not drawn."""
+    out = []
+    for d in plan:
+        share = d.clipped_share
+        if share > (NORMAL_CLIP_WARN if d.dist == "normal" else 0.0):
+            spec = result.inputs[d.paths[0]].spec
+            unit = spec.unit.replace("money", result.currency)
+            out.append(DrawWarning("clipped", d.paths[0], d.dist, d.low, d.high, d.clip_low,
+                                   d.clip_high, unit, share, d.given))
+    drawn = {p for d in plan for p in d.paths}
+    out += [DrawWarning("unused", path) for path in scenario_distributions(result)
+            if path not in drawn]
+    return out
 
 
 class Simulation:
@@ -172,6 +230,7 @@ class Simulation:
         # ranged inputs that are not drawn (they reach no result) stay at their baseline
         self.fixed = {p: base[p] for p in ranged if p not in set(self.varied)}
         self.sampler = Sampler(self.plan)
+        self.warnings = draw_warnings(result, self.plan)
 
     def blocks(self, seed: int, k: int, draws: int) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
         """(first draw index, inputs) for each block of chunk k, from chunk k's own stream."""
@@ -193,13 +252,47 @@ def drawn_inputs(result: Result, draws: int, seed: int) -> dict[str, np.ndarray]
     return out
 
 
+def check_seed(seed: int) -> None:
+    if seed < 0:
+        raise TcoError(f"--seed {seed}: expected a whole number from 0 up (the random "
+                       "generator takes no negative seed)")
+
+
+def memory_limit() -> int:
+    """MEMORY_LIMIT, or half the machine's memory when that is less (where it is known)."""
+    try:
+        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return MEMORY_LIMIT
+    return min(MEMORY_LIMIT, physical // 2) if physical > 0 else MEMORY_LIMIT
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:,.1f} GiB"
+
+
+def check_draws(draws: int, candidates: int) -> None:
+    """At least one draw, and no more than the kept draws of `candidates` fit in memory."""
+    if draws < 1:
+        raise TcoError(f"--draws {draws}: expected at least 1 draw")
+    per_draw = KEPT_PER_DRAW * max(candidates, 1)
+    limit = memory_limit()
+    if draws * per_draw > limit:
+        raise TcoError(
+            f"--draws {draws:,}: keeping every draw of {candidates} candidate(s) needs "
+            f"{_gib(draws * per_draw)} of memory ({per_draw} bytes a draw); the limit is "
+            f"{_gib(limit)}, which allows at most {limit // per_draw:,} draws for this scenario")
+
+
 def montecarlo(result: Result, draws: int, seed: int = 1,
                progress: Callable[[int], None] | None = None) -> MonteCarlo:
     """Draws of every uncertain input of `result`'s scenario, evaluated as arrays."""
+    check_seed(seed)
     if draws < 1:
         raise TcoError(f"--draws {draws}: expected at least 1 draw")
     sim = Simulation(result)
     cands, names = sim.cands, sim.names
+    check_draws(draws, len(cands))
     npv = np.empty((len(cands), draws))
     job = np.empty((len(cands), draws))
     counts = np.zeros(len(cands), dtype=np.int64)
@@ -238,6 +331,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
         samples=samples,
         currency=result.currency, deterministic=deterministic,
         shared=[list(d.paths) for d in sim.plan if len(d.paths) > 1],
+        warnings=sim.warnings,
     )
 
 

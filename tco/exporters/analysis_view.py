@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.common import METRIC_LABELS
 from ..analysis.whatif import Comparison, Line
+from ..errors import printable_lines
 
 if TYPE_CHECKING:  # numpy-backed: not imported by what-if, which must start quickly
     from ..analysis.breakeven import Breakeven
@@ -127,7 +128,7 @@ def comparison_table(c: Comparison) -> str:
         out.append("")
         top = [n for n in c.notes if n.startswith("the ranking")]
         out.extend(f"NOTE: {n}" for n in top)
-    return "\n".join(out).rstrip() + "\n"
+    return printable_lines("\n".join(out).rstrip()) + "\n"
 
 
 def _pct(line: Line) -> str:
@@ -196,7 +197,7 @@ def sensitivity_table(s: Sensitivity, top: int = TOP_BARS) -> str:
                                            "range"], rows, "lrrrr")))
         else:
             out.append("  no input moves it")
-    return "\n".join(out).rstrip() + "\n"
+    return printable_lines("\n".join(out).rstrip()) + "\n"
 
 
 # --- break-even ------------------------------------------------------------------------------
@@ -242,7 +243,7 @@ def breakeven_table(b: Breakeven) -> str:
         out.append("")
         out.append(text_table([b.path, "equal", b.candidate, b.versus, "note"], rows,
                               "lrrrl").rstrip())
-    return "\n".join(out) + "\n"
+    return printable_lines("\n".join(out)) + "\n"
 
 
 # --- Monte Carlo -----------------------------------------------------------------------------
@@ -252,6 +253,8 @@ def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
     return {
         "draws": mc.draws, "seed": mc.seed, "currency": mc.currency,
         "varied": mc.varied, "shared_draws": mc.shared,
+        "warnings": [{"kind": w.kind, "path": w.path, "share_clipped": w.share,
+                      "message": w.text} for w in mc.warnings],
         "candidates": [{
             "id": cid, "npv_tco": mc.percentiles[cid]["npv_tco"],
             "cost_per_job": mc.percentiles[cid]["cost_per_job"],
@@ -262,21 +265,25 @@ def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
 
 
 def montecarlo_csv(mc: MonteCarlo) -> str:
+    """One row per candidate and metric; the warnings, if any, on every row (like the run's
+    draws and seed), so that no row read on its own hides them."""
+    warnings = "; ".join(w.text for w in mc.warnings)
     rows = []
     for cid, p in mc.percentiles.items():
         for metric in ("npv_tco", "cost_per_job"):
             q = p[metric]
             rows.append([cid, metric, q["p10"], q["p50"], q["p90"], q["mean"],
                          mc.deterministic.get(cid, {}).get(metric), mc.prob_cheapest[cid],
-                         mc.draws, mc.seed, mc.currency])
+                         mc.draws, mc.seed, mc.currency, warnings])
     return rows_csv(["candidate", "metric", "p10", "p50", "p90", "mean", "deterministic",
-                     "prob_cheapest", "draws", "seed", "currency"], rows)
+                     "prob_cheapest", "draws", "seed", "currency", "warnings"], rows)
 
 
 def montecarlo_table(mc: MonteCarlo) -> str:
     cur = mc.currency
     out = [(f"Monte Carlo: {mc.draws:,} draws, seed {mc.seed}, {len(mc.varied)} inputs drawn "
             f"({cur})")]
+    out.extend(f"WARNING: {w.text}" for w in mc.warnings)
     rows = []
     for cid, p in mc.percentiles.items():
         n, j = p["npv_tco"], p["cost_per_job"]
@@ -290,5 +297,5 @@ def montecarlo_table(mc: MonteCarlo) -> str:
         out.append("")
         out.append("One draw shared by: " + "; ".join(
             f"{g[0].rsplit('.', 1)[-1]} ({len(g)} candidates)" for g in mc.shared))
-    return "\n".join(out) + "\n"
+    return printable_lines("\n".join(out)) + "\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog import Catalog, Figure
-from ..errors import UnknownId, did_you_mean
+from ..errors import UnknownId, did_you_mean, printable
 from .data import rows_csv, text_table, to_json
 
 _SECTIONS = {
@@ -94,5 +94,5 @@ def catalog_record(cat: Catalog, ident: str, fmt: str) -> str:
                 data[f"{section}.{field}"] = value
     if fmt == "json":
         return to_json({"id": ident, "figures": data})
-    head = "\n".join(facts) + "\n\n" if facts else ""
+    head = "\n".join(printable(f) for f in facts) + "\n\n" if facts else ""
     return head + text_table(["field", "value", "as of", "conf.", "source"], rows, "lrlll")

@@ -22,10 +22,10 @@ import io
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..errors import printable
 from ..model import JOB_COMPONENTS
 from ..result import CandidateResult, Result
 from .fmt import money, number
@@ -62,19 +62,6 @@ def csv_text(rows: Iterable[Sequence[Any]]) -> str:
         buf.truncate()
         w.writerow([safe_cell("" if x is None else x) for x in row])
         out.append(buf.getvalue()[:-2] + "\n")
-    return "".join(out)
-
-
-def printable(text: str) -> str:
-    """Text safe for a terminal: no escape sequences, line breaks or invisible direction marks."""
-    out = []
-    for ch in str(text):
-        if ch in "\n\r\t":
-            out.append(" ")
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
     return "".join(out)
 
 
@@ -303,9 +290,9 @@ def provenance_line(result: Result) -> str:
 def job_table(result: Result, c: CandidateResult) -> str:
     cur = result.currency
     d = job_dict(result, c)
-    lines = [f"{c.info.card_name} x {d['cards']:,} ({c.info.platform_name})"]
+    lines = [printable(f"{c.info.card_name} x {d['cards']:,} ({c.info.platform_name})")]
     if not c.priced:
-        lines.append("infeasible: " + "; ".join(c.reasons))
+        lines.append(printable("infeasible: " + "; ".join(c.reasons)))
         return "\n".join(lines) + "\n"
     if not c.feasible:  # say why; do not print times and costs as if the job could run
         rows = [
@@ -314,7 +301,7 @@ def job_table(result: Result, c: CandidateResult) -> str:
             ["memory usable per card", f"{number(d['memory_usable_gb'], 1)} GB"],
         ]
         lines.append(text_table(["quantity", "value"], rows, "lr").rstrip())
-        lines.append("INFEASIBLE: " + "; ".join(c.reasons))
+        lines.append(printable("INFEASIBLE: " + "; ".join(c.reasons)))
         return "\n".join(lines) + "\n" + provenance_line(result)
     rows = [
         ["training compute", f"{d['train_flops']:.3e} FLOP"],

@@ -2,20 +2,20 @@
 
 `render_html(result, lang)` returns the page; `write_html` and `write_pdf` write it (atomically,
 or into a device or pipe: tco.fsio.write_output).
-The report date is today's date, or the UTC date of the SOURCE_DATE_EPOCH environment variable
-when it is set, so that the same inputs give byte-identical files.
+The report date is today's date (UTC), or the UTC date of the SOURCE_DATE_EPOCH environment
+variable when it is set, so that the same inputs give byte-identical files (tco.dates).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from ..dates import output_date
 from ..errors import TcoError
 from ..fsio import check_writable, write_output
 from ..resources import templates_dir
@@ -32,14 +32,8 @@ BODY_FONTS = {
 
 
 def report_date() -> dt.date:
-    """Today, or the date of SOURCE_DATE_EPOCH (seconds since 1970, UTC) when set."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch is None or epoch == "":
-        return dt.date.today()
-    try:
-        return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date()
-    except (ValueError, OverflowError, OSError):
-        raise TcoError(f"SOURCE_DATE_EPOCH={epoch!r}: expected whole seconds since 1970") from None
+    """Today (UTC), or the UTC date of SOURCE_DATE_EPOCH when set (see tco.dates)."""
+    return output_date()
 
 
 def css_string(text: str) -> str:
@@ -85,8 +79,9 @@ def _check(lang: str, paper: str) -> None:
         raise TcoError(f"unknown paper size '{paper}'; expected one of {', '.join(PAPERS)}")
 
 
-def render_html(result: Result, lang: str = "en", paper: str = "a4") -> str:
-    """The whole report as one HTML document (a string)."""
+def render_html(result: Result, lang: str = "en", paper: str = "a4",
+                day: dt.date | None = None) -> str:
+    """The whole report as one HTML document (a string), dated `day` (default: report_date())."""
     _check(lang, paper)
     env = _environment()
     strings = Strings(lang)
@@ -97,20 +92,21 @@ def render_html(result: Result, lang: str = "en", paper: str = "a4") -> str:
         footer_left=css_string(f"tco {p.tool_version} · {p.scenario_digest}"),
         body_font=BODY_FONTS[lang],
     )
-    view = build_view(result, lang, report_date())
+    view = build_view(result, lang, day or report_date())
     return env.get_template("report.html.j2").render(css=Markup(css), **view)
 
 
-def write_html(result: Result, path: Path | str, lang: str = "en", paper: str = "a4") -> Path:
+def write_html(result: Result, path: Path | str, lang: str = "en", paper: str = "a4",
+               day: dt.date | None = None) -> Path:
     check_writable(path)
-    return write_output(path, render_html(result, lang, paper))
+    return write_output(path, render_html(result, lang, paper, day))
 
 
 def write_pdf(result: Result, path: Path | str, lang: str = "en", paper: str = "a4",
-              engine: str = "auto") -> Path:
+              engine: str = "auto", day: dt.date | None = None) -> Path:
     """The report as PDF: weasyprint when installed, else headless Chromium's print-to-PDF."""
     from .pdf import html_to_pdf
 
     check_writable(path)
-    html = render_html(result, lang, paper)
+    html = render_html(result, lang, paper, day)
     return write_output(path, html_to_pdf(html, engine))

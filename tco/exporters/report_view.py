@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis.types import MonteCarlo, Sensitivity
+from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
 from ..result import CandidateResult, Result
 from . import charts
@@ -51,6 +51,7 @@ class Chart:
     caption: str
     svg: Any  # markupsafe.Markup from the caller (matplotlib output, text escaped by matplotlib)
     table: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)  # shown with the chart, highlighted
 
 
 def is_complete(c: CandidateResult) -> bool:
@@ -382,7 +383,18 @@ class View:
                              s("col_prob_cheapest")], "rows": rows}
         caption = s("cap_montecarlo", draws=number(mc.draws, 0), varied=len(mc.varied),
                     seed=mc.seed)
-        return Chart("chart-montecarlo", title, caption, Markup(svg), table)
+        return Chart("chart-montecarlo", title, caption, Markup(svg), table,
+                     [self.draw_warning(w) for w in mc.warnings])
+
+    def draw_warning(self, w: DrawWarning) -> str:
+        s = self.s
+        if w.kind == "unused":
+            return s("mc_warn_unused", path=w.path)
+        unit = "" if w.unit in ("", "fraction") else f" {w.unit}"
+        share = "100%" if share_text(w.share) == "all" else share_text(w.share)
+        return s("mc_warn_clipped", path=w.path, dist=s(f"dist_{w.dist}"), low=f"{w.low:g}",
+                 high=f"{w.high:g}", lo=f"{w.clip_low:g}", hi=f"{w.clip_high:g}", unit=unit,
+                 share=share)
 
     # --- per candidate ------------------------------------------------------------------------
     def detail(self, c: CandidateResult) -> dict[str, Any]:

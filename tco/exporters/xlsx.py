@@ -20,13 +20,13 @@ user's guide, and `xlsx_names` the defined-name rule.
 from __future__ import annotations
 
 import io
-import os
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import xlsxwriter
 
 from ..analysis.types import MonteCarlo, Sensitivity
+from ..dates import output_date
 from ..fsio import write_output
 from ..result import Result
 from .xlsx_inputs import write_assumptions, write_catalog
@@ -62,11 +62,8 @@ _HEADER_ROWS = {ASSUMPTIONS: 1, MODEL: 2, CASHFLOWS: 1, CATALOG: 1}
 
 
 def generation_date() -> date:
-    """Today (UTC), or the date of SOURCE_DATE_EPOCH when set (reproducible builds)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.strip().isdigit():
-        return datetime.fromtimestamp(int(epoch), tz=UTC).date()
-    return datetime.now(tz=UTC).date()
+    """Today (UTC), or the UTC date of SOURCE_DATE_EPOCH when set (see tco.dates)."""
+    return output_date()
 
 
 def write_workbook(result: Result, path: Path | str, *, generated: date | None = None) -> Path:

@@ -138,6 +138,8 @@ def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) 
     text(ws, 1, 0, STATIC_NOTE, st("subtitle"))
     text(ws, 2, 0, f"{mc.draws:,} draws, seed {mc.seed}; {len(mc.varied)} inputs drawn from "
          "their catalog ranges (listed below the table).", st("subtitle"))
+    if mc.warnings:
+        text(ws, 3, 0, "Warning: " + "; ".join(w.text for w in mc.warnings), st("warning"))
     row = 4
     header(ws, row, ["Candidate", "Name", "Metric", "P10", "P50", "P90", "Mean",
                      "P(lowest NPV of TCO)"], st)

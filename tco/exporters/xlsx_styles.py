@@ -32,6 +32,7 @@ _ROLES: dict[str, dict[str, Any]] = {
     "total": {"bold": True, "top": 1},
     "static": {"italic": True, "font_color": "#404040"},
     "note": {"italic": True, "font_color": "#7F7F7F", "text_wrap": True, "valign": "top"},
+    "warning": {"bold": True, "font_color": "#C00000"},
 }
 
 
