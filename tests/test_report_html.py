@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
+from html import unescape
 from html.parser import HTMLParser
 
 import pytest
@@ -168,12 +170,138 @@ def test_headline_names_the_recommended_candidate(analysed, pages):
     assert money(diff, "USD") in text  # "$2.60M less than the next option"
 
 
-def test_cumulative_cash_flow_ends_at_the_undiscounted_total(analysed):
-    # The chart draws the running sum of the yearly net flows; its end is the engine's total.
-    for c in analysed.candidates:
-        if c.priced:
-            assert sum(y["net"] for y in c.yearly) == pytest.approx(
-                c.values["undiscounted_tco"], rel=1e-12)
+# --- the cumulative cash-flow chart, read back from its SVG -----------------------------------
+
+SVG_NS = {"svg": "http://www.w3.org/2000/svg"}
+MONEY_TEXT = re.compile(r"^(-?)\$([\d,]+(?:\.(\d+))?)([kMB]?)$")
+SCALE = {"": 1.0, "k": 1e3, "M": 1e6, "B": 1e9}
+# The SVG backend writes coordinates with 6 decimals (1e-6 px). A point is accepted within
+# 0.001 px of where the engine's value belongs: a thousand times that rounding, and well under
+# the 3 px (about $1.5M) that the smallest yearly flow of the example moves a line.
+PX_TOLERANCE = 1e-3
+
+
+def parse_money(text: str) -> tuple[float, float]:
+    """'$49.67M' -> (49.67e6, 5e3): the amount an English money text shows, and half a unit
+    of its last digit (how far the true value can be from it)."""
+    m = MONEY_TEXT.match(text)
+    assert m, text
+    sign, digits, decimals, suffix = m.groups()
+    value = float(digits.replace(",", "")) * SCALE[suffix] * (-1 if sign else 1)
+    return value, 0.5 * 10.0 ** -len(decimals or "") * SCALE[suffix]
+
+
+def svg_style(el: ET.Element, prop: str) -> str | None:
+    m = re.search(rf"(?:^|;)\s*{prop}:\s*([^;]+)", el.get("style") or "")
+    return m.group(1).strip() if m else None
+
+
+def path_points(d: str) -> list[tuple[float, float]]:
+    nums = [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", d)]
+    return list(zip(nums[0::2], nums[1::2]))
+
+
+def chart_svg(html: str, chart_id: str) -> ET.Element:
+    start = html.index(f'<figure id="{chart_id}"')
+    svg = html[html.index("<svg", start):html.index("</svg>", start) + len("</svg>")]
+    return ET.fromstring(svg)
+
+
+def cash_flow_chart(html: str) -> tuple[dict[str, list[tuple[float, float]]], float]:
+    """The cumulative cash-flow chart as a reader sees it: for each line, named by the label
+    at its end (same colour), its points as (year, amount) read off the axes; and the amount
+    one pixel stands for."""
+    svg = chart_svg(html, "chart-cashflow")
+    groups = {g.get("id"): g for g in svg.iter(f"{{{SVG_NS['svg']}}}g") if g.get("id")}
+
+    def text_of(g: ET.Element) -> ET.Element:
+        return g.find(".//svg:text", SVG_NS)
+
+    def anchor_x(t: ET.Element) -> float:
+        # the x the text is anchored at (centred labels): its x attribute or its translation
+        if t.get("x") is not None:
+            return float(t.get("x"))
+        return float(re.search(r"translate\(\s*([-\d.e]+)", t.get("transform")).group(1))
+
+    # y axis: each tick's gridline height and its label; x axis: each year label's centre.
+    yticks = []
+    for gid, g in groups.items():
+        if re.fullmatch(r"cash-ytick_\d+", gid):
+            (grid,) = list(g.iter(f"{{{SVG_NS['svg']}}}path"))
+            ((_, py), _) = path_points(grid.get("d"))
+            yticks.append((py, parse_money(text_of(g).text)[0]))
+    xticks = [(anchor_x(text_of(g)), float(text_of(g).text))
+              for gid, g in groups.items() if re.fullmatch(r"cash-xtick_\d+", gid)]
+    assert len(yticks) >= 3 and len(xticks) >= 2
+    # The axes are linear: a straight line through the first and last tick must pass through
+    # every other tick (so the tick labels are read, and written, correctly).
+    (p0, v0), (p1, v1) = yticks[0], yticks[-1]
+    per_px = (v1 - v0) / (p1 - p0)
+    for p, v in yticks:
+        assert v0 + (p - p0) * per_px == pytest.approx(v, abs=abs(per_px) * PX_TOLERANCE)
+    (x0, t0), (x1, t1) = xticks[0], xticks[-1]
+    years_per_px = (t1 - t0) / (x1 - x0)
+
+    colour_of = {}
+    for gid, g in groups.items():
+        if re.fullmatch(r"cash-text_\d+", gid):
+            t = text_of(g)
+            colour_of[t.text] = svg_style(t, "fill")
+    lines = {}
+    for gid, g in groups.items():
+        if re.fullmatch(r"cash-line2d_\d+", gid):
+            path = g.find("svg:path", SVG_NS)
+            if path is None or path.get("clip-path") is None:
+                continue  # tick marks
+            lines[svg_style(path, "stroke")] = [
+                (t0 + (x - x0) * years_per_px, v0 + (y - p0) * per_px)
+                for x, y in path_points(path.get("d"))]
+    named = {name: lines[colour] for name, colour in colour_of.items() if colour in lines}
+    return named, abs(per_px)
+
+
+def detail_table(html: str, cid: str) -> dict[str, list[str]]:
+    """A candidate's detail section: each row label with the texts of its cells."""
+    start = html.index(f'id="candidate-{cid}"')
+    section = html[start:html.index("</article>", start)]
+    rows = {}
+    for label, cells in re.findall(r'<th scope="row">([^<]*)</th>((?:<td class="num">[^<]*</td>)+)',
+                                   section):
+        rows[unescape(label)] = [unescape(c) for c in re.findall(r'<td class="num">([^<]*)</td>',
+                                                                 cells)]
+    return rows
+
+
+def test_cash_flow_chart_draws_each_candidates_running_total(analysed, pages):
+    """Each line of the cumulative cash-flow chart, read back through the axis labels, climbs
+    by the year's net cash flow shown in the candidate's table and ends at its undiscounted
+    total cost."""
+    html = pages["en"]
+    lines, per_px = cash_flow_chart(html)
+    tol = per_px * PX_TOLERANCE
+    priced = [c for c in analysed.candidates if c.priced]
+    assert sorted(lines) == sorted(c.info.name for c in priced)  # one labelled line each
+    for c in priced:
+        points = lines[c.info.name]
+        years = [y["year"] for y in c.yearly]
+        assert [t for t, _ in points] == pytest.approx(years, abs=1e-6)
+        running = 0.0
+        table = detail_table(html, c.id)
+        net_texts = table["Net cash flow"]
+        assert len(net_texts) == len(points)
+        for (_, drawn), y, text, before in zip(points, c.yearly, net_texts,
+                                                [0.0] + [v for _, v in points[:-1]]):
+            running += y["net"]
+            assert drawn == pytest.approx(running, abs=tol), (c.id, y["year"])
+            # the step the reader sees is the net flow the table prints, to its rounding
+            shown, half_unit = parse_money(text)
+            assert abs((drawn - before) - shown) <= half_unit + 2 * tol, (c.id, y["year"], text)
+        end = points[-1][1]
+        assert end == pytest.approx(c.values["undiscounted_tco"], abs=tol)
+        total_text = table["Undiscounted total cost"][0]
+        assert total_text == money(c.values["undiscounted_tco"], "USD")
+        shown, half_unit = parse_money(total_text)
+        assert abs(end - shown) <= half_unit + tol
 
 
 HOSTILE = "<script>alert(1)</script>"

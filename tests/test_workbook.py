@@ -1,17 +1,28 @@
-"""The procurement workbook without a spreadsheet engine: names, cached values, protection,
-formats, user text, determinism. tests/test_workbook_recalc.py recalculates with LibreOffice."""
+"""The procurement workbook without a spreadsheet engine: names, figures a reader can work out
+by hand from the sheets, labels, protection, formats, user text, determinism.
+tests/test_workbook_recalc.py recalculates with LibreOffice and compares with the engine."""
 
 from __future__ import annotations
 
 import copy
 import io
+import re
 from datetime import date
 from pathlib import Path
 
-import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
+from workbook_support import (
+    CUMULATIVE,
+    NET,
+    cash_flow_block,
+    hand_worked_figures,
+    model_column,
+    model_rows,
+    named_cell,
+    year_columns,
+)
 
 from tco.analysis.types import MonteCarlo, Sensitivity, TornadoBar
 from tco.engine import compute
@@ -19,24 +30,23 @@ from tco.errors import OutputError
 from tco.exporters.xlsx import workbook_bytes, write_workbook
 from tco.exporters.xlsx_layout import plan
 from tco.exporters.xlsx_names import NameRegistry, base_name
+from tco.model import COMPONENT_LABELS
 from tco.scenario import load_scenario, load_scenario_text
 
 TRICKY = Path(__file__).with_name("test_workbook_tricky.yaml")
 DAY = date(2026, 1, 15)
 
 
-def engine_env(result):
-    env = result.model.evaluate({p: i.value for p, i in result.inputs.items()})
-    return {k: float(np.asarray(v).reshape(-1)[0]) for k, v in env.items()}
-
-
 def open_book(data: bytes, values: bool = False) -> openpyxl.Workbook:
     return openpyxl.load_workbook(io.BytesIO(data), data_only=values)
 
 
-def named_cell(wb: openpyxl.Workbook, name: str):
-    ((sheet, coord),) = list(wb.defined_names[name].destinations)
-    return wb[sheet][coord.replace("$", "")]
+def formulas(wb: openpyxl.Workbook):
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type == "f":
+                    yield cell
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +97,12 @@ def test_every_input_the_formulas_read_is_a_named_unlocked_validated_cell(exampl
     assert ws.protection.sheet  # formulas protected (no password) ...
     validated = {str(c) for dv in ws.data_validations.dataValidation for c in dv.sqref.ranges}
     used = example.model.inputs_used()
-    assert len(used) == 208  # the example scenario's model reads 208 inputs
+    # The names the formulas read, over every sheet, are exactly the inputs the model reads
+    # (and the headline figures the Summary quotes).
+    defined = set(wb.defined_names)
+    read = {name for cell in formulas(wb)
+            for name in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", cell.value) if name in defined}
+    assert read - set(plan(example).headline_quantity) == {base_name(path) for path in used}
     for path in used:
         cell = named_cell(wb, base_name(path))
         assert cell.parent.title == "Assumptions"
@@ -113,49 +128,53 @@ def test_input_validation_rejects_negative_prices_and_out_of_range_rates(example
     assert price.allow_blank is False
 
 
-def test_headline_names_carry_the_engines_values_without_recalculation(example, example_xlsx):
+def test_headline_figures_follow_by_hand_from_the_sheets(example, example_xlsx):
+    """What a reader sees before any recalculation: each candidate's net flows add up its cash
+    flow components, its undiscounted TCO and NPV follow from the net flows and the discount
+    rate on the Assumptions sheet, its year-0 accelerators and servers from the card count and
+    prices there, and its cost per run is the sum of the five cost lines."""
     wb = open_book(example_xlsx, values=True)
     priced = [c for c in example.candidates if c.priced]
-    assert len(priced) == 8
+    assert priced
     for c in priced:
-        key = c.id.replace("-", "_")
-        assert named_cell(wb, f"npv_tco_{key}").value == c.values["npv_tco"]
-        assert named_cell(wb, f"undiscounted_tco_{key}").value == c.values["undiscounted_tco"]
-        assert named_cell(wb, f"cost_per_job_{key}").value == c.job["cost_per_job"]
+        figures = hand_worked_figures(wb, c.id, c.primary_workload)
+        for what, (shown, by_hand) in figures.items():
+            assert shown == pytest.approx(by_hand, rel=1e-12), (c.id, what)
+        # ... and they are the figures the engine reports
+        assert figures["npv_tco"][0] == pytest.approx(c.values["npv_tco"], rel=1e-12)
+        assert figures["cost_per_job"][0] == pytest.approx(c.job["cost_per_job"], rel=1e-12)
 
 
-def test_every_model_cell_is_a_formula_cached_with_the_engines_value(example, example_xlsx):
-    formulas, values = open_book(example_xlsx), open_book(example_xlsx, values=True)
-    env = engine_env(example)
-    p = plan(example)
-    assert len(p.quantities) == len(example.model.quantities) == 1434
-    for q in example.model:
-        cell = p.quantities[q.name]
-        ref = formulas[cell.sheet].cell(cell.row + 1, cell.col + 1)
-        assert ref.data_type == "f", q.name
-        cached = values[cell.sheet].cell(cell.row + 1, cell.col + 1).value
-        if q.unit == "flag":
-            assert cached is bool(env[q.name]), q.name
-        else:
-            assert cached == pytest.approx(env[q.name], rel=1e-15, abs=0), q.name
-
-
-def test_formulas_read_inputs_by_name_and_use_spreadsheet_npv(example, example_xlsx):
+def test_every_model_quantity_is_a_formula_under_its_own_labels(example, example_xlsx):
+    """Each quantity of the model has its own formula cell, under the column headed by its
+    candidate and on the row labelled with its key (Model), or on its component's row of its
+    candidate's block under its year (CashFlows). The values are LibreOffice's business:
+    tests/test_workbook_recalc.py recalculates every formula."""
     wb = open_book(example_xlsx)
     p = plan(example)
-
-    def formula(qname: str) -> str:
-        cell = p.quantities[qname]
-        return wb[cell.sheet].cell(cell.row + 1, cell.col + 1).value
-
-    assert formula("h100-sxm.electricity_per_year").endswith(
-        "*facility_electricity_price_per_kwh")
-    assert "candidates_h100_sxm_card_price" in formula("h100-sxm.capex_cards")
-    npv = formula("h100-sxm.npv_tco")
-    years = [p.quantities[f"h100-sxm.y{t}.net"].ref("Model") for t in range(6)]
-    assert npv == f"={years[0]}+NPV(finance_discount_rate,{','.join(years[1:])})"
-    # h100-sxm is the first CashFlows block: title on row 2, components on 3-17, net on 18.
-    assert years[0] == "CashFlows!C18"
+    assert set(p.quantities) == {q.name for q in example.model}
+    assert len(set(p.quantities.values())) == len(p.quantities)  # no two share a cell
+    model_keys = {r: (section, key) for section, key, r in model_rows(wb)}
+    years = {col: t for t, col in year_columns(wb["CashFlows"]).items()}
+    blocks = {}
+    for q in example.model:
+        cell = p.quantities[q.name]
+        ref = wb[cell.sheet].cell(cell.row + 1, cell.col + 1)
+        assert ref.data_type == "f", q.name
+        key = q.name.rsplit(".", 1)[1]
+        if cell.sheet == "Model":
+            assert ref.column == model_column(wb, q.candidate), q.name
+            section, row_key = model_keys[ref.row]
+            assert row_key == key, q.name
+            if q.workload:
+                assert section.endswith(f"({q.workload})"), q.name
+        else:
+            assert cell.sheet == "CashFlows"
+            if q.candidate not in blocks:
+                blocks[q.candidate] = cash_flow_block(wb, q.candidate)
+            label = {"net": NET, "cumulative": CUMULATIVE}.get(key) or COMPONENT_LABELS[key]
+            assert blocks[q.candidate][label][q.year].coordinate == ref.coordinate, q.name
+            assert years[ref.column] == q.year
 
 
 def test_user_text_is_never_a_formula(tricky, tricky_xlsx):
