@@ -333,8 +333,8 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
             expr = part if isinstance(part, Expr) else _zero()
             refs.append(q(comp, expr, money, COMPONENT_LABELS[comp], "year", year=t))
         flows.append(q("net", SUM(*refs), money, f"Net cash flow, year {t}", "year", year=t))
-        running = q("cumulative", flows[-1] if first else running + flows[-1], money,
-                    f"Cumulative net cash flow to year {t} (undiscounted)", "year", year=t)
+        q("cumulative", SUM(*flows), money,
+          f"Cumulative net cash flow to year {t} (undiscounted)", "year", year=t)
 
     rate = fin("discount_rate")
     npv = q("npv_tco", NPV0(rate, flows), money, "NPV of TCO", "horizon")

@@ -40,7 +40,7 @@ def render() -> str:
 def _raw_sections() -> dict[str, str]:
     """The doc's text under each "## `tco ...`" heading."""
     text = DOC.read_text(encoding="utf-8")
-    found = re.split(r"^## `([^`]+)`\s*$", text, flags=re.M)
+    found = re.split(r"^## `([^`]+)`\s*$", text, flags=re.MULTILINE)
     return {found[i]: found[i + 1] for i in range(1, len(found), 2)}
 
 

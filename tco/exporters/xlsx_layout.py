@@ -8,7 +8,6 @@ Formulas refer to cells on other sheets, so every input cell (Assumptions), ever
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.worksheet import Worksheet
 
 from ..model import COMPONENTS, Quantity
