@@ -28,3 +28,8 @@ def templates_dir() -> Path:
 
 def example_scenario() -> Path:
     return Path(__file__).resolve().parent / "scenarios" / "example.yaml"
+
+
+def output_schema() -> Path:
+    """The JSON Schema of every `--format json` output (docs/json.md)."""
+    return Path(__file__).resolve().parent / "schemas" / "output.schema.json"

@@ -16,7 +16,7 @@ from tco.model import COMPONENTS, JOB_COMPONENTS
 from tco.scenario import load_scenario_text
 
 JOB_KEYS = {"card", "cards", "train_flops", "gpu_hours", "wall_days", "energy_kwh", "co2e_kg",
-            "cost", "currency", "feasible", "notes"}
+            "cost", "currency", "feasible", "reasons", "notes", "flags", "blocking"}
 COMPARE_CANDIDATE_KEYS = {"id", "card", "cards", "feasible", "gpu_hours_per_job",
                           "wall_days_per_job", "cost_per_job", "npv_tco", "undiscounted_tco",
                           "cost_per_gpu_hour", "cost_per_pflop_hour", "yearly"}
@@ -57,9 +57,10 @@ def test_70b_on_eight_24gb_cards_is_infeasible_for_memory():
     assert out["feasible"] is False
     assert out["memory_usable_gb"] == pytest.approx(21.6)
     assert out["memory_needed_gb"] > 140
-    reason = out["notes"][0]
+    (reason,) = out["reasons"]
     assert "needs" in reason and "GB per card" in reason and "21.6 GB usable" in reason
     assert "8 cards x 24 GB" in reason
+    assert reason not in out["notes"]  # reasons are reasons, not notes as well
 
 
 def test_70b_infeasible_candidate_ranks_last_in_compare(tmp_path):

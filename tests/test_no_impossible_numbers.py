@@ -19,11 +19,13 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from tco.catalog import load_catalog
 from tco.cli import cli
 from tco.engine import compute
-from tco.exporters.data import compare_csv, compare_dict, job_dict
+from tco.exporters.data import compare_csv, compare_dict, job_dict, to_json
+from tco.resources import output_schema
 from tco.scenario import load_scenario_text
 
 CARDS = ["a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200", "mi300x", "gaudi3", "ascend-910b",
@@ -41,6 +43,12 @@ JOB_NON_NEGATIVE = ("gpu_hours", "wall_days", "energy_kwh", "energy_it_kwh", "co
 @functools.cache
 def _catalog():
     return load_catalog()
+
+
+@functools.cache
+def _compare_schema() -> Draft202012Validator:
+    schema = json.loads(output_schema().read_text(encoding="utf-8"))
+    return Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/compare"})
 
 
 @st.composite
@@ -83,6 +91,7 @@ def _check_number(where: str, value: object) -> None:
 def test_feasible_candidates_have_sane_numbers_and_infeasible_ones_none(text):
     result = compute(load_scenario_text(text), _catalog())
     data = compare_dict(result)
+    _compare_schema().validate(json.loads(to_json(data)))  # the published null rules hold
     rows = {r["id"]: r for r in csv.DictReader(io.StringIO(compare_csv(result)))}
     for c, d in zip(result.candidates, data["candidates"], strict=True):
         if c.feasible and c.priced:
@@ -132,4 +141,9 @@ def test_compare_with_200k_cards_on_a_small_model_shows_no_numbers(catalog):
     (c,) = result.candidates
     assert not c.feasible and not c.quantified
     d = compare_dict(result)["candidates"][0]
-    assert d["npv_tco"] is None and d["gpu_hours_per_job"] is None and d["jobs"] is None
+    assert d["npv_tco"] is None and d["gpu_hours_per_job"] is None and d["yearly"] == []
+    # The workload keeps the figures it was judged on, and no time or cost.
+    job = d["jobs"]["w"]
+    assert job["feasible"] is False and job["train_flops"] == 6 * 7e9 * 1e12
+    for key in ("gpu_hours", "wall_days", "energy_kwh", "co2e_kg", "cost", "effective_mfu"):
+        assert job[key] is None, key

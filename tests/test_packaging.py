@@ -20,9 +20,12 @@ def test_wheel_carries_catalog_and_runs(tmp_path):
                     str(site), str(wheel)], check=True, capture_output=True)
     assert (site / "tco" / "pricing" / "accelerators.yaml").is_file()
     assert (site / "tco" / "scenarios" / "example.yaml").is_file()
+    shipped = site / "tco" / "schemas" / "output.schema.json"  # docs/json.md
+    assert shipped.read_bytes() == (ROOT / "tco" / "schemas" / "output.schema.json").read_bytes()
     code = (
         "import tco, json; from tco.cli import cli; from tco.resources import pricing_dir;"
         f"assert str(pricing_dir()).startswith({str(site)!r}), pricing_dir();"
+        "from tco.resources import output_schema; assert output_schema().is_file();"
         "cli(['compare', '--format', 'json'])"
     )
     env = {**os.environ, "PYTHONPATH": str(site)}

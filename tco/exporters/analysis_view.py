@@ -208,10 +208,11 @@ def breakeven_dict(b: Breakeven) -> dict[str, Any]:
         "path": b.path, "label": b.label, "unit": b.unit, "candidate": b.candidate,
         "versus": b.versus, "metric": b.metric, "currency": b.currency,
         "value": b.value, "base_value": b.base_value,
-        "baseline": {b.candidate: b.base_a, b.versus: b.base_b},
+        # by role, not by candidate id: an id may be "value" or "note" (and the CSV's names)
+        "baseline": {"metric_candidate": _num(b.base_a), "metric_versus": _num(b.base_b)},
         "scan": {"low": b.scan_low, "high": b.scan_high},
         "crossings": [{"value": c.value, "exact": c.exact, "bracket": list(c.bracket),
-                       b.candidate: _num(c.metric_a), b.versus: _num(c.metric_b),
+                       "metric_candidate": _num(c.metric_a), "metric_versus": _num(c.metric_b),
                        "note": c.note} for c in b.crossings],
         "statement": b.statement,
     }

@@ -28,6 +28,14 @@ from typing import Any
 from ..errors import printable
 from ..model import JOB_COMPONENTS
 from ..result import CandidateResult, Result
+from .fields import (
+    CANDIDATE_FIELDS,
+    CSV_COLUMNS,
+    CSV_TEXT_COLUMNS,
+    JOB_FIELDS,
+    WORKLOAD_FIELDS,
+    Field,
+)
 from .fmt import money, number
 
 # Cells a spreadsheet would read as a formula (CWE-1236). Prefixed with an apostrophe.
@@ -76,6 +84,7 @@ def provenance(result: Result) -> dict[str, str]:
 
 
 def job_cost(c: CandidateResult, workload: str | None = None) -> dict[str, float | None]:
+    """The `cost` object of one run: `total`, then one line per model.JOB_COMPONENTS."""
     job = c.jobs[workload or c.primary_workload]
     cost: dict[str, float | None] = {"total": _clean(job["cost_per_job"])}
     for comp in JOB_COMPONENTS:
@@ -83,116 +92,77 @@ def job_cost(c: CandidateResult, workload: str | None = None) -> dict[str, float
     return cost
 
 
-def job_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
-    """The `tco job` JSON contract for one candidate and its primary workload."""
-    out: dict[str, Any] = {
-        "card": c.info.card,
-        "cards": int(c.inputs["cards"]),
-        "currency": result.currency,
-        "feasible": c.feasible,
-        "reasons": c.reasons,
-        "notes": c.reasons + c.notes + c.info.flags,
-    }
-    if c.priced:
-        job = c.job
-        # The reason's own figures (compute, memory) hold whatever the verdict.
-        out.update({
-            "train_flops": job["train_flops"],
-            "memory_needed_gb": _clean(job["memory_needed_gb"]),
-            "memory_usable_gb": _clean(job["memory_usable_gb"]),
-        })
-    out.update(dict.fromkeys(("gpu_hours", "wall_days", "energy_kwh", "energy_it_kwh", "co2e_kg",
-                              "cost", "effective_mfu")))  # no numbers that would not hold
-    if c.quantified:
-        job = c.job
-        out.update({
-            "gpu_hours": _clean(job["gpu_hours"]),
-            "wall_days": _clean(job["wall_days"]),
-            "energy_kwh": _clean(job["energy_facility_kwh"]),
-            "energy_it_kwh": _clean(job["energy_it_kwh"]),
-            "co2e_kg": _clean(job["co2e_kg"]),
-            "cost": job_cost(c),
-            "effective_mfu": _clean(job["mfu_effective"]),
-        })
-    out["provenance"] = provenance(result)
-    return out
-
-
 def yearly_rows(c: CandidateResult) -> list[dict[str, float]]:
     return [{k: (int(v) if k == "year" else _clean(v)) for k, v in row.items()}  # type: ignore[misc]
             for row in c.yearly]
 
 
-def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
-    v, job = c.values, c.job
-    out: dict[str, Any] = {
-        "id": c.id,
-        "name": c.info.name,
-        "card": c.info.card,
-        "platform": c.info.platform,
-        "stack": c.info.stack,
-        "cards": int(c.inputs["cards"]),
-        "feasible": c.feasible,
-        "reasons": c.reasons,
-        "flags": c.info.flags,
-        "blocking": c.info.blocking,
-        "notes": c.notes,
-    }
-    if not c.quantified:
-        # Never priced (no support for the workload's precision) or infeasible (does not fit,
-        # makes no progress): same keys, no numbers, since none of them would hold.
-        out.update(dict.fromkeys(_PRICED_KEYS))
-        out["yearly"] = []
-        return out
-    out.update({
-        "gpu_hours_per_job": _clean(job["gpu_hours"]),
-        "wall_days_per_job": _clean(job["wall_days"]),
-        "cost_per_job": _clean(job["cost_per_job"]),
-        "cost_per_job_breakdown": job_cost(c),
-        "cost_per_million_tokens": _clean(job["cost_per_million_tokens"]),
-        "cost_per_run_horizon": _clean(v["cost_per_run_horizon"]),
-        "energy_kwh_per_job": _clean(job["energy_facility_kwh"]),
-        "co2e_kg_per_job": _clean(job["co2e_kg"]),
-        "npv_tco": _clean(v["npv_tco"]),
-        "undiscounted_tco": _clean(v["undiscounted_tco"]),
-        "equivalent_annual_cost": _clean(v["equivalent_annual_cost"]),
-        "cost_per_gpu_hour": _clean(v["cost_per_gpu_hour"]),
-        "cost_per_pflop_hour": _clean(v["cost_per_pflop_hour"]),
-        "runs_per_year": _clean(v["runs_per_year"]),
-        "runs_over_horizon": _clean(v["runs_over_horizon"]),
-        "capex_total": _clean(v["capex_total"]),
-        "cloud_npv": _clean(v["cloud_npv"]) if "cloud_npv" in v else None,
-        "breakeven_utilization": _clean(v["breakeven_utilization"])
-        if "breakeven_utilization" in v else None,
-        "jobs": {wid: workload_dict(c, wid) for wid in c.jobs},
-        "yearly": yearly_rows(c),
-    })
-    return out
+# --- the JSON objects, built from the one table of keys (tco/exporters/fields.py) ------------
+
+
+def _holds(f: Field, c: CandidateResult, workload: str) -> bool:
+    """Whether field `f` has a value for this candidate (else null, or [] for a list)."""
+    if f.when == "always":
+        return True
+    if f.when == "priced":  # a priced candidate has every workload's figures
+        return c.priced
+    if f.when == "quantified":
+        return c.quantified
+    return c.quantified and f.quantity in c.values  # "cloud": the card has a cloud price
+
+
+def _attribute(c: CandidateResult, path: str) -> Any:
+    obj: Any = c
+    for part in path.split("."):
+        obj = obj[part] if isinstance(obj, dict) else getattr(obj, part)
+    return obj
+
+
+def _value(f: Field, c: CandidateResult, workload: str, workloads: list[str]) -> Any:
+    if not _holds(f, c, workload):
+        return [] if f.kind == "yearly" else None
+    if f.scope == "candidate":
+        v = _attribute(c, f.quantity)
+        return int(v) if f.kind == "integer" else list(v) if f.kind == "strings" else v
+    if f.scope == "horizon":
+        return _clean(c.values[f.quantity])
+    if f.scope == "workloads":
+        return {wid: workload_dict(c, wid) for wid in workloads}
+    if f.scope == "yearly":
+        return yearly_rows(c)
+    job = c.jobs[workload]  # primary or workload
+    if f.kind == "cost":
+        return job_cost(c, workload)
+    if f.kind == "boolean":
+        return bool(job[f.quantity])
+    return _clean(job[f.quantity])
+
+
+def _workload_ids(result: Result) -> list[str]:
+    return [wid for wid, _precision, _kind in result.structure.workloads]
 
 
 def workload_dict(c: CandidateResult, wid: str) -> dict[str, Any]:
-    """One workload's per-run figures (the headline keys describe the first workload)."""
-    job = c.jobs[wid]
-    return {
-        "gpu_hours": _clean(job["gpu_hours"]),
-        "wall_days": _clean(job["wall_days"]),
-        "cost": job_cost(c, wid),
-        "cost_per_million_tokens": _clean(job["cost_per_million_tokens"]),
-        "energy_kwh": _clean(job["energy_facility_kwh"]),
-        "co2e_kg": _clean(job["co2e_kg"]),
-        "train_flops": _clean(job["train_flops"]),
-        "feasible": bool(job["feasible"]),
-        "memory_needed_gb": _clean(job["memory_needed_gb"]),
-        "memory_usable_gb": _clean(job["memory_usable_gb"]),
-    }
+    """One workload's per-run figures: `jobs.<wid>` in compare JSON, the same keys as `tco job`."""
+    return {f.key: _value(f, c, wid, []) for f in WORKLOAD_FIELDS}
 
 
-_PRICED_KEYS = (
-    "gpu_hours_per_job", "wall_days_per_job", "cost_per_job", "cost_per_job_breakdown",
-    "cost_per_million_tokens", "cost_per_run_horizon", "jobs", "energy_kwh_per_job", "co2e_kg_per_job", "npv_tco", "undiscounted_tco",
-    "equivalent_annual_cost", "cost_per_gpu_hour", "cost_per_pflop_hour", "runs_per_year",
-    "runs_over_horizon", "capex_total", "cloud_npv", "breakeven_utilization",
-)
+def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
+    """One entry of compare JSON's `candidates`. An unquantified candidate (never priced, or
+    infeasible) has the same keys, with null for every number that would not hold."""
+    workloads = _workload_ids(result)
+    return {f.key: _value(f, c, c.primary_workload, workloads) for f in CANDIDATE_FIELDS}
+
+
+def job_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
+    """The `tco job` JSON: the candidate (its keys as in compare), the currency, one run of its
+    one workload (the keys of compare's `jobs.<workload>`; `feasible` is the candidate's), and
+    the provenance."""
+    wid = c.primary_workload
+    return {**{f.key: _value(f, c, wid, []) for f in JOB_FIELDS if f.scope == "candidate"},
+            "currency": result.currency,
+            **{f.key: _value(f, c, wid, []) for f in JOB_FIELDS if f.scope == "workload"},
+            "provenance": provenance(result)}
 
 
 def compare_dict(result: Result) -> dict[str, Any]:
@@ -210,18 +180,15 @@ def to_json(data: Any) -> str:
 
 
 def compare_csv(result: Result) -> str:
-    """One row per candidate; the last columns are the currency and the provenance."""
-    cols = ["id", "name", "card", "cards", "feasible", "gpu_hours_per_job", "wall_days_per_job",
-            "cost_per_job", "cost_per_run_horizon", "npv_tco", "undiscounted_tco",
-            "cost_per_gpu_hour", "cost_per_pflop_hour", "cloud_npv", "breakeven_utilization"]
+    """One row per candidate: the table's CSV columns (tco/exporters/fields.py), the text lists
+    joined by "; ", then the currency and the provenance."""
+    cols, texts = list(CSV_COLUMNS), list(CSV_TEXT_COLUMNS)  # the table's CSV keys
     prov = provenance(result)
-    rows: list[list[Any]] = [cols + ["reasons", "notes", "flags", "blocking", "currency", *prov]]
+    rows: list[list[Any]] = [cols + texts + ["currency", *prov]]
     for c in result.candidates:
         d = candidate_dict(result, c)
-        rows.append([d.get(k) for k in cols] + ["; ".join(c.reasons), "; ".join(c.notes),
-                                                "; ".join(c.info.flags),
-                                                "; ".join(c.info.blocking), result.currency,
-                                                *prov.values()])
+        rows.append([d[k] for k in cols] + ["; ".join(d[k]) for k in texts]
+                    + [result.currency, *prov.values()])
     return csv_text(rows)
 
 

@@ -1,0 +1,198 @@
+"""The one table of output keys: what each key of `tco compare` and `tco job` JSON (and each
+column of `tco compare --format csv`) holds, read from which quantity, in which unit.
+
+`tco.exporters.data` builds every candidate and job object from `FIELDS`, and
+`tco.exporters.schema` writes the published JSON Schema from it, so a key has one name, one
+quantity and one unit wherever it appears. docs/json.md explains the table to users.
+
+Scope says where a field sits and what it reads:
+
+- `candidate`: who the candidate is and its verdict, read from the `CandidateResult` (dotted
+  attribute path). In `compare` JSON's `candidates[]` and at the top of `tco job` JSON.
+- `primary`: one figure of the candidate's primary (first) workload, a model quantity of
+  `CandidateResult.jobs[primary]`. The headline keys of `compare` JSON's `candidates[]`; each is
+  also a `workload` field (same quantity) under the name the `workload` row gives.
+- `horizon`: a cluster or horizon quantity, `CandidateResult.values`. `compare` only.
+- `workload`: one workload's per-run figure, `CandidateResult.jobs[workload]`. In `compare`
+  JSON's `candidates[].jobs.<workload>` and at the top of `tco job` JSON (its one workload), under
+  the same key in both. A key that is also a `candidate` key (`feasible`) is the candidate's
+  in `tco job`.
+- `workloads`, `yearly`: the per-workload map and the yearly cash flows. `compare` only.
+
+When says when a field holds a value; otherwise it is null (an empty list for `yearly`):
+
+- `always`: every candidate.
+- `priced`: the model computed numbers for the candidate (false when it cannot run the
+  workload's precision at all). The figures a reason quotes (compute, memory) hold whatever the
+  verdict.
+- `quantified`: priced and feasible (`CandidateResult.quantified`): no time or cost of an option
+  that does not fit or makes no progress.
+- `cloud`: quantified, and the catalog has a cloud price for the card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS
+
+SCOPES = ("candidate", "primary", "horizon", "workload", "workloads", "yearly")
+WHEN = ("always", "priced", "quantified", "cloud")
+# number | integer | boolean | string | strings (a list of text) | cost (the per-run cost lines)
+# | workloads (workload id -> workload fields) | yearly (a list of yearly cash-flow rows)
+KINDS = ("number", "integer", "boolean", "string", "strings", "cost", "workloads", "yearly")
+MONEY = "{currency}"  # a unit in the output's own currency (its `currency` key)
+
+
+@dataclass(frozen=True)
+class Field:
+    key: str  # the JSON key (and CSV column)
+    quantity: str  # what it reads: a model quantity, or an attribute path of the candidate
+    scope: str  # see the module docstring
+    unit: str  # unit of the number; MONEY is the output's currency; "" for text and flags
+    description: str
+    kind: str = "number"
+    when: str = "quantified"
+    csv: bool = False  # a column of `tco compare --format csv`
+
+    def __post_init__(self) -> None:
+        assert self.scope in SCOPES and self.when in WHEN and self.kind in KINDS, self
+
+    @property
+    def nullable(self) -> bool:
+        return self.when != "always" and self.kind not in ("strings", "yearly")
+
+
+_C, _P, _H, _W = "candidate", "primary", "horizon", "workload"
+
+FIELDS: tuple[Field, ...] = (
+    # --- who the candidate is, and the verdict --------------------------------------------------
+    Field("id", "id", _C, "", "Candidate id, as in the scenario", "string", "always", True),
+    Field("name", "info.name", _C, "", "Candidate name (the scenario's, else the card's)",
+          "string", "always", True),
+    Field("card", "info.card", _C, "", "Accelerator id in the catalog", "string", "always",
+          True),
+    Field("platform", "info.platform", _C, "", "Server platform id in the catalog", "string",
+          "always"),
+    Field("stack", "info.stack", _C, "", "Software stack id in the catalog", "string",
+          "always"),
+    Field("cards", "inputs.cards", _C, "cards", "Accelerators in the cluster (after sizing)",
+          "integer", "always", True),
+    Field("feasible", "feasible", _C, "", "Whether it can run every workload: priced, fits in "
+          "memory, makes progress between interruptions", "boolean", "always", True),
+    Field("reasons", "reasons", _C, "", "Why it is infeasible; empty when feasible", "strings",
+          "always", True),
+    Field("notes", "notes", _C, "", "Notes on a result that holds (sizing, runs the cluster "
+          "cannot complete); never the reasons or the risk flags again", "strings", "always",
+          True),
+    Field("flags", "info.flags", _C, "", "Risk flags (software stack, supply, export control, "
+          "licence)", "strings", "always", True),
+    Field("blocking", "info.blocking", _C, "", "The flags that bar buying it here (export "
+          "control, licence); a blocked candidate is never recommended", "strings", "always",
+          True),
+    # --- headline figures: the primary workload, one run --------------------------------------
+    Field("gpu_hours_per_job", "gpu_hours", _P, "card-h",
+          "Accelerator-hours of one run of the primary workload", csv=True),
+    Field("wall_days_per_job", "wall_days", _P, "days",
+          "Wall-clock days of one run of the primary workload", csv=True),
+    Field("cost_per_job", "cost_per_job", _P, MONEY, "Cost of one run of the primary workload, "
+          "fixed costs spread over every available cluster-hour (a fully used cluster)",
+          csv=True),
+    Field("cost_per_job_breakdown", "cost_per_job", _P, MONEY,
+          "`cost_per_job` by cost line (`total` is `cost_per_job`)", "cost"),
+    Field("cost_per_million_tokens", "cost_per_million_tokens", _P, f"{MONEY}/1e6 tokens",
+          "Cost of one run of the primary workload per million training tokens"),
+    Field("energy_kwh_per_job", "energy_facility_kwh", _P, "kWh",
+          "Facility energy (IT x PUE) of one run of the primary workload"),
+    Field("co2e_kg_per_job", "co2e_kg", _P, "kg CO2e",
+          "Emissions of one run of the primary workload"),
+    # --- the horizon ---------------------------------------------------------------------------
+    Field("cost_per_run_horizon", "cost_per_run_horizon", _H, MONEY, "NPV of TCO over the "
+          "discounted runs of every workload completed over the horizon (the cluster as "
+          "actually used)", csv=True),
+    Field("npv_tco", "npv_tco", _H, MONEY, "Net present value of the total cost of ownership "
+          "over the horizon (year 0 undiscounted)", csv=True),
+    Field("undiscounted_tco", "undiscounted_tco", _H, MONEY,
+          "Sum of the yearly net cash flows, undiscounted", csv=True),
+    Field("equivalent_annual_cost", "equivalent_annual_cost", _H, f"{MONEY}/yr",
+          "NPV of TCO as a level annual amount over the horizon"),
+    Field("cost_per_gpu_hour", "cost_per_gpu_hour", _H, f"{MONEY}/card-h",
+          "Levelized cost per delivered accelerator-hour", csv=True),
+    Field("cost_per_pflop_hour", "cost_per_pflop_hour", _H, f"{MONEY}/PFLOP-h",
+          "Levelized cost per useful PFLOP-hour (model FLOPs)", csv=True),
+    Field("runs_per_year", "runs_per_year", _H, "runs/yr",
+          "Runs of every workload completed per year"),
+    Field("runs_over_horizon", "runs_over_horizon", _H, "runs",
+          "Runs completed over the horizon"),
+    Field("capex_total", "capex_total", _H, MONEY,
+          "Capital expenditure: cards with spares, servers, network, cooling, installation"),
+    Field("cloud_npv", "cloud_npv", _H, MONEY, "NPV of renting the same delivered "
+          "accelerator-hours from the cloud", when="cloud", csv=True),
+    Field("breakeven_utilization", "breakeven_utilization", _H, "fraction", "Busy share of the "
+          "year at which buying costs the same as renting (may lie outside 0..1)", when="cloud",
+          csv=True),
+    Field("jobs", "jobs", "workloads", "", "Per-run figures of every workload, by workload id "
+          "(the `workload` fields)", "workloads", "always"),
+    Field("yearly", "yearly", "yearly", MONEY, "Cash flows of years 0..horizon by component; "
+          "empty when not quantified", "yearly"),
+    # --- one run of one workload (`jobs.<workload>` in compare; the top of `tco job`) ---------
+    Field("train_flops", "train_flops", _W, "FLOP", "Training compute of one run (6 x active "
+          "parameters x tokens)", when="priced"),
+    Field("memory_needed_gb", "memory_needed_gb", _W, "GB",
+          "Memory one card needs (sharded training state and activations)", when="priced"),
+    Field("memory_usable_gb", "memory_usable_gb", _W, "GB", "Memory usable on one card",
+          when="priced"),
+    Field("feasible", "feasible", _W, "", "Whether this workload fits in memory and makes "
+          "progress", "boolean", "priced"),
+    Field("gpu_hours", "gpu_hours", _W, "card-h", "Accelerator-hours of one run"),
+    Field("wall_days", "wall_days", _W, "days", "Wall-clock days of one run"),
+    Field("effective_mfu", "mfu_effective", _W, "fraction",
+          "Effective utilization of the card's peak over the run, lost time included"),
+    Field("energy_kwh", "energy_facility_kwh", _W, "kWh", "Facility energy (IT x PUE) of one "
+          "run"),
+    Field("energy_it_kwh", "energy_it_kwh", _W, "kWh", "IT energy of one run"),
+    Field("co2e_kg", "co2e_kg", _W, "kg CO2e", "Emissions of one run"),
+    Field("cost", "cost_per_job", _W, MONEY, "Cost of one run by cost line (`total` is their "
+          "sum), fixed costs spread over every available cluster-hour", "cost"),
+    Field("cost_per_million_tokens", "cost_per_million_tokens", _W, f"{MONEY}/1e6 tokens",
+          "Cost of one run per million training tokens"),
+)
+
+# The per-run cost lines of the `cost` object (model quantities cost_<line>; `total` is
+# cost_per_job).
+COST_LINES: dict[str, str] = {
+    "total": "Cost of one run: the sum of the lines below",
+    "hardware": "Straight-line depreciation of hardware, cooling and installation over the "
+                "run's wall time",
+    "electricity": "Facility electricity of the run",
+    "facility": "Colocation over the run's wall time",
+    "operations": "Support, licences, operations staff and port upkeep over the run's wall time",
+    "porting": "One-time porting effort spread over the horizon's runs",
+}
+assert tuple(COST_LINES)[1:] == JOB_COMPONENTS, "COST_LINES must follow model.JOB_COMPONENTS"
+
+# One row of `yearly`: the year, each cash-flow component (model.COMPONENTS), then the year's
+# totals (model.YEAR_TOTALS: `net` and `cumulative`).
+YEARLY_COLUMNS: dict[str, str] = {
+    "year": "Year: 0 is the purchase date; operating costs fall at the end of years 1..horizon",
+    **{comp: f"{COMPONENT_LABELS[comp]} (costs positive, inflows negative)"
+       for comp in COMPONENTS},
+    "net": "Net cash flow of the year: the sum of the components",
+    "cumulative": "Cumulative net cash flow from year 0 to this year, undiscounted",
+}
+
+
+def fields(*scopes: str) -> tuple[Field, ...]:
+    return tuple(f for f in FIELDS if f.scope in scopes)
+
+
+CANDIDATE_FIELDS = fields("candidate", "primary", "horizon", "workloads", "yearly")
+WORKLOAD_FIELDS = fields("workload")
+_CANDIDATE_KEYS = {f.key for f in fields("candidate")}
+# `tco job`: the candidate, then its one workload (`feasible` is the candidate's).
+JOB_FIELDS = fields("candidate") + tuple(f for f in WORKLOAD_FIELDS
+                                         if f.key not in _CANDIDATE_KEYS)
+# `tco compare --format csv`: the scalar columns in table order, then the text lists (joined by
+# "; "), then the currency and the provenance.
+CSV_COLUMNS = tuple(f.key for f in CANDIDATE_FIELDS if f.csv and f.kind != "strings")
+CSV_TEXT_COLUMNS = tuple(f.key for f in CANDIDATE_FIELDS if f.csv and f.kind == "strings")

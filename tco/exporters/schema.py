@@ -1,0 +1,430 @@
+"""The published JSON Schema of every `--format json` output (tco/schemas/output.schema.json).
+
+The candidate, workload and job objects come from the one table of keys (tco/exporters/fields.py);
+the analyses' objects are described here. One schema, one `$defs` entry per command (`compare`,
+`job`, `whatif`, `diff`, `sensitivity`, `breakeven`, `montecarlo`, `catalog_list`,
+`catalog_show`); the root accepts the output of any of them.
+
+Regenerate the shipped file after changing the table or an output:
+
+    python -m tco.exporters.schema tco/schemas/output.schema.json
+
+(tests/test_json_schema.py fails while the shipped file differs from what this gives.)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from .fields import (
+    CANDIDATE_FIELDS,
+    COST_LINES,
+    JOB_FIELDS,
+    MONEY,
+    WORKLOAD_FIELDS,
+    YEARLY_COLUMNS,
+    Field,
+)
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+IN_UNIT = "in `unit`"  # an input value, in the unit the object's `unit` key gives
+COMMANDS = ("compare", "job", "whatif", "diff", "sensitivity", "breakeven", "montecarlo",
+            "catalog_list", "catalog_show")
+JsonObj = dict[str, Any]
+
+
+def _ref(name: str) -> JsonObj:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _unit(unit: str) -> str:
+    return unit.replace(MONEY, "currency")
+
+
+def _text(description: str, unit: str = "") -> str:
+    return f"{description} [{_unit(unit)}]" if unit else description
+
+
+def _t(kind: str, description: str, unit: str = "", null: bool = False) -> JsonObj:
+    """A scalar property: JSON type `kind` (or kind-or-null), described with its unit."""
+    return {"type": [kind, "null"] if null else kind, "description": _text(description, unit)}
+
+
+def _obj(props: dict[str, JsonObj], description: str, **extra: Any) -> JsonObj:
+    """A closed object: every property present, no other key."""
+    return {"type": "object", "description": description, "properties": props,
+            "required": list(props), "additionalProperties": False, **extra}
+
+
+def _array(items: JsonObj, description: str) -> JsonObj:
+    return {"type": "array", "description": description, "items": items}
+
+
+def _strings(description: str) -> JsonObj:
+    return _array({"type": "string"}, description)
+
+
+_JSON_TYPE = {"number": "number", "integer": "integer", "boolean": "boolean",
+              "string": "string"}
+
+
+def field_schema(f: Field) -> JsonObj:
+    """The schema of one table field, its unit and null rule in the description."""
+    when = {"always": "", "priced": " Null when the candidate could not be priced.",
+            "quantified": " Null unless the candidate is priced and feasible.",
+            "cloud": " Null unless the candidate is priced and feasible and the catalog has "
+                     "a cloud price for the card."}[f.when]
+    text = _text(f.description, f.unit) + ("." + when if when else "")
+    if f.kind in _JSON_TYPE:
+        return _t(_JSON_TYPE[f.kind], text, null=f.nullable)
+    if f.kind == "strings":
+        return _strings(text)
+    if f.kind == "cost":
+        return {"anyOf": [_ref("cost"), {"type": "null"}], "description": text}
+    if f.kind == "workloads":
+        return {"type": "object", "description": text, "additionalProperties": _ref("workload")}
+    if f.kind == "yearly":
+        return _array(_ref("yearly_row"), text)
+    raise ValueError(f.kind)
+
+
+def _null_rule(fields: tuple[Field, ...]) -> JsonObj:
+    """Infeasible: every quantified figure is null (or empty); feasible: none of them is."""
+    quantified = [f for f in fields if f.when in ("quantified", "cloud")]
+    then: JsonObj = {}
+    orelse: JsonObj = {}
+    for f in quantified:
+        if f.kind == "yearly":
+            then[f.key], orelse[f.key] = {"maxItems": 0}, {"minItems": 1}
+        else:
+            then[f.key] = {"type": "null"}
+            if f.when == "quantified":
+                orelse[f.key] = {"not": {"type": "null"}}
+    if any(f.kind == "workloads" for f in fields):
+        inner = _null_rule(WORKLOAD_FIELDS)
+        then["jobs"] = {"additionalProperties": inner["then"]}
+        orelse["jobs"] = {"additionalProperties": {"properties": {
+            **inner["else"]["properties"], "feasible": {"const": True}}}}
+    return {"if": {"properties": {"feasible": {"const": False}}, "required": ["feasible"]},
+            "then": {"properties": then}, "else": {"properties": orelse}}
+
+
+def _table_object(fields: tuple[Field, ...], description: str,
+                  extra: dict[str, JsonObj] | None = None, after: str = "") -> JsonObj:
+    props: dict[str, JsonObj] = {}
+    for f in fields:
+        props[f.key] = field_schema(f)
+        if f.key == after:
+            props.update(extra or {})
+    return _obj(props, description)
+
+
+# --- shared pieces ---------------------------------------------------------------------------
+
+
+def _currency() -> JsonObj:
+    return {"type": "string", "pattern": "^[A-Z]{3}$",
+            "description": "ISO 4217 code of every money amount in the output (USD, CNY, EUR)"}
+
+
+def _provenance() -> JsonObj:
+    return _obj({
+        "tool_version": _t("string", "Version of tco that wrote the output"),
+        "catalog_digest": _t("string", "Digest of the catalog used (shipped files and every "
+                                       "--catalog quote file)"),
+        "scenario_digest": _t("string", "Digest of the validated scenario"),
+    }, "What produced the output")
+
+
+def _cost() -> JsonObj:
+    return _obj({k: _t("number", v, "currency", null=True) for k, v in COST_LINES.items()},
+                "Cost of one run by cost line (a number is null only if it is not finite)")
+
+
+def _yearly_row() -> JsonObj:
+    props = {k: (_t("integer", v) if k == "year" else _t("number", v, "currency", null=True))
+             for k, v in YEARLY_COLUMNS.items()}
+    return _obj(props, "Cash flows of one year by component")
+
+
+def _figure() -> JsonObj:
+    number = lambda text: _t("number", text + " (in the figure's unit)")
+    return {
+        "type": "object",
+        "description": "A sourced catalog figure: a point `value`, or a `low`/`typical`/`high` "
+                       "range",
+        "properties": {
+            "value": number("Point value"),
+            "low": number("Low end of the plausible range"),
+            "typical": number("Typical value"),
+            "high": number("High end of the plausible range"),
+            "source": _t("string", "Where the figure comes from"),
+            "as_of": _t("string", "Date of the source (YYYY-MM or YYYY-MM-DD)"),
+            "confidence": {"enum": ["H", "M", "L", "H/M", "M/L"],
+                           "description": "Confidence: high, medium or low"},
+            "note": _t("string", "Caveat"),
+            "unit": _t("string", "Unit, when the field name does not say it"),
+        },
+        "required": ["source", "as_of"],
+        "oneOf": [{"required": ["value"]}, {"required": ["low", "typical", "high"]}],
+        "additionalProperties": False,
+    }
+
+
+# --- compare and job: from the table ---------------------------------------------------------
+
+
+def _candidate() -> JsonObj:
+    return {**_table_object(CANDIDATE_FIELDS, "One candidate of `tco compare`: its identity and "
+                            "verdict, the primary workload's headline figures, the horizon "
+                            "figures, every workload's run and the yearly cash flows"),
+            **_null_rule(CANDIDATE_FIELDS)}
+
+
+def _workload() -> JsonObj:
+    return _table_object(WORKLOAD_FIELDS, "One run of one workload on the candidate's cluster")
+
+
+def _compare() -> JsonObj:
+    return _obj({
+        "scenario": _t("string", "Scenario name"),
+        "currency": _currency(),
+        "horizon_years": _t("integer", "Years of operation after the purchase (year 0)",
+                            "years"),
+        "candidates": _array(_ref("candidate"), "Every candidate, ranked: the cheapest that "
+                             "completes its runs and may be bought first, infeasible ones last"),
+        "provenance": _ref("provenance"),
+    }, "`tco compare --format json`")
+
+
+def _job() -> JsonObj:
+    obj = _table_object(JOB_FIELDS, "`tco job --format json`: the candidate, then one run of "
+                        "its one workload (`feasible` is the candidate's)",
+                        {"currency": _currency()}, after="blocking")
+    obj["properties"]["provenance"] = _ref("provenance")
+    obj["required"] = list(obj["properties"])
+    return {**obj, **_null_rule(JOB_FIELDS)}
+
+
+# --- the analyses ----------------------------------------------------------------------------
+
+
+def _line(what: str) -> JsonObj:
+    return _obj({
+        "key": _t("string", "Quantity or cost line"),
+        "label": _t("string", "Its label"),
+        "before": _t("number", f"{what} before", "currency", null=True),
+        "after": _t("number", f"{what} after", "currency", null=True),
+        "delta": _t("number", "after - before; null when either is null", "currency",
+                    null=True),
+    }, f"{what}, before and after (null where the candidate is absent or not quantified)")
+
+
+def _comparison() -> JsonObj:
+    maybe_int = lambda text: _t("integer", text, null=True)
+    maybe_bool = lambda text: _t("boolean", text, null=True)
+    return _obj({
+        "before": _t("string", "Label of the first result (`baseline`, or the first file)"),
+        "after": _t("string", "Label of the second result (the --set changes, or the second "
+                              "file)"),
+        "currency": _currency(),
+        "inputs": _array(_obj({
+            "path": _t("string", "Dotted input path"),
+            "label": _t("string", "What the input is"),
+            "unit": _t("string", "Its unit (money in the output's currency)"),
+            "before": _t("number", "Value before; null when the input is new", null=True),
+            "after": _t("number", "Value after; null when the input is gone", null=True),
+        }, "An input whose value differs"), "Every input whose value differs"),
+        "candidates": _array(_obj({
+            "id": _t("string", "Candidate id"),
+            "name": _t("string", "Candidate name"),
+            "rank_before": maybe_int("1-based place in the first ranking; null when not "
+                                     "ranked (absent, infeasible or barred)"),
+            "rank_after": maybe_int("1-based place in the second ranking"),
+            "feasible_before": maybe_bool("Feasible in the first result; null when absent"),
+            "feasible_after": maybe_bool("Feasible in the second result; null when absent"),
+            "npv_tco": _line("NPV of TCO"),
+            "cost_per_job": _line("Cost of one run of the primary workload"),
+            "npv_components": _array(_line("Present value of one cash-flow component"),
+                                     "NPV of TCO by cash-flow component (they sum to it)"),
+            "cost_per_job_lines": _array(_line("One cost line of a run"),
+                                         "Cost of one run by cost line"),
+            "notes": _strings("What else changed (feasibility, sizing)"),
+        }, "One candidate's change"), "Candidates in the first ranking, new ones last"),
+        "ranking_before": _strings("Feasible candidates that may be bought, best first"),
+        "ranking_after": _strings("The same, after"),
+        "ranking_flips": _t("boolean", "Whether candidates in both rankings change order"),
+        "notes": _strings("Ranking changes and every candidate's notes"),
+    }, "`tco whatif` / `tco diff --format json`: two results side by side")
+
+
+def _sensitivity() -> JsonObj:
+    n = lambda text, unit="": _t("number", text, unit)
+    return _obj({
+        "metric": {"enum": ["npv_tco", "cost_per_job"], "description": "The metric moved"},
+        "mode": {"enum": ["swing", "range"], "description":
+                 "swing: every input -swing/+swing; range: its catalog low..high"},
+        "swing": _t("number", "The swing; null in range mode", "fraction", null=True),
+        "currency": _currency(),
+        "candidates": _array(_obj({
+            "id": _t("string", "Candidate id"),
+            "baseline": n("The metric at the baseline", "currency"),
+            "bars": _array(_obj({
+                "path": _t("string", "Dotted input path"),
+                "label": _t("string", "What the input is"),
+                "unit": _t("string", "Unit of the input values"),
+                "base_value": n("Input value at the baseline", IN_UNIT),
+                "low_value": n("Input value moved down", IN_UNIT),
+                "high_value": n("Input value moved up", IN_UNIT),
+                "metric_low": n("The metric with the input at low_value", "currency"),
+                "metric_high": n("The metric with the input at high_value", "currency"),
+                "effect": n("|metric_high - metric_low|", "currency"),
+                "clipped": _t("boolean", "A move reached the input's plausible range and was "
+                                         "cut there"),
+            }, "One input moved down and up"), "Inputs by effect, largest first"),
+        }, "One priced candidate's tornado"), "Priced candidates"),
+    }, "`tco sensitivity --format json`")
+
+
+def _breakeven() -> JsonObj:
+    maybe = lambda text, unit: _t("number", text, unit, null=True)
+    return _obj({
+        "path": _t("string", "The input varied (dotted path)"),
+        "label": _t("string", "What the input is"),
+        "unit": _t("string", "Unit of the input values"),
+        "candidate": _t("string", "Candidate id A"),
+        "versus": _t("string", "Candidate id B"),
+        "metric": {"enum": ["npv_tco", "cost_per_job"], "description": "The metric compared"},
+        "currency": _currency(),
+        "value": maybe("The break-even value closest to the baseline; null when there is none "
+                       "or the order flips between two whole numbers", IN_UNIT),
+        "base_value": _t("number", "The input's baseline value", IN_UNIT),
+        "baseline": _obj({
+            "metric_candidate": maybe("A's metric at the baseline", "currency"),
+            "metric_versus": maybe("B's metric at the baseline", "currency"),
+        }, "The metric of both at the baseline (null only if not finite)"),
+        "scan": _obj({"low": _t("number", "Lowest value searched", IN_UNIT),
+                      "high": _t("number", "Highest value searched", IN_UNIT)},
+                     "The range searched"),
+        "crossings": _array(_obj({
+            "value": maybe("Where A and B cost the same; null for a whole-number input whose "
+                           "order flips between two values", IN_UNIT),
+            "exact": _t("boolean", "False: a jump or a whole-number input (see note)"),
+            "bracket": {"type": "array", "items": {"type": "number"}, "minItems": 2,
+                        "maxItems": 2, "description": "Input values either side [in `unit`]"},
+            "metric_candidate": maybe("A's metric there", "currency"),
+            "metric_versus": maybe("B's metric there", "currency"),
+            "note": _t("string", "Why it is not exact; empty when it is"),
+        }, "One crossing"), "Every crossing, closest to the baseline first"),
+        "statement": _t("string", "The answer in one sentence"),
+    }, "`tco breakeven --format json`")
+
+
+def _montecarlo() -> JsonObj:
+    def pct(what: str) -> JsonObj:
+        return _obj({p: _t("number", f"{p.upper() if p != 'mean' else 'Mean'} of {what}",
+                           "currency") for p in ("p10", "p50", "p90", "mean")},
+                    f"Distribution of {what} over the draws")
+
+    return _obj({
+        "draws": _t("integer", "Number of draws"),
+        "seed": _t("integer", "Random seed (the same seed gives the same output)"),
+        "currency": _currency(),
+        "varied": _strings("Input paths drawn"),
+        "shared_draws": _array(_strings("Paths that share one draw"),
+                               "Groups of inputs that take one draw (the same catalog figure)"),
+        "candidates": _array(_obj({
+            "id": _t("string", "Candidate id"),
+            "npv_tco": pct("NPV of TCO"),
+            "cost_per_job": pct("the cost of one run of the primary workload"),
+            "prob_cheapest": _t("number", "Share of draws in which it has the lowest NPV of TCO",
+                                "fraction"),
+            "deterministic": _obj({
+                "npv_tco": _t("number", "NPV of TCO at the baseline (no draw)", "currency"),
+                "cost_per_job": _t("number", "Cost of one run at the baseline", "currency"),
+            }, "The metrics without any draw"),
+        }, "One priced candidate"), "Priced candidates"),
+        "warnings": _array(_obj({
+            "kind": {"enum": ["clipped", "unused"],
+                     "description": "clipped: the input's plausible range cuts the "
+                                    "distribution; unused: no result depends on the input"},
+            "path": _t("string", "Input path of the distribution"),
+            "share_clipped": _t("number", "Share of draws moved to the range's bound",
+                                "fraction", null=True),
+            "message": _t("string", "The warning as the table prints it"),
+        }, "A distribution the run could not use as given"), "Warnings about the distributions"),
+    }, "`tco montecarlo --format json`")
+
+
+def _catalog_list() -> JsonObj:
+    return _array({
+        "type": "object",
+        "description": "One catalog record: its id and the section's key figures (null when "
+                       "the record lacks one)",
+        "properties": {"id": _t("string", "Record id")},
+        "required": ["id"],
+        "additionalProperties": {"anyOf": [_ref("figure"), {"type": "null"}]},
+    }, "`tco catalog list --format json`: the records of one section")
+
+
+def _catalog_show() -> JsonObj:
+    fact = {"anyOf": [_ref("figure"), {"type": ["string", "number", "boolean"]},
+                      _strings("A list of ids or regions")]}
+    return _obj({
+        "id": _t("string", "The record id asked for"),
+        "figures": {"type": "object", "description": "Every field of every record with that "
+                    "id, as `<section>.<field>`: a sourced figure, or a plain fact",
+                    "additionalProperties": fact},
+    }, "`tco catalog show --format json`")
+
+
+def output_schema() -> JsonObj:
+    defs: JsonObj = {
+        "compare": _compare(),
+        "job": _job(),
+        "whatif": {**_ref("comparison"), "description": "`tco whatif --format json`"},
+        "diff": {**_ref("comparison"), "description": "`tco diff --format json`"},
+        "sensitivity": _sensitivity(),
+        "breakeven": _breakeven(),
+        "montecarlo": _montecarlo(),
+        "catalog_list": _catalog_list(),
+        "catalog_show": _catalog_show(),
+        "candidate": _candidate(),
+        "workload": _workload(),
+        "cost": _cost(),
+        "yearly_row": _yearly_row(),
+        "provenance": _provenance(),
+        "comparison": _comparison(),
+        "figure": _figure(),
+    }
+    assert set(COMMANDS) <= set(defs)
+    return {
+        "$schema": DIALECT,
+        "title": "tco JSON output",
+        "description": ("The JSON written by every tco command with --format json; "
+                        "`$defs/<command>` is one command's output (catalog list and show are "
+                        "catalog_list and catalog_show). Money is in the output's `currency`; "
+                        "units are in brackets. docs/json.md explains the keys and null rules."),
+        "anyOf": [_ref(name) for name in COMMANDS],
+        "$defs": defs,
+    }
+
+
+def schema_text() -> str:
+    return json.dumps(output_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str]) -> None:
+    """Print the schema, or write it to the path given."""
+    if argv:
+        from ..fsio import write_atomic
+
+        write_atomic(argv[0], schema_text())
+    else:
+        sys.stdout.write(schema_text())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
