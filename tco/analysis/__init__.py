@@ -11,17 +11,21 @@ from typing import Any
 
 
 def report_analyses(loaded: Any, catalog: Any, draws: int = 20000, seed: int = 1,
-                    swing: str | float = "20%") -> dict[str, object]:
+                    swing: str | float = "20%", result: Any = None) -> dict[str, object]:
     """The analyses shown in the workbook and the report: {"sensitivity": Sensitivity,
-    "montecarlo": MonteCarlo} (no "montecarlo" when draws == 0)."""
+    "montecarlo": MonteCarlo} (no "montecarlo" when draws == 0). `result`, when given, is
+    `compute(loaded, catalog)` already made (the analyses only read it)."""
     from ..engine import compute
+    from ..gcpause import paused_gc
     from .common import parse_swing
     from .montecarlo import montecarlo
     from .sensitivity import sensitivity
 
-    result = compute(loaded, catalog)
-    out: dict[str, object] = {
-        "sensitivity": sensitivity(loaded, catalog, swing=parse_swing(swing), result=result)}
-    if draws:
-        out["montecarlo"] = montecarlo(result, draws=draws, seed=seed)
+    if result is None:
+        result = compute(loaded, catalog)
+    with paused_gc():
+        out: dict[str, object] = {
+            "sensitivity": sensitivity(loaded, catalog, swing=parse_swing(swing), result=result)}
+        if draws:
+            out["montecarlo"] = montecarlo(result, draws=draws, seed=seed)
     return out
