@@ -48,7 +48,7 @@ SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
 # groups of at most GROUP_MAX that fit (a thousand candidates x 20,000 draws would otherwise
 # keep 320 MB, and their block results as much again).
 GROUP_BYTES = 128 * 2**20
-GROUP_MAX = 256
+GROUP_MAX = 128
 Z90 = 1.2815515655446004  # standard normal 90th percentile
 THREADS = min(2, os.cpu_count() or 1)
 
