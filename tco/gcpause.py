@@ -4,8 +4,9 @@ The collector runs whenever allocations outnumber deallocations by a few hundred
 so often it walks every object alive. Building the model of a thousand candidates (a million
 expression nodes), compiling it for the analyses and filling the workbook's million cells
 allocate objects by the million while keeping them all, so those walks found nothing to free
-and took a third of `tco report`'s time. Those steps make no reference cycles worth collecting
-early; they run with the collector paused, and it resumes (if it was running) when they end.
+and took about a quarter of `tco report`'s time (52 s with them, 39 s without, at the time).
+Those steps make no reference cycles worth collecting early; they run with the collector
+paused, and it resumes (if it was running) when they end.
 """
 
 from __future__ import annotations

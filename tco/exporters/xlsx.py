@@ -163,7 +163,7 @@ def write_workbook(result: Result, path: Path | str, *, generated: date | None =
 
 
 def workbook_bytes(result: Result, *, generated: date | None = None) -> bytes:
-    with paused_gc():  # a million cells, none of them garbage
+    with paused_gc():  # a million cells for a thousand candidates, none of them garbage
         return _workbook_bytes(result, generated)
 
 
