@@ -8,7 +8,10 @@ Measures, for the built-in scenario:
 2. Monte Carlo throughput in candidate-draws per second, in process, 1,000,000 draws
    (target >= 5,000,000);
 3. 1,000,000 draws end to end: a cold `tco montecarlo --draws 1000000` process (target <= 2 s);
-4. a cold `tco report --xlsx --html` process (target <= 2 s), when the exporters exist.
+4. a cold `tco report --xlsx --html` process (target <= 2 s), when the exporters exist;
+5. the same for a scenario of 1,000 candidates (bench/scale.py writes it: every card of the
+   catalog, fixed and deadline-sized clusters, default draws): wall time (target <= 10 s) and
+   the peak memory (resident set) of the process (target <= 1 GiB).
 
 Writes reports/bench.json and prints which targets were met. Wall times depend on what else
 the machine is doing: the load average before and after is recorded with the figures.
@@ -37,6 +40,8 @@ TARGETS = {
     "montecarlo_candidate_draws_per_s": (">=", 5_000_000),
     "montecarlo_1m_end_to_end_s": ("<=", 2.0),
     "report_xlsx_html_s": ("<=", 2.0),
+    "report_1000_candidates_s": ("<=", 10.0),
+    "report_1000_candidates_peak_mib": ("<=", 1024.0),
 }
 
 
@@ -81,6 +86,18 @@ def montecarlo_throughput(draws: int, repeat: int) -> tuple[float, int]:
     n_cands = len(mc.percentiles)
     CPU["montecarlo_candidate_draws_per_s"] = statistics.median(cpu)
     return draws * n_cands / statistics.median(times), n_cands
+
+
+def report_at_scale(repeat: int) -> tuple[float, float, float]:
+    """(median wall s, median CPU s, largest peak RSS MiB) of `repeat` cold `tco report`
+    processes on a scenario of scale.CANDIDATES candidates, after one warm-up."""
+    import scale  # bench/scale.py, beside this file
+
+    with tempfile.TemporaryDirectory(prefix="tco-bench-scale-") as tmp:
+        scen = scale.write_scenario(Path(tmp) / "scale.yaml")
+        runs = [scale.run_report(TCO, scen, Path(tmp)) for _ in range(repeat + 1)][1:]
+    return (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs),
+            max(r[2] for r in runs))
 
 
 def exporters_present() -> bool:
@@ -140,8 +157,15 @@ def main() -> None:
             figures["report_xlsx_html_s"] = wall(
                 [TCO, "report", "--xlsx", f"{tmp}/tco.xlsx", "--html", f"{tmp}/tco.html"],
                 repeat=3, key="report_xlsx_html_s")
+        print("timing a cold `tco report --xlsx --html` of 1,000 candidates ...", flush=True)
+        wall_s, cpu_s, peak = report_at_scale(repeat=3)
+        figures["report_1000_candidates_s"] = wall_s
+        figures["report_1000_candidates_peak_mib"] = peak
+        CPU["report_1000_candidates_s"] = cpu_s
     else:
-        figures["report_xlsx_html_s"] = "not measured: exporter missing"
+        for key in ("report_xlsx_html_s", "report_1000_candidates_s",
+                    "report_1000_candidates_peak_mib"):
+            figures[key] = "not measured: exporter missing"
     figures["machine"]["load_average_after"] = os.getloadavg()  # type: ignore[index]
     figures["cpu_seconds"] = {k: round(v, 4) for k, v in CPU.items()}
 

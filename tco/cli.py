@@ -343,7 +343,8 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     day = output_date()  # read once, before any work: one date for every file written
     loaded, catalog = load(scenario, catalogs)
     result = compute(loaded, catalog)
-    result.analyses.update(report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing))
+    result.analyses.update(report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing,
+                                           result=result))
     if xlsx:
         from .exporters.xlsx import write_workbook
 

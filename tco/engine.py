@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .expr import IF, Expr, ExprLike, lift
+from .gcpause import paused_gc
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
 from .resolved import Resolved, with_values
 from .result import COMPLETE_FRACTION, CandidateResult, Provenance, Result
@@ -59,7 +60,14 @@ def size_clusters(model: Model, resolved: Resolved, values: dict[str, float]) ->
         reason = ""
         per_node = values[f"candidates.{cid}.cards_per_node"]
         trial = per_node * np.arange(1, MAX_SIZING_NODES + 1, dtype=float)
-        env = model.evaluate({**values, f"candidates.{cid}.cards": trial}, candidate=cid)
+        # Only the quantities the choice reads, from only the inputs they read: the other
+        # formulas of the candidate (cash flows, ...) over every size, or a copy of every
+        # input of a scenario of many candidates, would take longer than the sizing.
+        needs = model.feeding([f"{cid}.feasible", f"{cid}.{primary}.wall_days",
+                               f"{cid}.rated_power_w"])
+        own = {p: values[p] for p in needs.inputs_used()}
+        own[f"candidates.{cid}.cards"] = trial
+        env = needs.evaluate(own)
         feasible = np.asarray(env[f"{cid}.feasible"], dtype=float) > 0
         if kind == "deadline_days":
             wall = np.asarray(env[f"{cid}.{primary}.wall_days"], dtype=float)
@@ -100,17 +108,19 @@ def compute(loaded: Loaded, catalog: Catalog) -> Result:
     """Evaluate every candidate of a scenario."""
     from .scenario import resolve
 
-    return evaluate(resolve(loaded, catalog))
+    with paused_gc():
+        return evaluate(resolve(loaded, catalog))
 
 
 def evaluate(resolved: Resolved, model: Model | None = None) -> Result:
     """Size the clusters not sized yet, evaluate the model (built for `resolved.structure`
     unless given) and assemble the Result. Sizes go into `resolved`."""
-    if model is None:
-        model = build_model(resolved.structure)
-    values = input_values(resolved)
-    size_clusters(model, resolved, values)
-    return assemble(resolved, model, model.evaluate(values))
+    with paused_gc():
+        if model is None:
+            model = build_model(resolved.structure)
+        values = input_values(resolved)
+        size_clusters(model, resolved, values)
+        return assemble(resolved, model, model.evaluate(values))
 
 
 def edited(resolved: Resolved, model: Model, values: Mapping[str, float], file: str
@@ -140,19 +150,16 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
     st = resolved.structure
     primary = st.workloads[0][0]
     candidates = []
+    own_inputs = inputs_by_candidate(resolved)
     for cid, info in resolved.candidates.items():
         reasons = list(info.infeasible)
         values: dict[str, float] = {}
         yearly: list[dict[str, float]] = []
         jobs: dict[str, dict[str, float]] = {}
         notes = list(info.notes)
-        prefix = f"candidates.{cid}."
-        cand_inputs = {p.removeprefix(prefix): i.value for p, i in resolved.inputs.items()
-                       if p.startswith(prefix)}
+        cand_inputs = own_inputs[cid]
         if cid in st.candidates:
-            for q in model:
-                if q.candidate != cid:
-                    continue
+            for q in model.of_candidate(cid):
                 v = _first(env[q.name])
                 if q.year is not None:
                     while len(yearly) <= q.year:
@@ -199,6 +206,24 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
         resolved=resolved,
     )
+
+
+def inputs_by_candidate(resolved: Resolved) -> dict[str, dict[str, float]]:
+    """For each candidate, the value of every input under `candidates.<id>.`, by the rest of
+    its path, in input order (in one pass over the inputs: ids may contain dots, so every dot
+    of a path is tried as the end of an id)."""
+    out: dict[str, dict[str, float]] = {cid: {} for cid in resolved.candidates}
+    for path, inp in resolved.inputs.items():
+        if not path.startswith("candidates."):
+            continue
+        rest = path[len("candidates."):]
+        dot = rest.find(".")
+        while dot != -1:
+            own = out.get(rest[:dot])
+            if own is not None:
+                own[rest[dot + 1:]] = inp.value
+            dot = rest.find(".", dot + 1)
+    return out
 
 
 def rank(candidates: list[CandidateResult]) -> list[CandidateResult]:

@@ -14,8 +14,9 @@ fall at the end of years 1..H; residual value at the end of year H. NPV discount
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .expr import AND, IF, MAX, MIN, NPV0, PMT, ROUNDUP, SUM, Const, Expr, Ref, Value
 from .resolved import Structure
@@ -61,27 +62,64 @@ class Quantity:
 class Model:
     structure: Structure
     quantities: list[Quantity] = field(default_factory=list)
+    # Look-ups built from `quantities` when first asked for, again after an `add`: a scenario
+    # of many candidates must not scan every candidate's formulas for each one of them.
+    _index: dict[str, Any] = field(default_factory=dict, init=False, repr=False,
+                                   compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_index": {}}  # a kept baseline (tco/snapshot.py) stays small
 
     def add(self, q: Quantity) -> Ref:
         self.quantities.append(q)
+        self._index.clear()
         return Ref(q.name)
 
     def __iter__(self) -> Iterator[Quantity]:
         return iter(self.quantities)
 
+    def _cached(self, key: str, build: Callable[[], Any]) -> Any:
+        if key not in self._index:
+            self._index[key] = build()
+        return self._index[key]
+
+    def expressions(self) -> dict[str, Expr]:
+        """Quantity name -> formula."""
+        return self._cached("exprs", lambda: {q.name: q.expr for q in self.quantities})  # type: ignore[no-any-return]
+
+    def of_candidate(self, cid: str) -> list[Quantity]:
+        """The quantities of one candidate, in model order."""
+        def build() -> dict[str, list[Quantity]]:
+            out: dict[str, list[Quantity]] = {}
+            for q in self.quantities:
+                out.setdefault(q.candidate, []).append(q)
+            return out
+        return self._cached("by_candidate", build).get(cid, [])  # type: ignore[no-any-return]
+
+    def reads(self, name: str) -> list[str]:
+        """The names (inputs and quantities) quantity `name`'s formula reads, in order."""
+        cache: dict[str, list[str]] = self._index.setdefault("reads", {})
+        out = cache.get(name)
+        if out is None:
+            out = cache[name] = [r.name for r in self.expressions()[name].refs()]
+        return out
+
     def inputs_used(self) -> list[str]:
         """Input paths the formulas read, in first-use order."""
-        names = {q.name for q in self.quantities}
+        return list(self._cached("inputs_used", lambda: self._inputs_read(self.quantities)))
+
+    def _inputs_read(self, quantities: Iterable[Quantity]) -> list[str]:
+        exprs = self.expressions()
         seen: dict[str, None] = {}
-        for q in self.quantities:
-            for r in q.expr.refs():
-                if r.name not in names:
-                    seen.setdefault(r.name, None)
+        for q in quantities:
+            for name in self.reads(q.name):
+                if name not in exprs:
+                    seen.setdefault(name, None)
         return list(seen)
 
     def inputs_feeding(self, names: Iterable[str]) -> set[str]:
         """The input paths that quantities `names` depend on, directly or through others."""
-        exprs = {q.name: q.expr for q in self.quantities}
+        exprs = self.expressions()
         todo, seen, inputs = list(names), set(), set()
         while todo:
             name = todo.pop()
@@ -91,16 +129,33 @@ class Model:
             if name not in exprs:
                 inputs.add(name)
                 continue
-            todo.extend(r.name for r in exprs[name].refs())
+            todo.extend(self.reads(name))
         return inputs
+
+    def feeding(self, names: Iterable[str]) -> Model:
+        """A model of only the quantities `names` depend on (themselves included), in this
+        model's order: evaluating it gives those quantities exactly as `evaluate` does."""
+        exprs = self.expressions()
+        todo, seen = list(names), set()
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in exprs:
+                continue
+            seen.add(name)
+            todo.extend(self.reads(name))
+        position: dict[str, int] = self._cached(
+            "position", lambda: {q.name: i for i, q in enumerate(self.quantities)})
+        sub = Model(self.structure, [self.quantities[i] for i in sorted(position[n]
+                                                                        for n in seen)])
+        sub._index["reads"] = self._index.setdefault("reads", {})  # the same formulas
+        return sub
 
     def evaluate(self, values: Mapping[str, Value], candidate: str | None = None
                  ) -> dict[str, Value]:
         """Every quantity (or one candidate's), from input values (floats or broadcasting arrays)."""
         env: dict[str, Value] = dict(values)
-        for q in self.quantities:
-            if candidate is None or q.candidate == candidate:
-                env[q.name] = q.expr.evaluate(env)
+        for q in self.quantities if candidate is None else self.of_candidate(candidate):
+            env[q.name] = q.expr.evaluate(env)
         return env
 
 

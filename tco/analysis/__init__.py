@@ -11,23 +11,27 @@ from typing import Any
 
 
 def report_analyses(loaded: Any, catalog: Any, draws: int = 20000, seed: int = 1,
-                    swing: str | float = "20%") -> dict[str, object]:
+                    swing: str | float = "20%", result: Any = None) -> dict[str, object]:
     """The analyses shown in the workbook and the report: {"sensitivity": Sensitivity,
-    "montecarlo": MonteCarlo} (no "montecarlo" when draws == 0)."""
+    "montecarlo": MonteCarlo} (no "montecarlo" when draws == 0). `result`, when given, is
+    `compute(loaded, catalog)` already made (the analyses only read it)."""
     from ..engine import compute
     from ..errors import TcoError
+    from ..gcpause import paused_gc
     from .common import parse_swing, priced_candidates
     from .montecarlo import check_draws, check_seed, montecarlo
     from .sensitivity import sensitivity
 
     if draws < 0:
         raise TcoError(f"--draws {draws}: expected a number of draws, or 0 for no Monte Carlo")
-    result = compute(loaded, catalog)
+    if result is None:
+        result = compute(loaded, catalog)
     if draws:  # before the sensitivity analysis: a bad option fails at once
         check_seed(seed)
         check_draws(draws, len(priced_candidates(result)))
-    out: dict[str, object] = {
-        "sensitivity": sensitivity(loaded, catalog, swing=parse_swing(swing), result=result)}
-    if draws:
-        out["montecarlo"] = montecarlo(result, draws=draws, seed=seed)
+    with paused_gc():
+        out: dict[str, object] = {
+            "sensitivity": sensitivity(loaded, catalog, swing=parse_swing(swing), result=result)}
+        if draws:
+            out["montecarlo"] = montecarlo(result, draws=draws, seed=seed)
     return out

@@ -54,7 +54,10 @@ class Compiled:
         self.target_slot = {t: self._quantity(t) for t in self.targets}
         self.dynamic_targets = [t for t in self.targets if self._is_dyn_slot(t)]
         self._plan = self._with_releases()
-        del self._base_env  # only constants are kept
+        # Only the constants and the operations are kept: the look-ups of compilation would
+        # otherwise hold several entries per formula node for as long as the evaluator lives.
+        del self._base_env, self._exprs, self._dyn_memo, self._q_slot, self._node_slot
+        del self._cse, self._const_slot
 
     # --- compilation ---------------------------------------------------------------------------
     def _new_slot(self, value: Any) -> int:

@@ -55,6 +55,11 @@ from .types import DrawWarning, MonteCarlo
 CHUNK = 65_536  # draws per random stream and per task of the thread pool
 BLOCK = 8_192  # draws sampled and evaluated together
 SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
+# The NPV and cost-per-run draws kept at once for percentiles: candidates are evaluated in
+# groups of at most GROUP_MAX that fit (a thousand candidates x 20,000 draws would otherwise
+# keep 320 MB, and their block results as much again).
+GROUP_BYTES = 128 * 2**20
+GROUP_MAX = 128
 Z90 = 1.2815515655446004  # standard normal 90th percentile
 THREADS = min(2, os.cpu_count() or 1)
 MEMORY_LIMIT = 4 * 2**30  # bytes for the kept draws (KEPT_PER_DRAW per draw and candidate)
@@ -207,9 +212,13 @@ def draw_warnings(result: Result, plan: list[Draw]) -> list[DrawWarning]:
 
 
 class Simulation:
-    """Everything prepared once: what to draw, and the compiled model of the results."""
+    """Everything prepared once: what to draw, and the compiled model of the results.
 
-    def __init__(self, result: Result) -> None:
+    The candidates are compiled in groups of at most `group` (default: all in one), in
+    ranking order: `montecarlo` evaluates one group at a time over every draw, so that the
+    draws it keeps (for percentiles) are those of one group, not of every candidate."""
+
+    def __init__(self, result: Result, group: int | None = None) -> None:
         self.cands = priced_candidates(result)
         if not self.cands:
             raise TcoError("no feasible candidate to simulate")
@@ -218,17 +227,32 @@ class Simulation:
                             f"{cid}.runs_completed_fraction", f"{cid}.feasible")
                       for cid in self.cands}
         self.blocked = [bool(result.candidate(cid).info.blocking) for cid in self.cands]
-        targets = [n for ns in self.names.values() for n in ns]
         base = baseline_values(result)
-        # Which inputs reach the results at all: compile once with every ranged input varying.
+        # Which inputs reach the results at all: compile with every ranged input varying.
+        distributions = scenario_distributions(result)
         ranged = [p for p, i in result.inputs.items()
                   if (i.low is not None and i.high is not None and i.low < i.high)
-                  or p in scenario_distributions(result)]
-        self.compiled = Compiled(result.model, base, ranged, targets)
-        self.plan = plan_draws(result, self.compiled.inputs_read)
+                  or p in distributions]
+        # (first row, candidate ids, the model of their results): a group's results read
+        # only its own candidates' formulas and the shared inputs
+        self.groups: list[tuple[int, list[str], Compiled]] = []
+        size = max(1, group or len(self.cands))
+        read: set[str] = set()
+        for first in range(0, len(self.cands), size):
+            ids = self.cands[first:first + size]
+            targets = [n for cid in ids for n in self.names[cid]]
+            sub = result.model.feeding(targets)
+            used = sub.inputs_used()
+            reach = set(used)
+            compiled = Compiled(sub, {p: base[p] for p in used},
+                                [p for p in ranged if p in reach], targets)
+            self.groups.append((first, ids, compiled))
+            read |= compiled.inputs_read
+        self.plan = plan_draws(result, read)
         self.varied = [p for d in self.plan for p in d.paths]
         # ranged inputs that are not drawn (they reach no result) stay at their baseline
-        self.fixed = {p: base[p] for p in ranged if p not in set(self.varied)}
+        drawn = set(self.varied)
+        self.fixed = {p: base[p] for p in ranged if p not in drawn}
         self.sampler = Sampler(self.plan)
         self.warnings = draw_warnings(result, self.plan)
 
@@ -284,41 +308,39 @@ def check_draws(draws: int, candidates: int) -> None:
             f"{_gib(limit)}, which allows at most {limit // per_draw:,} draws for this scenario")
 
 
+def group_size(draws: int) -> int:
+    """Candidates evaluated together: their NPV and cost-per-run draws fit in GROUP_BYTES."""
+    return max(1, min(GROUP_MAX, GROUP_BYTES // (16 * draws)))
+
+
 def montecarlo(result: Result, draws: int, seed: int = 1,
                progress: Callable[[int], None] | None = None) -> MonteCarlo:
     """Draws of every uncertain input of `result`'s scenario, evaluated as arrays."""
     check_seed(seed)
     if draws < 1:
         raise TcoError(f"--draws {draws}: expected at least 1 draw")
-    sim = Simulation(result)
-    cands, names = sim.cands, sim.names
+    sim = Simulation(result, group_size(draws))
+    cands = sim.cands
     check_draws(draws, len(cands))
-    npv = np.empty((len(cands), draws))
-    job = np.empty((len(cands), draws))
-    counts = np.zeros(len(cands), dtype=np.int64)
+    lead = Leader(draws)
+    samples: dict[str, np.ndarray] = {}
+    stats: list[dict[str, float]] = []
+    evaluated = reported = 0  # candidate-draws; draws reported to `progress`
 
-    def run_chunk(k: int) -> tuple[int, np.ndarray]:
-        wins = np.zeros(len(cands), dtype=np.int64)
-        n_done = 0
-        for start, inputs in sim.blocks(seed, k, draws):
-            env = sim.compiled.evaluate_block({**sim.fixed, **inputs})
-            stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
-            for row, cid in enumerate(cands):
-                npv[row, start:stop] = env[names[cid][0]]
-                job[row, start:stop] = env[names[cid][1]]
-            wins += cheapest_counts(npv[:, start:stop], [env[names[c][2]] for c in cands],
-                                    [env[names[c][3]] for c in cands], sim.blocked)
-            n_done += stop - start
-        return n_done, wins
+    def tick(n: int) -> None:  # n more candidate-draws; the whole run is `draws` steps
+        nonlocal evaluated, reported
+        evaluated += n
+        if progress is not None:
+            progress(evaluated // len(cands) - reported)
+            reported = evaluated // len(cands)
 
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for done, wins in pool.map(run_chunk, range(-(-draws // CHUNK))):
-            counts += wins
-            if progress is not None:
-                progress(done)
-        samples = {cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(cands)}
-        stats = list(pool.map(summary, [a for row in range(len(cands))
-                                        for a in (npv[row], job[row])]))
+        for first, ids, compiled in sim.groups:
+            npv, job = evaluate_group(sim, compiled, first, ids, lead, draws, seed, pool, tick)
+            samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
+            stats += pool.map(summary, [a for row in range(len(ids)) for a in (npv[row], job[row])])
+            del npv, job
+    counts = lead.counts(len(cands))
 
     percentiles = {cid: {"npv_tco": stats[2 * row], "cost_per_job": stats[2 * row + 1]}
                    for row, cid in enumerate(cands)}
@@ -335,6 +357,33 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     )
 
 
+def evaluate_group(sim: Simulation, compiled: Compiled, first: int, ids: list[str],
+                   lead: Leader, draws: int, seed: int, pool: ThreadPoolExecutor,
+                   tick: Callable[[int], None]) -> tuple[np.ndarray, np.ndarray]:
+    """NPV of TCO and cost per run of candidates `ids` (rows `first`...) for every draw, the
+    chunks of draws spread over the thread pool (`tick` hears how many candidate-draws each
+    one did); the cheapest so far goes into `lead`."""
+    names = sim.names
+    npv = np.empty((len(ids), draws))
+    job = np.empty((len(ids), draws))
+    blocked = sim.blocked[first:first + len(ids)]
+
+    def run_chunk(k: int) -> int:
+        for start, inputs in sim.blocks(seed, k, draws):
+            env = compiled.evaluate_block({**sim.fixed, **inputs})
+            stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
+            for row, cid in enumerate(ids):
+                npv[row, start:stop] = env[names[cid][0]]
+                job[row, start:stop] = env[names[cid][1]]
+            lead.update(start, first, npv[:, start:stop], [env[names[c][2]] for c in ids],
+                        [env[names[c][3]] for c in ids], blocked)
+        return min((k + 1) * CHUNK, draws) - k * CHUNK
+
+    for done in pool.map(run_chunk, range(-(-draws // CHUNK))):
+        tick(done * len(ids))
+    return npv, job
+
+
 def summary(x: np.ndarray) -> dict[str, float]:
     """P10/P50/P90 (linear interpolation, numpy's default) and mean. Reorders `x` in place."""
     mean = float(np.mean(x))
@@ -348,17 +397,43 @@ def cheapest_counts(npv: np.ndarray, done: list[Value], feasible: list[Value],
     ranks (tco.engine.rank): by NPV of TCO, feasible candidates that complete every planned run
     before those that complete fewer; a candidate barred for the region (export control,
     licence) or infeasible never ranks first."""
-    n = npv.shape[1]
-    barred = blocked or [False] * npv.shape[0]
-    tier = np.stack([np.where((np.broadcast_to(f, (n,)) > 0) & (not b),
-                              np.where(np.broadcast_to(d, (n,)) < COMPLETE_FRACTION, 1.0, 0.0),
-                              np.inf)
-                     for f, d, b in zip(feasible, done, barred)])
-    best_tier = tier.min(axis=0)
-    best = np.full(n, np.inf)
-    winner = np.full(n, -1)
-    for row in range(npv.shape[0]):  # a running minimum: faster than argmin across rows
-        better = (tier[row] == best_tier) & np.isfinite(tier[row]) & (npv[row] < best)
-        best = np.where(better, npv[row], best)
-        winner[better] = row
-    return np.bincount(winner[winner >= 0], minlength=npv.shape[0])
+    lead = Leader(npv.shape[1])
+    lead.update(0, 0, npv, done, feasible, blocked or [False] * npv.shape[0])
+    return lead.counts(npv.shape[0])
+
+
+class Leader:
+    """For each draw, the candidate ranked first so far, as candidates (in ranking order,
+    or in any order of whole groups of them) are added: `cheapest_counts` without holding
+    every candidate's draws at once.
+
+    Per draw it keeps the best tier seen (0: completes every run, 1: fewer runs; infeasible
+    or barred candidates have none) and, among the candidates of that tier, the lowest NPV
+    and its row; the first row wins a tie, and a nan NPV never wins."""
+
+    def __init__(self, draws: int) -> None:
+        self.tier = np.full(draws, np.inf)
+        self.npv = np.full(draws, np.inf)
+        self.row = np.full(draws, -1)
+
+    def update(self, start: int, first_row: int, npv: np.ndarray, done: list[Value],
+               feasible: list[Value], blocked: list[bool]) -> None:
+        """Candidates `first_row`, `first_row` + 1, ... (rows of `npv`, draws `start`...)."""
+        n = npv.shape[1]
+        stop = start + n
+        best_tier, best, winner = (self.tier[start:stop], self.npv[start:stop],
+                                   self.row[start:stop])
+        for i in range(npv.shape[0]):
+            tier = np.where((np.broadcast_to(feasible[i], (n,)) > 0) & (not blocked[i]),
+                            np.where(np.broadcast_to(done[i], (n,)) < COMPLETE_FRACTION,
+                                     1.0, 0.0), np.inf)
+            lower = tier < best_tier  # a better tier: its candidates start again
+            best_tier[lower] = tier[lower]
+            best[lower] = np.inf
+            winner[lower] = -1
+            better = (tier == best_tier) & np.isfinite(tier) & (npv[i] < best)
+            best[better] = npv[i][better]
+            winner[better] = first_row + i
+
+    def counts(self, candidates: int) -> np.ndarray:
+        return np.bincount(self.row[self.row >= 0], minlength=candidates)

@@ -9,11 +9,14 @@ Which inputs move:
 * with `range`: inputs with a catalog (or scenario distribution-free) low < high.
 
 Every moved value is clipped to the input's plausible range (tco/inputs.py): utilization 0.85
-+20% is 1.0, not 1.02; the bar is marked `clipped`. All cases are evaluated at once: each
-input becomes an array of 2K+1 values that differs from the baseline only at its own two slots.
++20% is 1.0, not 1.02; the bar is marked `clipped`. All cases of a candidate are evaluated at
+once: each input it reads becomes an array of 2K+1 values that differs from the baseline only at
+its own two slots.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -25,6 +28,31 @@ from ..scenario import Loaded
 from .common import baseline_values, metric_name, plausible_range, priced_candidates
 from .fast import Compiled
 from .types import Sensitivity, TornadoBar
+
+
+def _cases_of(result: Result, base: dict[str, float],
+              cases: list[tuple[str, float, float, bool]], case_at: dict[str, int], target: str
+              ) -> tuple[list[tuple[str, float, float, bool]], np.ndarray]:
+    """The cases of the inputs `target` reads, and the target for each: element 0 at the
+    baseline, then each input at its low and high value (2K+1 elements).
+
+    One candidate at a time: its metric reads its own inputs and the shared ones only, so
+    evaluating every case of every input for every candidate (as one array of 2K+1 cases for
+    the whole scenario) would grow with the square of the number of candidates, in time and
+    memory. Each element is computed from the same input values either way. `case_at` gives
+    the index of each input's case in `cases`."""
+    sub = result.model.feeding([target])
+    read = sub.inputs_used()
+    own = [cases[i] for i in sorted(case_at[p] for p in read if p in case_at)]
+    k = len(own)
+    arrays = {}
+    for i, (path, lo, hi, _) in enumerate(own):
+        a = np.full(2 * k + 1, base[path])
+        a[2 * i + 1], a[2 * i + 2] = lo, hi
+        arrays[path] = a
+    compiled = Compiled(sub, {p: base[p] for p in read}, [c[0] for c in own], [target])
+    values = np.broadcast_to(np.asarray(compiled(arrays)[target], dtype=float), (2 * k + 1,))
+    return own, values
 
 
 def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str = "swing",
@@ -53,23 +81,23 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
         cases.append((path, lo, hi, (lo, hi) != (lo_raw, hi_raw)))
 
     base = baseline_values(result)
-    k = len(cases)
-    arrays = {}
-    for i, (path, lo, hi, _) in enumerate(cases):
-        a = np.full(2 * k + 1, base[path])
-        a[2 * i + 1], a[2 * i + 2] = lo, hi
-        arrays[path] = a
-    compiled = Compiled(result.model, base, [c[0] for c in cases], targets.values())
-    env = compiled(arrays)
-
+    case_at = {c[0]: i for i, c in enumerate(cases)}
     baseline: dict[str, float] = {}
     bars: dict[str, list[TornadoBar]] = {}
     for cid, name in targets.items():
-        values = np.broadcast_to(np.asarray(env[name], dtype=float), (2 * k + 1,))
+        own, values = _cases_of(result, base, cases, case_at, name)
         baseline[cid] = float(values[0])
+        if math.isnan(baseline[cid]):
+            # Every case then differs from the baseline, also those of inputs this candidate
+            # does not read (each is the baseline, nan): list them all, in case order.
+            at = {c[0]: i for i, c in enumerate(own)}
+            rows = [(c, (values[2 * at[c[0]] + 1], values[2 * at[c[0]] + 2])
+                     if c[0] in at else (values[0], values[0])) for c in cases]
+        else:
+            rows = [(c, (values[2 * i + 1], values[2 * i + 2])) for i, c in enumerate(own)]
         out = []
-        for i, (path, lo, hi, clipped) in enumerate(cases):
-            m_lo, m_hi = float(values[2 * i + 1]), float(values[2 * i + 2])
+        for (path, lo, hi, clipped), (v_lo, v_hi) in rows:
+            m_lo, m_hi = float(v_lo), float(v_hi)
             if m_lo == baseline[cid] and m_hi == baseline[cid]:
                 continue  # the input does not reach this candidate
             inp = result.inputs[path]

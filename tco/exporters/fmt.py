@@ -6,6 +6,11 @@ import math
 
 SYMBOLS = {"USD": "$", "EUR": "€", "CNY": "¥"}
 
+# The most candidates a chart draws (report and workbook): the best-ranked ones. More are not
+# legible, and a thousand took the report a minute to draw; tables list every candidate, and
+# a chart that leaves some out says how many (docs/report.md, docs/workbook.md).
+CHART_CANDIDATES = 15
+
 
 def money(x: float | None, currency: str, lang: str = "en") -> str:
     """$1.23M / €456k / ¥1.2亿 style amounts, for tables and reports."""

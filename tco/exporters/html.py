@@ -18,6 +18,7 @@ from markupsafe import Markup
 from ..dates import output_date
 from ..errors import TcoError
 from ..fsio import check_writable, write_output
+from ..gcpause import paused_gc
 from ..resources import templates_dir
 from ..result import Result
 from .i18n import LANGS, Strings
@@ -92,8 +93,9 @@ def render_html(result: Result, lang: str = "en", paper: str = "a4",
         footer_left=css_string(f"tco {p.tool_version} · {p.scenario_digest}"),
         body_font=BODY_FONTS[lang],
     )
-    view = build_view(result, lang, day or report_date())
-    return env.get_template("report.html.j2").render(css=Markup(css), **view)
+    with paused_gc():
+        view = build_view(result, lang, day or report_date())
+        return env.get_template("report.html.j2").render(css=Markup(css), **view)
 
 
 def write_html(result: Result, path: Path | str, lang: str = "en", paper: str = "a4",

@@ -17,7 +17,7 @@ from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
 from ..result import CandidateResult, Result
 from . import charts
-from .fmt import money, money_full, number, percent
+from .fmt import CHART_CANDIDATES, money, money_full, number, percent
 from .i18n import Segment, Strings
 
 TORNADO_BARS = 10
@@ -284,9 +284,14 @@ class View:
         from markupsafe import Markup
 
         s, lang = self.s, self.lang
-        priced = [c for c in self.r.candidates if c.priced]
-        if not priced:
+        ranked = [c for c in self.r.candidates if c.priced]
+        if not ranked:
             return []
+        priced = ranked[:CHART_CANDIDATES]
+        more = "" if len(priced) == len(ranked) else s(
+            "cap_top", shown=number(len(priced), 0), total=number(len(ranked), 0))
+        if more and self.lang != "zh":
+            more = " " + more
         names = [self.name(c) for c in priced]
         hl = next((i for i, c in enumerate(priced) if c is self.rec), None)
         workload = self.r.scenario.workloads[0]
@@ -299,7 +304,7 @@ class View:
         svg = charts.stacked_bars(names, parts, [c.job["cost_per_job"] for c in priced],
                                   s("chart_cost_axis", currency=self.cur), self.money, hl, lang,
                                   title)
-        out.append(Chart("chart-cost", title, s("cap_cost_per_job", workload=wname),
+        out.append(Chart("chart-cost", title, s("cap_cost_per_job", workload=wname) + more,
                          Markup(svg)))
 
         years = [int(y["year"]) for y in priced[0].yearly]
@@ -308,13 +313,13 @@ class View:
         title = s("h_cashflow")
         svg = charts.cumulative_lines(years, series, s("chart_cash_axis", currency=self.cur),
                                       s("chart_year_axis"), self.money, lang, title)
-        out.append(Chart("chart-cashflow", title, s("cap_cashflow"), Markup(svg)))
+        out.append(Chart("chart-cashflow", title, s("cap_cashflow") + more, Markup(svg)))
 
         title = s("h_time")
         svg = charts.bars(names, [c.job["wall_days"] for c in priced],
                           [self.days(c.job["wall_days"]) for c in priced],
                           s("chart_days_axis"), hl, lang, title)
-        out.append(Chart("chart-time", title, s("cap_time", workload=wname), Markup(svg)))
+        out.append(Chart("chart-time", title, s("cap_time", workload=wname) + more, Markup(svg)))
 
         sens = self.r.analyses.get("sensitivity")
         if isinstance(sens, Sensitivity):

@@ -20,14 +20,19 @@ user's guide, and `xlsx_names` the defined-name rule.
 from __future__ import annotations
 
 import io
+import re
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 import xlsxwriter
+from xlsxwriter.utility import xl_rowcol_to_cell_fast
+from xlsxwriter.worksheet import Worksheet
 
 from ..analysis.types import MonteCarlo, Sensitivity
 from ..dates import output_date
 from ..fsio import write_output
+from ..gcpause import paused_gc
 from ..result import Result
 from .xlsx_inputs import write_assumptions, write_catalog
 from .xlsx_layout import (
@@ -60,6 +65,89 @@ _OPTIONS = {
 
 _HEADER_ROWS = {ASSUMPTIONS: 1, MODEL: 2, CASHFLOWS: 1, CATALOG: 1}
 
+# Functions the model's formulas call (tco.expr) and the sheets add (NPV, RANK): all in Excel
+# since before 2010, so xlsxwriter never rewrites them as future (`_xlfn.`) functions.
+_PLAIN_FUNCTIONS = frozenset({"MIN", "MAX", "SUM", "IF", "AND", "OR", "ROUNDUP", "ROUNDDOWN",
+                              "PMT", "NPV", "RANK"})
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\(")
+
+
+_ERROR_CODES = frozenset({"#DIV/0!", "#N/A", "#NAME?", "#NULL!", "#NUM!", "#REF!", "#VALUE!"})
+
+
+def _escape(data: str) -> str:
+    """xlsxwriter's escaping of XML character data (quotes stay as they are)."""
+    if "&" in data or "<" in data or ">" in data:
+        return data.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return data
+
+
+class _Worksheet(Worksheet):
+    """xlsxwriter's worksheet, quicker where a workbook of a thousand candidates (a million
+    cells, two hundred thousand of them formulas) spent most of its time. The file is the same,
+    byte for byte; tests/test_scale.py checks each shortcut against xlsxwriter's own code.
+
+    * Cells are always addressed by row and column here, so the public `write_*` methods skip
+      the decorator that would first try to read the row as "A1" notation.
+    * xlsxwriter tries some thirty regular-expression substitutions on every formula (to
+      prefix the names of newer functions with `_xlfn.`). A formula whose every call is one of
+      `_PLAIN_FUNCTIONS` comes out of them unchanged, so it is only stripped of its `=`;
+      anything else goes through xlsxwriter's own code.
+    * The cells this workbook writes (numbers, shared strings, formulas, blanks) are written
+      out as XML by one f-string each, as xlsxwriter's `_write_cell` writes them; any other
+      kind of cell goes through `_write_cell` itself.
+    """
+
+    write_string = Worksheet._write_string
+    write_number = Worksheet._write_number
+    write_formula = Worksheet._write_formula
+    write_blank = Worksheet._write_blank
+
+    def _write_cell(self, row: int, col: int, cell: Any) -> None:
+        kind = type(cell).__name__
+        if kind not in ("Number", "String", "Formula", "Blank") or (
+                kind == "String" and self.constant_memory):
+            super()._write_cell(row, col, cell)
+            return
+        fmt = cell.format
+        if fmt:
+            style = f' s="{fmt._get_xf_index()}"'
+        elif row in self.row_info and self.row_info[row].row_format:
+            style = f' s="{self.row_info[row].row_format._get_xf_index()}"'
+        elif col in self.col_info and self.col_info[col].column_format is not None:
+            style = f' s="{self.col_info[col].column_format._get_xf_index()}"'
+        else:
+            style = ""
+        ref = xl_rowcol_to_cell_fast(row, col)
+        if kind == "Number":
+            self.fh.write(f'<c r="{ref}"{style}><v>{cell.number:.16G}</v></c>')
+        elif kind == "String":
+            self.fh.write(f'<c r="{ref}"{style} t="s"><v>{cell.string}</v></c>')
+        elif kind == "Blank":
+            self.fh.write(f'<c r="{ref}"{style}/>')
+        else:
+            value = cell.value
+            kind_attr = ""
+            if isinstance(value, bool):
+                kind_attr, value = ' t="b"', 1 if value else 0
+            elif isinstance(value, str):
+                if value in _ERROR_CODES:
+                    kind_attr = ' t="e"'
+                elif value:
+                    kind_attr = ' t="str"'
+                value = _escape(value)
+            self.fh.write(f'<c r="{ref}"{style}{kind_attr}><f>{_escape(cell.formula)}</f>'
+                          f"<v>{value}</v></c>")
+
+    def _prepare_formula(self, formula: str, expand_future_functions: bool = False) -> str:
+        if (self.use_future_functions or expand_future_functions or "_xlfn." in formula
+                or not _PLAIN_FUNCTIONS.issuperset(_CALL.findall(formula))):
+            return super()._prepare_formula(formula, expand_future_functions)  # type: ignore[no-any-return]
+        formula = formula.removeprefix("{")
+        formula = formula.removeprefix("=")
+        formula = formula.removesuffix("}")
+        return formula
+
 
 def generation_date() -> date:
     """Today (UTC), or the UTC date of SOURCE_DATE_EPOCH when set (see tco.dates)."""
@@ -73,6 +161,11 @@ def write_workbook(result: Result, path: Path | str, *, generated: date | None =
 
 
 def workbook_bytes(result: Result, *, generated: date | None = None) -> bytes:
+    with paused_gc():  # a million cells for a thousand candidates, none of them garbage
+        return _workbook_bytes(result, generated)
+
+
+def _workbook_bytes(result: Result, generated: date | None) -> bytes:
     day = generated or generation_date()
     buf = io.BytesIO()
     wb = xlsxwriter.Workbook(buf, _OPTIONS)
@@ -91,15 +184,15 @@ def workbook_bytes(result: Result, *, generated: date | None = None) -> bytes:
     st = Styles(wb, result.currency)
     p = plan(result)
     values = engine_values(result)
-    sheets = {name: wb.add_worksheet(name) for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS,
-                                                         CATALOG)}
+    sheets = {name: wb.add_worksheet(name, _Worksheet)
+              for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS, CATALOG)}
     sens = result.analyses.get("sensitivity")
     mc = result.analyses.get("montecarlo")
     if isinstance(sens, Sensitivity):
-        sheets[SENSITIVITY] = wb.add_worksheet(SENSITIVITY)
+        sheets[SENSITIVITY] = wb.add_worksheet(SENSITIVITY, _Worksheet)
     if isinstance(mc, MonteCarlo):
-        sheets[MONTECARLO] = wb.add_worksheet(MONTECARLO)
-    sheets[METHODOLOGY] = wb.add_worksheet(METHODOLOGY)
+        sheets[MONTECARLO] = wb.add_worksheet(MONTECARLO, _Worksheet)
+    sheets[METHODOLOGY] = wb.add_worksheet(METHODOLOGY, _Worksheet)
 
     _define_names(wb, p)
     write_summary(wb, sheets[SUMMARY], result, p, values, st, day.isoformat())

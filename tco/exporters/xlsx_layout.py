@@ -98,22 +98,34 @@ def _model_section(q: Quantity) -> str:
 
 def input_section(result: Result, path: str) -> tuple[int, str, str]:
     """(order, key, title) of the Assumptions section an input path belongs to."""
-    sc = result.scenario
-    head = path.split(".", 1)[0] if "." in path else ""
-    if head == "candidates":
-        for c in sorted(sc.candidates, key=lambda c: -len(c.id)):
-            if path.startswith(f"candidates.{c.id}."):
-                info = next(x for x in result.candidates if x.id == c.id).info
-                return (_SECTION_ORDER[head], f"c:{c.id}", f"Candidate {c.id}: {info.name}")
-    if head == "workloads":
-        for w in sorted(sc.workloads, key=lambda w: -len(w.id)):
-            if path.startswith(f"workloads.{w.id}."):
-                return (_SECTION_ORDER[head], f"w:{w.id}",
-                        f"Workload {w.id}: {w.name or w.id}")
-    titles = {"": "Scenario", "finance": "Finance", "team": "Team",
-              "facility": f"Facility (region {sc.facility.region})",
-              "assumptions": "Model assumptions"}
-    return (_SECTION_ORDER.get(head, 0), head, titles.get(head, head))
+    return _InputSections(result)(path)
+
+
+class _InputSections:
+    """`input_section` for many paths: the candidate and workload look-ups made once (a path
+    belongs to the longest candidate or workload id it starts with; ids may contain dots)."""
+
+    def __init__(self, result: Result) -> None:
+        sc = result.scenario
+        info = {c.id: c.info for c in result.candidates}
+        self.candidates = {c.id: f"Candidate {c.id}: {info[c.id].name}" for c in sc.candidates}
+        self.workloads = {w.id: f"Workload {w.id}: {w.name or w.id}" for w in sc.workloads}
+        self.titles = {"": "Scenario", "finance": "Finance", "team": "Team",
+                       "facility": f"Facility (region {sc.facility.region})",
+                       "assumptions": "Model assumptions"}
+
+    def __call__(self, path: str) -> tuple[int, str, str]:
+        head = path.split(".", 1)[0] if "." in path else ""
+        for group, tag in (("candidates", "c"), ("workloads", "w")):
+            if head == group:
+                titles = self.candidates if group == "candidates" else self.workloads
+                rest = path[len(group) + 1:]
+                dot = rest.rfind(".")
+                while dot != -1:  # the longest id first
+                    if rest[:dot] in titles:
+                        return (_SECTION_ORDER[head], f"{tag}:{rest[:dot]}", titles[rest[:dot]])
+                    dot = rest.rfind(".", 0, dot)
+        return (_SECTION_ORDER.get(head, 0), head, self.titles.get(head, head))
 
 
 def plan(result: Result) -> Plan:
@@ -124,11 +136,12 @@ def plan(result: Result) -> Plan:
 
     # Assumptions: one section per group of inputs, inputs in resolution order.
     sections: dict[str, tuple[tuple[int, int], Section]] = {}
+    section_of = _InputSections(result)
     for path in result.inputs:
         if path not in used:
             p.unused_inputs.append(path)
             continue
-        rank, key, title = input_section(result, path)
+        rank, key, title = section_of(path)
         sub = order.get(key[2:], 0) if key.startswith("c:") else (
             wl_order.get(key[2:], 0) if key.startswith("w:") else 0)
         sections.setdefault(key, ((rank, sub), Section(title, [])))[1].rows.append(path)
@@ -183,8 +196,9 @@ def plan(result: Result) -> Plan:
                                         + block_row[quantity_key(q)], C_FIRST + q.year)
 
     # Headline outputs, named after the candidate.
+    by_id = {c.id: c for c in result.candidates}
     for cid in p.priced:
-        primary = result.candidate(cid).primary_workload
+        primary = by_id[cid].primary_workload
         for metric, kind in HEADLINES:
             qname = f"{cid}.{primary}.{metric}" if kind == "job" else f"{cid}.{metric}"
             name = p.names.claim(f"{metric}:{cid}", f"{metric}_{cid}")
@@ -194,10 +208,20 @@ def plan(result: Result) -> Plan:
 
 
 def engine_values(result: Result) -> dict[str, float]:
-    """Every input and quantity as the Python engine computes it (the cached cell values)."""
-    values = {path: inp.value for path, inp in result.inputs.items()}
-    env = result.model.evaluate(values)
-    return {k: scalar(v) for k, v in env.items()}
+    """Every input and quantity as the Python engine computes it (the cached cell values):
+    the values the Result holds (tco.engine.assemble), which the model gives for its inputs."""
+    values = {path: scalar(inp.value) for path, inp in result.inputs.items()}
+    by_id = {c.id: c for c in result.candidates}
+    for cid in result.structure.candidates:
+        c = by_id[cid]
+        for q in result.model.of_candidate(cid):
+            if q.year is not None:
+                values[q.name] = c.yearly[q.year][q.name.rsplit(".", 1)[1]]
+            elif q.workload is not None:
+                values[q.name] = c.jobs[q.workload][q.name.rsplit(".", 1)[1]]
+            else:
+                values[q.name] = c.values[q.name[len(cid) + 1:]]
+    return values
 
 
 def scalar(v: object) -> float:

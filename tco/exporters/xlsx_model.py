@@ -48,9 +48,10 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
     for col, title in ((M_LABEL, "Quantity"), (M_KEY, "Key"), (M_UNIT, "Unit")):
         text(ws, 0, col, title, st("header"))
     text(ws, 1, M_LABEL, "Candidate name", st("label"))
+    name = {c.id: c.info.name for c in result.candidates}
     for i, cid in enumerate(p.priced):
         text(ws, 0, M_FIRST + i, cid, st("header"))
-        text(ws, 1, M_FIRST + i, result.candidate(cid).info.name, st("wrap"))
+        text(ws, 1, M_FIRST + i, name[cid], st("wrap"))
     described: dict[tuple[int, str], Quantity] = {}
     typical: dict[int, float] = {}
     for q in result.model:
@@ -90,9 +91,10 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
     for t in range(horizon + 1):
         text(ws, 0, C_FIRST + t, f"Year {t}", st("header_right"))
     labels = {quantity_key(q): q.label for q in result.model if q.year == 1}
+    name = {c.id: c.info.name for c in result.candidates}
     for cid in p.priced:
         first = p.cash_rows[cid]
-        text(ws, first - 1, C_LABEL, f"{cid}: {result.candidate(cid).info.name}",
+        text(ws, first - 1, C_LABEL, f"{cid}: {name[cid]}",
              st("section"))
         for col in range(C_UNIT, C_FIRST + horizon + 1):
             ws.write_blank(first - 1, col, None, st("section"))

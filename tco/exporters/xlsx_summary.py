@@ -17,6 +17,7 @@ from ..engine import tier, tier_formula
 from ..expr import Ref
 from ..model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
 from ..result import CandidateResult, Result
+from .fmt import CHART_CANDIDATES
 from .xlsx_inputs import text
 from .xlsx_layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
 from .xlsx_model import cumulative_range
@@ -207,9 +208,13 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
 
 def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
             feasible: list[CandidateResult], breakdown_first: int) -> None:
-    """Two charts side by side below the tables, from the breakdown table and CashFlows."""
-    last = breakdown_first + len(feasible) - 1
-    top = last + 2
+    """Two charts side by side below the tables, from the breakdown table and CashFlows; of
+    the first CHART_CANDIDATES candidates (the tables above have them all)."""
+    top = breakdown_first + len(feasible) + 1
+    drawn = feasible[:CHART_CANDIDATES]
+    last = breakdown_first + len(drawn) - 1
+    more = "" if len(drawn) == len(feasible) else (
+        f" (the {len(drawn)} best-ranked of {len(feasible):,})")
     cur = result.currency
     bars = wb.add_chart({"type": "column", "subtype": "stacked"})
     for j, _comp in enumerate(JOB_COMPONENTS):
@@ -219,14 +224,14 @@ def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
             "categories": [SUMMARY, breakdown_first, 1, last, 1],
             "values": [SUMMARY, breakdown_first, col, last, col],
         })
-    bars.set_title({"name": "Cost per run by component"})
+    bars.set_title({"name": "Cost per run by component" + more})
     bars.set_y_axis({"name": cur, "num_format": "#,##0"})
     bars.set_size({"width": 760, "height": 380})
     ws.insert_chart(top, 0, bars)
 
     horizon = result.structure.horizon_years
     lines = wb.add_chart({"type": "line"})
-    for c in feasible:
+    for c in drawn:
         r0, c0, r1, c1 = cumulative_range(p, c.id, horizon)
         lines.add_series({
             "name": [CASHFLOWS, p.cash_rows[c.id] - 1, 0],
@@ -234,7 +239,7 @@ def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
             "values": [CASHFLOWS, r0, c0, r1, c1],
             "marker": {"type": "circle", "size": 4},
         })
-    lines.set_title({"name": "Cumulative net cash flow"})
+    lines.set_title({"name": "Cumulative net cash flow" + more})
     lines.set_y_axis({"name": cur, "num_format": "#,##0"})
     lines.set_size({"width": 760, "height": 380})
     ws.insert_chart(top, CHART_COL, lines)

@@ -1,0 +1,318 @@
+"""Scenarios of many candidates: the shortcuts that make them quick give the same numbers and
+the same files as the straightforward code they replace (kept here as the reference)."""
+
+import gc
+import io
+import re
+import zipfile
+
+import numpy as np
+import pytest
+import yaml
+from xlsxwriter.worksheet import Worksheet
+
+import tco.analysis.montecarlo as mc_module
+from tco.analysis.common import baseline_values, metric_name, plausible_range, priced_candidates
+from tco.analysis.fast import Compiled
+from tco.analysis.montecarlo import CHUNK, Leader, cheapest_counts, montecarlo
+from tco.analysis.sensitivity import sensitivity
+from tco.engine import compute, inputs_by_candidate
+from tco.exporters import xlsx as xlsx_module
+from tco.exporters.fmt import CHART_CANDIDATES
+from tco.exporters.html import render_html
+from tco.exporters.xlsx import _Worksheet, workbook_bytes
+from tco.gcpause import paused_gc
+from tco.model import JOB_COMPONENTS
+from tco.resources import example_scenario
+from tco.result import COMPLETE_FRACTION
+from tco.scenario import load_scenario, parse_scenario
+from tco.yamlio import YamlDoc
+
+
+def many(copies: int):
+    """The example with its candidates `copies` times over; ids with dots, one the prefix of
+    another (`x`, `x.1`, `x.1.2`)."""
+    data = yaml.safe_load(example_scenario().read_text(encoding="utf-8"))
+    base = data["candidates"]
+    out = []
+    for k in range(copies):
+        for c in base:
+            out.append({**c, "id": f"{c['id']}.{k}" if k else c["id"]})
+    out += [{"id": "x", "card": "mi300x", "cards": 256},
+            {"id": "x.1", "card": "mi300x", "cards": 512},
+            {"id": "x.1.2", "card": "b200", "deadline_days": 90}]
+    data["candidates"] = out
+    return parse_scenario(YamlDoc(data, {}, "many.yaml"))
+
+
+@pytest.fixture(scope="module")
+def big(catalog):
+    loaded = many(3)
+    return loaded, compute(loaded, catalog)
+
+
+# --- engine --------------------------------------------------------------------------------
+
+def test_inputs_by_candidate_matches_prefix_matching(big):
+    _loaded, result = big
+    resolved = result.resolved
+    got = inputs_by_candidate(resolved)
+    for cid in resolved.candidates:
+        prefix = f"candidates.{cid}."
+        want = {p.removeprefix(prefix): i.value for p, i in resolved.inputs.items()
+                if p.startswith(prefix)}
+        assert list(got[cid].items()) == list(want.items())
+    assert "1.card_price" in got["x"]  # as before: an id that is a prefix of another
+
+
+def test_feeding_evaluates_like_the_whole_model(big):
+    _loaded, result = big
+    values = baseline_values(result)
+    whole = result.model.evaluate(values)
+    names = ["x.1.npv_tco", "x.1.2.llama-70b.wall_days", "a100-deadline.2.feasible"]
+    sub = result.model.feeding(names)
+    part = sub.evaluate({p: values[p] for p in sub.inputs_used()})
+    assert {q.candidate for q in sub} == {"x.1", "x.1.2", "a100-deadline.2"}
+    for q in sub:
+        assert repr(part[q.name]) == repr(whole[q.name])
+
+
+def test_paused_gc_restores_the_collector():
+    assert gc.isenabled()
+    with paused_gc():
+        assert not gc.isenabled()
+        with paused_gc():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+# --- sensitivity ---------------------------------------------------------------------------
+
+def sensitivity_all_at_once(result, swing=0.2):
+    """The former sensitivity: every case of every input for every candidate in one array."""
+    cands = priced_candidates(result)
+    targets = {cid: metric_name(result, cid, "npv_tco") for cid in cands}
+    used = set(result.model.inputs_used())
+    cases = []
+    for path, inp in result.inputs.items():
+        if path not in used or inp.spec.structural or inp.spec.integer or inp.value == 0:
+            continue
+        lo_raw, hi_raw = sorted((inp.value * (1 - swing), inp.value * (1 + swing)))
+        lo_ok, hi_ok = plausible_range(inp, result)
+        lo, hi = max(lo_raw, lo_ok), min(hi_raw, hi_ok)
+        cases.append((path, lo, hi))
+    base = baseline_values(result)
+    k = len(cases)
+    arrays = {}
+    for i, (path, lo, hi) in enumerate(cases):
+        a = np.full(2 * k + 1, base[path])
+        a[2 * i + 1], a[2 * i + 2] = lo, hi
+        arrays[path] = a
+    env = Compiled(result.model, base, [c[0] for c in cases], targets.values())(arrays)
+    out = {}
+    for cid, name in targets.items():
+        values = np.broadcast_to(np.asarray(env[name], dtype=float), (2 * k + 1,))
+        bars = [(path, lo, hi, float(values[2 * i + 1]), float(values[2 * i + 2]))
+                for i, (path, lo, hi) in enumerate(cases)
+                if not (values[2 * i + 1] == values[0] and values[2 * i + 2] == values[0])]
+        bars.sort(key=lambda b: (-abs(b[4] - b[3]), b[0]))
+        out[cid] = (float(values[0]), bars)
+    return out
+
+
+def test_sensitivity_per_candidate_equals_all_at_once(big, catalog):
+    loaded, result = big
+    s = sensitivity(loaded, catalog, swing=0.2, result=result)
+    want = sensitivity_all_at_once(result)
+    assert list(s.bars) == list(want)
+    for cid, (baseline, bars) in want.items():
+        assert repr(s.baseline[cid]) == repr(baseline)
+        got = [(b.path, b.low_value, b.high_value, b.metric_low, b.metric_high)
+               for b in s.bars[cid]]
+        assert repr(got) == repr(bars)
+
+
+# --- Monte Carlo ---------------------------------------------------------------------------
+
+def cheapest_counts_reference(npv, done, feasible, blocked):
+    """The former `cheapest_counts`: the best tier over every candidate first, then a running
+    minimum of NPV among the candidates of that tier."""
+    n = npv.shape[1]
+    tier = np.stack([np.where((np.broadcast_to(f, (n,)) > 0) & (not b),
+                              np.where(np.broadcast_to(d, (n,)) < COMPLETE_FRACTION, 1.0, 0.0),
+                              np.inf)
+                     for f, d, b in zip(feasible, done, blocked)])
+    best_tier = tier.min(axis=0)
+    best = np.full(n, np.inf)
+    winner = np.full(n, -1)
+    for row in range(npv.shape[0]):
+        better = (tier[row] == best_tier) & np.isfinite(tier[row]) & (npv[row] < best)
+        best = np.where(better, npv[row], best)
+        winner[better] = row
+    return np.bincount(winner[winner >= 0], minlength=npv.shape[0])
+
+
+def test_leader_in_groups_equals_the_reference():
+    rng = np.random.default_rng(3)
+    for trial in range(30):
+        cands, n = int(rng.integers(1, 9)), 400
+        npv = rng.integers(0, 6, size=(cands, n)).astype(float)  # many ties
+        npv[rng.random((cands, n)) < 0.05] = np.nan
+        done = [np.where(rng.random(n) < 0.3, 0.5, 1.0) for _ in range(cands)]
+        feasible = [np.where(rng.random(n) < 0.2, 0.0, 1.0) for _ in range(cands)]
+        blocked = [bool(rng.random() < 0.2) for _ in range(cands)]
+        want = cheapest_counts_reference(npv, done, feasible, blocked)
+        assert cheapest_counts(npv, done, feasible, blocked).tolist() == want.tolist()
+        # fed in groups of rows and in slices of draws, as montecarlo does
+        size = int(rng.integers(1, cands + 1))
+        lead = Leader(n)
+        for first in range(0, cands, size):
+            rows = slice(first, first + size)
+            for start in (0, 150):
+                stop = 150 if start == 0 else n
+                lead.update(start, first, npv[rows, start:stop],
+                            [d[start:stop] for d in done[rows]],
+                            [f[start:stop] for f in feasible[rows]], blocked[rows])
+        assert lead.counts(cands).tolist() == want.tolist(), trial
+
+
+@pytest.mark.parametrize("group_max", [1, 3])
+def test_montecarlo_in_groups_equals_all_at_once(big, monkeypatch, group_max):
+    _loaded, result = big
+    draws = CHUNK + 500  # two random streams, two threads
+    whole = montecarlo(result, draws=draws, seed=4)
+    monkeypatch.setattr(mc_module, "GROUP_MAX", group_max)
+    steps: list[int] = []
+    grouped = montecarlo(result, draws=draws, seed=4, progress=steps.append)
+    assert sum(steps) == draws
+    assert repr(grouped.percentiles) == repr(whole.percentiles)
+    assert grouped.prob_cheapest == whole.prob_cheapest
+    assert grouped.varied == whole.varied and grouped.shared == whole.shared
+    assert list(grouped.samples) == list(whole.samples)
+    for cid, sample in whole.samples.items():
+        assert grouped.samples[cid].tobytes() == sample.tobytes()
+
+
+def test_group_size_keeps_the_draws_within_budget():
+    assert mc_module.group_size(20_000) == mc_module.GROUP_MAX
+    assert mc_module.group_size(1_000_000) == 8  # the example's 8 candidates in one group
+    assert mc_module.group_size(10**9) == 1
+
+
+# --- workbook ------------------------------------------------------------------------------
+
+class _Plain(Worksheet):
+    """xlsxwriter's own worksheet, for the reference file."""
+
+
+@pytest.mark.parametrize("scenario", ["example", "tests/test_workbook_tricky.yaml", "many"])
+def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, scenario):
+    if scenario == "example":
+        result = example
+    elif scenario == "many":
+        result = compute(many(2), catalog)
+    else:
+        result = compute(load_scenario(scenario), catalog)
+    from datetime import date
+
+    quick = workbook_bytes(result, generated=date(2024, 1, 2))
+    monkeypatch.setattr(xlsx_module, "_Worksheet", _Plain)
+    plain = workbook_bytes(result, generated=date(2024, 1, 2))
+    assert quick == plain
+
+
+def test_quick_cells_match_xlsxwriter_on_every_kind():
+    import xlsxwriter
+
+    def sheet_xml(cls):
+        buf = io.BytesIO()
+        wb = xlsxwriter.Workbook(buf, {"in_memory": True, "strings_to_formulas": False,
+                                       "strings_to_numbers": False, "strings_to_urls": False})
+        ws = wb.add_worksheet("S", cls)
+        bold = wb.add_format({"bold": True})
+        ws.set_column(3, 3, 12, wb.add_format({"italic": True}))
+        ws.set_row(5, 20, wb.add_format({"font_color": "#FF0000"}))
+        cells = [
+            ("write_number", 1.0 / 3), ("write_number", -0.0), ("write_number", 1e300),
+            ("write_number", 12), ("write_string", 'a & b < c > "d"\n'),
+            ("write_string", "  spaced  "), ("write_formula", "=A1<=B1"),
+            ("write_formula", "=IF(a&b>0,1,0)"), ("write_formula", "=SUM(A1:A3)"),
+        ]
+        for row in range(7):
+            for col, (method, value) in enumerate(cells):
+                fmt = bold if (row + col) % 3 == 0 else None
+                getattr(ws, method)(row, col, value, fmt)
+        for col, cached in enumerate([True, False, "#NUM!", "#DIV/0!", "", "text <&>", 2.5,
+                                      7, 0]):
+            ws.write_formula(8, col, "=X1", None, cached)
+            ws.write_formula(9, col, "=X1", bold, cached)
+        for row in (10, 5):
+            for col in (0, 3, 4):
+                ws.write_blank(row, col, None, bold if col == 4 else None)
+        ws.write_boolean(11, 0, True)  # not one of ours: xlsxwriter's own code
+        wb.close()
+        with zipfile.ZipFile(buf) as z:
+            return z.read("xl/worksheets/sheet1.xml")
+
+    assert sheet_xml(_Worksheet) == sheet_xml(_Plain)
+
+
+def test_quick_formula_preparation_matches_xlsxwriter():
+    quick, plain = _Worksheet(), _Plain()
+    formulas = ["=A1+B1", "=MIN(x,MAX(y,1))", "=ROUNDUP(a/b,0)", "=c_x+NPV(r,a,b)",
+                "=RANK(D3,$D$3:$D$9,1)", "=FILTER(A1:A3,B1:B3)", "=SORT(A1:A3)",
+                "=x.SORT(A1)", "=_xlfn.CONCAT(a)", "=XLOOKUP(1,A:A,B:B)", "{=SUM(A1)}",
+                "=IF(A1,SWITCH(1,1,2),0)", "=ASINGLE(1)", "=sum(a)"]
+    for f in formulas:
+        assert quick._prepare_formula(f) == plain._prepare_formula(f), f
+    plain.use_future_functions = quick.use_future_functions = True
+    for f in formulas + ["=CONCAT(a,b)", "=STDEV.S(A1:A3)"]:
+        assert quick._prepare_formula(f) == plain._prepare_formula(f), f
+
+
+# --- charts --------------------------------------------------------------------------------
+
+def test_charts_draw_the_best_ranked_and_say_how_many_are_left_out(big):
+    _loaded, result = big
+    priced = [c for c in result.candidates if c.priced]
+    assert len(priced) > CHART_CANDIDATES
+    page = render_html(result)
+    sentence = (f"The {CHART_CANDIDATES} best-ranked of {len(priced)} priced candidates are "
+                "drawn; the comparison table and the candidate details list every one.")
+    for chart in ("chart-cost", "chart-cashflow", "chart-time"):
+        figure = re.search(rf'<figure id="{chart}".*?</figure>', page, flags=re.DOTALL).group(0)
+        assert sentence in figure
+    for prefix in ("cost", "time"):  # one bar (and label) per drawn candidate
+        assert len(set(re.findall(rf'id="{prefix}-ytick_(\d+)"', page))) == CHART_CANDIDATES
+    # the tables have every candidate: the comparison (with its header row), the details
+    comparison = re.search(r'<section id="comparison".*?</section>', page, flags=re.DOTALL).group(0)
+    assert comparison.count("<tr") == len(result.candidates) + 1
+    assert page.count('data-key="npv_tco"') == len(priced)
+    zh = render_html(result, lang="zh")
+    assert f"图中仅绘出排名前 {CHART_CANDIDATES} 的方案（共 {len(priced)} 个已定价方案）" in zh
+
+
+def test_the_example_draws_every_candidate(example):
+    assert len([c for c in example.candidates if c.priced]) <= CHART_CANDIDATES
+    assert "best-ranked of" not in render_html(example)
+
+
+def test_workbook_charts_draw_the_best_ranked(big):
+    _loaded, result = big
+    feasible = [c for c in result.candidates if c.feasible and c.priced]
+    assert len(feasible) > CHART_CANDIDATES
+    with zipfile.ZipFile(io.BytesIO(workbook_bytes(result))) as z:
+        charts = [z.read(n).decode() for n in sorted(z.namelist()) if "charts/chart" in n]
+    assert len(charts) == 2
+    for xml in charts:
+        assert xml.count("<c:ser>") == (len(JOB_COMPONENTS) if "barChart" in xml
+                                        else CHART_CANDIDATES)
+        assert f"(the {CHART_CANDIDATES} best-ranked of {len(feasible)})" in xml
