@@ -373,7 +373,7 @@ def read_breakeven(out, fmt):
         data = json.loads(out)
         (x,) = data["crossings"]
         assert x["exact"] is True and data["value"] == x["value"]
-        return x["value"], None, x["mi300x"], x["b200"]
+        return x["value"], None, x["metric_candidate"], x["metric_versus"]
     if fmt == "csv":
         (row,) = csv_rows(out)
         assert row["exact"] == "True"

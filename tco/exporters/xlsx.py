@@ -82,6 +82,16 @@ def _escape(data: str) -> str:
     return data
 
 
+# _Worksheet reads xlsxwriter's private internals as the 3.3 series has them (3.1 and 3.2 differ):
+# any other release gets xlsxwriter's own worksheet, which writes the same file, only slower.
+QUICK_SERIES = (3, 3)
+QUICK_SUPPORTED = tuple(int(x) for x in xlsxwriter.__version__.split(".")[:2]) == QUICK_SERIES
+
+
+def _worksheet_class() -> type[Worksheet]:
+    return _Worksheet if QUICK_SUPPORTED else Worksheet
+
+
 class _Worksheet(Worksheet):
     """xlsxwriter's worksheet, quicker where a workbook of a thousand candidates (a million
     cells, two hundred thousand of them formulas) spent most of its time. The file is the same,
@@ -184,15 +194,16 @@ def _workbook_bytes(result: Result, generated: date | None) -> bytes:
     st = Styles(wb, result.currency)
     p = plan(result)
     values = engine_values(result)
-    sheets = {name: wb.add_worksheet(name, _Worksheet)
+    sheet_class = _worksheet_class()
+    sheets = {name: wb.add_worksheet(name, sheet_class)
               for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS, CATALOG)}
     sens = result.analyses.get("sensitivity")
     mc = result.analyses.get("montecarlo")
     if isinstance(sens, Sensitivity):
-        sheets[SENSITIVITY] = wb.add_worksheet(SENSITIVITY, _Worksheet)
+        sheets[SENSITIVITY] = wb.add_worksheet(SENSITIVITY, sheet_class)
     if isinstance(mc, MonteCarlo):
-        sheets[MONTECARLO] = wb.add_worksheet(MONTECARLO, _Worksheet)
-    sheets[METHODOLOGY] = wb.add_worksheet(METHODOLOGY, _Worksheet)
+        sheets[MONTECARLO] = wb.add_worksheet(MONTECARLO, sheet_class)
+    sheets[METHODOLOGY] = wb.add_worksheet(METHODOLOGY, sheet_class)
 
     _define_names(wb, p)
     write_summary(wb, sheets[SUMMARY], result, p, values, st, day.isoformat())
