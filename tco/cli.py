@@ -48,9 +48,10 @@ def emit(text: str, output: str | None = None) -> None:
         click.echo(text, nl=False)
 
 
-def warn(message: str) -> None:
-    """One line on stderr that does not stop the command."""
-    click.echo(f"tco: warning: {printable(message, breaks=None)}", err=True)
+def warn(*messages: str) -> None:
+    """One line on stderr for each message; none stops the command."""
+    for message in messages:
+        click.echo(f"tco: warning: {printable(message, breaks=None)}", err=True)
 
 
 def check_files(outputs: dict[str, str | None], scenarios: dict[str, str | None],
@@ -74,45 +75,6 @@ def load(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
     from .scenario import load_scenario
 
     return load_scenario(scenario), load_catalog(catalogs)
-
-
-def _read_once_only(path: str) -> bool:
-    """A pipe, a process substitution or a device, as opposed to a regular file (a missing one
-    counts as regular: reading it says that it is missing). Not via tco.yamlio: a quick
-    `tco whatif` imports no YAML parser."""
-    import os
-    import stat
-
-    try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
-
-
-def kept_baseline(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
-    """(baseline Result, the long way to recompute it) for `whatif` and `montecarlo`.
-
-    The kept baseline (tco.snapshot) hashes the files' bytes and then loads them: two reads.
-    A pipe or process substitution (`tco whatif <(cat s.yaml)`) can be read only once, so such
-    files are read once, here, and nothing is kept for them."""
-    if not any(_read_once_only(p) for p in (scenario, *catalogs) if p):
-        from .snapshot import baseline, recompute
-
-        return baseline(scenario, catalogs, warn), recompute(scenario, catalogs)
-    from .analysis.settings import apply_values
-    from .engine import compute
-
-    loaded, catalog = load(scenario, catalogs)
-
-    def run(values: Any, label: str) -> Any:
-        return compute(apply_values(loaded, values, label), catalog)
-
-    return compute(loaded, catalog), run
-
-
-def warn_all(messages: list[str]) -> None:
-    for message in messages:
-        warn(message)
 
 
 class _Group(click.Group):
@@ -361,7 +323,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
         write_pdf(result, pdf, lang=lang, paper=paper, day=day)
         click.echo(f"wrote {pdf}", err=True)
     mc = result.analyses.get("montecarlo")
-    warn_all([w.text for w in getattr(mc, "warnings", [])])
+    warn(*[w.text for w in getattr(mc, "warnings", [])])
 
 
 # --- analyses --------------------------------------------------------------------------------
@@ -412,7 +374,9 @@ def whatif(scenario: str | None, settings: tuple[str, ...], catalogs: tuple[str,
     from .exporters import analysis_view as view
 
     check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
-    result, long_way = kept_baseline(scenario, catalogs)
+    from .snapshot import baseline_and_recompute
+
+    result, long_way = baseline_and_recompute(scenario, catalogs, warn)
     c = whatif_from(result, settings, long_way)
     _render(fmt, {"table": lambda: view.comparison_table(c),
                   "json": lambda: view.comparison_json(c),
@@ -539,7 +503,9 @@ def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str,
     from .exporters import analysis_view as view
 
     check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
-    result, _ = kept_baseline(scenario, catalogs)
+    from .snapshot import baseline_and_recompute
+
+    result, _ = baseline_and_recompute(scenario, catalogs, warn)
     with _progress(draws, "Monte Carlo") as bar:
         mc = run(result, draws=draws, seed=seed,
                  progress=bar.update if bar is not None else None)
@@ -547,7 +513,7 @@ def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str,
                   "json": lambda: to_json(view.montecarlo_dict(mc)),
                   "csv": lambda: view.montecarlo_csv(mc)}, output)
     if output or fmt != "table":  # the table shows them; say them where they may go unseen
-        warn_all([w.text for w in mc.warnings])
+        warn(*[w.text for w in mc.warnings])
 
 
 def to_json(data: Any) -> str:

@@ -501,3 +501,34 @@ def recompute(scenario: str | None, overlays: Sequence[str]) -> Recompute:
         return compute(apply_values(loaded, values, label), load_catalog(overlays))
 
     return run
+
+
+def _read_once_only(path: str) -> bool:
+    """A pipe, a process substitution or a device, as opposed to a regular file (a missing one
+    counts as regular: reading it says that it is missing)."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def baseline_and_recompute(scenario: str | None, overlays: Sequence[str], warn: Warn = _quiet
+                           ) -> tuple[Result, Recompute]:
+    """The baseline and the long way to recompute it, for `whatif` and `montecarlo`.
+
+    A kept baseline hashes the files' bytes and then loads them: two reads. A pipe or process
+    substitution (`tco whatif <(cat s.yaml)`) can be read only once, so then the files are read
+    once, here, and nothing is kept."""
+    if not any(_read_once_only(p) for p in (scenario, *overlays) if p):
+        return baseline(scenario, overlays, warn), recompute(scenario, overlays)
+    from .analysis.settings import apply_values
+    from .catalog import load_catalog
+    from .engine import compute
+    from .scenario import load_scenario
+
+    loaded, catalog = load_scenario(scenario), load_catalog(overlays)
+
+    def run(values: Mapping[str, float], label: str) -> Result:
+        return compute(apply_values(loaded, values, label), catalog)
+
+    return compute(loaded, catalog), run
