@@ -10,13 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .expr import IF, Expr, ExprLike, lift
 from .gcpause import paused_gc
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
-from .resolved import Resolved, with_values
+from .resolved import CandidateInfo, Resolved, with_values
 from .result import COMPLETE_FRACTION, CandidateResult, Provenance, Result
 
 if TYPE_CHECKING:
@@ -35,73 +35,72 @@ def input_values(resolved: Resolved) -> dict[str, float]:
     return {path: inp.value for path, inp in resolved.inputs.items()}
 
 
+# Sizing tries whole servers: the grid of sizes reads this input besides the model's formulas.
+SIZE_STEP_INPUT = "cards_per_node"
+
+
+def _sizing_targets(resolved: Resolved, cid: str) -> list[str]:
+    """The quantities the size of `cid` is chosen by."""
+    primary = resolved.structure.workloads[0][0]
+    return [f"{cid}.feasible", f"{cid}.runnable", f"{cid}.{primary}.wall_days"]
+
+
 def sizing_inputs(model: Model, resolved: Resolved, cid: str) -> set[str]:
     """Every input the size `size_clusters` picks for `cid` depends on."""
-    primary = resolved.structure.workloads[0][0]
     p = f"candidates.{cid}"
-    return (model.inputs_feeding([f"{cid}.feasible", f"{cid}.{primary}.wall_days",
-                                  f"{cid}.rated_power_w"])
-            | {f"{p}.cards_per_node", f"{p}.pue"}) - {f"{p}.cards"}
+    return ((model.inputs_feeding(_sizing_targets(resolved, cid)) | {f"{p}.{SIZE_STEP_INPUT}"})
+            - {f"{p}.cards"})
 
 
-def size_clusters(model: Model, resolved: Resolved, values: dict[str, float]) -> None:
-    """Pick card counts for candidates sized by deadline or power cap and not sized yet; the
-    size goes into `values` and `resolved.inputs`, and `resolved.sized` records why no size
-    meets the target ("" when one does).
+def size_clusters(model: Model, resolved: Resolved) -> Resolved:
+    """`resolved` with a card count for each candidate sized for a deadline or power cap and
+    not sized yet: the smallest feasible size for a deadline, the fastest feasible size within
+    a power cap. When no size is feasible the model's flags say why: the size kept is the
+    fastest that runs (deadline) or the largest within the cap (power).
 
-    All candidate sizes are evaluated at once as an array (1..MAX_SIZING_NODES servers).
+    All sizes of a candidate are evaluated at once as an array (1..MAX_SIZING_NODES servers).
     """
-    primary = resolved.structure.workloads[0][0]
-    for cid, (kind, target) in resolved.sizing.items():
-        if cid not in resolved.structure.candidates or cid in resolved.sized:
-            continue
-        import numpy as np
+    st = resolved.structure
+    todo = [cid for cid, kind in zip(st.candidates, st.sizing)
+            if kind != "cards" and cid not in resolved.sized]
+    if not todo:
+        return resolved
+    import numpy as np
 
-        reason = ""
-        per_node = values[f"candidates.{cid}.cards_per_node"]
-        trial = per_node * np.arange(1, MAX_SIZING_NODES + 1, dtype=float)
+    values = input_values(resolved)
+    inputs = dict(resolved.inputs)
+    for cid in todo:
+        p = f"candidates.{cid}"
+        trial = values[f"{p}.{SIZE_STEP_INPUT}"] * np.arange(1, MAX_SIZING_NODES + 1,
+                                                               dtype=float)
         # Only the quantities the choice reads, from only the inputs they read: the other
         # formulas of the candidate (cash flows, ...) over every size, or a copy of every
         # input of a scenario of many candidates, would take longer than the sizing.
-        needs = model.feeding([f"{cid}.feasible", f"{cid}.{primary}.wall_days",
-                               f"{cid}.rated_power_w"])
-        own = {p: values[p] for p in needs.inputs_used()}
-        own[f"candidates.{cid}.cards"] = trial
+        targets = _sizing_targets(resolved, cid)
+        needs = model.feeding(targets)
+        own = {path: values[path] for path in needs.inputs_used()}
+        own[f"{p}.cards"] = trial
         env = needs.evaluate(own)
-        feasible = np.asarray(env[f"{cid}.feasible"], dtype=float) > 0
-        if kind == "deadline_days":
-            wall = np.asarray(env[f"{cid}.{primary}.wall_days"], dtype=float)
-            ok = (wall <= target) & feasible
-            if ok.any():
-                cards = trial[int(np.argmax(ok))]
-            else:
-                # No size meets the deadline: keep the fastest size that can run at all.
-                usable = feasible & np.isfinite(wall) & (wall > 0)
-                best = np.argmin(np.where(usable, wall, np.inf)) if usable.any() else 0
-                cards = trial[int(best)]
-                reason = (f"no cluster up to {int(trial[-1]):,} cards finishes a run "
-                          f"within {target:g} days")
+        feasible, runnable, wall = (np.broadcast_to(np.asarray(env[n], dtype=float), trial.shape)
+                                    for n in targets)
+        feasible, runnable = feasible > 0, runnable > 0
+        usable = runnable & np.isfinite(wall) & (wall > 0)
+        if feasible.any():
+            # deadline: the first (smallest) size meeting it; power cap: the fastest within
+            # it (past some size more cards only slow a run: interruptions grow with size)
+            pick = (int(np.argmax(feasible)) if resolved.candidates[cid].sizing == "deadline_days"
+                    else int(np.argmin(np.where(feasible, wall, np.inf))))
+        elif resolved.candidates[cid].sizing == "deadline_days":
+            pick = int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
         else:
-            power_kw = (np.asarray(env[f"{cid}.rated_power_w"], dtype=float)
-                        * values[f"candidates.{cid}.pue"] / 1000.0)
-            within = power_kw <= target
-            ok = within & feasible
-            if ok.any():
-                # The largest cluster within the cap, unless past some size more cards only
-                # slow a run down (interruptions grow with the cluster): then the fastest.
-                wall = np.asarray(env[f"{cid}.{primary}.wall_days"], dtype=float)
-                cards = trial[int(np.argmin(np.where(ok, wall, np.inf)))]
-            elif within.any():
-                cards = trial[int(np.nonzero(within)[0][-1])]
-                reason = f"no cluster within the {target:g} kW power cap can run the job"
-            else:
-                cards = trial[0]
-                reason = f"one server already needs more than the {target:g} kW power cap"
-        values[f"candidates.{cid}.cards"] = float(cards)
-        inp = resolved.inputs[f"candidates.{cid}.cards"]
-        inp.value = float(cards)
-        inp.low = inp.high = float(cards)
-        resolved.sized[cid] = reason
+            within = np.asarray(env.get(f"{cid}.within_power_cap", 0.0)) > 0
+            within = np.broadcast_to(within, trial.shape)
+            pick = int(np.nonzero(within)[0][-1]) if within.any() else 0
+        cards = float(trial[pick])
+        kind = resolved.candidates[cid].sizing
+        inputs[f"{p}.cards"] = replace(inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
+                                       source=f"sized for {kind} = {values[f'{p}.{kind}']:g}")
+    return replace(resolved, inputs=inputs, sized=resolved.sized | set(todo))
 
 
 def compute(loaded: Loaded, catalog: Catalog) -> Result:
@@ -114,13 +113,12 @@ def compute(loaded: Loaded, catalog: Catalog) -> Result:
 
 def evaluate(resolved: Resolved, model: Model | None = None) -> Result:
     """Size the clusters not sized yet, evaluate the model (built for `resolved.structure`
-    unless given) and assemble the Result. Sizes go into `resolved`."""
+    unless given) and assemble the Result (whose `resolved` holds the sizes)."""
     with paused_gc():
         if model is None:
             model = build_model(resolved.structure)
-        values = input_values(resolved)
-        size_clusters(model, resolved, values)
-        return assemble(resolved, model, model.evaluate(values))
+        resolved = size_clusters(model, resolved)
+        return assemble(resolved, model, model.evaluate(input_values(resolved)))
 
 
 def edited(resolved: Resolved, model: Model, values: Mapping[str, float], file: str
@@ -131,10 +129,8 @@ def edited(resolved: Resolved, model: Model, values: Mapping[str, float], file: 
     out = with_values(resolved, dict(values), file)
     if out is None:
         return None
-    for cid in list(out.sized):
-        if sizing_inputs(model, out, cid) & set(values):
-            del out.sized[cid]
-    return out
+    again = {cid for cid in out.sized if sizing_inputs(model, out, cid) & set(values)}
+    return replace(out, sized=out.sized - again)
 
 
 def _first(v: object) -> float:
@@ -169,25 +165,14 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
                     jobs.setdefault(q.workload, {})[q.name.rsplit(".", 1)[1]] = v
                 else:
                     values[q.name[len(cid) + 1:]] = v  # ids may contain dots
-            if resolved.sized.get(cid):
-                reasons.append(resolved.sized[cid])
-            for wid, job in jobs.items():
-                if job["memory_needed_gb"] > job["memory_usable_gb"]:
-                    reasons.append(
-                        f"{wid}: needs {job['memory_needed_gb']:.1f} GB per card, "
-                        f"{job['memory_usable_gb']:.1f} GB usable"
-                        f" ({int(cand_inputs['cards']):,} cards x "
-                        f"{cand_inputs['memory_gb']:g} GB)")
-            if values.get("goodput", 1.0) <= 0:
-                reasons.append(
-                    f"the cluster is interrupted too often to make progress "
-                    f"(goodput {values['goodput']:.2f})")
+            if not values["feasible"]:
+                reasons += infeasible_reasons(info, cand_inputs, values, jobs)
             if not reasons and values["runs_completed_fraction"] < COMPLETE_FRACTION:
                 notes.append(
                     f"the cluster completes only {values['runs_completed_fraction']:.0%} "
                     "of the planned runs per year")
             if info.sizing != "cards":
-                target = resolved.sizing[cid][1]
+                target = cand_inputs[info.sizing]
                 unit = "days" if info.sizing == "deadline_days" else "kW"
                 notes.append(f"sized to {int(cand_inputs['cards']):,} cards for "
                              f"{info.sizing.replace('_days', '').replace('_kw', '')} "
@@ -206,6 +191,35 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
         resolved=resolved,
     )
+
+
+def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
+                       values: Mapping[str, float], jobs: Mapping[str, Mapping[str, float]]
+                       ) -> list[str]:
+    """Why the model's `feasible` is false, in words: one reason per flag that failed. The
+    model decides (tco.model); this only says which of its rules did."""
+    reasons = []
+    for wid, job in jobs.items():
+        if not job["fits_memory"]:
+            reasons.append(
+                f"{wid}: needs {job['memory_needed_gb']:.1f} GB per card, "
+                f"{job['memory_usable_gb']:.1f} GB usable"
+                f" ({int(inputs['cards']):,} cards x {inputs['memory_gb']:g} GB)")
+    if values["goodput"] <= 0:
+        reasons.append(f"the cluster is interrupted too often to make progress "
+                       f"(goodput {values['goodput']:.2f})")
+    largest = int(inputs["cards_per_node"] * MAX_SIZING_NODES)
+    if not values.get("meets_deadline", 1.0):
+        reasons.append(f"no cluster up to {largest:,} cards finishes a run within "
+                       f"{inputs['deadline_days']:g} days")
+    if not values.get("within_power_cap", 1.0):
+        reasons.append(
+            f"{'one server' if inputs['cards'] <= inputs['cards_per_node'] else 'the cluster'} "
+            f"needs {values['facility_power_kw']:,.1f} kW, over the "
+            f"{inputs['power_cap_kw']:g} kW power cap")
+    if not reasons:  # a rule the model gained that has no words yet still shows
+        reasons.append("infeasible by the model's rules")
+    return reasons
 
 
 def inputs_by_candidate(resolved: Resolved) -> dict[str, dict[str, float]]:
@@ -227,24 +241,11 @@ def inputs_by_candidate(resolved: Resolved) -> dict[str, dict[str, float]]:
 
 
 def rank(candidates: list[CandidateResult]) -> list[CandidateResult]:
-    """Four tiers, each by NPV of TCO: (0) feasible, may be bought here (no export control or
-    licence bar) and completes every planned run; (1) may be bought but completes fewer runs;
-    (2) feasible but barred; (3) infeasible, by id."""
-    return sorted(candidates, key=lambda c: (tier(c), c.values.get("npv_tco", 0.0)
+    """By the model's tier (tco.model.tier_formula), then NPV of TCO within it, then id."""
+    return sorted(candidates, key=lambda c: (tier(c), c.values["npv_tco"]
                                              if c.feasible else 0.0, c.id))
 
 
-def tier_formula(feasible: ExprLike, barred: bool, completed_fraction: ExprLike) -> Expr:
-    """The ranking tier as a formula: 0 feasible, may be bought and completes every planned run;
-    1 may be bought but completes fewer; 2 feasible but barred (export control, licence);
-    3 infeasible. The engine evaluates it on floats, the workbook writes it as a live formula
-    over the model's cells, and Monte Carlo evaluates it on arrays of draws."""
-    allowed = IF(lift(completed_fraction).ge(COMPLETE_FRACTION), 0.0, 1.0)
-    return IF(lift(feasible), 2.0 if barred else allowed, 3.0)
-
-
 def tier(c: CandidateResult) -> int:
-    if not c.priced:
-        return 3
-    return int(tier_formula(float(c.feasible), bool(c.info.blocking),
-                            c.values["runs_completed_fraction"]).evaluate({}))
+    """The candidate's ranking tier: the model's, 3 when it could not be priced."""
+    return int(c.values["tier"]) if c.priced else 3

@@ -93,6 +93,15 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
            "per card-hour, not per instance-hour"),
 ]}
 
+# A candidate sized by the engine has one target instead of a card count: the cluster must meet
+# it to be feasible (tco.model), and sizing picks the card count that does.
+TARGET_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("deadline_days", "days", "Deadline for one run of the primary workload",
+              0.01, 3650, "days of wall-clock time per run"),
+    InputSpec("power_cap_kw", "kW", "Facility power cap (IT x PUE)", 0.01, 1e9,
+              "kilowatts of facility power (1 MW is 1000)"),
+]}
+
 FACILITY_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _money("electricity_price_per_kwh", "money/kWh", "Electricity tariff", 0.005, 2.0,
            "per kWh (0.12, not 12 cents)"),

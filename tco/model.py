@@ -18,7 +18,22 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .expr import AND, IF, MAX, MIN, NPV0, PMT, ROUNDUP, SUM, Const, Expr, Ref, Value
+from .expr import (
+    AND,
+    IF,
+    MAX,
+    MIN,
+    NPV0,
+    PMT,
+    ROUNDUP,
+    SUM,
+    Const,
+    Expr,
+    ExprLike,
+    Ref,
+    Value,
+    lift,
+)
 from .resolved import Structure
 
 HOURS_PER_YEAR = 8760.0
@@ -31,6 +46,7 @@ W_PER_KW = 1000.0
 MONTHS_PER_YEAR = 12.0
 TOKENS_PER_MILLION = 1e6
 RATE_AS_ZERO = 1e-6  # a discount rate below this is treated as zero in the annuity factor
+COMPLETE_FRACTION = 1 - 1e-9  # a share of planned runs completed at or above this is all of them
 
 # Cash-flow components, in the order every table shows them.
 CAPEX_COMPONENTS = ("cards", "servers", "network", "cooling", "installation")
@@ -205,6 +221,8 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
     idle_w = q("idle_power_w", rated_w * a("idle_power_fraction"), "W", "IT power while idle",
                "cluster")
     it_kw = q("it_capacity_kw", rated_w / W_PER_KW, "kW", "Provisioned IT capacity", "cluster")
+    facility_kw = q("facility_power_kw", it_kw * c("pue"), "kW",
+                    "Facility power at rated IT load (IT x PUE)", "cluster")
     failures = q("interruptions_per_hour", cards * a("card_failure_rate_per_hour"), "1/h",
                  "Expected interruptions per hour", "cluster")
     goodput = q(
@@ -270,7 +288,7 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
                  "Effective compute per card")
         wall_h = jq("wall_hours", flops / (cards * eff * SECONDS_PER_HOUR) / goodput, "h",
                     "Wall-clock time per run")
-        jq("wall_days", wall_h / HOURS_PER_DAY, "days", "Wall-clock days per run")
+        wall_d = jq("wall_days", wall_h / HOURS_PER_DAY, "days", "Wall-clock days per run")
         gpu_h = jq("gpu_hours", cards * wall_h, "card-h", "Accelerator-hours per run")
         jq("mfu_effective", flops / (gpu_h * SECONDS_PER_HOUR * c(f"peak_tflops_{precision}")
                                      * FLOPS_PER_TFLOPS), "fraction",
@@ -282,12 +300,26 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
         feasible = jq("feasible", AND(fits, goodput.gt(0)), "flag",
                       "Feasible: fits in memory and makes progress")
         busy_terms.append(w("runs_per_year") * wall_h)
-        job_refs[wid] = {"flops": flops, "wall_h": wall_h, "gpu_h": gpu_h, "e_fac": e_fac,
+        job_refs[wid] = {"flops": flops, "wall_h": wall_h, "wall_d": wall_d, "gpu_h": gpu_h, "e_fac": e_fac,
                          "feasible": feasible}
 
-    feasible_all = q("feasible", AND(*[r["feasible"] for r in job_refs.values()]), "flag",
-                     "Feasible for every workload", "cluster")
-    del feasible_all
+    # --- feasibility and ranking tier: the one rule every command and exporter follows ------
+    runnable = q("runnable", AND(*[r["feasible"] for r in job_refs.values()]), "flag",
+                 "Runs every workload: fits in memory and makes progress", "cluster")
+    sizing = st.sizing[st.candidates.index(cid)]
+    if sizing == "deadline_days":
+        primary = st.workloads[0][0]
+        target = q("meets_deadline", job_refs[primary]["wall_d"].le(c("deadline_days")), "flag", "A run of the primary workload finishes within the deadline",
+                   "cluster")
+        feasible = q("feasible", AND(runnable, target), "flag",
+                     "Feasible: runs every workload and meets the deadline", "cluster")
+    elif sizing == "power_cap_kw":
+        target = q("within_power_cap", facility_kw.le(c("power_cap_kw")), "flag",
+                   "Facility power within the power cap", "cluster")
+        feasible = q("feasible", AND(runnable, target), "flag",
+                     "Feasible: runs every workload within the power cap", "cluster")
+    else:
+        feasible = q("feasible", runnable, "flag", "Feasible: runs every workload", "cluster")
 
     # --- capex ---------------------------------------------------------------------------------
     fin = lambda key: Ref(f"finance.{key}")
@@ -313,6 +345,8 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
                "Hours per year spent training", "horizon")
     share_done = q("runs_completed_fraction", IF(demand_h.gt(0), busy_h / demand_h, 1),
                    "fraction", "Share of planned runs the cluster completes", "horizon")
+    q("tier", tier_formula(feasible, cid in st.barred, share_done), "tier",
+      "Ranking tier: 0 delivers every run, 1 fewer runs, 2 barred here, 3 infeasible", "horizon")
     energy_y = q("energy_facility_kwh_per_year",
                  (train_w * busy_h + idle_w * (HOURS_PER_YEAR - busy_h)) * c("pue") / W_PER_KW,
                  "kWh/yr", "Facility energy per year (training and idle)", "horizon")
@@ -465,6 +499,15 @@ def _candidate(model: Model, st: Structure, cid: str) -> None:
                                       * HOURS_PER_YEAR),
           "fraction", "Busy share of the year at which buying costs the same as renting",
           "horizon")
+
+
+def tier_formula(feasible: ExprLike, barred: bool, completed_fraction: ExprLike) -> Expr:
+    """The ranking tier: 0 feasible, may be bought and completes every planned run; 1 may be
+    bought but completes fewer; 2 feasible but barred (export control, licence); 3 infeasible.
+    Every candidate ranks by (tier, NPV of TCO): the engine on floats, Monte Carlo on arrays of
+    draws and the workbook as a live formula all read this one quantity."""
+    allowed = IF(lift(completed_fraction).ge(COMPLETE_FRACTION), 0.0, 1.0)
+    return IF(lift(feasible), 2.0 if barred else allowed, 3.0)
 
 
 def _zero() -> Expr:

@@ -33,6 +33,8 @@ class Structure:
     workloads: tuple[tuple[str, str, str], ...]  # (id, precision, kind)
     candidates: tuple[str, ...]  # priced candidates (none structurally infeasible)
     stacks: tuple[str, ...]  # each candidate's software stack, in the same order
+    sizing: tuple[str, ...]  # each candidate's size rule: cards | deadline_days | power_cap_kw
+    barred: tuple[str, ...]  # candidates that may not be bought here (export control, licence)
     rent: tuple[str, ...]  # candidates with a cloud price
 
 
@@ -66,10 +68,8 @@ class Resolved:
     scenario_data: dict[str, Any]  # the validated scenario as JSON-ready data
     catalog_digest: str
     usd_to_currency: float  # exchange rate: plausible money ranges are in USD
-    sizing: dict[str, tuple[str, float]] = field(default_factory=dict)
-    # candidate -> (deadline_days | power_cap_kw, target)
-    sized: dict[str, str] = field(default_factory=dict)
-    # candidate -> why no size meets its target ("" when one does), once the engine sized it
+    sized: frozenset[str] = frozenset()
+    # candidates sized for a deadline or power cap whose `cards` input holds the size found
     scenario: Any = None  # the validated tco.scenario.Scenario, when at hand
 
 
@@ -155,7 +155,7 @@ def _derives(resolved: Resolved, path: str, inp: Input) -> bool:
         # An unpriced candidate (a precision it lacks) may become priced: a new structure.
         # A card count for a cluster sized by deadline or power cap replaces that rule.
         return cid not in resolved.structure.candidates or (
-            key == "cards" and cid in resolved.sizing)
+            key == "cards" and resolved.candidates[cid].sizing != "cards")
     return False
 
 
@@ -186,4 +186,4 @@ def with_values(resolved: Resolved, values: dict[str, float], file: str
     for path, value in values.items():
         set_path(data, path, float(value))  # as validation stores a number
     return replace(resolved, inputs=inputs, file=file, scenario_data=data,
-                   sized=dict(resolved.sized), scenario=None)
+                   scenario=None)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .inputs import Input
-from .model import Model
+from .model import COMPLETE_FRACTION, Model
 from .resolved import CandidateInfo, Resolved, Structure
 
 if TYPE_CHECKING:
@@ -21,8 +21,6 @@ class Provenance:
     scenario_file: str
 
 
-# A runs_completed_fraction at or above this means every planned run fits in the year.
-COMPLETE_FRACTION = 1 - 1e-9
 
 
 @dataclass

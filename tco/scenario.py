@@ -29,6 +29,7 @@ from .inputs import (
     CANDIDATE_INPUTS,
     FACILITY_INPUTS,
     FINANCE_INPUTS,
+    TARGET_INPUTS,
     TEAM_INPUTS,
     TOP_INPUTS,
     WORKLOAD_INPUTS,
@@ -454,7 +455,6 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     # candidates
     infos: dict[str, CandidateInfo] = {}
     rent: list[str] = []
-    sizing: dict[str, tuple[str, float]] = {}
     precisions = {p for _, p, _ in workloads}
     for c in sc.candidates:
         base = ["candidates", c.id]
@@ -551,10 +551,10 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
             value = float(getattr(c, kind))
             if not (math.isfinite(value) and value > 0):
                 raise loaded.error(f"expected a positive number, found {value!r}", base + [kind])
-            sizing[c.id] = (kind, value)
+            put(scenario_value(base + [kind], value, TARGET_INPUTS[kind]))
             info.sizing = kind
             put(Input(path=f"{p}.cards", value=float(inputs[f"{p}.cards_per_node"].value),
-                      spec=CANDIDATE_INPUTS["cards"], source=f"sized for {kind} = {value:g}",
+                      spec=CANDIDATE_INPUTS["cards"], source=f"to be sized for {kind}",
                       origin="derived"))
         # risk flags (short; the catalog record holds the evidence)
         if sc.facility.region in card.export_restricted_regions:
@@ -593,11 +593,13 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     structure = Structure(
         currency=sc.currency, horizon_years=fin.horizon_years, workloads=tuple(workloads),
         candidates=tuple(priced), stacks=tuple(infos[cid].stack for cid in priced),
+        sizing=tuple(infos[cid].sizing for cid in priced),
+        barred=tuple(cid for cid in priced if infos[cid].blocking),
         rent=tuple(cid for cid in rent if cid in priced),
     )
     return Resolved(structure=structure, inputs=inputs, candidates=infos, file=loaded.file,
                     scenario_data=sc.model_dump(mode="json"), catalog_digest=catalog.digest(),
-                    usd_to_currency=fx, sizing=sizing, scenario=sc)
+                    usd_to_currency=fx, scenario=sc)
 
 
 __all__ = ["PRECISIONS", "CandidateInfo", "Loaded", "Resolved", "Scenario", "Structure",

@@ -69,7 +69,7 @@ from .result import Result
 if TYPE_CHECKING:
     from .analysis.whatif import Recompute
 
-FORMAT = "tco-baseline 2"
+FORMAT = "tco-baseline 3"
 KEEP = 32  # entries kept in the folder
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a larger file is not read (an entry is well under 1 MiB)
 ENTRY_NAME = re.compile(r"tco-baseline-[0-9a-f]{64}\.json")
@@ -348,7 +348,8 @@ def _record(cls: type, checks: Mapping[str, Callable[[Any], Any]]) -> Callable[[
 
 _STRUCTURE = _record(Structure, {
     "currency": _str, "horizon_years": _int, "workloads": _tuple(_tuple(_str, 3)),
-    "candidates": _tuple(_str), "stacks": _tuple(_str), "rent": _tuple(_str)})
+    "candidates": _tuple(_str), "stacks": _tuple(_str), "sizing": _tuple(_str),
+    "barred": _tuple(_str), "rent": _tuple(_str)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})
@@ -363,7 +364,7 @@ _CANDIDATE = _record(CandidateInfo, {
     "infeasible": _list(_str), "notes": _list(_str)})
 # Resolved's own fields, decoded by `decode` (the validated scenario object is never kept).
 RESOLVED_FIELDS = ("structure", "inputs", "candidates", "file", "scenario_data",
-                   "catalog_digest", "usd_to_currency", "sizing", "sized")
+                   "catalog_digest", "usd_to_currency", "sized")
 RECORDS = {Structure: _STRUCTURE, InputSpec: _SPEC, Input: _INPUT, CandidateInfo: _CANDIDATE}
 SIZING_KINDS = ("deadline_days", "power_cap_kw")
 
@@ -384,8 +385,7 @@ def encode(digest: str, resolved: Resolved) -> bytes:
         "scenario_data": resolved.scenario_data,
         "catalog_digest": resolved.catalog_digest,
         "usd_to_currency": resolved.usd_to_currency,
-        "sizing": {cid: [kind, target] for cid, (kind, target) in resolved.sizing.items()},
-        "sized": resolved.sized,
+        "sized": sorted(resolved.sized),
     }
     doc = {"format": FORMAT, "key": digest, "resolved": body}
     return json.dumps(doc, separators=(",", ":"), check_circular=False).encode("utf-8")
@@ -417,24 +417,24 @@ def _resolved(body: Any) -> Resolved:
     structure = _STRUCTURE(body["structure"])
     inputs = {i.path: i for i in _list(_INPUT)(body["inputs"])}
     candidates = {c.id: c for c in _list(_CANDIDATE)(body["candidates"])}
-    sizing = {cid: (kind, _num(target)) for cid, (kind, target) in
-              _map(_tuple(lambda x: x, 2))(body["sizing"]).items()}
-    sized = _map(_str)(body["sized"])
+    sized = frozenset(_list(_str)(body["sized"]))
     scenario_data = body["scenario_data"]  # JSON data, as json.loads made it
     if (len(inputs) != len(body["inputs"]) or len(candidates) != len(body["candidates"])
             or type(scenario_data) is not dict
             or not set(structure.candidates) <= set(candidates)
             or len(structure.stacks) != len(structure.candidates)
-            or not all(kind in SIZING_KINDS and cid in candidates
-                       for cid, (kind, _) in sizing.items())
+            or len(structure.sizing) != len(structure.candidates)
+            or not set(structure.sizing) <= {"cards", *SIZING_KINDS}
+            or not set(structure.barred) <= set(structure.candidates)
             # every cluster was sized: evaluating the entry sizes nothing (no numpy)
-            or set(sized) != set(sizing) & set(structure.candidates)
+            or sized != {cid for cid, kind in zip(structure.candidates, structure.sizing)
+                         if kind != "cards"}
             or not 1 <= structure.horizon_years <= 30):
         raise _Damaged
     return Resolved(structure=structure, inputs=inputs, candidates=candidates,
                     file=_str(body["file"]), scenario_data=scenario_data,
                     catalog_digest=_str(body["catalog_digest"]),
-                    usd_to_currency=_num(body["usd_to_currency"]), sizing=sizing, sized=sized)
+                    usd_to_currency=_num(body["usd_to_currency"]), sized=sized)
 
 
 def _kept(resolved: Resolved) -> Result | None:

@@ -53,9 +53,8 @@ def example() -> Example:
     loaded = load_scenario()
     resolved = resolve(loaded, catalog)
     model = build_model(resolved.structure)
-    values = input_values(resolved)
-    size_clusters(model, resolved, values)
-    return Example(catalog, loaded, resolved, model, values)
+    resolved = size_clusters(model, resolved)
+    return Example(catalog, loaded, resolved, model, input_values(resolved))
 
 
 @cache

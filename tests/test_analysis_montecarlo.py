@@ -13,6 +13,8 @@ from tco.analysis.montecarlo import (
 )
 from tco.engine import compute
 from tco.errors import TcoError
+from tco.expr import Ref
+from tco.model import tier_formula
 from tco.scenario import load_scenario, parse_scenario
 from tco.yamlio import YamlDoc
 
@@ -113,7 +115,10 @@ def test_cheapest_ranks_like_compare():
     done = [np.ones(3), np.ones(3), np.array([0.5, 0.5, 0.5])]  # third completes too few runs
     feasible = [np.ones(3), np.array([1.0, 1.0, 0.0]), np.ones(3)]
     # draw 0: 1 < 2 -> first; draw 1: second; draw 2: second infeasible -> first
-    assert cheapest_counts(npv, done, feasible).tolist() == [2, 1, 0]
+    tiers = [tier_formula(Ref("f"), False, Ref("d")).evaluate({"f": f, "d": d})
+             for f, d in zip(feasible, done)]
+    assert [t.tolist() for t in tiers] == [[0, 0, 0], [0, 0, 3], [1, 1, 1]]  # the model's rule
+    assert cheapest_counts(npv, tiers).tolist() == [2, 1, 0]
 
 
 def test_report_analyses_gives_what_the_exporters_show(catalog):

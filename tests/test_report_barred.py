@@ -58,13 +58,19 @@ def test_monte_carlo_never_counts_a_barred_option_as_cheapest():
     import numpy as np
 
     from tco.analysis.montecarlo import cheapest_counts
+    from tco.expr import Ref
+    from tco.model import tier_formula
+
+    def tiers(barred):
+        return [tier_formula(Ref("f"), b, Ref("d")).evaluate({"f": f, "d": d})
+                for f, d, b in zip(feasible, done, barred)]
 
     # three draws; row 0 is cheapest in every draw but barred, row 1 completes every run in
     # draws 0-1 only, row 2 always completes: draw 2 goes to row 2 (row 1 incomplete there)
     npv = np.array([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]])
     done = [np.ones(3), np.array([1.0, 1.0, 0.5]), np.ones(3)]
     feasible = [np.ones(3)] * 3
-    counts = cheapest_counts(npv, done, feasible, [True, False, False])
+    counts = cheapest_counts(npv, tiers([True, False, False]))
     assert counts.tolist() == [0, 2, 1]
     # all barred: no draw has a winner
-    assert cheapest_counts(npv, done, feasible, [True, True, True]).tolist() == [0, 0, 0]
+    assert cheapest_counts(npv, tiers([True, True, True])).tolist() == [0, 0, 0]

@@ -21,10 +21,10 @@ from tco.exporters import xlsx as xlsx_module
 from tco.exporters.fmt import CHART_CANDIDATES
 from tco.exporters.html import render_html
 from tco.exporters.xlsx import _Worksheet, workbook_bytes
+from tco.expr import Ref
 from tco.gcpause import paused_gc
-from tco.model import JOB_COMPONENTS
+from tco.model import COMPLETE_FRACTION, JOB_COMPONENTS, tier_formula
 from tco.resources import example_scenario
-from tco.result import COMPLETE_FRACTION
 from tco.scenario import load_scenario, parse_scenario
 from tco.yamlio import YamlDoc
 
@@ -170,7 +170,9 @@ def test_leader_in_groups_equals_the_reference():
         feasible = [np.where(rng.random(n) < 0.2, 0.0, 1.0) for _ in range(cands)]
         blocked = [bool(rng.random() < 0.2) for _ in range(cands)]
         want = cheapest_counts_reference(npv, done, feasible, blocked)
-        assert cheapest_counts(npv, done, feasible, blocked).tolist() == want.tolist()
+        tiers = [tier_formula(Ref("f"), b, Ref("d")).evaluate({"f": f, "d": d})
+                 for f, d, b in zip(feasible, done, blocked)]
+        assert cheapest_counts(npv, tiers).tolist() == want.tolist()
         # fed in groups of rows and in slices of draws, as montecarlo does
         size = int(rng.integers(1, cands + 1))
         lead = Leader(n)
@@ -179,8 +181,7 @@ def test_leader_in_groups_equals_the_reference():
             for start in (0, 150):
                 stop = 150 if start == 0 else n
                 lead.update(start, first, npv[rows, start:stop],
-                            [d[start:stop] for d in done[rows]],
-                            [f[start:stop] for f in feasible[rows]], blocked[rows])
+                            [t[start:stop] for t in tiers[rows]])
         assert lead.counts(cands).tolist() == want.tolist(), trial
 
 

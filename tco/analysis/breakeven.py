@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -176,9 +176,10 @@ class _ScalarEngine:
         model = self._models.get(key)
         if model is None:
             model = self._models[key] = build_model(resolved.structure)
+        # only the pair's clusters are sized: the others are not evaluated
+        others = frozenset(resolved.structure.candidates) - set(self.pair)
+        resolved = size_clusters(model, replace(resolved, sized=others))
         values = input_values(resolved)
-        resolved.sizing = {c: s for c, s in resolved.sizing.items() if c in self.pair}
-        size_clusters(model, resolved, values)
         primary = resolved.structure.workloads[0][0]
         out = []
         for cid in self.pair:

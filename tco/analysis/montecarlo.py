@@ -47,7 +47,7 @@ import numpy as np
 from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
-from ..result import COMPLETE_FRACTION, Result
+from ..result import Result
 from .common import baseline_values, metric_name, plausible_range, priced_candidates
 from .fast import Compiled
 from .types import DrawWarning, MonteCarlo
@@ -55,6 +55,7 @@ from .types import DrawWarning, MonteCarlo
 CHUNK = 65_536  # draws per random stream and per task of the thread pool
 BLOCK = 8_192  # draws sampled and evaluated together
 SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
+LEADING_TIERS = 2  # tiers below this may rank first (tco.model.tier_formula: 2 barred, 3 infeasible)
 # The NPV and cost-per-run draws kept at once for percentiles: candidates are evaluated in
 # groups of at most GROUP_MAX that fit (a thousand candidates x 20,000 draws would otherwise
 # keep 320 MB, and their block results as much again).
@@ -224,9 +225,8 @@ class Simulation:
             raise TcoError("no feasible candidate to simulate")
         self.names = {cid: (metric_name(result, cid, "npv_tco"),
                             metric_name(result, cid, "cost_per_job"),
-                            f"{cid}.runs_completed_fraction", f"{cid}.feasible")
+                            f"{cid}.tier")
                       for cid in self.cands}
-        self.blocked = [bool(result.candidate(cid).info.blocking) for cid in self.cands]
         base = baseline_values(result)
         # Which inputs reach the results at all: compile with every ranged input varying.
         distributions = scenario_distributions(result)
@@ -366,7 +366,6 @@ def evaluate_group(sim: Simulation, compiled: Compiled, first: int, ids: list[st
     names = sim.names
     npv = np.empty((len(ids), draws))
     job = np.empty((len(ids), draws))
-    blocked = sim.blocked[first:first + len(ids)]
 
     def run_chunk(k: int) -> int:
         for start, inputs in sim.blocks(seed, k, draws):
@@ -375,8 +374,7 @@ def evaluate_group(sim: Simulation, compiled: Compiled, first: int, ids: list[st
             for row, cid in enumerate(ids):
                 npv[row, start:stop] = env[names[cid][0]]
                 job[row, start:stop] = env[names[cid][1]]
-            lead.update(start, first, npv[:, start:stop], [env[names[c][2]] for c in ids],
-                        [env[names[c][3]] for c in ids], blocked)
+            lead.update(start, first, npv[:, start:stop], [env[names[c][2]] for c in ids])
         return min((k + 1) * CHUNK, draws) - k * CHUNK
 
     for done in pool.map(run_chunk, range(-(-draws // CHUNK))):
@@ -391,14 +389,13 @@ def summary(x: np.ndarray) -> dict[str, float]:
     return {"p10": float(p10), "p50": float(p50), "p90": float(p90), "mean": mean}
 
 
-def cheapest_counts(npv: np.ndarray, done: list[Value], feasible: list[Value],
-                    blocked: list[bool] | None = None) -> np.ndarray:
+def cheapest_counts(npv: np.ndarray, tiers: list[Value]) -> np.ndarray:
     """How many draws each candidate (rows of `npv`) ranks first in, ranked as `tco compare`
-    ranks (tco.engine.rank): by NPV of TCO, feasible candidates that complete every planned run
-    before those that complete fewer; a candidate barred for the region (export control,
-    licence) or infeasible never ranks first."""
+    ranks (tco.engine.rank): by the model's tier (`<id>.tier`, tco.model.tier_formula) in each
+    draw, then NPV of TCO; a barred (tier 2) or infeasible (tier 3) candidate never ranks
+    first."""
     lead = Leader(npv.shape[1])
-    lead.update(0, 0, npv, done, feasible, blocked or [False] * npv.shape[0])
+    lead.update(0, 0, npv, tiers)
     return lead.counts(npv.shape[0])
 
 
@@ -407,26 +404,24 @@ class Leader:
     or in any order of whole groups of them) are added: `cheapest_counts` without holding
     every candidate's draws at once.
 
-    Per draw it keeps the best tier seen (0: completes every run, 1: fewer runs; infeasible
-    or barred candidates have none) and, among the candidates of that tier, the lowest NPV
-    and its row; the first row wins a tie, and a nan NPV never wins."""
+    Per draw it keeps the best tier seen (0 or 1: may be bought; barred or infeasible
+    candidates never lead) and, among the candidates of that tier, the lowest NPV and its
+    row; the first row wins a tie, and a nan NPV never wins."""
 
     def __init__(self, draws: int) -> None:
         self.tier = np.full(draws, np.inf)
         self.npv = np.full(draws, np.inf)
         self.row = np.full(draws, -1)
 
-    def update(self, start: int, first_row: int, npv: np.ndarray, done: list[Value],
-               feasible: list[Value], blocked: list[bool]) -> None:
+    def update(self, start: int, first_row: int, npv: np.ndarray, tiers: list[Value]) -> None:
         """Candidates `first_row`, `first_row` + 1, ... (rows of `npv`, draws `start`...)."""
         n = npv.shape[1]
         stop = start + n
         best_tier, best, winner = (self.tier[start:stop], self.npv[start:stop],
                                    self.row[start:stop])
         for i in range(npv.shape[0]):
-            tier = np.where((np.broadcast_to(feasible[i], (n,)) > 0) & (not blocked[i]),
-                            np.where(np.broadcast_to(done[i], (n,)) < COMPLETE_FRACTION,
-                                     1.0, 0.0), np.inf)
+            tier = np.broadcast_to(np.asarray(tiers[i], dtype=float), (n,))
+            tier = np.where(tier < LEADING_TIERS, tier, np.inf)
             lower = tier < best_tier  # a better tier: its candidates start again
             best_tier[lower] = tier[lower]
             best[lower] = np.inf

@@ -13,8 +13,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
-from ..engine import tier, tier_formula
-from ..expr import Ref
+from ..engine import tier
 from ..model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
 from ..result import CandidateResult, Result
 from .fmt import CHART_CANDIDATES
@@ -62,11 +61,9 @@ class _Writer:
         self.ws.write_formula(row, col, f"=RANK({me},{span},1)", self.st("formula", "0"), rank)
 
     def live_tier(self, row: int, col: int, c: CandidateResult) -> None:
-        """The engine's ranking tier (engine.tier_formula) over this candidate's live cells."""
-        expr = tier_formula(Ref(f"{c.id}.feasible"), bool(c.info.blocking),
-                            Ref(f"{c.id}.runs_completed_fraction"))
-        formula = expr.excel(lambda r: self.p.quantities[r.name].ref(SUMMARY))
-        self.ws.write_formula(row, col, f"={formula}", self.st("formula", "0"), tier(c))
+        """The model's ranking tier (`<id>.tier`, tco.model.tier_formula), a live cell."""
+        target = self.p.quantities[f"{c.id}.tier"].ref(SUMMARY)
+        self.ws.write_formula(row, col, f"={target}", self.st("formula", "0"), tier(c))
 
     def live_tiered_rank(self, row: int, col: int, first: int, tier_col: int, value_col: int,
                          keys: list[tuple[int, float]]) -> None:
