@@ -168,7 +168,7 @@ def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
     Example:
       tco validate my-scenario.yaml
     """
-    from .scenario import resolve
+    from .resolver import resolve
 
     loaded, catalog = load(scenario, catalogs)
     resolved = resolve(loaded, catalog)

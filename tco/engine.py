@@ -105,7 +105,7 @@ def size_clusters(model: Model, resolved: Resolved) -> Resolved:
 
 def compute(loaded: Loaded, catalog: Catalog) -> Result:
     """Evaluate every candidate of a scenario."""
-    from .scenario import resolve
+    from .resolver import resolve
 
     with paused_gc():
         return evaluate(resolve(loaded, catalog))

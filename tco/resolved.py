@@ -1,6 +1,6 @@
 """What `resolve(scenario, catalog)` produces, as plain data, and how one input is changed in it.
 
-`tco.scenario.resolve` validates a scenario against the catalog (pydantic) and returns a
+`tco.resolver.resolve` validates a scenario against the catalog (pydantic) and returns a
 `Resolved`: every model input with its value and source, the model's shape (`Structure`) and
 what is known of each candidate besides numbers (`CandidateInfo`). Nothing here imports
 pydantic or numpy, so a `Resolved` can be kept (tco.snapshot) and edited by a quick command
@@ -68,6 +68,8 @@ class Resolved:
     scenario_data: dict[str, Any]  # the validated scenario as JSON-ready data
     catalog_digest: str
     usd_to_currency: float  # exchange rate: plausible money ranges are in USD
+    read_by_resolve: frozenset[str] = frozenset()
+    # inputs resolve read to make or check another (tco.resolver): editing one resolves again
     sized: frozenset[str] = frozenset()
     # candidates sized for a deadline or power cap whose `cards` input holds the size found
     scenario: Any = None  # the validated tco.scenario.Scenario, when at hand
@@ -133,24 +135,10 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
         raise UnknownId(f"no input '{path}'")
 
 
-# Inputs that resolve derives other inputs from, or checks against another input: an edit of
-# one of these resolves the scenario again (see tco.scenario.resolve).
-_DERIVING = {
-    "assumptions.global_batch_tokens",  # the default of each workload's global batch
-    "assumptions.seq_len_tokens",  # the default of each workload's sequence length
-    "finance.financed_fraction",  # checked against loan term and horizon
-    "finance.loan_term_years",
-}
-_DERIVING_WORKLOAD_KEYS = {"params", "active_params"}  # active_params defaults to params, <=
-
-
 def _derives(resolved: Resolved, path: str, inp: Input) -> bool:
-    if inp.spec.structural or path in _DERIVING:
+    if inp.spec.structural or path in resolved.read_by_resolve:
         return True
-    head = path.split(".", 1)[0]
-    if head == "workloads" and path.rsplit(".", 1)[1] in _DERIVING_WORKLOAD_KEYS:
-        return True
-    if head == "candidates":
+    if path.startswith("candidates."):
         cid, key = path.removeprefix("candidates.").rsplit(".", 1)
         # An unpriced candidate (a precision it lacks) may become priced: a new structure.
         # A card count for a cluster sized by deadline or power cap replaces that rule.

@@ -364,7 +364,7 @@ _CANDIDATE = _record(CandidateInfo, {
     "infeasible": _list(_str), "notes": _list(_str)})
 # Resolved's own fields, decoded by `decode` (the validated scenario object is never kept).
 RESOLVED_FIELDS = ("structure", "inputs", "candidates", "file", "scenario_data",
-                   "catalog_digest", "usd_to_currency", "sized")
+                   "catalog_digest", "usd_to_currency", "read_by_resolve", "sized")
 RECORDS = {Structure: _STRUCTURE, InputSpec: _SPEC, Input: _INPUT, CandidateInfo: _CANDIDATE}
 SIZING_KINDS = ("deadline_days", "power_cap_kw")
 
@@ -385,6 +385,7 @@ def encode(digest: str, resolved: Resolved) -> bytes:
         "scenario_data": resolved.scenario_data,
         "catalog_digest": resolved.catalog_digest,
         "usd_to_currency": resolved.usd_to_currency,
+        "read_by_resolve": sorted(resolved.read_by_resolve),
         "sized": sorted(resolved.sized),
     }
     doc = {"format": FORMAT, "key": digest, "resolved": body}
@@ -418,6 +419,7 @@ def _resolved(body: Any) -> Resolved:
     inputs = {i.path: i for i in _list(_INPUT)(body["inputs"])}
     candidates = {c.id: c for c in _list(_CANDIDATE)(body["candidates"])}
     sized = frozenset(_list(_str)(body["sized"]))
+    read_by_resolve = frozenset(_list(_str)(body["read_by_resolve"]))
     scenario_data = body["scenario_data"]  # JSON data, as json.loads made it
     if (len(inputs) != len(body["inputs"]) or len(candidates) != len(body["candidates"])
             or type(scenario_data) is not dict
@@ -426,6 +428,7 @@ def _resolved(body: Any) -> Resolved:
             or len(structure.sizing) != len(structure.candidates)
             or not set(structure.sizing) <= {"cards", *SIZING_KINDS}
             or not set(structure.barred) <= set(structure.candidates)
+            or not read_by_resolve <= inputs.keys()
             # every cluster was sized: evaluating the entry sizes nothing (no numpy)
             or sized != {cid for cid, kind in zip(structure.candidates, structure.sizing)
                          if kind != "cards"}
@@ -434,7 +437,8 @@ def _resolved(body: Any) -> Resolved:
     return Resolved(structure=structure, inputs=inputs, candidates=candidates,
                     file=_str(body["file"]), scenario_data=scenario_data,
                     catalog_digest=_str(body["catalog_digest"]),
-                    usd_to_currency=_num(body["usd_to_currency"]), sized=sized)
+                    usd_to_currency=_num(body["usd_to_currency"]),
+                    read_by_resolve=read_by_resolve, sized=sized)
 
 
 def _kept(resolved: Resolved) -> Result | None:

@@ -29,8 +29,9 @@ from ..engine import compute, input_values, size_clusters
 from ..errors import TcoError, UnknownId, did_you_mean
 from ..model import Model, build_model
 from ..resolved import Structure
+from ..resolver import resolve
 from ..result import CandidateResult, Result
-from ..scenario import Loaded, resolve
+from ..scenario import Loaded
 from .common import METRIC_LABELS, baseline_values, metric_name, plausible_range
 from .fast import Compiled
 from .settings import apply_values, check_path

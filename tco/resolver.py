@@ -1,0 +1,363 @@
+"""resolve(scenario, catalog) -> Resolved: every model input with its value and source.
+
+One builder per section of the scenario, in the order the inputs are listed everywhere
+(assumptions, top level, finance, team, facility, workloads, candidates), then the sizing rule
+and the risk policy of each candidate, then the model's shape (`Structure`). Values are in the
+scenario's currency; a figure the scenario does not give comes from the catalog with its source.
+
+Resolve reads some inputs to make or check others (a workload's default batch is
+`assumptions.global_batch_tokens`; a loan needs a financed share). It reads them through
+`_Inputs`, which records every such read: `Resolved.read_by_resolve` lists them, and a what-if
+of one of them resolves the scenario again (tco.resolved.with_values) instead of changing the
+value alone. A new derivation is recorded by being written, not by a list kept beside it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .catalog import Accelerator, Catalog, Cooling, Figure, Platform, Stack
+from .errors import UnknownId, did_you_mean
+from .inputs import (
+    ASSUMPTION_INPUTS,
+    CANDIDATE_INPUTS,
+    FACILITY_INPUTS,
+    FINANCE_INPUTS,
+    TARGET_INPUTS,
+    TEAM_INPUTS,
+    TOP_INPUTS,
+    WORKLOAD_INPUTS,
+    Input,
+    InputSpec,
+)
+from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
+from .scenario import Candidate, Loaded
+
+FAMILIARITY_SPEC = InputSpec("familiarity", "fraction", "Team familiarity with the stack "
+                             "(share of porting effort already done)", 0, 1,
+                             hint="a fraction between 0 and 1", fraction=True)
+
+
+class _Inputs(dict[str, Input]):
+    """The inputs made so far; reading one (`inputs[path]`) records that resolve used it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read: set[str] = set()
+
+    def __getitem__(self, path: str) -> Input:
+        self.read.add(path)
+        return super().__getitem__(path)
+
+    def put(self, inp: Input) -> None:
+        self[inp.path] = inp
+
+
+def _fig_input(path: str, fig: Figure, spec: InputSpec, scale: float = 1.0,
+               source_prefix: str = "") -> Input:
+    lo, hi = fig.range
+    src = fig.source if not source_prefix else f"{source_prefix}{fig.source}"
+    return Input(path=path, value=fig.best * scale, spec=spec, source=src, as_of=fig.as_of,
+                 low=lo * scale, high=hi * scale, note=fig.note or "", origin="catalog")
+
+
+def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
+    return _Resolver(loaded, catalog).resolved()
+
+
+class _Resolver:
+    def __init__(self, loaded: Loaded, catalog: Catalog) -> None:
+        self.loaded, self.catalog, self.sc = loaded, catalog, loaded.scenario
+        self.fx = catalog.usd_to(self.sc.currency)
+        self.fx_note = "" if self.sc.currency == "USD" else (
+            f" (USD x {self.fx:g} {self.sc.currency}/USD)")
+        self.inputs = _Inputs()
+
+    def resolved(self) -> Resolved:
+        self.assumptions()
+        self.top_level()
+        self.finance()
+        self.team()
+        self.facility()
+        workloads = self.workloads()
+        infos, rent = {}, []
+        precisions = sorted({p for _, p, _ in workloads})
+        for c in self.sc.candidates:
+            infos[c.id], rented = self.candidate(c, precisions)
+            if rented:
+                rent.append(c.id)
+        self.check_distributions()
+        priced = [cid for cid, info in infos.items() if not info.infeasible]
+        structure = Structure(
+            currency=self.sc.currency, horizon_years=self.sc.finance.horizon_years,
+            workloads=tuple(workloads), candidates=tuple(priced),
+            stacks=tuple(infos[cid].stack for cid in priced),
+            sizing=tuple(infos[cid].sizing for cid in priced),
+            barred=tuple(cid for cid in priced if infos[cid].blocking),
+            rent=tuple(cid for cid in rent if cid in priced),
+        )
+        return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
+                        file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
+                        catalog_digest=self.catalog.digest(), usd_to_currency=self.fx,
+                        read_by_resolve=frozenset(self.inputs.read), scenario=self.sc)
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def given(self, where: list[str], value: float, spec: InputSpec) -> Input:
+        """An input the scenario gives at `where`, checked against its plausible range."""
+        problem = value_problem(value, spec, self.sc.currency, self.fx)
+        if problem:
+            raise self.loaded.error(problem, where)
+        return Input(path=".".join(where), value=float(value), spec=spec,
+                     source=scenario_source(self.loaded.file), origin="scenario")
+
+    def put(self, inp: Input) -> None:
+        self.inputs.put(inp)
+
+    # --- one builder per scenario section --------------------------------------------------
+
+    def assumptions(self) -> None:
+        for key, spec in ASSUMPTION_INPUTS.items():
+            if key in self.sc.assumptions:
+                self.put(self.given(["assumptions", key], self.sc.assumptions[key], spec))
+            else:
+                self.put(_fig_input(f"assumptions.{key}", self.catalog.assumption(key), spec))
+
+    def top_level(self) -> None:
+        for key, spec in TOP_INPUTS.items():
+            self.put(self.given([key], getattr(self.sc, key), spec))
+
+    def finance(self) -> None:
+        fin = self.sc.finance
+        for key, spec in FINANCE_INPUTS.items():
+            value = getattr(fin, key)
+            if key == "financed_fraction" and value is None:
+                value = 1.0 if fin.purchase == "finance" else 0.0
+            self.put(self.given(["finance", key], value, spec))
+        term = self.inputs["finance.loan_term_years"].value
+        if term > fin.horizon_years and self.inputs["finance.financed_fraction"].value > 0:
+            raise self.loaded.error(
+                f"loan term {int(term)} years is longer than the horizon "
+                f"({fin.horizon_years} years); shorten the term or lengthen the horizon",
+                ["finance", "loan_term_years"])
+
+    def team(self) -> None:
+        team = self.sc.team
+        for key, spec in TEAM_INPUTS.items():
+            if getattr(team, key) is not None:
+                self.put(self.given(["team", key], getattr(team, key), spec))
+            else:
+                self.put(_fig_input(f"team.{key}", self.catalog.assumption(f"{key}_usd"), spec,
+                                    self.fx, self.fx_note and f"{self.fx_note}: "))
+        for stack_id in self.catalog.stacks:
+            where = ["team", "familiarity", stack_id]
+            if stack_id in team.familiarity:
+                self.put(self.given(where, team.familiarity[stack_id], FAMILIARITY_SPEC))
+            else:
+                self.put(Input(path=".".join(where), value=1.0 if stack_id == "cuda" else 0.0,
+                               spec=FAMILIARITY_SPEC, origin="default",
+                               source="default: a CUDA team, new to other stacks"))
+        for stack_id in team.familiarity:
+            if stack_id not in self.catalog.stacks:
+                raise self.loaded.error(
+                    f"unknown stack '{stack_id}'{did_you_mean(stack_id, self.catalog.stacks)}",
+                    ["team", "familiarity", stack_id])
+
+    def facility(self) -> None:
+        sc, catalog = self.sc, self.catalog
+        try:
+            region = catalog.region(sc.facility.region)
+        except UnknownId as exc:
+            raise self.loaded.error(str(exc), ["facility", "region"]) from None
+        region_fx = self.fx / catalog.usd_to(region.currency)
+        conv = "" if region.currency == sc.currency else (
+            f"{region.currency} x {region_fx:g} {sc.currency}/{region.currency}: ")
+        for key, spec in FACILITY_INPUTS.items():
+            given = getattr(sc.facility, key)
+            if given is not None:
+                self.put(self.given(["facility", key], given, spec))
+            else:
+                scale = region_fx if spec.money else 1.0
+                self.put(_fig_input(f"facility.{key}", getattr(region, key), spec, scale, conv))
+
+    def workloads(self) -> list[tuple[str, str, str]]:
+        out = []
+        for w in self.sc.workloads:
+            base = ["workloads", w.id]
+            for key, spec in WORKLOAD_INPUTS.items():
+                given = getattr(w, key)
+                if given is not None:
+                    self.put(self.given(base + [key], given, spec))
+                    continue
+                # a default read from another input (recorded: see the module's docstring)
+                source = "params" if key == "active_params" else f"assumptions.{key}"
+                path = ".".join(base + [source]) if key == "active_params" else source
+                inp = self.given(base + [key], self.inputs[path].value, spec)
+                inp.source = ("equal to params (dense model)" if key == "active_params"
+                              else source)
+                inp.origin = "default"
+                self.put(inp)
+            p = ".".join(base)
+            if self.inputs[f"{p}.active_params"].value > self.inputs[f"{p}.params"].value:
+                raise self.loaded.error("active_params cannot exceed params",
+                                        base + ["active_params"])
+            out.append((w.id, w.precision, w.kind))
+        return out
+
+    # --- candidates ------------------------------------------------------------------------
+
+    def candidate(self, c: Candidate, precisions: list[str]) -> tuple[CandidateInfo, bool]:
+        """The candidate's inputs, what is known of it besides numbers, and whether it has a
+        cloud price."""
+        base = ["candidates", c.id]
+        card, platform, stack = self.hardware(c)
+        cooling = self.catalog.cooling_option(c.cooling or platform.default_cooling)
+        info = CandidateInfo(
+            id=c.id, name=c.name or card.name, card=card.id, card_name=card.name,
+            vendor=card.vendor, platform=platform.id, platform_name=platform.name,
+            cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
+        )
+        figs, rent_note = self.figures(card, platform, stack, cooling, precisions)
+        p = ".".join(base)
+        for key, (fig, scale, note) in figs.items():
+            spec = CANDIDATE_INPUTS[key]
+            if key in c.overrides:
+                self.put(self.given(base + [key], c.overrides[key], spec))
+            elif key == "cooling_capex_per_kw":
+                self.put(Input(path=f"{p}.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
+                               source="colocation: the provider's cooling plant is in the "
+                                      f"colocation price (catalog plant capex: {fig.best:g} "
+                                      "USD/kW, set cooling_capex_per_kw to pay for your own)",
+                               origin="default"))
+            elif fig is None:
+                prec = key.removeprefix("peak_tflops_")
+                info.infeasible.append(f"{card.name} has no {prec.upper()} support")
+                self.put(Input(path=f"{p}.{key}", value=0.0, spec=spec,
+                               source=f"catalog: {card.id} has no {prec.upper()} support",
+                               origin="catalog"))
+            else:
+                self.put(_fig_input(f"{p}.{key}", fig, spec, scale, note and f"{note}: "))
+        for key in c.overrides:
+            if key in figs:
+                continue
+            if key != "cloud_price_per_card_hour":
+                raise self.loaded.error(f"'{key}' is not used by this scenario", base + [key])
+            self.put(self.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
+        self.size_rule(c, info)
+        self.risk_policy(card, stack, info)
+        if c.notes:
+            info.notes.append(c.notes)
+        if rent_note:
+            info.notes.append(rent_note)
+        return info, f"{p}.cloud_price_per_card_hour" in self.inputs
+
+    def hardware(self, c: Candidate) -> tuple[Accelerator, object, Stack]:
+        base = ["candidates", c.id]
+        catalog = self.catalog
+        try:
+            card = catalog.card(c.card)
+        except UnknownId as exc:
+            raise self.loaded.error(str(exc), base + ["card"]) from None
+        try:
+            platform = catalog.platform(c.platform or card.default_platform)
+        except UnknownId as exc:
+            raise self.loaded.error(str(exc), base + ["platform"]) from None
+        if card.id not in platform.cards:
+            raise self.loaded.error(
+                f"platform '{platform.id}' does not host '{card.id}' (it hosts "
+                f"{', '.join(platform.cards)})", base + ["platform"])
+        try:
+            stack = catalog.stack(c.stack or card.stack)
+        except UnknownId as exc:
+            raise self.loaded.error(str(exc), base + ["stack"]) from None
+        return card, platform, stack
+
+    def figures(self, card: Accelerator, platform: Platform, stack: Stack, cooling: Cooling,
+                precisions: list[str]) -> tuple[dict[str, tuple[Figure | None, float, str]], str]:
+        """Each catalog figure of a candidate by input key: (figure, scale to the scenario's
+        currency, note on the conversion); and a note on the cloud price chosen."""
+        fx, fx_note, sc = self.fx, self.fx_note, self.sc
+        price = self.catalog.card_prices[card.id]
+        figs: dict[str, tuple[Figure | None, float, str]] = {
+            "card_price": (price.price_usd, fx, fx_note),
+            "lead_time_weeks": (price.lead_time_weeks, 1.0, ""),
+            "mfu": (card.mfu, 1.0, ""),
+            "stack_efficiency": (stack.efficiency_vs_cuda, 1.0, ""),
+            "memory_gb": (card.memory_gb, 1.0, ""),
+            "tdp_w": (card.tdp_w, 1.0, ""),
+            "scaleup_bandwidth_bidir_gb_per_s": (card.scaleup_bandwidth_bidir_gb_per_s, 1.0, ""),
+            "scaleup_domain_cards": (card.scaleup_domain_cards, 1.0, ""),
+            "cards_per_node": (platform.cards_per_node, 1.0, ""),
+            "node_price": (platform.node_price_usd, fx, fx_note),
+            "node_power_w": (platform.node_power_w, 1.0, ""),
+            "scaleout_bandwidth_gb_per_s": (platform.scaleout_bandwidth_gb_per_s, 1.0, ""),
+            "network_cost_per_card": (platform.network_cost_per_card_usd, fx, fx_note),
+            "pue": (cooling.pue, 1.0, ""),
+            "cooling_capex_per_kw": (cooling.capex_per_kw_usd, fx, fx_note),
+            "porting_engineer_months": (
+                getattr(stack, f"porting_engineer_months_{sc.team.porting_complexity}"), 1.0, ""),
+            "maintenance_engineer_months_per_year": (
+                stack.maintenance_engineer_months_per_year, 1.0, ""),
+            "licence_per_card_year": (stack.licence_per_card_year_usd, fx, fx_note),
+        }
+        for prec in precisions:
+            figs[f"peak_tflops_{prec}"] = (card.peak(prec), 1.0, "")
+        rent_note = ""
+        cloud = self.catalog.cloud_prices.get(card.id)
+        if cloud is not None:
+            committed = cloud.committed_usd_per_card_hour
+            fig = (committed if sc.rent_pricing == "committed" and committed
+                   else cloud.on_demand_usd_per_card_hour)
+            if sc.rent_pricing == "committed" and not committed:
+                rent_note = "no committed cloud price is published: renting uses on-demand"
+            figs["cloud_price_per_card_hour"] = (fig, fx, fx_note)
+        return figs, rent_note
+
+    def size_rule(self, c: Candidate, info: CandidateInfo) -> None:
+        """The cluster size: given, or a target (deadline or power cap) the engine sizes for."""
+        base = ["candidates", c.id]
+        if c.cards is not None:
+            self.put(self.given(base + ["cards"], c.cards, CANDIDATE_INPUTS["cards"]))
+            return
+        kind = "deadline_days" if c.deadline_days is not None else "power_cap_kw"
+        value = float(getattr(c, kind))
+        if not (math.isfinite(value) and value > 0):
+            raise self.loaded.error(f"expected a positive number, found {value!r}", base + [kind])
+        self.put(self.given(base + [kind], value, TARGET_INPUTS[kind]))
+        info.sizing = kind
+        p = ".".join(base)
+        # a placeholder until the engine sizes it (tco.engine.size_clusters)
+        self.inputs.put(Input(path=f"{p}.cards", value=1.0, spec=CANDIDATE_INPUTS["cards"],
+                              source=f"to be sized for {kind}", origin="derived"))
+
+    def risk_policy(self, card: Accelerator, stack: Stack, info: CandidateInfo) -> None:
+        """Risk flags (short; the catalog record holds the evidence); some bar buying here."""
+        region = self.sc.facility.region
+        if region in card.export_restricted_regions:
+            info.blocking.append(
+                f"export control: {card.name} is restricted for region "
+                f"'{region}' (see `tco catalog show {card.id}`)")
+        if "gaming_license" in card.flags:
+            info.blocking.append(
+                "licence: the GeForce driver licence does not permit data-centre deployment")
+        info.flags.extend(info.blocking)
+        if stack.id != "cuda" or "immature_stack" in card.flags:
+            info.flags.append(
+                f"software: {stack.name} is not CUDA; porting effort and an efficiency "
+                f"penalty are priced in (see `tco catalog show {stack.id}`)")
+        if "single_vendor_supply" in card.flags:
+            info.flags.append(f"supply: single vendor ({card.vendor}), constrained supply")
+
+    def check_distributions(self) -> None:
+        for path in self.sc.distributions:
+            if path not in self.inputs:
+                raise self.loaded.error(f"no input '{path}'{did_you_mean(path, self.inputs)}",
+                                        ["distributions", path])
+            spec = dict.__getitem__(self.inputs, path).spec
+            if spec.structural or spec.integer:  # Monte Carlo would leave it at its value
+                why = ("it sets the shape of the model (how many years are computed)"
+                       if spec.structural else "it is a whole number")
+                raise self.loaded.error(
+                    f"Monte Carlo cannot draw {path}: {why}; remove this distribution and "
+                    f"compare values with `tco whatif --set {path}=...` instead",
+                    ["distributions", path])
