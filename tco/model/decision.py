@@ -1,0 +1,44 @@
+"""Methodology §12 and §14: whether a candidate is feasible, and its ranking tier. The one rule
+that sizing, the ranking, Monte Carlo (per draw) and the workbook (live cells) all read; the
+engine only puts a failed flag into words (tco.engine.infeasible_reasons)."""
+
+from __future__ import annotations
+
+from ..expr import AND, IF, Expr, ExprLike, Ref, lift
+from .base import Builder
+from .cluster import Cluster
+from .training import Run
+from .units import COMPLETE_FRACTION
+
+
+def feasibility(b: Builder, sizing: str, primary: Run, runs: list[Run], cl: Cluster) -> Ref:
+    """`runnable`, the sizing target's flag (a deadline or a power cap) and `feasible`."""
+    c, q = b.c, b.q
+    runnable = q("runnable", AND(*[r.feasible for r in runs]), "flag",
+                 "Runs every workload: fits in memory and makes progress", "cluster")
+    if sizing == "deadline_days":
+        target = q("meets_deadline", primary.wall_d.le(c("deadline_days")), "flag",
+                   "A run of the primary workload finishes within the deadline", "cluster")
+        return q("feasible", AND(runnable, target), "flag",
+                 "Feasible: runs every workload and meets the deadline", "cluster")
+    if sizing == "power_cap_kw":
+        target = q("within_power_cap", cl.facility_kw.le(c("power_cap_kw")), "flag",
+                   "Facility power within the power cap", "cluster")
+        return q("feasible", AND(runnable, target), "flag",
+                 "Feasible: runs every workload within the power cap", "cluster")
+    return q("feasible", runnable, "flag", "Feasible: runs every workload", "cluster")
+
+
+def tier_formula(feasible: ExprLike, barred: bool, completed_fraction: ExprLike) -> Expr:
+    """The ranking tier: 0 feasible, may be bought and completes every planned run; 1 may be
+    bought but completes fewer; 2 feasible but barred (export control, licence); 3 infeasible.
+    Every candidate ranks by (tier, NPV of TCO): the engine on floats, Monte Carlo on arrays of
+    draws and the workbook as a live formula all read this one quantity."""
+    allowed = IF(lift(completed_fraction).ge(COMPLETE_FRACTION), 0.0, 1.0)
+    return IF(lift(feasible), 2.0 if barred else allowed, 3.0)
+
+
+def tier(b: Builder, feasible: Ref, barred: bool, completed_fraction: Ref) -> Ref:
+    return b.q("tier", tier_formula(feasible, barred, completed_fraction), "tier",
+               "Ranking tier: 0 delivers every run, 1 fewer runs, 2 barred here, 3 infeasible",
+               "horizon")

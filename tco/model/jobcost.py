@@ -1,0 +1,51 @@
+"""Methodology §9, the cost of one run of each workload: the cluster's fixed costs per hour it
+can run, times the run's wall time, plus the run's own electricity and a share of porting."""
+
+from __future__ import annotations
+
+from ..expr import MAX, SUM, Ref
+from .base import Builder, fin, w
+from .capex import Capex
+from .operations import Delivered, Hours, Running
+from .training import Run
+from .units import TOKENS_PER_MILLION
+
+# Per-job cost lines (their sum is the job's total).
+JOB_COMPONENTS = ("hardware", "electricity", "facility", "operations", "porting")
+JOB_COMPONENT_LABELS = {"hardware": "Hardware", "electricity": "Electricity",
+                        "facility": "Facility", "operations": "Operations", "porting": "Porting"}
+
+
+def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hours,
+              work: Delivered, horizon: int, money: str) -> None:
+    q = b.q
+    capacity = h.available  # cluster hours per year over which fixed costs are spread
+    hw_per_hour = q(
+        "hardware_cost_per_cluster_hour",
+        (cx.hardware * (1 - fin("residual_value_fraction")) + cx.cooling + cx.installation)
+        / (fin("depreciation_years") * capacity),
+        f"{money}/h", "Straight-line depreciation per available cluster-hour", "horizon")
+    fac_per_hour = q("facility_cost_per_cluster_hour", run.colocation / capacity, f"{money}/h",
+                     "Colocation per available cluster-hour", "horizon")
+    ops_per_hour = q("operations_cost_per_cluster_hour",
+                     (run.support + run.licences + run.staff + run.porting_maintenance)
+                     / capacity,
+                     f"{money}/h", "Support, licences, staff and port upkeep per cluster-hour",
+                     "horizon")
+    runs_horizon = MAX(work.runs * horizon, 1)
+    for wid, r in runs.items():
+        lines = [
+            b.jq(wid, "cost_hardware", hw_per_hour * r.wall_h, money,
+                 "Hardware depreciation share per run"),
+            b.jq(wid, "cost_electricity", r.e_fac * Ref("facility.electricity_price_per_kwh"),
+                 money, "Electricity per run"),
+            b.jq(wid, "cost_facility", fac_per_hour * r.wall_h, money,
+                 "Colocation share per run"),
+            b.jq(wid, "cost_operations", ops_per_hour * r.wall_h, money,
+                 "Operations share per run"),
+            b.jq(wid, "cost_porting", run.porting / runs_horizon, money,
+                 "One-time porting spread over the horizon's runs"),
+        ]
+        cost = b.jq(wid, "cost_per_job", SUM(*lines), money, "Cost per run")
+        b.jq(wid, "cost_per_million_tokens", cost / (w(wid, "tokens") / TOKENS_PER_MILLION),
+             money, "Cost per million training tokens")

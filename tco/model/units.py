@@ -1,0 +1,14 @@
+"""Named constants of the model: unit conversions and thresholds (never assumptions, which are
+inputs with a source)."""
+
+HOURS_PER_YEAR = 8760.0
+HOURS_PER_DAY = 24.0
+SECONDS_PER_HOUR = 3600.0
+FLOPS_PER_TFLOPS = 1e12
+FLOP_PER_PFLOP_HOUR = 1e15 * 3600.0
+BYTES_PER_GB = 1e9
+W_PER_KW = 1000.0
+MONTHS_PER_YEAR = 12.0
+TOKENS_PER_MILLION = 1e6
+RATE_AS_ZERO = 1e-6  # a discount rate below this is treated as zero in the annuity factor
+COMPLETE_FRACTION = 1 - 1e-9  # a share of planned runs completed at or above this is all of them
