@@ -71,10 +71,11 @@ def check_files(outputs: dict[str, str | None], scenarios: dict[str, str | None]
 
 
 def load(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
-    from .catalog import load_catalog
-    from .scenario import load_scenario
+    """The scenario (a file; the built-in example without one) and the catalog, through the
+    Python API (tco.api): the CLI and a notebook read them the same way."""
+    from . import api
 
-    return load_scenario(scenario), load_catalog(catalogs)
+    return api.load(Path(scenario) if scenario else None, catalogs)
 
 
 class _Group(click.Group):
@@ -260,11 +261,11 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
       tco compare
       tco compare my-scenario.yaml --format json
     """
-    from .engine import compute
+    from . import api
     from .exporters.data import compare_csv, compare_dict, compare_table, to_json
 
     check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
-    result = compute(*load(scenario, catalogs))
+    result = api.compare(Path(scenario) if scenario else None, catalogs).result
     text = {"json": lambda: to_json(compare_dict(result)), "csv": lambda: compare_csv(result),
             "table": lambda: compare_table(result)}[fmt]()
     emit(text, output)
