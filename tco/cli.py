@@ -188,13 +188,30 @@ def init(path: str, force: bool) -> None:
       tco init my-scenario.yaml
     """
     from .fsio import write_output
-    from .resources import example_scenario
+    from .resources import example_scenario, scenario_schema_file
 
     if Path(path).exists() and not force:
         raise TcoError("file exists; use --force to overwrite", file=path)
     check_files({"PATH": path}, {})
-    write_output(path, example_scenario().read_text(encoding="utf-8"))
+    # editors with the YAML language server complete and check fields from the schema
+    modeline = f"# yaml-language-server: $schema={scenario_schema_file().resolve().as_uri()}\n"
+    write_output(path, modeline + example_scenario().read_text(encoding="utf-8"))
     click.echo(f"wrote {path}; edit it, then run: tco compare {path}", err=True)
+
+
+@cli.command()
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+def schema(output: str | None) -> None:
+    """Print the JSON Schema of scenario files (for editors and tools).
+
+    \b
+    Example:
+      tco schema -o scenario.schema.json
+    """
+    from .scenario_schema import schema_text
+
+    check_files({"--output": output}, {})
+    emit(schema_text(), output)
 
 
 # --- results ---------------------------------------------------------------------------------
