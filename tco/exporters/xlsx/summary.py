@@ -13,14 +13,14 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
-from ..engine import tier
-from ..model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
-from ..result import CandidateResult, Result
-from .fmt import CHART_CANDIDATES
-from .xlsx_inputs import text
-from .xlsx_layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
-from .xlsx_model import cumulative_range
-from .xlsx_styles import Styles, money_format
+from ...engine import tier
+from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
+from ...result import CandidateResult, Result
+from ..fmt import CHART_CANDIDATES
+from .inputs import text
+from .layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
+from .model import cumulative_range
+from .styles import Styles, money_format
 
 CHART_COL = 6  # the second chart's column
 
