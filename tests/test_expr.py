@@ -57,6 +57,40 @@ def test_only_portable_functions():
         Func("XLOOKUP", (a,))
 
 
+def test_every_function_has_each_backend():
+    """A function added to the trees needs a float and an array implementation and must be one
+    the spreadsheets know; a node kind needs a formula writer."""
+    from tco.expr import FUNCTIONS, arrays, floats, formula, tree
+
+    assert set(floats.FUNCTIONS) == set(arrays.FUNCTIONS) == FUNCTIONS
+    assert FUNCTIONS <= formula.EXCEL_SAFE
+    assert set(floats.BINARY) == set(arrays.BINARY)
+    nodes = {cls for cls in vars(tree).values()
+             if isinstance(cls, type) and issubclass(cls, tree.Expr) and cls is not tree.Expr}
+    assert nodes == set(formula._WRITERS)
+
+
+def test_a_node_kind_without_a_writer_is_refused():
+    from dataclasses import dataclass
+
+    from tco.expr import Expr
+
+    @dataclass(frozen=True, eq=False)
+    class Twice(Expr):
+        arg: Expr
+
+        def children(self):
+            return (self.arg,)
+
+        def apply(self, vals):
+            return 2 * vals[0]
+
+    assert Twice(a).evaluate({"a": 1.5}) == 3.0
+    assert list(Twice(a).refs()) == [a]
+    with pytest.raises(NotImplementedError, match="Twice"):
+        (Twice(a) + 1).excel(names)
+
+
 def test_npv_on_arrays_equals_numpy_financial_per_draw():
     rates = np.array([0.0, 0.05, 0.12])
     flows = [np.array([-100.0, -200.0, -50.0]), 40.0, np.array([60.0, 90.0, 10.0])]

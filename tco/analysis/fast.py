@@ -8,7 +8,7 @@ inputs change, so `Compiled` prepares the work once:
 * every sub-expression that does not depend on a varied input is taken from one scalar run of
   `Model.evaluate` (so constants are the engine's own numbers) and never recomputed;
 * the rest becomes a flat list of operations, each calling the expression node's own
-  `apply` (tco/expr.py), so no formula is restated here; identical operations on identical
+  `apply` (tco/expr/tree.py), so no formula is restated here; identical operations on identical
   operands are computed once (the yearly cash flows of years 1..H are mostly the same);
 * two shortcuts that change nothing numerically: an IF whose condition is constant picks its
   branch once, and a SUM skips terms that are the constant 0.
