@@ -1,5 +1,7 @@
 """Sensitivity, break-even and the compiled evaluator, checked against the scalar engine."""
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,8 @@ from tco.analysis.sensitivity import sensitivity
 from tco.analysis.whatif import whatif
 from tco.engine import compute
 from tco.errors import TcoError
+from tco.expr import Expr, Ref
+from tco.model import Model, Quantity
 from tco.scenario import load_scenario, load_scenario_text
 
 ONE_CANDIDATE = """
@@ -36,6 +40,34 @@ def test_compiled_equals_model_evaluate_exactly(example):
     for t in targets:
         np.testing.assert_array_equal(np.broadcast_to(fast[t], (9,)),
                                       np.broadcast_to(slow[t], (9,)), err_msg=t)
+
+
+@dataclass(frozen=True, eq=False)
+class Scaled(Expr):
+    """arg * factor: a node kind whose parameter is neither an operator nor a function name."""
+
+    factor: float
+    arg: Expr
+
+    def children(self):
+        return (self.arg,)
+
+    def apply(self, vals):
+        return vals[0] * self.factor
+
+
+def test_compiled_keeps_apart_nodes_that_differ_only_in_a_parameter():
+    # Four nodes with the same type and the same child: merging them as one operation (a key
+    # of type, operator or function name, and child slots) would give every one 2x.
+    factors = (2.0, 3.0, 0.0, -0.0)
+    model = Model(None, [Quantity(f"q{i}", Scaled(f, Ref("x")), "", "", "c", "cluster")
+                         for i, f in enumerate(factors)])
+    names = [q.name for q in model]
+    x = np.array([1.0, 2.0])
+    out = Compiled(model, {"x": 1.0}, ["x"], names)({"x": x})
+    for name, f in zip(names, factors):
+        np.testing.assert_array_equal(out[name], x * f, err_msg=name)
+        assert np.signbit(out[name]).tolist() == np.signbit(x * f).tolist(), name  # -0.0 too
 
 
 def test_dominant_input_ranks_first(catalog):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
+from functools import cache
 from typing import Any, Union
 
 from . import floats
@@ -74,8 +75,8 @@ class Expr:
 
     def params(self) -> tuple[tuple[str, Any], ...]:
         """The node's fields that are not children, as (name, value) pairs, in field order."""
-        return tuple((f.name, getattr(self, f.name)) for f in fields(self)  # type: ignore[arg-type]
-                     if not _is_child(getattr(self, f.name)))
+        values = ((name, getattr(self, name)) for name in _field_names(type(self)))
+        return tuple((name, v) for name, v in values if not _is_child(v))
 
     def apply(self, vals: list[Value]) -> Value:
         """This node's operation on its children's values, in `children()` order.
@@ -140,6 +141,11 @@ class Expr:
 
 
 ExprLike = Expr | Number
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
 
 
 def _is_child(value: object) -> bool:
