@@ -45,6 +45,17 @@ def test_npv_first_flow_at_t0_matches_numpy_financial():
     assert e.excel(names) == "f0+NPV(r,f1,f2,f3)"
 
 
+def test_npv_inside_a_product_keeps_its_sum_together():
+    # f0+NPV(...) is a sum: a*(f0+NPV(r,f1)), never a*f0+NPV(r,f1) (the single-file writer
+    # gave it the precedence of a name, which no formula of the model happened to need).
+    npv = NPV0(Ref("r"), [b, c])
+    assert (a * npv).excel(names) == "a*(b+NPV(r,c))"
+    assert (a - npv).excel(names) == "a-(b+NPV(r,c))"
+    assert (npv - a).excel(names) == "b+NPV(r,c)-a"
+    # a=2, r=10%, flows 1 then 1.1: NPV = 1 + 1.1/1.1 = 2, so a*NPV = 4
+    assert (a * npv).evaluate({"a": 2.0, "r": 0.1, "b": 1.0, "c": 1.1}) == pytest.approx(4.0)
+
+
 def test_pmt_matches_spreadsheet_sign():
     # Spreadsheet PMT(5%, 3, 1000) = -367.208564... (a payment, so negative)
     e = PMT(Ref("r"), 3, 1000)
