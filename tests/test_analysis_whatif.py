@@ -53,13 +53,13 @@ def test_absolute_value_equals_engine_on_edited_scenario(catalog):
 def test_relative_value_equals_engine_on_edited_scenario(catalog):
     loaded = load_scenario()
     c = whatif(loaded, catalog, ["candidates.mi300x.card_price=-15%"])
-    # catalog price 15,000 USD (pricing/prices.yaml) -15% = 12,750
+    # catalog price 20,000 USD (pricing/prices.yaml) -15% = 17,000
 
     def edit(d):
-        candidate(d, "mi300x")["card_price"] = 12750.0
+        candidate(d, "mi300x")["card_price"] = 17000.0
 
     assert_same_as_engine(c, compute(edited(loaded, edit), catalog))
-    assert c.inputs[0].before == 15000.0 and c.inputs[0].after == pytest.approx(12750.0)
+    assert c.inputs[0].before == 20000.0 and c.inputs[0].after == pytest.approx(17000.0)
 
 
 def test_multiplier_equals_engine_and_resizes_a_deadline_cluster(catalog):

@@ -92,7 +92,7 @@ def test_quote_files_override_the_catalog(tmp_path):
     before = base.candidate("mi300x")
     after = res.candidate("mi300x")
     cards = before.inputs["cards"] + before.values["spare_cards"]
-    # Only the card price changed: card capex falls by (15,000 - 12,000) per card bought.
+    # Only the card price changed: card capex falls by (20,000 - 12,000) per card bought.
     old_price = before.inputs["card_price"]
     assert after.yearly[0]["cards"] == pytest.approx(cards * 12000)
     assert before.yearly[0]["cards"] == pytest.approx(cards * old_price)
