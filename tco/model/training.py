@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import AND, Ref
+from ..expr import AND, Expr, Ref
 from .base import Builder, w
 from .cluster import Cluster
 from .step import step_time
@@ -35,7 +35,7 @@ def training_run(b: Builder, wid: str, precision: str, cl: Cluster, links: tuple
                  team: Ref) -> Run:
     c, cards = b.c, cl.cards
 
-    def jq(key: str, expr, unit: str, label: str) -> Ref:  # type: ignore[no-untyped-def]
+    def jq(key: str, expr: Expr, unit: str, label: str) -> Ref:
         return b.jq(wid, key, expr, unit, label)
 
     st = step_time(b, wid, precision, cards, links, team)
