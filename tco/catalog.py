@@ -150,6 +150,11 @@ class Accelerator(_Record):
     scaleup_domain_cards: Figure
     tdp_w: Figure
     mfu: Figure
+    mfu_fp8: Figure | None = None
+    # vendor-tuned: the figure is what the vendor's (or model owner's) tuned stack measured, so
+    # a team new to the stack reaches less (the stack's factor, by familiarity); as-deployed:
+    # the figure already includes a new team's shortfall, and no factor applies on top.
+    mfu_basis: Literal["vendor-tuned", "as-deployed"] = "vendor-tuned"
 
     def peak(self, precision: str) -> Figure | None:
         return getattr(self, f"peak_tflops_{precision}")
@@ -267,7 +272,8 @@ _C = CANDIDATE_INPUTS
 _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     **{("accelerators", f"peak_tflops_{p}"): _C[f"peak_tflops_{p}"] for p in PRECISIONS},
     **{("accelerators", k): _C[k] for k in ("memory_gb", "scaleup_bandwidth_bidir_gb_per_s",
-                                             "scaleup_domain_cards", "tdp_w", "mfu")},
+                                             "scaleup_domain_cards", "tdp_w", "mfu",
+                                             "mfu_fp8")},
     ("accelerators", "memory_bandwidth_gb_per_s"): InputSpec(
         "memory_bandwidth_gb_per_s", "GB/s", "Memory bandwidth", 10, 1e5,
         "GB/s (gigabytes per second); 3.35 TB/s is 3350"),

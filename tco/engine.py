@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .gcpause import paused_gc
+from .inputs import Input
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
 from .resolved import CandidateInfo, Resolved, with_values
 from .result import COMPLETE_FRACTION, CandidateResult, Provenance, Result
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from .scenario import Loaded
 
 MAX_SIZING_NODES = 20000  # the largest cluster sizing will consider, in servers
+COARSE_SIZES = 48  # sizes of the geometric grid the layout is searched on while sizing
 
 
 def scenario_digest(scenario_data: Mapping[str, Any]) -> str:
@@ -40,16 +42,20 @@ SIZE_STEP_INPUT = "cards_per_node"
 
 
 def _sizing_targets(resolved: Resolved, cid: str) -> list[str]:
-    """The quantities the size of `cid` is chosen by."""
+    """The quantities the size of `cid` is chosen by (the first three), and its layouts."""
     primary = resolved.structure.workloads[0][0]
-    return [f"{cid}.feasible", f"{cid}.runnable", f"{cid}.{primary}.wall_days"]
+    return [f"{cid}.feasible", f"{cid}.runnable", f"{cid}.{primary}.wall_days"] + [
+        f"{cid}.{wid}.step_seconds" for wid, _p, _k in resolved.structure.workloads]
 
 
 def sizing_inputs(model: Model, resolved: Resolved, cid: str) -> set[str]:
-    """Every input the size `size_clusters` picks for `cid` depends on."""
+    """Every input the size and the layouts the engine picks for `cid` depend on."""
     p = f"candidates.{cid}"
+    chosen = {path for path in model.inputs_feeding(_sizing_targets(resolved, cid))
+              if path.startswith(f"{p}.layout.")}
+    own = {f"{p}.cards"} if resolved.candidates[cid].sizing != "cards" else set()
     return ((model.inputs_feeding(_sizing_targets(resolved, cid)) | {f"{p}.{SIZE_STEP_INPUT}"})
-            - {f"{p}.cards"})
+            - own - chosen)
 
 
 def size_clusters(model: Model, resolved: Resolved) -> Resolved:
@@ -61,46 +67,64 @@ def size_clusters(model: Model, resolved: Resolved) -> Resolved:
     All sizes of a candidate are evaluated at once as an array (1..MAX_SIZING_NODES servers).
     """
     st = resolved.structure
-    todo = [cid for cid, kind in zip(st.candidates, st.sizing)
-            if kind != "cards" and cid not in resolved.sized]
+    todo = [cid for cid in st.candidates if cid not in resolved.sized]
     if not todo:
         return resolved
-    import numpy as np
+    from . import layout
 
     values = input_values(resolved)
     inputs = dict(resolved.inputs)
-    for cid in todo:
-        p = f"candidates.{cid}"
-        trial = values[f"{p}.{SIZE_STEP_INPUT}"] * np.arange(1, MAX_SIZING_NODES + 1,
-                                                               dtype=float)
-        # Only the quantities the choice reads, from only the inputs they read: the other
-        # formulas of the candidate (cash flows, ...) over every size, or a copy of every
-        # input of a scenario of many candidates, would take longer than the sizing.
-        targets = _sizing_targets(resolved, cid)
-        needs = model.feeding(targets)
-        own = {path: values[path] for path in needs.inputs_used()}
-        own[f"{p}.cards"] = trial
-        env = needs.evaluate(own)
-        feasible, runnable, wall = (np.broadcast_to(np.asarray(env[n], dtype=float), trial.shape)
-                                    for n in targets)
-        feasible, runnable = feasible > 0, runnable > 0
-        usable = runnable & np.isfinite(wall) & (wall > 0)
-        if feasible.any():
-            # deadline: the first (smallest) size meeting it; power cap: the fastest within
-            # it (past some size more cards only slow a run: interruptions grow with size)
-            pick = (int(np.argmax(feasible)) if resolved.candidates[cid].sizing == "deadline_days"
-                    else int(np.argmin(np.where(feasible, wall, np.inf))))
-        elif resolved.candidates[cid].sizing == "deadline_days":
-            pick = int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
-        else:
-            within = np.asarray(env.get(f"{cid}.within_power_cap", 0.0)) > 0
-            within = np.broadcast_to(within, trial.shape)
-            pick = int(np.nonzero(within)[0][-1]) if within.any() else 0
-        cards = float(trial[pick])
-        kind = resolved.candidates[cid].sizing
-        inputs[f"{p}.cards"] = replace(inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
-                                       source=f"sized for {kind} = {values[f'{p}.{kind}']:g}")
-    return replace(resolved, inputs=inputs, sized=resolved.sized | set(todo))
+    for cid, kind in zip(st.candidates, st.sizing):
+        if cid in todo and kind != "cards":
+            inputs[f"candidates.{cid}.cards"] = _size(model, resolved, cid, values)
+    out = replace(resolved, inputs=inputs, sized=resolved.sized | set(todo))
+    return layout.choose(model, out, todo)
+
+
+def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) -> Input:
+    """The `cards` input of `cid` sized for its deadline or power cap (see size_clusters).
+
+    Each size is evaluated with the best layout at the nearest smaller size of a coarse
+    geometric grid (tco.layout.per_size); the layout at the chosen size is chosen after."""
+    import numpy as np
+
+    from . import layout
+
+    p = f"candidates.{cid}"
+    trial = values[f"{p}.{SIZE_STEP_INPUT}"] * np.arange(1, MAX_SIZING_NODES + 1,
+                                                           dtype=float)
+    coarse = np.unique(np.round(np.geomspace(1, MAX_SIZING_NODES, COARSE_SIZES)))
+    coarse_cards = values[f"{p}.{SIZE_STEP_INPUT}"] * coarse
+    at = np.searchsorted(coarse_cards, trial, side="right") - 1
+    # Only the quantities the choice reads, from only the inputs they read: the other
+    # formulas of the candidate (cash flows, ...) over every size, or a copy of every
+    # input of a scenario of many candidates, would take longer than the sizing.
+    targets = _sizing_targets(resolved, cid)[:3]
+    needs = model.feeding(targets)
+    own: dict[str, Any] = {path: values[path] for path in needs.inputs_used()}
+    own.update({path: arr[at] for path, arr in
+                layout.per_size(model, resolved, cid, coarse_cards).items()})
+    own[f"{p}.cards"] = trial
+    env = needs.evaluate(own)
+    feasible, runnable, wall = (np.broadcast_to(np.asarray(env[n], dtype=float), trial.shape)
+                                for n in targets)
+    feasible, runnable = feasible > 0, runnable > 0
+    usable = runnable & np.isfinite(wall) & (wall > 0)
+    if feasible.any():
+        # deadline: the first (smallest) size meeting it; power cap: the fastest within
+        # it (past some size more cards only slow a run: interruptions grow with size)
+        pick = (int(np.argmax(feasible)) if resolved.candidates[cid].sizing == "deadline_days"
+                else int(np.argmin(np.where(feasible, wall, np.inf))))
+    elif resolved.candidates[cid].sizing == "deadline_days":
+        pick = int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
+    else:
+        within = np.asarray(env.get(f"{cid}.within_power_cap", 0.0)) > 0
+        within = np.broadcast_to(within, trial.shape)
+        pick = int(np.nonzero(within)[0][-1]) if within.any() else 0
+    cards = float(trial[pick])
+    kind = resolved.candidates[cid].sizing
+    return replace(resolved.inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
+                   source=f"sized for {kind} = {values[f'{p}.{kind}']:g}")
 
 
 def compute(loaded: Loaded, catalog: Catalog) -> Result:

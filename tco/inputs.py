@@ -66,8 +66,9 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               "TFLOPS (1e12 FLOP/s), not FLOPS"),
     InputSpec("peak_tflops_fp8", "TFLOPS", "Dense FP8 peak", 0.01, 4e4,
               "TFLOPS (1e12 FLOP/s), not FLOPS"),
-    _frac("mfu", "Model FLOPs utilization on compute (before communication and lost time)",
-          0.01, 1.0),
+    _frac("mfu", "Model FLOPs utilization on compute, vendor-tuned (before communication and "
+          "lost time)", 0.01, 1.0),
+    _frac("mfu_fp8", "FP8 model FLOPs utilization of the FP8 peak, vendor-tuned", 0.01, 1.0),
     _frac("stack_efficiency", "Software-stack efficiency relative to CUDA", 0.01, 1.5),
     InputSpec("memory_gb", "GB", "Memory per accelerator", 1, 2048, "GB per card"),
     InputSpec("tdp_w", "W", "Accelerator power (TDP)", 10, 5000, "watts per card"),
@@ -129,6 +130,19 @@ WORKLOAD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("runs_per_year", "runs/yr", "Runs per year", 0, 10000),
     InputSpec("global_batch_tokens", "tokens", "Global batch size", 1e3, 1e9),
     InputSpec("seq_len_tokens", "tokens", "Sequence length", 16, 1e7),
+    InputSpec("experts_per_token", "experts", "Experts each token is routed to (MoE)", 1, 256),
+]}
+
+# The parallel layout of each workload on each candidate: chosen by the engine's search
+# (tco.layout) or pinned in the scenario (`candidates[].layout`); inputs of origin "derived".
+LAYOUT_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("tp", "cards", "Tensor-parallel degree", 1, 1024, integer=True),
+    InputSpec("pp", "stages", "Pipeline-parallel stages", 1, 1024, integer=True),
+    InputSpec("vp", "stages", "Virtual pipeline stages per card", 1, 64, integer=True),
+    InputSpec("cp", "cards", "Context-parallel degree", 1, 1024, integer=True),
+    InputSpec("ep", "cards", "Expert-parallel degree", 1, 4096, integer=True),
+    InputSpec("recompute", "flag", "Full activation recomputation (1) or none (0)", 0, 1,
+              integer=True),
 ]}
 
 TEAM_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
@@ -156,12 +170,29 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               "hidden unit (one layer)", 0, 1000),
     InputSpec("hidden_per_layer_ratio", "ratio", "Model width / depth", 8, 1024),
     _frac("usable_memory_fraction", "Usable share of device memory", 0.1, 1.0),
-    _frac("replica_state_memory_share", "Memory share for state within a replica", 0.05, 1.0),
     InputSpec("tensor_parallel_max", "cards", "Largest tensor-parallel group", 1, 64,
               integer=True),
-    InputSpec("params_per_tensor_rank", "parameters", "Parameters per tensor-parallel rank",
-              1e8, 1e12),
-    _frac("comm_overlap_fraction", "Share of communication hidden behind compute"),
+    InputSpec("compute_to_published_mfu_ratio", "ratio", "Compute-phase efficiency over the "
+              "published (end-to-end, 6·N·D) MFU", 0.5, 2.0),
+    InputSpec("attention_flops_coefficient", "FLOP", "Attention FLOPs per token, layer, "
+              "hidden unit and context token", 0, 100),
+    InputSpec("weight_grad_bytes_per_param", "bytes", "Weight and gradient bytes per "
+              "parameter", 0, 64),
+    InputSpec("dp_bytes_per_param", "bytes", "Data-parallel bytes moved per parameter and "
+              "step (reduce-scatter + all-gather)", 0, 64),
+    _frac("kv_hidden_fraction", "Key/value width as a share of the hidden size", 0.001, 1.0),
+    _frac("scaleup_bandwidth_efficiency", "Measured share of peak scale-up bandwidth",
+          0.05, 1.0),
+    _frac("scaleout_bandwidth_efficiency", "Measured share of peak scale-out bandwidth",
+          0.05, 1.0),
+    InputSpec("network_oversubscription", "ratio", "Scale-out network oversubscription", 1, 64,
+              "a ratio of 1 (non-blocking) or more, e.g. 2 for 2:1"),
+    _frac("comm_overlap_fraction", "Share of tensor/context/expert-parallel communication "
+          "hidden behind compute"),
+    _frac("dp_overlap_fraction", "Share of compute time that can hide data-parallel and "
+          "pipeline communication"),
+    InputSpec("experts_per_token", "experts", "Default experts each token is routed to (MoE)",
+              1, 256),
     InputSpec("global_batch_tokens", "tokens", "Default global batch", 1e3, 1e9),
     InputSpec("seq_len_tokens", "tokens", "Default sequence length", 16, 1e7),
     InputSpec("card_failure_rate_per_hour", "1/card-h", "Interruptions per card-hour", 0, 1e-2),

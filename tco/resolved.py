@@ -71,7 +71,8 @@ class Resolved:
     read_by_resolve: frozenset[str] = frozenset()
     # inputs resolve read to make or check another (tco.resolver): editing one resolves again
     sized: frozenset[str] = frozenset()
-    # candidates sized for a deadline or power cap whose `cards` input holds the size found
+    # candidates whose discrete choices are made: the size of a cluster sized for a deadline or
+    # power cap (its `cards` input), and every candidate's layouts (tco.layout)
     scenario: Any = None  # the validated tco.scenario.Scenario, when at hand
 
 
@@ -123,6 +124,11 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
         # Ids may contain dots: find the record whose id prefixes the rest of the path.
         for rec in data[head]:
             prefix = f"{rec['id']}."
+            key = rest.removeprefix(prefix)
+            if head == "candidates" and rest.startswith(prefix) and key.startswith("layout."):
+                wid, _, degree = key.removeprefix("layout.").rpartition(".")
+                rec.setdefault("layout", {}).setdefault(wid, {})[degree] = int(value)
+                return
             if rest.startswith(prefix) and "." not in rest.removeprefix(prefix):
                 key = rest.removeprefix(prefix)
                 if head == "candidates" and key == "cards":

@@ -23,6 +23,7 @@ from .inputs import (
     CANDIDATE_INPUTS,
     FACILITY_INPUTS,
     FINANCE_INPUTS,
+    LAYOUT_INPUTS,
     TARGET_INPUTS,
     TEAM_INPUTS,
     TOP_INPUTS,
@@ -229,6 +230,11 @@ class _Resolver:
                                       f"colocation price (catalog plant capex: {fig.best:g} "
                                       "USD/kW, set cooling_capex_per_kw to pay for your own)",
                                origin="default"))
+            elif key == "stack_efficiency" and card.mfu_basis == "as-deployed":
+                self.put(Input(path=f"{p}.{key}", value=1.0, spec=spec, low=1.0, high=1.0,
+                               source=f"catalog: the MFU of {card.id} was measured as a team "
+                                      "new to the stack deploys it; no factor on top",
+                               origin="default"))
             elif fig is None:
                 prec = key.removeprefix("peak_tflops_")
                 info.infeasible.append(f"{card.name} has no {prec.upper()} support")
@@ -244,7 +250,11 @@ class _Resolver:
                 raise self.loaded.error(f"'{key}' is not used by this scenario", base + [key])
             self.put(self.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
         self.size_rule(c, info)
+        self.layout_pins(c)
         self.risk_policy(card, stack, info)
+        if stack.id != "cuda" and card.mfu_basis == "vendor-tuned":
+            info.notes.append(f"MFU: the vendor-tuned figure x the team factor for "
+                              f"{stack.name.split(' (')[0]} (by team.familiarity)")
         if c.notes:
             info.notes.append(c.notes)
         if rent_note:
@@ -283,6 +293,9 @@ class _Resolver:
             "lead_time_weeks": (price.lead_time_weeks, 1.0, ""),
             "mfu": (card.mfu, 1.0, ""),
             "stack_efficiency": (stack.efficiency_vs_cuda, 1.0, ""),
+            **({"mfu_fp8": (card.mfu_fp8 or card.mfu, 1.0,
+                            "" if card.mfu_fp8 else "no FP8 figure, the BF16 one")}
+               if "fp8" in precisions else {}),
             "memory_gb": (card.memory_gb, 1.0, ""),
             "tdp_w": (card.tdp_w, 1.0, ""),
             "scaleup_bandwidth_bidir_gb_per_s": (card.scaleup_bandwidth_bidir_gb_per_s, 1.0, ""),
@@ -329,6 +342,26 @@ class _Resolver:
         # a placeholder until the engine sizes it (tco.engine.size_clusters)
         self.inputs.put(Input(path=f"{p}.cards", value=1.0, spec=CANDIDATE_INPUTS["cards"],
                               source=f"to be sized for {kind}", origin="derived"))
+
+    def layout_pins(self, c: Candidate) -> None:
+        """One input per layout degree and workload: pinned by the scenario, or a placeholder
+        the engine's layout search fills in (tco.layout)."""
+        base = ["candidates", c.id, "layout"]
+        wids = [w.id for w in self.sc.workloads]
+        for wid in c.layout:
+            if wid not in wids:
+                raise self.loaded.error(f"unknown workload '{wid}'{did_you_mean(wid, wids)}",
+                                        base + [wid])
+        for wid in wids:
+            pins = c.layout.get(wid, {})
+            for key, spec in LAYOUT_INPUTS.items():
+                where = base + [wid, key]
+                if key in pins:
+                    self.put(self.given(where, pins[key], spec))
+                else:
+                    self.put(Input(path=".".join(where), value=float(key != "recompute"),
+                                   spec=spec, source="to be chosen by the layout search",
+                                   origin="derived"))
 
     def risk_policy(self, card: Accelerator, stack: Stack, info: CandidateInfo) -> None:
         """Risk flags (short; the catalog record holds the evidence); some bar buying here."""

@@ -70,6 +70,7 @@ class Workload(_Strict):
     runs_per_year: Num = 1.0
     global_batch_tokens: Num | None = None
     seq_len_tokens: Num | None = None
+    experts_per_token: Num | None = None
 
 
 class Candidate(BaseModel):
@@ -89,6 +90,9 @@ class Candidate(BaseModel):
     platform: str | None = None
     cooling: Literal["air", "liquid"] | None = None
     stack: str | None = None
+    # Pinned parallel degrees, by workload id; a degree not given is chosen by the layout
+    # search (tco.layout). Example: layout: {llama-70b: {tp: 8, pp: 4}}
+    layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute"], Whole]] = {}
 
     @model_validator(mode="after")
     def _one_sizing(self) -> Candidate:

@@ -429,9 +429,9 @@ def _resolved(body: Any) -> Resolved:
             or not set(structure.sizing) <= {"cards", *SIZING_KINDS}
             or not set(structure.barred) <= set(structure.candidates)
             or not read_by_resolve <= inputs.keys()
-            # every cluster was sized: evaluating the entry sizes nothing (no numpy)
-            or sized != {cid for cid, kind in zip(structure.candidates, structure.sizing)
-                         if kind != "cards"}
+            # every cluster was sized and laid out: evaluating the entry chooses nothing
+            # (no numpy)
+            or sized != set(structure.candidates)
             or not 1 <= structure.horizon_years <= 30):
         raise _Damaged
     return Resolved(structure=structure, inputs=inputs, candidates=candidates,

@@ -174,7 +174,9 @@ def test_compare_gives_an_infeasible_and_an_unpriced_candidate_the_same_keys(mix
     assert huge["npv_tco"] is None and huge["yearly"] == []
     # Every workload is there; the figures a reason quotes are kept when it was priced.
     assert set(huge["jobs"]) == set(nofp64["jobs"]) == {"sim", "tune"}
-    assert huge["jobs"]["sim"]["train_flops"] == pytest.approx(6 * 7e9 * 1e12)
+    # 6 x 7e9 plus attention 12 x L x h x 4,096 = 6.81e9 per token (h = 4,211, L = 32.9)
+    assert huge["jobs"]["sim"]["train_flops"] == pytest.approx((6 * 7e9 + 6.81e9) * 1e12,
+                                                               rel=1e-3)
     assert huge["jobs"]["sim"]["gpu_hours"] is None and huge["jobs"]["sim"]["cost"] is None
     assert all(v is None for v in nofp64["jobs"]["sim"].values())
 

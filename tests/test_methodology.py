@@ -87,43 +87,32 @@ def test_the_table_reader_finds_rows_and_skips_input_tables():
     assert documented_quantities(text) == {"a": "x + y | W", "b": "x + y | W"}
 
 
-TENSOR_PARALLEL_SCENARIO = """
-name: tensor parallel
+LAYOUT_SCENARIO = """
+name: layout example
 workloads:
-  - {id: w7, params: 7e9, tokens: 1e11}
-  - {id: w13, params: 13e9, tokens: 1e11}
-  - {id: w70, params: 70e9, tokens: 1e11}
-  - {id: w405, params: 405e9, tokens: 1e11}
+  - {id: w70, params: 70e9, tokens: 2e12, global_batch_tokens: 4194304, seq_len_tokens: 4096}
 candidates:
-  - {id: sxm, card: h100-sxm, cards: 1024}
-  - {id: pcie, card: h100-pcie, cards: 1024}
-  - {id: four, card: h100-sxm, cards: 4}
+  - {id: a100, card: a100-80gb-sxm, cards: 2048}
 """
 
 
-def test_tensor_parallel_examples_in_the_text_are_the_models(catalog):
-    """Section 4 says the group is sized to the model: ROUNDUP(params / 10e9), at least 1,
-    capped by the scale-up domain (8 on H100 SXM servers, 2 on an H100 PCIe NVLink pair),
-    tensor_parallel_max (8) and the card count."""
-    text = DOC.read_text(encoding="utf-8")
-    para = text[text.index("**Tensor parallelism.**"):]
-    para = para[:para.index("\n\n")]
-    sxm = re.search(r"H100 SXM servers a 7B model trains with a group of (\d+), 13B with (\d+), "
-                    r"70B with (\d+) and 405B with (\d+)", re.sub(r"\s+", " ", para))
-    pcie = re.search(r"H100 PCIe pairs 70B trains with (\d+)", re.sub(r"\s+", " ", para))
-    caveat = re.search(r"7B trains with TP (\d+), 13B with (\d+), 70B with (\d+)",
-                       re.sub(r"\s+", " ", text))  # section 16
-    assert sxm and pcie and caveat, para
-    result = compute(load_scenario_text(TENSOR_PARALLEL_SCENARIO), catalog)
-
-    def tp(cid, wid):
-        return result.candidate(cid).jobs[wid]["tensor_parallel"]
-
-    # by hand: ROUNDUP(7/10) = 1, ROUNDUP(1.3) = 2, ROUNDUP(7) = 7, MIN(8, 8, 1024, 41) = 8
-    assert [int(x) for x in sxm.groups()] == [1, 2, 7, 8]
-    assert [int(x) for x in caveat.groups()] == [1, 2, 7]
-    assert [tp("sxm", w) for w in ("w7", "w13", "w70", "w405")] == [1, 2, 7, 8]
-    assert int(pcie.group(1)) == tp("pcie", "w70") == 2  # MIN(2, 8, 1024, 7)
-    assert tp("four", "w70") == tp("four", "w405") == 4  # MIN(8, 8, 4, ...)
-    assert tp("four", "w13") == 2
-
+def test_layout_example_in_the_text_is_the_models(catalog):
+    """Section 4's worked example (70B on 2,048 A100) is what the model and its layout search
+    give: the degrees, the memory and each time of the step."""
+    text = re.sub(r"\s+", " ", DOC.read_text(encoding="utf-8"))
+    m = re.search(r"2,048 A100 \(the search picks t = (\d+), p = (\d+), no recomputation, "
+                  r"(\d+) replicas of (\d+) micro-batches, ([0-9.]+) GB per card\): compute "
+                  r"([0-9.]+) s per step, tensor traffic ([0-9.]+) s of which half \(([0-9.]+) "
+                  r"s\) is exposed, data-parallel traffic ([0-9.]+) s hidden behind compute; "
+                  r"step ([0-9.]+) s, scaling efficiency ([0-9]+\.[0-9]+)", text)
+    assert m, "the worked example of section 4 changed shape"
+    job = compute(load_scenario_text(LAYOUT_SCENARIO), catalog).candidate("a100").jobs["w70"]
+    t, p, dp, micro = (int(x) for x in m.groups()[:4])
+    assert (t, p, dp, micro) == (job["tensor_parallel"], job["pipeline_parallel"],
+                                 job["data_parallel"], job["micro_batches"])
+    assert job["activation_recompute"] == 0
+    keys = ["memory_needed_gb", "compute_seconds", "tp_comm_seconds", "exposed_comm_seconds",
+            "dp_comm_seconds", "step_seconds", "scaling_efficiency"]
+    for key, shown in zip(keys, m.groups()[4:]):
+        decimals = len(shown.split(".")[1])
+        assert round(job[key], decimals) == float(shown), key

@@ -33,17 +33,22 @@ def run_json(*args: str) -> dict:
 
 def test_gpt3_training_flops():
     # Brown et al. 2020 (arXiv 2005.14165): 175B parameters, 300B tokens.
-    # 6 x 175e9 x 300e9 = 6 x 5.25e22 = 3.15e23 FLOP (the paper's table D.1 gives 3.14e23).
+    # 6 x 175e9 x 300e9 = 6 x 5.25e22 = 3.15e23 FLOP (the paper's table D.1 gives 3.14e23),
+    # plus attention (PaLM App. B: 12·L·h·s per token). By hand: h = (128 x 175e9 / 12)^(1/3)
+    # = 12,311.4, L = h / 128 = 96.18, s = 4,096 (the default context): 12 x 96.18 x 12,311.4
+    # x 4,096 = 5.820e10 FLOP per token, 5.5% on 6N = 1.05e12: (1.05e12 + 5.820e10) x 300e9.
     out = run_json("job", "--model-params", "175e9", "--tokens", "300e9", "--card", "h100-sxm",
                    "--cards", "1024", "--format", "json")
-    assert out["train_flops"] == pytest.approx(3.15e23, rel=1e-12)
+    assert out["train_flops"] == pytest.approx((1.05e12 + 5.820e10) * 300e9, rel=1e-3)
 
 
 def test_moe_uses_active_parameters():
-    # A mixture of experts costs 6 x active params x tokens: 6 x 37e9 x 1e12 = 2.22e23.
+    # A mixture of experts costs 6 x active params x tokens: 6 x 37e9 x 1e12 = 2.22e23, plus
+    # attention of the active width: h = (128 x 37e9 / 12)^(1/3) = 7,335, L = 57.3, s = 4,096:
+    # 12 x 57.3 x 7,335 x 4,096 = 2.064e10 per token (not 671e9's).
     out = run_json("job", "--model-params", "671e9", "--active-params", "37e9", "--tokens",
                    "1e12", "--card", "h200-sxm", "--cards", "2048", "--format", "json")
-    assert out["train_flops"] == pytest.approx(2.22e23, rel=1e-12)
+    assert out["train_flops"] == pytest.approx((2.22e11 + 2.064e10) * 1e12, rel=1e-3)
 
 
 # --- infeasible: memory ----------------------------------------------------------------------
@@ -98,18 +103,19 @@ def fp64(catalog):
 
 
 def test_fp64_workload_uses_the_fp64_peak(fp64):
-    # Catalog: H100 SXM FP64 (tensor) 67 TFLOPS, MFU 0.40, CUDA stack efficiency 1.0
-    #   -> 67e12 x 0.40 = 2.68e13 FLOP/s per card before communication.
-    # RTX 4090 FP64 1.29 TFLOPS (1/64 rate), MFU 0.30 -> 1.29e12 x 0.30 = 3.87e11 FLOP/s.
-    assert fp64["h100"].job["sustained_flops_per_card"] == pytest.approx(2.68e13)
-    assert fp64["rtx"].job["sustained_flops_per_card"] == pytest.approx(3.87e11)
-    # L40S FP64 1.4 TFLOPS, MFU 0.33 -> 4.62e11 FLOP/s.
-    assert fp64["l40s"].job["sustained_flops_per_card"] == pytest.approx(4.62e11)
+    # Catalog: H100 SXM FP64 (tensor) 67 TFLOPS, MFU 0.40, CUDA team factor 1.0, and the
+    # model's compute_to_published_mfu_ratio 1.17 (pricing/assumptions.yaml)
+    #   -> 67e12 x 0.40 x 1.17 = 3.1356e13 FLOP/s per card while computing.
+    # RTX 4090 FP64 1.29 TFLOPS (1/64 rate), MFU 0.30 -> 1.29e12 x 0.30 x 1.17 = 4.5279e11.
+    assert fp64["h100"].job["sustained_flops_per_card"] == pytest.approx(3.1356e13)
+    assert fp64["rtx"].job["sustained_flops_per_card"] == pytest.approx(4.5279e11)
+    # L40S FP64 1.4 TFLOPS, MFU 0.33 -> 1.4e12 x 0.33 x 1.17 = 5.4054e11 FLOP/s.
+    assert fp64["l40s"].job["sustained_flops_per_card"] == pytest.approx(5.4054e11)
 
 
 def test_cards_with_reduced_fp64_are_far_slower(fp64):
     h100 = fp64["h100"].job["gpu_hours"]
-    # 2.68e13 / 3.87e11 = 69x on sustained compute; communication changes it by a few percent.
+    # 3.1356e13 / 4.5279e11 = 69x on sustained compute; the layouts change it a little.
     assert fp64["rtx"].job["gpu_hours"] / h100 > 50
     assert fp64["l40s"].job["gpu_hours"] / h100 > 50
     for cid in ("h100", "rtx", "l40s"):
@@ -127,8 +133,8 @@ def test_cards_without_fp64_are_infeasible(fp64):
 def test_bf16_workload_does_not_use_fp64_peak(catalog):
     text = FP64_SCENARIO.replace("precision: fp64", "precision: bf16")
     cands = {c.id: c for c in compute(load_scenario_text(text), catalog).candidates}
-    # 989.4e12 x 0.40 = 3.9576e14
-    assert cands["h100"].job["sustained_flops_per_card"] == pytest.approx(3.9576e14)
+    # 989.4e12 x 0.40 x 1.17 = 4.630392e14
+    assert cands["h100"].job["sustained_flops_per_card"] == pytest.approx(4.630392e14)
     assert cands["gaudi2"].feasible and cands["ascend"].priced
 
 
@@ -144,8 +150,9 @@ def test_job_json_contract():
     assert out["currency"] == "USD"
     assert out["feasible"] is True
     assert isinstance(out["notes"], list)
-    # 6 x 70e9 x 2e12 = 8.4e23
-    assert out["train_flops"] == pytest.approx(8.4e23)
+    # 6 x 70e9 x 2e12 = 8.4e23, plus attention: h = (128 x 70e9 / 12)^(1/3) = 9,073,
+    # L = 70.9, s = 4,096: 12 x 70.9 x 9,073 x 4,096 = 3.161e10 per token, x 2e12 = 6.32e22
+    assert out["train_flops"] == pytest.approx(8.4e23 + 6.32e22, rel=1e-3)
     assert out["gpu_hours"] == pytest.approx(out["wall_days"] * 24 * 1024)
     assert out["energy_kwh"] > 0 and out["co2e_kg"] > 0
     cost = out["cost"]

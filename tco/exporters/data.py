@@ -135,6 +135,8 @@ def _value(f: Field, c: CandidateResult, workload: str, workloads: list[str]) ->
         return job_cost(c, workload)
     if f.kind == "boolean":
         return bool(job[f.quantity])
+    if f.kind == "integer":
+        return int(job[f.quantity])
     return _clean(job[f.quantity])
 
 
@@ -215,12 +217,12 @@ def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str
 
 def compare_table(result: Result) -> str:
     cur = result.currency
-    header = ["#", "candidate", "cards", "days/run", "cost/run*", "NPV TCO", "NPV/run",
-              f"{cur}/GPU-h", "cloud NPV", "status"]
+    header = ["#", "candidate", "cards", "layout*", "days/run", "cost/run*", "NPV TCO",
+              "NPV/run", f"{cur}/GPU-h", "cloud NPV", "status"]
     rows = []
     for n, c in enumerate(result.candidates, start=1):
         if not c.feasible:  # numbers of an infeasible option are not shown as if they held
-            rows.append([str(n), c.id, f"{int(c.inputs['cards']):,}", *["-"] * 6,
+            rows.append([str(n), c.id, f"{int(c.inputs['cards']):,}", *["-"] * 7,
                          "infeasible: " + "; ".join(c.reasons)])
             continue
         v, job = c.values, c.job
@@ -228,7 +230,10 @@ def compare_table(result: Result) -> str:
         barred = ["barred: " + b.split(":")[0] for b in c.info.blocking]
         status = "; ".join(barred + c.notes) if barred or c.notes else "ok"
         rows.append([
-            str(n), c.id, f"{int(c.inputs['cards']):,}", number(job["wall_days"], 1),
+            str(n), c.id, f"{int(c.inputs['cards']):,}",
+            "x".join(str(int(job[k])) for k in ("tensor_parallel", "pipeline_parallel",
+                                                 "context_parallel", "expert_parallel")),
+            number(job["wall_days"], 1),
             money(job["cost_per_job"], cur), money(v["npv_tco"], cur),
             money(v["cost_per_run_horizon"], cur), number(v["cost_per_gpu_hour"], 2),
             money(cloud, cur) if cloud is not None else "n/a", status,
@@ -240,11 +245,13 @@ def compare_table(result: Result) -> str:
         for f in c.info.flags:
             flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
-    legend = ("\ncost/run*: one run with fixed costs spread over every available hour (a fully "
+    legend = ("\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
+              "workload, chosen by search (`tco job` and JSON give them all);"
+              "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
               "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
               "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
               "for the region or licence-barred, so never recommended.\n")
-    return (title + text_table(header, rows, "lllrrrrrrl") + legend + foot
+    return (title + text_table(header, rows, "llllrrrrrrl") + legend + foot
             + provenance_line(result))
 
 
@@ -252,6 +259,14 @@ def provenance_line(result: Result) -> str:
     p = provenance(result)
     return (f"\ntco {p['tool_version']}, catalog {p['catalog_digest']}, "
             f"scenario {p['scenario_digest']}\n")
+
+
+def layout_text(d: dict[str, Any]) -> str:
+    """The chosen layout in one line: TP x PP (virtual) x CP x EP, data-parallel replicas."""
+    return (f"TP {d['tensor_parallel']} x PP {d['pipeline_parallel']} (v {d['virtual_stages']})"
+            f" x CP {d['context_parallel']} x EP {d['expert_parallel']}, "
+            f"DP {number(d['data_parallel'], 0)}"
+            + (", recompute" if d["activation_recompute"] else ""))
 
 
 def job_table(result: Result, c: CandidateResult) -> str:
@@ -272,6 +287,8 @@ def job_table(result: Result, c: CandidateResult) -> str:
         return "\n".join(lines) + "\n" + provenance_line(result)
     rows = [
         ["training compute", f"{d['train_flops']:.3e} FLOP"],
+        ["layout", layout_text(d)],
+        ["step time", f"{number(d['step_seconds'], 2)} s"],
         ["accelerator-hours", number(d["gpu_hours"], 0)],
         ["wall-clock", f"{number(d['wall_days'], 1)} days"],
         ["effective MFU", f"{d['effective_mfu']:.1%}"],

@@ -124,6 +124,9 @@ FIELDS: tuple[Field, ...] = (
           "Runs of every workload completed per year"),
     Field("runs_over_horizon", "runs_over_horizon", _H, "runs",
           "Runs completed over the horizon"),
+    Field("team_software_factor", "team_software_factor", _H, "fraction", "Share of the "
+          "catalog's vendor-tuned MFU the team reaches on the candidate's stack (1 on CUDA, "
+          "for a familiar team, or when the figure is as-deployed)"),
     Field("capex_total", "capex_total", _H, MONEY,
           "Capital expenditure: cards with spares, servers, network, cooling, installation"),
     Field("cloud_npv", "cloud_npv", _H, MONEY, "NPV of renting the same delivered "
@@ -136,8 +139,30 @@ FIELDS: tuple[Field, ...] = (
     Field("yearly", "yearly", "yearly", MONEY, "Cash flows of years 0..horizon by component; "
           "empty when not quantified", "yearly"),
     # --- one run of one workload (`jobs.<workload>` in compare; the top of `tco job`) ---------
-    Field("train_flops", "train_flops", _W, "FLOP", "Training compute of one run (6 x active "
-          "parameters x tokens)", when="priced"),
+    Field("train_flops", "train_flops", _W, "FLOP", "Training compute of one run ((6 x active "
+          "parameters + attention FLOPs per token) x tokens)", when="priced"),
+    Field("tensor_parallel", "tensor_parallel", _W, "cards", "Layout: tensor-parallel degree "
+          "(chosen by the layout search or pinned)", "integer", "priced"),
+    Field("pipeline_parallel", "pipeline_parallel", _W, "stages", "Layout: pipeline-parallel "
+          "stages", "integer", "priced"),
+    Field("virtual_stages", "virtual_stages", _W, "stages", "Layout: virtual pipeline stages "
+          "per card (interleaved schedule)", "integer", "priced"),
+    Field("context_parallel", "context_parallel", _W, "cards", "Layout: context-parallel "
+          "degree", "integer", "priced"),
+    Field("expert_parallel", "expert_parallel", _W, "cards", "Layout: expert-parallel degree "
+          "(1 for a dense model)", "integer", "priced"),
+    Field("activation_recompute", "activation_recompute", _W, "0/1", "Layout: 1 with full "
+          "activation recomputation, 0 without", "integer", "priced"),
+    Field("data_parallel", "data_parallel", _W, "replicas", "Data-parallel replicas: cards / "
+          "(tensor x pipeline x context)", when="priced"),
+    Field("micro_batches", "micro_batches", _W, "micro-batches", "Micro-batches (one sequence "
+          "each) per replica per step", when="priced"),
+    Field("step_seconds", "step_seconds", _W, "s", "Time per training step: compute, pipeline "
+          "bubble and exposed communication", when="priced"),
+    Field("tokens_per_second", "tokens_per_second", _W, "tokens/s", "Training throughput of "
+          "the cluster (goodput not included)", when="priced"),
+    Field("scaling_efficiency", "scaling_efficiency", _W, "fraction", "Ideal compute time / "
+          "step time", when="priced"),
     Field("memory_needed_gb", "memory_needed_gb", _W, "GB",
           "Memory one card needs (sharded training state and activations)", when="priced"),
     Field("memory_usable_gb", "memory_usable_gb", _W, "GB", "Memory usable on one card",

@@ -12,7 +12,8 @@ from .cluster import cluster
 from .decision import feasibility, tier
 from .jobcost import job_costs
 from .operations import delivered, hours, running
-from .training import training_run
+from .step import bandwidths
+from .training import software_factor, training_run
 
 
 def build_model(structure: Structure) -> Model:
@@ -27,7 +28,9 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     money, horizon = st.currency, st.horizon_years
     k = st.candidates.index(cid)
     cl = cluster(b)
-    runs = {wid: training_run(b, wid, precision, cl) for wid, precision, _kind in st.workloads}
+    links, team = bandwidths(b), software_factor(b, st.stacks[k])
+    runs = {wid: training_run(b, wid, precision, cl, links, team)
+            for wid, precision, _kind in st.workloads}
     feasible = feasibility(b, st.sizing[k], runs[st.workloads[0][0]], list(runs.values()), cl)
     cx = capex(b, cl, money)
     h = hours(b, runs)

@@ -1,0 +1,156 @@
+"""The layout search: for each candidate and workload, the parallel layout (tensor, pipeline,
+virtual-stage, context and expert parallel degrees, and activation recomputation) that gives
+the shortest step among those that fit in memory.
+
+Like cluster sizing (tco.engine.size_clusters) this is a discrete choice made once per scenario
+by evaluating the model's own formulas (tco.model.step) over an array: every feasible
+combination of degrees at once. The chosen degrees become the inputs
+`candidates.<id>.layout.<workload>.<degree>` (origin "derived"); degrees the scenario pins
+(`candidates[].layout`) are kept. Monte Carlo, sensitivity and the workbook keep the chosen
+layout fixed; a what-if that changes an input the choice reads chooses again.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from .inputs import Input
+from .model import Model
+from .model.step import DEGREES
+from .resolved import Resolved
+
+POWERS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+MIN_CONTEXT_SHARD_TOKENS = 4096  # context parallelism never cuts a sequence finer than this
+NEAR_BEST = 1.01  # layouts within 1% of the fastest step count as equal: the simplest wins
+
+
+def layout_path(cid: str, wid: str, degree: str) -> str:
+    return f"candidates.{cid}.layout.{wid}.{degree}"
+
+
+def targets(cid: str, wid: str) -> list[str]:
+    return [f"{cid}.{wid}.step_seconds", f"{cid}.{wid}.fits_memory",
+            f"{cid}.{wid}.memory_needed_gb"]
+
+
+def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
+         cards_max: float) -> list[tuple[int, ...]]:
+    """Every combination of degrees worth trying (pinned degrees fixed), in DEGREES order."""
+    p, wp = f"candidates.{cid}", f"workloads.{wid}"
+    ratio = values["assumptions.hidden_per_layer_ratio"]
+    layers = (ratio * values[f"{wp}.active_params"] / 12) ** (1 / 3) / ratio
+    tp_max = min(values[f"{p}.scaleup_domain_cards"], values[f"{p}.cards_per_node"],
+                 values["assumptions.tensor_parallel_max"])
+    cp_max = values[f"{wp}.seq_len_tokens"] / MIN_CONTEXT_SHARD_TOKENS
+    # A mixture of experts shards its experts at least as far as it is sparse (params /
+    # active params, to a power of two), so that each card holds about as many expert weights
+    # as dense ones: the search has no term for the expert GEMMs' efficiency, which is what
+    # rules out small expert groups in practice (docs/methodology.md §4).
+    sparsity = values[f"{wp}.params"] / values[f"{wp}.active_params"]
+    moe = sparsity > 1
+    options = {
+        "tp": [x for x in POWERS if x <= tp_max], "pp": [x for x in POWERS if x <= layers],
+        "vp": [1, 2, 4, 8], "cp": [x for x in POWERS[:5] if x <= max(cp_max, 1)],
+        "ep": [x for x in POWERS if (moe and 2 * x > sparsity) or x == 1 and not moe],
+        "recompute": [0, 1],
+    }
+    for d in DEGREES:
+        inp = resolved.inputs[layout_path(cid, wid, d)]
+        if inp.origin == "scenario":
+            options[d] = [int(inp.value)]
+    out = []
+    for combo in itertools.product(*(options[d] for d in DEGREES)):
+        tp, pp, vp, cp, ep, _ = combo
+        if (tp * pp * cp > cards_max or (pp == 1 and vp > 1) or pp * vp > layers
+                or ep * tp * pp > cards_max):
+            continue
+        out.append(combo)
+    return out
+
+
+def evaluate_grid(model: Model, values: Mapping[str, float], cid: str, wid: str,
+                  combos: list[tuple[int, ...]], cards: Any) -> dict[str, Any]:
+    """The search's targets for every combination (axis -1) and card count (leading axes)."""
+    import numpy as np
+
+    needs = model.feeding(targets(cid, wid))
+    env: dict[str, Any] = {path: values[path] for path in needs.inputs_used()}
+    arr = np.asarray(combos, dtype=float)
+    for i, d in enumerate(DEGREES):
+        env[layout_path(cid, wid, d)] = arr[:, i]
+    env[f"candidates.{cid}.cards"] = cards
+    out = needs.evaluate(env)
+    shape = np.broadcast(np.asarray(cards), arr[:, 0]).shape
+    return {t.rsplit(".", 1)[1]: np.broadcast_to(np.asarray(out[t], dtype=float), shape)
+            for t in targets(cid, wid)}
+
+
+def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any) -> Any:
+    """Index of the best combination along the last axis: the shortest step among those that
+    fit (and whose expert group fits in the replicas); else the least memory."""
+    import numpy as np
+
+    ok = (got["fits_memory"] > 0) & dp_ok
+    step = np.where(ok, got["step_seconds"], np.inf)
+    fastest = np.min(step, axis=-1, keepdims=True)
+    # the simplest of the near-fastest: fewest pipeline, context, expert and virtual stages,
+    # then the smallest tensor group, recomputation last
+    simple = np.asarray([(c[1] * c[2] * c[3] * c[4]) * 16 + c[0] + 0.5 * c[5]
+                         for c in combos], dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = np.where(step <= fastest * NEAR_BEST, simple + step / fastest * 1e-6, np.inf)
+    fallback = np.argmin(got["memory_needed_gb"], axis=-1)
+    return np.where(ok.any(axis=-1), np.argmin(score, axis=-1), fallback)
+
+
+def fits_cards(combos: list[tuple[int, ...]], cards: Any) -> Any:
+    """A replica (tp·pp·cp) and an expert group (ep over tp·pp) need at least that many cards."""
+    import numpy as np
+
+    arr = np.asarray(combos, dtype=float)
+    n = np.asarray(cards, dtype=float)
+    n = n[..., None] if n.ndim else n
+    return ((arr[:, 0] * arr[:, 1] * arr[:, 3] <= n)
+            & (arr[:, 4] * arr[:, 0] * arr[:, 1] <= n))
+
+
+def choose(model: Model, resolved: Resolved, cids: list[str]) -> Resolved:
+    """`resolved` with every layout degree of candidates `cids` chosen at their card count."""
+    values = {path: inp.value for path, inp in resolved.inputs.items()}
+    inputs = dict(resolved.inputs)
+    for cid in cids:
+        cards = values[f"candidates.{cid}.cards"]
+        for wid, _prec, _kind in resolved.structure.workloads:
+            combos = grid(values, resolved, cid, wid, cards)
+            got = evaluate_grid(model, values, cid, wid, combos, cards)
+            pick = combos[int(best(got, combos, fits_cards(combos, cards)))]
+            step = float(got["step_seconds"][combos.index(pick)])
+            for d, v in zip(DEGREES, pick):
+                path = layout_path(cid, wid, d)
+                if inputs[path].origin != "scenario":
+                    inputs[path] = chosen(inputs[path], float(v), step)
+    return replace(resolved, inputs=inputs)
+
+
+def chosen(inp: Input, value: float, step_s: float) -> Input:
+    return replace(inp, value=value, low=None, high=None,
+                   source=f"chosen by the layout search (step {step_s:.4g} s)")
+
+
+def per_size(model: Model, resolved: Resolved, cid: str, cards: Any) -> dict[str, Any]:
+    """For an array of card counts (sizing), the best layout at each: degree -> array."""
+    import numpy as np
+
+    values = {path: inp.value for path, inp in resolved.inputs.items()}
+    out: dict[str, Any] = {}
+    for wid, _prec, _kind in resolved.structure.workloads:
+        combos = grid(values, resolved, cid, wid, float(np.max(cards)))
+        got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
+        pick = best(got, combos, fits_cards(combos, cards))
+        arr = np.asarray(combos, dtype=float)[pick]
+        for i, d in enumerate(DEGREES):
+            out[layout_path(cid, wid, d)] = arr[:, i]
+    return out

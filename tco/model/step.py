@@ -1,0 +1,202 @@
+"""Methodology §4, the step of one training run on a parallel layout: model shape, FLOPs per
+token, memory per card, and the time a step spends computing, in the pipeline bubble and
+communicating over the scale-up domain and the scale-out network.
+
+The layout (tensor, pipeline, virtual-stage, context and expert parallel degrees, and whether
+activations are recomputed) is a discrete choice the engine makes once per scenario
+(tco.layout); it enters these formulas as inputs `candidates.<id>.layout.<workload>.<degree>`.
+The data-parallel degree and the micro-batch count follow from the card count and the batch,
+so they stay formulas (and sizing can evaluate them over an array of card counts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..expr import IF, MAX, MIN, Expr, Ref
+from .base import Builder, a, w
+from .units import BYTES_PER_GB, FLOPS_PER_TFLOPS
+
+DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute")
+DEGREE_LABELS = {
+    "tp": "Tensor-parallel degree (within the scale-up domain)",
+    "pp": "Pipeline-parallel stages",
+    "vp": "Virtual pipeline stages per card (interleaved schedule)",
+    "cp": "Context-parallel degree (sequence split)",
+    "ep": "Expert-parallel degree (mixture of experts)",
+    "recompute": "Activation recomputation (1 full, 0 none)",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    flops_per_token: Ref
+    step_s: Ref
+    compute_s: Ref
+    fits: Ref
+    mem_need: Ref
+    mem_have: Ref
+
+
+@dataclass(frozen=True)
+class Shape:
+    hidden: Ref
+    layers: Ref
+    seqs: Ref  # sequences per global batch
+    dp: Ref
+    micro: Ref  # micro-batches per replica per step (one sequence each)
+    tokens_card: Ref  # tokens each card passes through its layers per step
+
+
+def layout_ref(b: Builder, wid: str, degree: str) -> Ref:
+    """The chosen (or pinned) degree: an input the engine fills in."""
+    return b.c(f"layout.{wid}.{degree}")
+
+
+def shape(b: Builder, wid: str, cards: Ref) -> Shape:
+    def jq(key: str, expr: Expr, unit: str, label: str) -> Ref:
+        return b.jq(wid, key, expr, unit, label)
+
+    tp, pp, cp = (layout_ref(b, wid, d) for d in ("tp", "pp", "cp"))
+    for d in DEGREES:
+        key = {"tp": "tensor_parallel", "pp": "pipeline_parallel", "vp": "virtual_stages",
+               "cp": "context_parallel", "ep": "expert_parallel",
+               "recompute": "activation_recompute"}[d]
+        jq(key, layout_ref(b, wid, d),
+           {"recompute": "0/1", "pp": "stages", "vp": "stages"}.get(d, "cards"),
+           DEGREE_LABELS[d])
+    hidden = jq("hidden_size", (a("hidden_per_layer_ratio") * w(wid, "active_params") / 12)
+                ** (1.0 / 3.0), "units", "Inferred hidden size")
+    layers = jq("layers", hidden / a("hidden_per_layer_ratio"), "layers",
+                "Inferred number of layers")
+    seqs = jq("batch_sequences", w(wid, "global_batch_tokens") / w(wid, "seq_len_tokens"),
+              "sequences", "Sequences per global batch")
+    dp = jq("data_parallel", cards / (tp * pp * cp), "replicas",
+            "Data-parallel replicas (cards / (tensor x pipeline x context))")
+    micro = jq("micro_batches", MAX(1, seqs / dp), "micro-batches",
+               "Micro-batches per replica per step (one sequence each)")
+    tokens_card = jq("tokens_per_card_step", w(wid, "global_batch_tokens") / (dp * cp * tp),
+                     "tokens", "Tokens each card carries through its layers per step")
+    return Shape(hidden, layers, seqs, dp, micro, tokens_card)
+
+
+def memory(b: Builder, wid: str, cards: Ref, sh: Shape) -> tuple[Ref, Ref, Ref]:
+    """Memory needed per card (weights and gradients over tensor x pipeline (x expert), the
+    optimizer state over every card, activations of the micro-batches in flight)."""
+    c = b.c
+    tp, pp, cp, ep, rc = (layout_ref(b, wid, d) for d in ("tp", "pp", "cp", "ep", "recompute"))
+    dense = w(wid, "active_params")
+    experts = w(wid, "params") - w(wid, "active_params")
+    state = (a("weight_grad_bytes_per_param") * (dense + experts / ep) / (tp * pp)
+             + (a("state_bytes_per_param") - a("weight_grad_bytes_per_param"))
+             * w(wid, "params") / cards)
+    per_layer = (rc * a("activation_checkpoint_bytes")
+                 + (1 - rc) * a("activation_working_bytes"))
+    act = (w(wid, "seq_len_tokens") / cp * sh.hidden / tp
+           * (sh.layers / pp * MIN(pp, sh.micro) * per_layer
+              + rc * a("activation_working_bytes")))
+    need = b.jq(wid, "memory_needed_gb", (state + act) / BYTES_PER_GB, "GB",
+                "Memory needed per card (state + activations on the layout)")
+    have = b.jq(wid, "memory_usable_gb", c("memory_gb") * a("usable_memory_fraction"), "GB",
+                "Usable memory per card")
+    fits = b.jq(wid, "fits_memory", need.le(have), "flag", "Job fits in memory")
+    return need, have, fits
+
+
+def bandwidths(b: Builder) -> tuple[Ref, Ref]:
+    """Measured one-way bandwidths per card in bytes/s: scale-up and scale-out."""
+    c, q = b.c, b.q
+    up = q("scaleup_bytes_per_s", c("scaleup_bandwidth_bidir_gb_per_s") / 2 * BYTES_PER_GB
+           * a("scaleup_bandwidth_efficiency"), "B/s",
+           "Measured scale-up bandwidth per card, one way", "cluster")
+    out = q("scaleout_bytes_per_s", c("scaleout_bandwidth_gb_per_s") * BYTES_PER_GB
+            * a("scaleout_bandwidth_efficiency") / a("network_oversubscription"), "B/s",
+            "Measured scale-out bandwidth per card, one way, after oversubscription",
+            "cluster")
+    return up, out
+
+
+def within_domain(b: Builder, span: Expr, up: Ref, out: Ref) -> Expr:
+    """The bandwidth of a group of `span` consecutive cards: scale-up inside the domain."""
+    return IF(span.le(MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node"))), up, out)
+
+
+def flops_per_token(b: Builder, wid: str, sh: Shape) -> Ref:
+    attn = b.jq(wid, "attention_flops_per_token",
+                a("attention_flops_coefficient") * sh.layers * sh.hidden
+                * w(wid, "seq_len_tokens"), "FLOP/token",
+                "Attention FLOPs per token (12·L·h·s, PaLM App. B)")
+    return b.jq(wid, "flops_per_token", a("flops_per_param_token") * w(wid, "active_params")
+                + attn, "FLOP/token", "Model FLOPs per token (6·N + attention)")
+
+
+def compute_time(b: Builder, wid: str, precision: str, cards: Ref, sh: Shape,
+                 f_tok: Ref, team: Expr) -> tuple[Ref, Ref]:
+    c = b.c
+    rc = layout_ref(b, wid, "recompute")
+    mfu = c("mfu_fp8") if precision == "fp8" else c("mfu")
+    sustained = b.jq(wid, "sustained_flops_per_card",
+                     c(f"peak_tflops_{precision}") * FLOPS_PER_TFLOPS * mfu
+                     * a("compute_to_published_mfu_ratio") * team, "FLOP/s",
+                     f"Sustained {precision.upper()} compute per card while computing")
+    ideal = b.jq(wid, "ideal_step_seconds",
+                 f_tok * w(wid, "global_batch_tokens") / (cards * sustained), "s",
+                 "Step time with no recomputation, bubble or communication")
+    comp = b.jq(wid, "compute_seconds",
+                ideal * (1 + rc / 3) * MAX(1, sh.dp / sh.seqs), "s",
+                "Compute time per step (recomputation adds a forward pass; replicas without "
+                "a sequence idle)")
+    return ideal, comp
+
+
+def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, Ref]:
+    """Seconds per step each card spends moving data, by kind."""
+    tp, pp, vp, cp, ep, rc = (layout_ref(b, wid, d) for d in DEGREES)
+    h, lay = sh.hidden, sh.layers / pp
+    cpn = b.c("cards_per_node")
+    k = w(wid, "experts_per_token")
+    tok_rank = sh.tokens_card  # tokens per card through its layers
+
+    def jq(key: str, expr: Expr, label: str) -> Ref:
+        return b.jq(wid, key, expr, "s", label)
+
+    t_tp = jq("tp_comm_seconds", tok_rank * tp * lay * 16 * h * (tp - 1) / tp
+              * (1 + rc / 2) / up,
+              "Tensor-parallel all-gather/reduce-scatter time per step (scale-up)")
+    t_cp = jq("cp_comm_seconds", tok_rank * cp * lay * 12 * a("kv_hidden_fraction") * h
+              * (cp - 1) / cp / within_domain(b, tp * cp, up, out),
+              "Context-parallel key/value ring time per step")
+    t_ep = jq("ep_comm_seconds", tok_rank * lay * k * h * 2 * 4 * (ep - 1) / ep
+              / within_domain(b, tp * cp * ep, up, out),
+              "Expert-parallel all-to-all time per step (dispatch and combine, both passes)")
+    t_pp = jq("pp_comm_seconds", IF(pp.gt(1), 2 * 2 * h * tok_rank * vp, 0) / out,
+              "Pipeline point-to-point time per step (activations and their gradients)")
+    shard = (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep) / (
+        tp * pp)
+    group = sh.dp * cp
+    inside = MIN(group, MAX(1, cpn / (tp * cp)))
+    t_dp = jq("dp_comm_seconds", a("dp_bytes_per_param") * shard
+              * ((inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group) / out),
+              "Data-parallel reduce-scatter + all-gather time per step (scale-up inside a "
+              "server, then the network)")
+    return {"tp": t_tp, "cp": t_cp, "ep": t_ep, "pp": t_pp, "dp": t_dp}
+
+
+def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref, Ref],
+              team: Expr) -> Step:
+    sh = shape(b, wid, cards)
+    f_tok = flops_per_token(b, wid, sh)
+    need, have, fits = memory(b, wid, cards, sh)
+    up, out = links
+    ideal, comp = compute_time(b, wid, precision, cards, sh, f_tok, team)
+    t = comm_times(b, wid, sh, up, out)
+    pp, vp = layout_ref(b, wid, "pp"), layout_ref(b, wid, "vp")
+    bubble = b.jq(wid, "bubble_seconds", comp * (pp - 1) / (vp * sh.micro), "s",
+                  "Pipeline bubble per step ((p − 1) / (v·m) of compute)")
+    exposed = b.jq(
+        wid, "exposed_comm_seconds",
+        (1 - a("comm_overlap_fraction")) * (t["tp"] + t["cp"] + t["ep"])
+        + MAX(0, t["dp"] + t["pp"] - a("dp_overlap_fraction") * comp), "s",
+        "Communication not hidden behind compute, per step")
+    step = b.jq(wid, "step_seconds", comp + bubble + exposed, "s", "Time per training step")
+    return Step(f_tok, step, ideal, fits, need, have)
