@@ -525,7 +525,10 @@ def _check_references(cat: Catalog, where: _Where) -> None:
 # --- quote files: YAML, or a sheet of rows (id, field, value, source, as_of) -----------------
 
 _SHEET_COLUMNS = ("id", "field", "value", "source", "as_of")
-_SHEET_OPTIONAL = ("low", "high", "note")
+_SHEET_OPTIONAL = ("low", "high", "note", "currency")
+# A money figure is kept in USD (`..._usd`); a quote may give it in another currency, by a
+# `currency` column or by naming the field with the currency (`price_cny` for `price_usd`).
+_QUOTE_CURRENCIES = ("USD", "CNY", "EUR")
 
 Row = tuple[int, dict[str, str]]  # (line or sheet row number, cells by column name)
 
@@ -655,6 +658,7 @@ def _sheet_to_raw(header: list[str], rows: list[Row], file: str,
         if row.get(""):
             raise CatalogError(f"cell '{row['']}' is beyond the named columns", file=file,
                                line=n)
+        field, currency = _quote_currency(row, field, file, n, ident)
         if (ident, field) in first_row:
             raise CatalogError(
                 f"a second row for this id and field (the first is row "
@@ -678,6 +682,11 @@ def _sheet_to_raw(header: list[str], rows: list[Row], file: str,
         if "value" not in nums:
             raise CatalogError("value is empty; expected a number", file=file, line=n,
                                field=f"{ident}.{field}")
+        if currency != "USD":  # converted once, here, at the catalog's own rate
+            rate = _rate(cat_raw, currency, file, n)
+            fig["source"] = (f"{row['source']} (quoted {nums['value']:,.10g} {currency}; "
+                             f"at {rate:g} {currency}/USD)")
+            nums = {k: v / rate for k, v in nums.items()}
         if "low" in nums or "high" in nums:
             fig.update(low=nums.get("low", nums["value"]), typical=nums["value"],
                        high=nums.get("high", nums["value"]))
@@ -699,6 +708,35 @@ def _sheet_to_raw(header: list[str], rows: list[Row], file: str,
             rec[field] = fig
             lines[(section, ident, field)] = n
     return YamlDoc(out, lines, file)
+
+
+def _quote_currency(row: dict[str, str], field: str, file: str, n: int, ident: str
+                    ) -> tuple[str, str]:
+    """(the catalog field, the currency of the quoted numbers): `price_cny` is `price_usd`
+    quoted in CNY; a `currency` column names it for a `..._usd` field."""
+    given = (row.get("currency") or "").strip().upper()
+    if given and given not in _QUOTE_CURRENCIES:
+        raise CatalogError(f"currency '{row['currency']}' is not one of "
+                           f"{', '.join(_QUOTE_CURRENCIES)}", file=file, line=n,
+                           field=f"{ident}.{field}")
+    base, _, suffix = field.rpartition("_")
+    named = suffix.upper() if base and suffix.upper() in _QUOTE_CURRENCIES else ""
+    if named and named != "USD":
+        if given and given != named:
+            raise CatalogError(f"the field says {named} but the currency column says {given}",
+                               file=file, line=n, field=f"{ident}.{field}")
+        return f"{base}_usd", named
+    if given and given != "USD" and not field.endswith("_usd"):
+        raise CatalogError(f"a currency applies to money figures (fields ending in _usd), not "
+                           f"'{field}'", file=file, line=n, field=f"{ident}.{field}")
+    return field, given or "USD"
+
+
+def _rate(cat_raw: dict[str, dict[str, Any]], currency: str, file: str, n: int) -> float:
+    fig = cat_raw.get("exchange_rates", {}).get(currency)
+    if not isinstance(fig, dict):
+        raise CatalogError(f"no exchange rate for {currency} in the catalog", file=file, line=n)
+    return float(fig.get("value", fig.get("typical")))
 
 
 def _section_for(ident: str, field: str, cat_raw: dict[str, dict[str, Any]]) -> str | None:
