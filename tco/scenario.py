@@ -89,6 +89,7 @@ class Candidate(BaseModel):
     platform: str | None = None
     cooling: Literal["air", "liquid"] | None = None
     stack: str | None = None
+    acquire: Literal["buy", "rent", "hybrid"] = "buy"
 
     @model_validator(mode="after")
     def _one_sizing(self) -> Candidate:
@@ -166,6 +167,9 @@ class Scenario(_Strict):
     description: str | None = None
     currency: Literal["USD", "CNY", "EUR"] = "USD"
     rent_pricing: Literal["on_demand", "committed"] = "committed"
+    # auto: besides the candidates, rent each bought card that has a cloud price (one option per
+    # card, the size of the first candidate with it); none: only the candidates listed
+    rent_options: Literal["auto", "none"] = "auto"
     utilization: Num = 0.85
     cost_of_delay_per_week: Num = 0.0
     workloads: list[Workload] = Field(min_length=1)

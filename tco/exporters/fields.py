@@ -76,6 +76,8 @@ FIELDS: tuple[Field, ...] = (
           "always"),
     Field("stack", "info.stack", _C, "", "Software stack id in the catalog", "string",
           "always"),
+    Field("acquire", "info.acquire", _C, "", "How the capacity is got: buy (bought, or with a "
+          "loan) or rent", "string", "always", True),
     Field("cards", "inputs.cards", _C, "cards", "Accelerators in the cluster (after sizing)",
           "integer", "always", True),
     Field("feasible", "feasible", _C, "", "Whether it can run every workload: priced, fits in "
@@ -123,7 +125,12 @@ FIELDS: tuple[Field, ...] = (
     Field("runs_per_year", "runs_per_year", _H, "runs/yr",
           "Runs of every workload completed per year"),
     Field("runs_over_horizon", "runs_over_horizon", _H, "runs",
-          "Runs completed over the horizon"),
+          "Runs delivered over the horizon (owned and bridged)"),
+    Field("plan_shortfall_runs", "plan_shortfall_runs", _H, "runs",
+          "Planned runs over the horizon not delivered (before the port is done, or beyond "
+          "the capacity)"),
+    Field("ready_years", "ready_years", _H, "years",
+          "Years from the decision to the first useful work (delivery and porting)"),
     Field("capex_total", "capex_total", _H, MONEY,
           "Capital expenditure: cards with spares, servers, network, cooling, installation"),
     Field("cloud_npv", "cloud_npv", _H, MONEY, "NPV of renting the same delivered "
@@ -167,6 +174,7 @@ COST_LINES: dict[str, str] = {
     "electricity": "Facility electricity of the run",
     "facility": "Colocation over the run's wall time",
     "operations": "Support, licences, operations staff and port upkeep over the run's wall time",
+    "rental": "Rent of the run's accelerator-hours (rented options; 0 when bought)",
     "porting": "One-time porting effort spread over the horizon's runs",
 }
 assert tuple(COST_LINES)[1:] == JOB_COMPONENTS, "COST_LINES must follow model.JOB_COMPONENTS"
@@ -179,6 +187,11 @@ YEARLY_COLUMNS: dict[str, str] = {
        for comp in COMPONENTS},
     "net": "Net cash flow of the year: the sum of the components",
     "cumulative": "Cumulative net cash flow from year 0 to this year, undiscounted",
+    "installed_share": "Share of the year with the owned hardware installed (0..1)",
+    "ready_share": "Share of the year with the capacity ready for work: installed and ported",
+    "bridge_share": "Share of the year whose planned runs are rented while the hardware is on "
+                    "order",
+    "work_share": "Share of the year's planned runs delivered, owned or bridged",
 }
 
 
