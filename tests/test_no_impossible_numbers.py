@@ -138,12 +138,14 @@ def test_compare_with_200k_cards_on_a_small_model_shows_no_numbers(catalog):
         "facility": {"region": "us"},
     })
     result = compute(load_scenario_text(text), catalog)
-    (c,) = result.candidates
-    assert not c.feasible and not c.quantified
-    d = compare_dict(result)["candidates"][0]
-    assert d["npv_tco"] is None and d["gpu_hours_per_job"] is None and d["yearly"] == []
-    # The workload keeps the figures it was judged on, and no time or cost.
-    job = d["jobs"]["w"]
-    assert job["feasible"] is False and job["train_flops"] == 6 * 7e9 * 1e12
-    for key in ("gpu_hours", "wall_days", "energy_kwh", "co2e_kg", "cost", "effective_mfu"):
-        assert job[key] is None, key
+    # the bought cluster and the option renting it (rent_options: auto): neither has numbers
+    assert [c.id for c in result.candidates] == ["huge", "huge-rent"]
+    for i, c in enumerate(result.candidates):
+        assert not c.feasible and not c.quantified
+        d = compare_dict(result)["candidates"][i]
+        assert d["npv_tco"] is None and d["gpu_hours_per_job"] is None and d["yearly"] == []
+        # The workload keeps the figures it was judged on, and no time or cost.
+        job = d["jobs"]["w"]
+        assert job["feasible"] is False and job["train_flops"] == 6 * 7e9 * 1e12
+        for key in ("gpu_hours", "wall_days", "energy_kwh", "co2e_kg", "cost", "effective_mfu"):
+            assert job[key] is None, key

@@ -34,6 +34,7 @@ from .fields import (
     CSV_TEXT_COLUMNS,
     JOB_FIELDS,
     WORKLOAD_FIELDS,
+    YEARLY_COLUMNS,
     Field,
 )
 from .fmt import money, number
@@ -93,8 +94,9 @@ def job_cost(c: CandidateResult, workload: str | None = None) -> dict[str, float
 
 
 def yearly_rows(c: CandidateResult) -> list[dict[str, float]]:
-    return [{k: (int(v) if k == "year" else _clean(v)) for k, v in row.items()}  # type: ignore[misc]
-            for row in c.yearly]
+    """The yearly rows, their keys in the published order (fields.YEARLY_COLUMNS)."""
+    return [{k: (int(row[k]) if k == "year" else _clean(row[k]))  # type: ignore[misc]
+             for k in YEARLY_COLUMNS} for row in c.yearly]
 
 
 # --- the JSON objects, built from the one table of keys (tco/exporters/fields.py) ------------

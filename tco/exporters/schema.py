@@ -18,6 +18,7 @@ import json
 import sys
 from typing import Any
 
+from ..model import YEAR_SHARES
 from .fields import (
     CANDIDATE_FIELDS,
     COST_LINES,
@@ -144,9 +145,14 @@ def _cost() -> JsonObj:
 
 
 def _yearly_row() -> JsonObj:
-    props = {k: (_t("integer", v) if k == "year" else _t("number", v, "currency", null=True))
+    def unit(k: str) -> str:
+        if k in ("installed_share", "ready_share", "ported_share"):
+            return "fraction"
+        return "years of planned runs" if k in YEAR_SHARES else "currency"
+
+    props = {k: (_t("integer", v) if k == "year" else _t("number", v, unit(k), null=True))
              for k, v in YEARLY_COLUMNS.items()}
-    return _obj(props, "Cash flows of one year by component")
+    return _obj(props, "Cash flows of one year by component, and the year's timeline")
 
 
 def _figure() -> JsonObj:
