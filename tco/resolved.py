@@ -62,6 +62,11 @@ class CandidateInfo:
     infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def inputs_id(self) -> str:
+        """Whose inputs (`candidates.<id>.*`) it reads: its own, or its source's."""
+        return self.inputs_of or self.id
+
 
 @dataclass
 class Resolved:

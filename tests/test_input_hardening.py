@@ -164,7 +164,8 @@ def test_merge_keys_are_not_duplicates(tmp_path: Path) -> None:
     result = run(["compare", str(scenario), "--format", "json"])
     assert result.exit_code == 0, result.output
     cards = {c["id"]: c["cards"] for c in json.loads(result.stdout)["candidates"]}
-    assert cards == {"a": 8, "b": 16}
+    # (and the option renting the H100 of `a`, the first candidate with it: rent_options: auto)
+    assert cards == {"a": 8, "b": 16, "a-rent": 8}
 
 
 # --- SOURCE_DATE_EPOCH -----------------------------------------------------------------------

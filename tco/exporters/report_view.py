@@ -477,8 +477,9 @@ class View:
                 per.setdefault(cid, []).append(self.input_row(inp))
             else:
                 shared.append(self.input_row(inp))
+        # a generated rent option reads its source's inputs: they are listed there, once
         groups = [{"name": self.name(c), "id": c.id, "rows": per.get(c.id, [])}
-                  for c in self.r.candidates]
+                  for c in self.r.candidates if not c.info.inputs_of]
         estimates = sum(1 for i in self.r.inputs.values() if i.source.startswith("estimate"))
         intro = self.s("assumptions_intro", estimates=estimates, total=len(self.r.inputs))
         return {"intro": intro, "shared": shared, "candidates": groups}

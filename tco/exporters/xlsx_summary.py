@@ -130,8 +130,8 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
         ws.write_number(r, 0, i + 1, st("rank"))
         text(ws, r, 1, c.id)
         text(ws, r, 2, c.info.name)
-        w.formula(r, 3, p.input_name(f"candidates.{c.id}.cards"), f"candidates.{c.id}.cards",
-                  "count")
+        cards = f"candidates.{c.info.inputs_id}.cards"  # a generated option: its source's
+        w.formula(r, 3, p.input_name(cards), cards, "count")
         w.headline(r, 4, c, "npv_tco")
         w.headline(r, 5, c, "undiscounted_tco")
         w.headline(r, 6, c, "cost_per_job")
