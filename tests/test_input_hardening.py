@@ -474,7 +474,8 @@ def test_clipped_distribution_is_a_warning_in_json_and_csv(clipped: Path, tmp_pa
                   str(out)])
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
-    assert len(rows) == 4
+    # two metrics for each of the two candidates and the two options renting them
+    assert len(rows) == 8
     for row in rows:
         assert row["warnings"] == ALL_WARNINGS
     assert PRICE_WARNING in result.stderr

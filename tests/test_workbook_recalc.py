@@ -264,8 +264,9 @@ def test_libreoffice_figures_follow_by_hand_from_the_sheets(cases, case):
     priced = [cand for cand in c.result.candidates if cand.priced]
     assert priced
     for cand in priced:
-        for what, (shown, by_hand) in hand_worked_figures(wb, cand.id,
-                                                          cand.primary_workload).items():
+        for what, (shown, by_hand) in hand_worked_figures(
+                wb, cand.id, cand.primary_workload, cand.info.inputs_of,
+                cand.info.acquire != "rent").items():
             if isinstance(shown, list):
                 assert all(close(a, b) for a, b in zip(shown, by_hand, strict=True)), (
                     cand.id, what, shown, by_hand)
