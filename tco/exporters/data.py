@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import printable
 from ..model import JOB_COMPONENTS
+from ..recommend import recommend, recommendation_dict
 from ..result import CandidateResult, Result
 from .fields import (
     CANDIDATE_FIELDS,
@@ -172,6 +173,7 @@ def compare_dict(result: Result) -> dict[str, Any]:
         "scenario": result.scenario.name,
         "currency": result.currency,
         "horizon_years": result.structure.horizon_years,
+        "recommendation": recommendation_dict(result),
         "candidates": [candidate_dict(result, c) for c in result.candidates],
         "provenance": provenance(result),
     }
@@ -217,12 +219,12 @@ def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str
 
 def compare_table(result: Result) -> str:
     cur = result.currency
-    header = ["#", "candidate", "cards", "days/run", "cost/run*", "NPV TCO", "NPV/run",
+    header = ["#", "candidate", "mode", "cards", "days/run", "cost/run*", "NPV TCO", "NPV/run",
               f"{cur}/GPU-h", "cloud NPV", "status"]
     rows = []
     for n, c in enumerate(result.candidates, start=1):
         if not c.feasible:  # numbers of an infeasible option are not shown as if they held
-            rows.append([str(n), c.id, f"{int(c.inputs['cards']):,}", *["-"] * 6,
+            rows.append([str(n), c.id, c.info.acquire, f"{int(c.inputs['cards']):,}", *["-"] * 6,
                          "infeasible: " + "; ".join(c.reasons)])
             continue
         v, job = c.values, c.job
@@ -230,7 +232,8 @@ def compare_table(result: Result) -> str:
         barred = ["barred: " + b.split(":")[0] for b in c.info.blocking]
         status = "; ".join(barred + c.notes) if barred or c.notes else "ok"
         rows.append([
-            str(n), c.id, f"{int(c.inputs['cards']):,}", number(job["wall_days"], 1),
+            str(n), c.id, c.info.acquire, f"{int(c.inputs['cards']):,}",
+            number(job["wall_days"], 1),
             money(job["cost_per_job"], cur), money(v["npv_tco"], cur),
             money(v["cost_per_run_horizon"], cur), number(v["cost_per_gpu_hour"], 2),
             money(cloud, cur) if cloud is not None else "n/a", status,
@@ -242,11 +245,18 @@ def compare_table(result: Result) -> str:
         for f in c.info.flags:
             flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
+    rec = recommend(result)
+    if rec is None:
+        said = "\nRecommendation: none; no option may be used here (see status).\n"
+    else:
+        said = (f"\nRecommendation: {printable(rec.action())} ({rec.option}, "
+                f"{rec.cards:,} cards), because:\n"
+                + "".join(f"  - {printable(x)}\n" for x in rec.reasons))
     legend = ("\ncost/run*: one run with fixed costs spread over every available hour (a fully "
               "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
               "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
               "for the region or licence-barred, so never recommended.\n")
-    return (title + text_table(header, rows, "lllrrrrrrl") + legend + foot
+    return (title + text_table(header, rows, "llllrrrrrrl") + said + legend + foot
             + provenance_line(result))
 
 

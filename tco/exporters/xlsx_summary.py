@@ -15,6 +15,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ..engine import tier
 from ..model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
+from ..recommend import recommend
 from ..result import CandidateResult, Result
 from .fmt import CHART_CANDIDATES
 from .xlsx_inputs import text
@@ -98,12 +99,13 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     rec = result.recommended
     text(ws, 4, 0, "Recommendation", st("label"))
     barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
-    if rec is not None:
-        line = (f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible candidates "
-                "that may be bought here and complete every planned run")
-        if not rec.completes_all_runs:
-            line = (f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible "
-                    "candidates that may be bought here (none completes every planned run)")
+    said = recommend(result)
+    if rec is not None and said is not None:
+        line = (f"{said.action()} ({rec.id}): the lowest NPV of delivering the plan among "
+                "the options that may be used here and deliver it")
+        if not said.delivers_plan:
+            line = (f"{said.action()} ({rec.id}): the lowest NPV among the options that may "
+                    "be used here (none delivers the whole plan)")
     elif barred:
         line = ("No candidate can be recommended: the feasible ones (" + ", ".join(barred)
                 + ") are export-controlled or licence-barred here.")
@@ -111,8 +113,8 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
         line = "No candidate is feasible for every workload."
     text(ws, 4, 1, line, st("label"))
     text(ws, 5, 1, "Order and recommendation as computed by the engine at generation; the "
-         "live columns re-rank after you change inputs. Tier: 0 may be bought and completes "
-         "every planned run, 1 may be bought but completes fewer, 2 barred here (export "
+         "live columns re-rank after you change inputs. Tier: 0 may be used here and delivers "
+         "the whole plan, 1 may be used but delivers less of it, 2 barred here (export "
          "control, licence), 3 infeasible; the rank orders by tier, then NPV.", st("subtitle"))
 
     feasible = [c for c in result.candidates if c.feasible and c.priced]
