@@ -40,7 +40,9 @@ def scenario(n: int = CANDIDATES) -> dict[str, object]:
     from tco.resources import example_scenario
 
     catalog = load_catalog(())
-    base = yaml.safe_load(example_scenario().read_text(encoding="utf-8"))
+    from tco.yamlio import load_yaml
+
+    base = load_yaml(example_scenario()).data  # numbers as tco reads them (70e9 is a number)
     cards = list(catalog.accelerators)  # catalog order
     candidates = []
     for i in range(n):

@@ -71,10 +71,11 @@ def check_files(outputs: dict[str, str | None], scenarios: dict[str, str | None]
 
 
 def load(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
-    from .catalog import load_catalog
-    from .scenario import load_scenario
+    """The scenario (a file; the built-in example without one) and the catalog, through the
+    Python API (tco.api): the CLI and a notebook read them the same way."""
+    from . import api
 
-    return load_scenario(scenario), load_catalog(catalogs)
+    return api.load(Path(scenario) if scenario else None, catalogs)
 
 
 class _Group(click.Group):
@@ -187,13 +188,30 @@ def init(path: str, force: bool) -> None:
       tco init my-scenario.yaml
     """
     from .fsio import write_output
-    from .resources import example_scenario
+    from .resources import example_scenario, scenario_schema_file
 
     if Path(path).exists() and not force:
         raise TcoError("file exists; use --force to overwrite", file=path)
     check_files({"PATH": path}, {})
-    write_output(path, example_scenario().read_text(encoding="utf-8"))
+    # editors with the YAML language server complete and check fields from the schema
+    modeline = f"# yaml-language-server: $schema={scenario_schema_file().resolve().as_uri()}\n"
+    write_output(path, modeline + example_scenario().read_text(encoding="utf-8"))
     click.echo(f"wrote {path}; edit it, then run: tco compare {path}", err=True)
+
+
+@cli.command()
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+def schema(output: str | None) -> None:
+    """Print the JSON Schema of scenario files (for editors and tools).
+
+    \b
+    Example:
+      tco schema -o scenario.schema.json
+    """
+    from .scenario_schema import schema_text
+
+    check_files({"--output": output}, {})
+    emit(schema_text(), output)
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -260,11 +278,11 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
       tco compare
       tco compare my-scenario.yaml --format json
     """
-    from .engine import compute
+    from . import api
     from .exporters.data import compare_csv, compare_dict, compare_table, to_json
 
     check_files({"--output": output}, {"SCENARIO": scenario}, catalogs)
-    result = compute(*load(scenario, catalogs))
+    result = api.compare(Path(scenario) if scenario else None, catalogs).result
     text = {"json": lambda: to_json(compare_dict(result)), "csv": lambda: compare_csv(result),
             "table": lambda: compare_table(result)}[fmt]()
     emit(text, output)

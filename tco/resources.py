@@ -30,6 +30,11 @@ def example_scenario() -> Path:
     return Path(__file__).resolve().parent / "scenarios" / "example.yaml"
 
 
+def scenario_schema_file() -> Path:
+    """The shipped JSON Schema of scenario files (tco.scenario_schema)."""
+    return Path(__file__).resolve().parent / "schemas" / "scenario.schema.json"
+
+
 def output_schema() -> Path:
     """The JSON Schema of every `--format json` output (docs/json.md)."""
     return Path(__file__).resolve().parent / "schemas" / "output.schema.json"

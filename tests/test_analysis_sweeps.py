@@ -1,7 +1,10 @@
 """Sensitivity, break-even and the compiled evaluator, checked against the scalar engine."""
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
+import yaml
 
 from tco.analysis.breakeven import breakeven
 from tco.analysis.common import parse_swing
@@ -10,6 +13,9 @@ from tco.analysis.sensitivity import sensitivity
 from tco.analysis.whatif import whatif
 from tco.engine import compute
 from tco.errors import TcoError
+from tco.expr import Expr, Ref
+from tco.model import Model, Quantity
+from tco.resources import example_scenario
 from tco.scenario import load_scenario, load_scenario_text
 
 ONE_CANDIDATE = """
@@ -22,20 +28,58 @@ candidates:
 """
 
 
-def test_compiled_equals_model_evaluate_exactly(example):
-    model = example.model
-    base = {p: i.value for p, i in example.inputs.items()}
-    varying = ["candidates.b200.card_price", "candidates.b200.mfu", "utilization",
-               "facility.electricity_price_per_kwh", "finance.discount_rate"]
-    targets = [q.name for q in model if q.candidate == "b200"]  # every b200 quantity
+def test_compiled_equals_model_evaluate_exactly(catalog):
+    # The example scenario with one candidate per card of the catalog: every quantity of every
+    # card, computed by the compiled evaluator and by the model itself, bit for bit.
+    scen = yaml.safe_load(example_scenario().read_text(encoding="utf-8"))
+    cards = list(catalog.accelerators)
+    scen["candidates"] = [{"id": c, "card": c, "cards": 1024} for c in cards]
+    result = compute(load_scenario_text(yaml.safe_dump(scen)), catalog)
+    model = result.model
+    assert sorted({q.candidate for q in model}) == sorted(cards)
+    base = {p: i.value for p, i in result.inputs.items()}
+    varying = ["utilization", "facility.electricity_price_per_kwh", "finance.discount_rate"] + [
+        f"candidates.{c}.{key}" for c in cards for key in ("card_price", "mfu")]
+    targets = [q.name for q in model]  # every quantity of every card
     rng = np.random.default_rng(3)
     arrays = {p: base[p] * rng.uniform(0.8, 1.2, 9) for p in varying}
     arrays["utilization"] = np.clip(arrays["utilization"], 0.01, 1.0)
-    fast = Compiled(model, base, varying, targets)(arrays)
+    compiled = Compiled(model, base, varying, targets)
+    assert {p.split(".")[1] for p in compiled.inputs_read if p.startswith("candidates.")} == set(
+        cards)  # every card's own inputs reach its quantities
+    fast = compiled(arrays)
     slow = model.evaluate({**base, **arrays})
     for t in targets:
         np.testing.assert_array_equal(np.broadcast_to(fast[t], (9,)),
                                       np.broadcast_to(slow[t], (9,)), err_msg=t)
+
+
+@dataclass(frozen=True, eq=False)
+class Scaled(Expr):
+    """arg * factor: a node kind whose parameter is neither an operator nor a function name."""
+
+    factor: float
+    arg: Expr
+
+    def children(self):
+        return (self.arg,)
+
+    def apply(self, vals):
+        return vals[0] * self.factor
+
+
+def test_compiled_keeps_apart_nodes_that_differ_only_in_a_parameter():
+    # Four nodes with the same type and the same child: merging them as one operation (a key
+    # of type, operator or function name, and child slots) would give every one 2x.
+    factors = (2.0, 3.0, 0.0, -0.0)
+    model = Model(None, [Quantity(f"q{i}", Scaled(f, Ref("x")), "", "", "c", "cluster")
+                         for i, f in enumerate(factors)])
+    names = [q.name for q in model]
+    x = np.array([1.0, 2.0])
+    out = Compiled(model, {"x": 1.0}, ["x"], names)({"x": x})
+    for name, f in zip(names, factors):
+        np.testing.assert_array_equal(out[name], x * f, err_msg=name)
+        assert np.signbit(out[name]).tolist() == np.signbit(x * f).tolist(), name  # -0.0 too
 
 
 def test_dominant_input_ranks_first(catalog):

@@ -45,6 +45,17 @@ def test_npv_first_flow_at_t0_matches_numpy_financial():
     assert e.excel(names) == "f0+NPV(r,f1,f2,f3)"
 
 
+def test_npv_inside_a_product_keeps_its_sum_together():
+    # f0+NPV(...) is a sum: a*(f0+NPV(r,f1)), never a*f0+NPV(r,f1) (the single-file writer
+    # gave it the precedence of a name, which no formula of the model happened to need).
+    npv = NPV0(Ref("r"), [b, c])
+    assert (a * npv).excel(names) == "a*(b+NPV(r,c))"
+    assert (a - npv).excel(names) == "a-(b+NPV(r,c))"
+    assert (npv - a).excel(names) == "b+NPV(r,c)-a"
+    # a=2, r=10%, flows 1 then 1.1: NPV = 1 + 1.1/1.1 = 2, so a*NPV = 4
+    assert (a * npv).evaluate({"a": 2.0, "r": 0.1, "b": 1.0, "c": 1.1}) == pytest.approx(4.0)
+
+
 def test_pmt_matches_spreadsheet_sign():
     # Spreadsheet PMT(5%, 3, 1000) = -367.208564... (a payment, so negative)
     e = PMT(Ref("r"), 3, 1000)
@@ -55,6 +66,40 @@ def test_pmt_matches_spreadsheet_sign():
 def test_only_portable_functions():
     with pytest.raises(ValueError):
         Func("XLOOKUP", (a,))
+
+
+def test_every_function_has_each_backend():
+    """A function added to the trees needs a float and an array implementation and must be one
+    the spreadsheets know; a node kind needs a formula writer."""
+    from tco.expr import FUNCTIONS, arrays, floats, formula, tree
+
+    assert set(floats.FUNCTIONS) == set(arrays.FUNCTIONS) == FUNCTIONS
+    assert FUNCTIONS <= formula.EXCEL_SAFE
+    assert set(floats.BINARY) == set(arrays.BINARY)
+    nodes = {cls for cls in vars(tree).values()
+             if isinstance(cls, type) and issubclass(cls, tree.Expr) and cls is not tree.Expr}
+    assert nodes == set(formula._WRITERS)
+
+
+def test_a_node_kind_without_a_writer_is_refused():
+    from dataclasses import dataclass
+
+    from tco.expr import Expr
+
+    @dataclass(frozen=True, eq=False)
+    class Twice(Expr):
+        arg: Expr
+
+        def children(self):
+            return (self.arg,)
+
+        def apply(self, vals):
+            return 2 * vals[0]
+
+    assert Twice(a).evaluate({"a": 1.5}) == 3.0
+    assert list(Twice(a).refs()) == [a]
+    with pytest.raises(NotImplementedError, match="Twice"):
+        (Twice(a) + 1).excel(names)
 
 
 def test_npv_on_arrays_equals_numpy_financial_per_draw():

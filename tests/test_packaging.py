@@ -63,3 +63,15 @@ def test_ci_tests_the_declared_lower_bounds():
         assert name in pins, f"{name} has no pin in .ci/oldest.txt"
         assert pins[name].split(".")[:len(version.split("."))] == version.split("."), (
             f"{name}: pyproject says >={version}, .ci/oldest.txt tests {pins[name]}")
+
+
+def test_every_subpackage_is_shipped():
+    """pyproject lists packages by hand: a new subpackage (tco/model, ...) left out of it
+    would be missing from the wheel."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "tco").rglob(
+        "__init__.py")}
+    assert found <= listed, sorted(found - listed)

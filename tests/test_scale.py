@@ -17,10 +17,11 @@ from tco.analysis.fast import Compiled
 from tco.analysis.montecarlo import CHUNK, Leader, cheapest_counts, montecarlo
 from tco.analysis.sensitivity import sensitivity
 from tco.engine import compute, inputs_by_candidate
-from tco.exporters import xlsx as xlsx_module
 from tco.exporters.fmt import CHART_CANDIDATES
 from tco.exporters.html import render_html
-from tco.exporters.xlsx import _Worksheet, workbook_bytes
+from tco.exporters.xlsx import workbook as xlsx_module
+from tco.exporters.xlsx import workbook_bytes
+from tco.exporters.xlsx.workbook import _Worksheet
 from tco.expr import Ref
 from tco.gcpause import paused_gc
 from tco.model import COMPLETE_FRACTION, JOB_COMPONENTS, tier_formula

@@ -28,9 +28,9 @@ from tco.analysis.types import MonteCarlo, Sensitivity, TornadoBar
 from tco.engine import compute
 from tco.errors import OutputError
 from tco.exporters.xlsx import workbook_bytes, write_workbook
-from tco.exporters.xlsx_layout import plan
-from tco.exporters.xlsx_model import SHARE_LABELS
-from tco.exporters.xlsx_names import NameRegistry, base_name
+from tco.exporters.xlsx.layout import plan
+from tco.exporters.xlsx.model import SHARE_LABELS
+from tco.exporters.xlsx.names import NameRegistry, base_name
 from tco.model import COMPONENT_LABELS
 from tco.scenario import load_scenario, load_scenario_text
 

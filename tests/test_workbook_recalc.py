@@ -31,8 +31,8 @@ from workbook_support import cash_flow_block, hand_worked_figures, input_value
 
 from tco.engine import compute
 from tco.exporters.xlsx import write_workbook
-from tco.exporters.xlsx_layout import plan
-from tco.exporters.xlsx_names import base_name
+from tco.exporters.xlsx.layout import plan
+from tco.exporters.xlsx.names import base_name
 from tco.resources import example_scenario
 from tco.scenario import load_scenario, load_scenario_text
 
@@ -42,7 +42,7 @@ REL = 1e-6
 PLANTED = 12345.0
 NEW_ELECTRICITY_PRICE = 0.15  # USD/kWh, up from the catalog's 0.0826
 ERRORS = ("#NAME?", "#DIV/0!", "#VALUE!", "#REF!", "#NUM!", "#N/A", "#NULL!", "Err:")
-# Names the defined-name rule must make acceptable to LibreOffice (see xlsx_names).
+# Names the defined-name rule must make acceptable to LibreOffice (see xlsx/names.py).
 AWKWARD_NAMES = ("a100", "xfd1", "r1c1", "R", "c12", "1abc", "true", "h100-sxm")
 
 RECALC_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>

@@ -8,8 +8,9 @@ inputs change, so `Compiled` prepares the work once:
 * every sub-expression that does not depend on a varied input is taken from one scalar run of
   `Model.evaluate` (so constants are the engine's own numbers) and never recomputed;
 * the rest becomes a flat list of operations, each calling the expression node's own
-  `apply` (tco/expr.py), so no formula is restated here; identical operations on identical
-  operands are computed once (the yearly cash flows of years 1..H are mostly the same);
+  `apply` (tco/expr/tree.py), so no formula is restated here; identical operations on identical
+  operands are computed once (the yearly cash flows of years 1..H are mostly the same): the
+  same node type with the same parameters (`Expr.params()`) and the same child slots;
 * two shortcuts that change nothing numerically: an IF whose condition is constant picks its
   branch once, and a SUM skips terms that are the constant 0.
 
@@ -28,6 +29,13 @@ from ..expr import Const, Expr, Func, Ref, Value
 from ..model import Model
 
 BLOCK = 8192  # draws per block: a block of float64 is 64 KiB and stays in the CPU cache
+
+
+def _parameters(node: Expr) -> tuple[tuple[str, type, str], ...]:
+    """Every parameter of `node` (its fields that are not children), as it is: by type and repr,
+    so that values that compare equal but compute differently (0.0 and -0.0, 1 and 1.0) stay
+    apart."""
+    return tuple((name, type(value), repr(value)) for name, value in node.params())
 
 
 class Compiled:
@@ -127,7 +135,7 @@ class Compiled:
                     self._node_slot[key] = slot
                     return slot
             slots = tuple(self._emit(c) for c in children)
-            tag = (type(node).__name__, getattr(node, "op", getattr(node, "name", "")), slots)
+            tag = (type(node), _parameters(node), slots)
             if tag in self._cse:
                 slot = self._cse[tag]
             else:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from xlsxwriter.worksheet import Worksheet
 
-from ..inputs import Input
-from ..result import Result
-from .xlsx_layout import (
+from ...inputs import Input
+from ...result import Result
+from .layout import (
     A_ASOF,
     A_LABEL,
     A_NAME,
@@ -20,7 +20,7 @@ from .xlsx_layout import (
     A_VALUE,
     Plan,
 )
-from .xlsx_styles import Styles
+from .styles import Styles
 
 MAX_CELL_CHARS = 32767
 

@@ -14,7 +14,7 @@ Every formula is `quantity.expr.excel(...)`, the same expression the Python engi
 and is stored with the engine's value so that viewers that do not recalculate show the numbers.
 Text from users is always written as text, never as a formula. The file is built in memory and
 written atomically; the same result and date give the same bytes. docs/workbook.md has the
-user's guide, and `xlsx_names` the defined-name rule.
+user's guide, and names.py the defined-name rule.
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell_fast
 from xlsxwriter.worksheet import Worksheet
 
-from ..analysis.types import MonteCarlo, Sensitivity
-from ..dates import output_date
-from ..fsio import write_output
-from ..gcpause import paused_gc
-from ..result import Result
-from .xlsx_inputs import write_assumptions, write_catalog
-from .xlsx_layout import (
+from ...analysis.types import MonteCarlo, Sensitivity
+from ...dates import output_date
+from ...fsio import write_output
+from ...gcpause import paused_gc
+from ...result import Result
+from .inputs import write_assumptions, write_catalog
+from .layout import (
     ASSUMPTIONS,
     CASHFLOWS,
     CATALOG,
@@ -48,10 +48,10 @@ from .xlsx_layout import (
     engine_values,
     plan,
 )
-from .xlsx_model import write_cashflows, write_model
-from .xlsx_notes import write_methodology, write_montecarlo, write_sensitivity
-from .xlsx_styles import Styles
-from .xlsx_summary import write_summary
+from .model import write_cashflows, write_model
+from .notes import write_methodology, write_montecarlo, write_sensitivity
+from .styles import Styles
+from .summary import write_summary
 
 _OPTIONS = {
     "in_memory": True,

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 
 from xlsxwriter.worksheet import Worksheet
 
-from ..model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
-from ..result import Result
-from .xlsx_inputs import text
-from .xlsx_layout import (
+from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
+from ...result import Result
+from .inputs import text
+from .layout import (
     C_FIRST,
     C_LABEL,
     C_UNIT,
@@ -26,7 +26,7 @@ from .xlsx_layout import (
     cached,
     quantity_key,
 )
-from .xlsx_styles import Styles
+from .styles import Styles
 
 WHOLE_AMOUNTS = 1e6  # cash flows show whole currency units
 # The timeline rows under each block (a year's own label names the year, these do not).

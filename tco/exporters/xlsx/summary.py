@@ -13,15 +13,15 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
-from ..engine import tier
-from ..model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
-from ..recommend import recommend
-from ..result import CandidateResult, Result
-from .fmt import CHART_CANDIDATES
-from .xlsx_inputs import text
-from .xlsx_layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
-from .xlsx_model import cumulative_range
-from .xlsx_styles import Styles, money_format
+from ...engine import tier
+from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
+from ...recommend import recommend
+from ...result import CandidateResult, Result
+from ..fmt import CHART_CANDIDATES
+from .inputs import text
+from .layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
+from .model import cumulative_range
+from .styles import Styles, money_format
 
 CHART_COL = 6  # the second chart's column
 
@@ -88,6 +88,23 @@ def _span(first: int, n: int, col: int) -> str:
 def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
                   values: Mapping[str, float], st: Styles, generated: str) -> None:
     w = _Writer(ws, result, p, values, st)
+    _heading(ws, result, st, generated)
+    feasible = [c for c in result.candidates if c.feasible and c.priced]
+    row = _npv_table(w, 7, feasible)
+    row = _job_table(w, row, feasible)
+    row = _infeasible_table(w, row)
+    breakdown_first = _breakdown_table(w, row, feasible)
+    ws.set_column(0, 0, 15)
+    ws.set_column(1, 1, 16)
+    ws.set_column(2, 2, 34)
+    ws.set_column(3, 10, 17)
+    ws.set_column(11, 11, 60)
+    if feasible:
+        _charts(wb, ws, result, p, feasible, breakdown_first)
+    ws.protect("", {"format_columns": True, "format_rows": True})
+
+
+def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
     sc, cur = result.scenario, result.currency
     text(ws, 0, 0, sc.name, st("title"))
     if sc.description:
@@ -96,29 +113,32 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
          f"Generated {generated} by tco {result.provenance.tool_version}. Inputs are on "
          "Assumptions (blue cells); every number here follows them after recalculation.",
          st("subtitle"))
-    rec = result.recommended
     text(ws, 4, 0, "Recommendation", st("label"))
-    barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
-    said = recommend(result)
-    if rec is not None and said is not None:
-        line = (f"{said.action()} ({rec.id}): the lowest NPV of delivering the plan among "
-                "the options that may be used here and deliver it")
-        if not said.delivers_plan:
-            line = (f"{said.action()} ({rec.id}): the lowest NPV among the options that may "
-                    "be used here (none delivers the whole plan)")
-    elif barred:
-        line = ("No candidate can be recommended: the feasible ones (" + ", ".join(barred)
-                + ") are export-controlled or licence-barred here.")
-    else:
-        line = "No candidate is feasible for every workload."
-    text(ws, 4, 1, line, st("label"))
+    text(ws, 4, 1, _recommendation(result), st("label"))
     text(ws, 5, 1, "Order and recommendation as computed by the engine at generation; the "
          "live columns re-rank after you change inputs. Tier: 0 may be used here and delivers "
          "the whole plan, 1 may be used but delivers less of it, 2 barred here (export "
          "control, licence), 3 infeasible; the rank orders by tier, then NPV.", st("subtitle"))
 
-    feasible = [c for c in result.candidates if c.feasible and c.priced]
-    row = 7
+
+def _recommendation(result: Result) -> str:
+    rec, said = result.recommended, recommend(result)
+    barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
+    if rec is not None and said is not None:
+        if not said.delivers_plan:
+            return (f"{said.action()} ({rec.id}): the lowest NPV among the options that may "
+                    "be used here (none delivers the whole plan)")
+        return (f"{said.action()} ({rec.id}): the lowest NPV of delivering the plan among the "
+                "options that may be used here and deliver it")
+    if barred:
+        return ("No candidate can be recommended: the feasible ones (" + ", ".join(barred)
+                + ") are export-controlled or licence-barred here.")
+    return "No candidate is feasible for every workload."
+
+
+def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
+    """The ranking by NPV with live tier and rank columns; the row after it."""
+    ws, st, values, p = w.ws, w.st, w.values, w.p
     text(ws, row, 0, "Ranked by NPV of total cost of ownership", st("label"))
     row += 1
     w.header(row, ["Rank", "Candidate", "Name", "Cards", "NPV of TCO", "Undiscounted TCO",
@@ -142,8 +162,12 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
         w.live_tier(r, 9, c)
         w.live_tiered_rank(r, 10, first, 9, 4, keys)
         text(ws, r, 11, "; ".join(c.notes + c.info.flags), st("wrap"))
-    row = first + max(len(feasible), 1) + 1
+    return first + max(len(feasible), 1) + 1
 
+
+def _job_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
+    """The ranking by cost per run of the primary workload; the row after it."""
+    ws, st, values = w.ws, w.st, w.values
     by_job = sorted(feasible, key=lambda c: (c.job["cost_per_job"], c.id))
     text(ws, row, 0, "Ranked by cost per run of the primary workload", st("label"))
     row += 1
@@ -164,9 +188,12 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
         w.quantity(r, 6, f"{job}.gpu_hours", "count")
         w.quantity(r, 7, f"{job}.energy_facility_kwh", "count")
         w.live_rank(r, 8, first, 3, job_costs)
-    row = first + max(len(by_job), 1) + 1
+    return first + max(len(by_job), 1) + 1
 
-    infeasible = [c for c in result.candidates if not c.feasible]
+
+def _infeasible_table(w: _Writer, row: int) -> int:
+    ws, st = w.ws, w.st
+    infeasible = [c for c in w.result.candidates if not c.feasible]
     text(ws, row, 0, "Infeasible candidates", st("label"))
     row += 1
     w.header(row, ["", "Candidate", "Name", "Reason"])
@@ -179,30 +206,26 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
         text(ws, row, 2, c.info.name)
         text(ws, row, 3, "; ".join(c.reasons))
         row += 1
-    row += 1
+    return row + 1
 
+
+def _breakdown_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
+    """Cost per run by component; the first row of its data (the bar chart reads it)."""
+    ws, st = w.ws, w.st
     text(ws, row, 0, "Cost per run by component (primary workload)", st("label"))
     row += 1
     w.header(row, ["", "Candidate", "Name"] + [JOB_COMPONENT_LABELS[k] for k in JOB_COMPONENTS]
              + ["Total"])
-    breakdown_first = row + 1
+    first = row + 1
     for i, c in enumerate(feasible):
-        r = breakdown_first + i
+        r = first + i
         text(ws, r, 1, c.id)
         text(ws, r, 2, c.info.name)
         job = f"{c.id}.{c.primary_workload}"
         for j, comp in enumerate(JOB_COMPONENTS):
             w.quantity(r, 3 + j, f"{job}.cost_{comp}", "amount")
         w.headline(r, 3 + len(JOB_COMPONENTS), c, "cost_per_job")
-
-    ws.set_column(0, 0, 15)
-    ws.set_column(1, 1, 16)
-    ws.set_column(2, 2, 34)
-    ws.set_column(3, 10, 17)
-    ws.set_column(11, 11, 60)
-    if feasible:
-        _charts(wb, ws, result, p, feasible, breakdown_first)
-    ws.protect("", {"format_columns": True, "format_rows": True})
+    return first
 
 
 def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,

@@ -12,7 +12,7 @@ from typing import Any
 from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 
-from .fmt import SYMBOLS
+from ..fmt import SYMBOLS
 
 _ROLES: dict[str, dict[str, Any]] = {
     "text": {"valign": "top"},

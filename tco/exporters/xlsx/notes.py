@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from xlsxwriter.worksheet import Worksheet
 
-from ..analysis.types import MonteCarlo, Sensitivity
-from ..expr import Ref, RefFn
-from ..model import Quantity
-from ..result import Result
-from .xlsx_inputs import header, text
-from .xlsx_styles import Styles
+from ...analysis.types import MonteCarlo, Sensitivity
+from ...expr import Ref, RefFn
+from ...model import Quantity
+from ...result import Result
+from .inputs import header, text
+from .styles import Styles
 
 STATIC_NOTE = ("Computed by the tco engine when this workbook was generated. These are static "
                "values: they do not change when you edit Assumptions (run `tco report` again).")

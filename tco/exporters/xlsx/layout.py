@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from ..expr import Ref, RefFn
-from ..model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
-from ..result import Result
-from .xlsx_names import NameRegistry
+from ...expr import Ref, RefFn
+from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
+from ...result import Result
+from .names import NameRegistry
 
 SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS = "Summary", "Assumptions", "Model", "CashFlows"
 CATALOG, SENSITIVITY, MONTECARLO, METHODOLOGY = "Catalog", "Sensitivity", "MonteCarlo", "Methodology"

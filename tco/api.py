@@ -1,0 +1,189 @@
+"""The Python API: what the CLI does, for notebooks and scripts.
+
+    >>> import tco
+    >>> run = tco.compare()                       # the built-in example scenario
+    >>> run.recommended in run.to_frame().index
+    True
+
+Every function takes a scenario `source` (a path, YAML text, a dict, or None for the built-in
+example) and `catalogs` (quote files layered over the shipped catalog, as `--catalog`), and
+raises the same `tco.errors.TcoError` (with the same message) that the CLI prints. Results
+carry the engine's `Result` and give their tables as pandas DataFrames; pandas is imported only
+when a frame is asked for (install `tco[pandas]`), so `import tco` stays quick.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import ScenarioError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .analysis.breakeven import Breakeven
+    from .analysis.montecarlo import MonteCarlo
+    from .analysis.sensitivity import Sensitivity
+    from .analysis.types import Comparison
+    from .catalog import Catalog
+    from .result import Result
+    from .scenario import Loaded
+
+def load(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+         catalogs: Sequence[str | os.PathLike[str]] = ()) -> tuple[Loaded, Catalog]:
+    """The validated scenario and the catalog (shipped, with `catalogs` layered over it)."""
+    from .catalog import load_catalog
+
+    return load_source(source), load_catalog(tuple(str(c) for c in catalogs))
+
+
+def load_source(source: str | os.PathLike[str] | Mapping[str, Any] | None) -> Loaded:
+    """A scenario from a path, YAML text, a dict (as a scenario file would hold it) or None
+    (the built-in example)."""
+    from .scenario import load_scenario, load_scenario_text, parse_scenario
+    from .yamlio import YamlDoc
+
+    if source is None:
+        return load_scenario()
+    if isinstance(source, Mapping):
+        return parse_scenario(YamlDoc(dict(source), {}, "<dict>"))
+    if isinstance(source, os.PathLike):
+        return load_scenario(Path(source))
+    if isinstance(source, str):
+        if "\n" in source or ":" in source and not Path(source).exists():
+            return load_scenario_text(source, "<text>")
+        return load_scenario(Path(source))
+    raise ScenarioError(f"expected a path, YAML text or a mapping, found {type(source).__name__}",
+                        file="<source>")
+
+
+class Run:
+    """`tco compare` as an object: the engine's `Result` and its tables."""
+
+    def __init__(self, result: Result) -> None:
+        self.result = result
+
+    def to_dict(self) -> dict[str, Any]:
+        """Exactly what `tco compare --format json` prints, as Python data."""
+        from .exporters.data import compare_dict
+
+        return compare_dict(self.result)
+
+    @property
+    def recommended(self) -> str | None:
+        """The id of the recommended option (None when nothing may be recommended)."""
+        rec = self.result.recommended
+        return rec.id if rec is not None else None
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per option, indexed by id, in ranking order: the candidate-level fields of
+        the JSON (`npv_tco`, `cost_per_job`, ...), lists joined with "; "."""
+        pd = _pandas()
+        rows = []
+        for c in self.to_dict()["candidates"]:
+            row = {k: ("; ".join(v) if isinstance(v, list) and all(isinstance(x, str) for x in v)
+                       else v)
+                   for k, v in c.items() if not isinstance(v, (dict,)) and k != "yearly"}
+            rows.append(row)
+        frame = pd.DataFrame(rows).set_index("id")
+        frame.insert(0, "rank", range(1, len(frame) + 1))
+        return frame
+
+    def jobs_frame(self) -> pd.DataFrame:
+        """One row per option and workload (a MultiIndex), the per-run figures of each."""
+        pd = _pandas()
+        rows = []
+        for c in self.to_dict()["candidates"]:
+            for wid, job in (c.get("jobs") or {}).items():
+                flat = {k: v for k, v in job.items() if not isinstance(v, dict)}
+                cost = job.get("cost") or {}
+                flat.update({f"cost_{k}": v for k, v in cost.items()})
+                rows.append({"id": c["id"], "workload": wid, **flat})
+        return pd.DataFrame(rows).set_index(["id", "workload"])
+
+    def yearly_frame(self) -> pd.DataFrame:
+        """One row per option and year (a MultiIndex): each cash-flow component, the net flow
+        and the running total (costs positive, inflows negative)."""
+        pd = _pandas()
+        rows = [{"id": c["id"], **row} for c in self.to_dict()["candidates"]
+                for row in c.get("yearly") or []]
+        return pd.DataFrame(rows).set_index(["id", "year"])
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        from .exporters.data import compare_table
+
+        return f"<pre>{escape(compare_table(self.result))}</pre>"
+
+    def __repr__(self) -> str:
+        return f"<tco.Run {self.result.scenario.name!r}: {len(self.result.candidates)} options>"
+
+
+def compare(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+            catalogs: Sequence[str | os.PathLike[str]] = ()) -> Run:
+    """Every option of a scenario, ranked (`tco compare`)."""
+    from .engine import compute
+
+    return Run(compute(*load(source, catalogs)))
+
+
+def whatif(settings: Mapping[str, float] | Sequence[str],
+           source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+           catalogs: Sequence[str | os.PathLike[str]] = ()) -> Comparison:
+    """The scenario against itself with inputs changed (`tco whatif --set PATH=VALUE`):
+    `settings` maps dotted input paths to values, or lists "PATH=VALUE" texts."""
+    from .analysis.whatif import whatif as run_whatif
+
+    texts = ([f"{p}={v!r}" for p, v in settings.items()] if isinstance(settings, Mapping)
+             else list(settings))
+    return run_whatif(*load(source, catalogs), texts)
+
+
+def sensitivity(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+                catalogs: Sequence[str | os.PathLike[str]] = (), swing: float = 0.2,
+                mode: str = "swing", metric: str = "npv_tco") -> Sensitivity:
+    """Each ranged input moved alone (`tco sensitivity`)."""
+    from .analysis.sensitivity import sensitivity as run
+
+    return run(*load(source, catalogs), swing=swing, mode=mode, metric=metric)
+
+
+def breakeven(path: str, candidate: str, versus: str,
+              source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+              catalogs: Sequence[str | os.PathLike[str]] = (),
+              metric: str = "npv_tco") -> Breakeven:
+    """The value of input `path` at which `candidate` costs what `versus` costs."""
+    from .analysis.breakeven import breakeven as run
+
+    return run(*load(source, catalogs), path, candidate, versus, metric=metric)
+
+
+def montecarlo(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+               catalogs: Sequence[str | os.PathLike[str]] = (), draws: int = 20000,
+               seed: int = 1) -> MonteCarlo:
+    """Draws of every uncertain input, the whole model evaluated as arrays (`tco montecarlo`)."""
+    from .analysis.common import priced_candidates
+    from .analysis.montecarlo import check_draws
+    from .analysis.montecarlo import montecarlo as run
+
+    result = compare(source, catalogs).result
+    check_draws(draws, len(priced_candidates(result)))
+    return run(result, draws=draws, seed=seed)
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError:
+        from .errors import TcoError
+
+        raise TcoError("tables as DataFrames need pandas: pip install 'tco[pandas]'") from None
+    return pandas
+
+
+__all__ = ["Run", "breakeven", "compare", "load", "load_source", "montecarlo", "sensitivity",
+           "whatif"]

@@ -1,0 +1,109 @@
+"""The JSON Schema of a scenario file, for editors (completion, checks as you type) and tools.
+
+The shape comes from the scenario's own validation models (tco.scenario, pydantic); every
+number's description, unit and plausible range come from tco/inputs.py, so the schema and the
+checks `tco validate` makes cannot say different things. Money ranges are in USD and scale with
+the scenario's currency, so the schema states them in words rather than as bounds.
+
+The shipped copy is tco/schemas/scenario.schema.json (`tco schema` prints it; `tco init` points
+editors at it); regenerate it with
+
+    python -m tco.scenario_schema tco/schemas/scenario.schema.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from .inputs import (
+    ASSUMPTION_INPUTS,
+    CANDIDATE_INPUTS,
+    FACILITY_INPUTS,
+    FINANCE_INPUTS,
+    TARGET_INPUTS,
+    TEAM_INPUTS,
+    TOP_INPUTS,
+    WORKLOAD_INPUTS,
+    InputSpec,
+)
+
+SCHEMA_ID = "https://github.com/tco-project/tco/schemas/scenario.schema.json"
+JsonObj = dict[str, Any]
+
+
+def _number(spec: InputSpec) -> JsonObj:
+    """One input as a JSON Schema number: its label, unit and plausible range."""
+    unit = spec.unit.replace("money", "the scenario's currency")
+    hint = f"; {spec.hint}" if spec.hint else ""
+    if spec.money:
+        span = f"plausible {spec.lo:g} to {spec.hi:g} in USD, scaled to the currency"
+    else:
+        span = f"plausible {spec.lo:g} to {spec.hi:g}"
+    out: JsonObj = {"type": "integer" if spec.integer else "number",
+                    "description": f"{spec.label} ({unit}; {span}{hint})"}
+    if not spec.money:
+        out["minimum"], out["maximum"] = spec.lo, spec.hi
+    return out
+
+
+def _describe(props: JsonObj, specs: dict[str, InputSpec]) -> None:
+    """Give each property that is an input its description and range (a nullable number keeps
+    its null branch: the catalog's figure is used when it is left out)."""
+    for key, spec in specs.items():
+        if key not in props:
+            continue
+        number = _number(spec)
+        prop = props[key]
+        branches = prop.get("anyOf")
+        if branches:
+            prop["anyOf"] = [number if b.get("type") in ("number", "integer") else b
+                             for b in branches]
+            prop["description"] = number["description"]
+        else:
+            prop.update(number)
+        prop.pop("title", None)
+
+
+def scenario_schema() -> JsonObj:
+    from .scenario import Scenario
+
+    schema = Scenario.model_json_schema()
+    defs = schema["$defs"]
+    _describe(schema["properties"], TOP_INPUTS)
+    _describe(defs["Workload"]["properties"], WORKLOAD_INPUTS)
+    _describe(defs["Facility"]["properties"], FACILITY_INPUTS)
+    _describe(defs["Finance"]["properties"], FINANCE_INPUTS)
+    _describe(defs["Team"]["properties"], TEAM_INPUTS)
+    candidate = defs["Candidate"]
+    _describe(candidate["properties"], {"cards": CANDIDATE_INPUTS["cards"], **TARGET_INPUTS})
+    for key, spec in CANDIDATE_INPUTS.items():
+        if key != "cards":  # any other candidate input overrides the catalog's figure
+            candidate["properties"][key] = _number(spec)
+    candidate["additionalProperties"] = False  # a typo is an error, as `tco validate` says
+    candidate["description"] = (
+        "An option: a card, one of cards / deadline_days / power_cap_kw, and optionally any "
+        "candidate input overriding the catalog (card_price, mfu, lead_time_weeks, ...)")
+    schema["properties"]["assumptions"] = {
+        "type": "object", "additionalProperties": False,
+        "description": "Model defaults to override (docs/methodology.md section 2)",
+        "properties": {key: _number(spec) for key, spec in ASSUMPTION_INPUTS.items()},
+    }
+    schema["properties"]["distributions"]["description"] = (
+        "Monte Carlo distributions of your own, by input path (candidates.<id>.card_price, "
+        "facility.electricity_price_per_kwh, ...)")
+    schema.update(title="tco scenario", description=(
+        "What to train, which options to compare, and on what terms (docs/methodology.md; "
+        "every number's unit and range from tco/inputs.py)"))
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+            **schema}
+
+
+def schema_text() -> str:
+    return json.dumps(scenario_schema(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+if __name__ == "__main__":  # python -m tco.scenario_schema PATH
+    with open(sys.argv[1], "w", encoding="utf-8", newline="\n") as out:
+        out.write(schema_text())

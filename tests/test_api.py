@@ -1,0 +1,97 @@
+"""The Python API (tco.api, docs/api.md): the same numbers and errors as the CLI."""
+
+import doctest
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tco
+from tco.errors import ScenarioError
+from tco.resources import example_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = """
+name: small
+workloads:
+  - {id: w, params: 7e9, tokens: 1e11, runs_per_year: 2}
+candidates:
+  - {id: h100, card: h100-sxm, cards: 64}
+  - {id: mi300x, card: mi300x, cards: 64}
+"""
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tco", *args], capture_output=True, text=True,
+                          cwd=ROOT, check=False)
+
+
+def test_docs_api_examples_run():
+    failed, tried = doctest.testfile(str(ROOT / "docs" / "api.md"), module_relative=False)
+    assert tried >= 10 and failed == 0
+
+
+def test_compare_frame_equals_the_cli_json_for_every_option():
+    data = json.loads(cli("compare", "--format", "json").stdout)
+    frame = tco.compare().to_frame()
+    assert list(frame.index) == [c["id"] for c in data["candidates"]]
+    for c in data["candidates"]:
+        got = frame.loc[c["id"], "npv_tco"]
+        assert math.isnan(got) if c["npv_tco"] is None else got == c["npv_tco"]
+
+
+@pytest.mark.parametrize("kind", ["path", "str-path", "text", "dict"])
+def test_a_scenario_is_a_path_text_or_dict(tmp_path, kind):
+    import yaml
+
+    file = tmp_path / "s.yaml"
+    file.write_text(SMALL, encoding="utf-8")
+    source = {"path": file, "str-path": str(file), "text": SMALL,
+              "dict": yaml.safe_load(SMALL)}[kind]
+    got = tco.compare(source).to_dict()
+    want = json.loads(cli("compare", str(file), "--format", "json").stdout)
+    assert [c["npv_tco"] for c in got["candidates"]] == [
+        c["npv_tco"] for c in want["candidates"]]
+
+
+def test_errors_carry_the_cli_message(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SMALL.replace("cards: 64}", "cards: 64, card_prise: 3}", 1), encoding="utf-8")
+    with pytest.raises(ScenarioError) as exc:
+        tco.compare(bad)
+    out = cli("compare", str(bad))
+    assert out.returncode == 2
+    assert str(exc.value) in out.stderr
+    assert "card_prise" in str(exc.value)
+
+
+def test_whatif_takes_a_mapping_of_input_paths():
+    change = tco.whatif({"facility.electricity_price_per_kwh": 0.12})
+    data = json.loads(cli("whatif", "--set", "facility.electricity_price_per_kwh=0.12",
+                          "--format", "json").stdout)
+    after = {c["id"]: c["npv_tco"]["after"] for c in data["candidates"]}
+    assert {c.id: c.npv.after for c in change.candidates} == after
+
+
+def test_frames_by_workload_and_year():
+    run = tco.compare(example_scenario())
+    jobs, years = run.jobs_frame(), run.yearly_frame()
+    b200 = run.result.candidate("b200")
+    assert jobs.loc[("b200", "llama-70b"), "wall_days"] == b200.job["wall_days"]
+    horizon = run.result.structure.horizon_years
+    assert len(years.loc["b200"]) == horizon + 1
+    # the running total of the last year is the undiscounted TCO (methodology section 7)
+    assert years.loc[("b200", horizon), "cumulative"] == pytest.approx(
+        b200.values["undiscounted_tco"], rel=1e-12)
+    assert "<pre>" in run._repr_html_() and "b200" in run._repr_html_()
+
+
+def test_import_tco_stays_light():
+    code = ("import sys, tco; "
+            "print(sorted(m for m in ('pandas', 'numpy', 'pydantic') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
