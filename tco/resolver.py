@@ -379,8 +379,8 @@ class _Resolver:
             infos[gid] = replace(
                 info, id=gid, name=f"{info.name}, rented", acquire="rent", inputs_of=cid,
                 flags=list(info.flags), blocking=list(info.blocking), infeasible=[],
-                notes=[f"renting the card and cluster size of '{cid}' at {pricing} cloud "
-                       "prices (rent_options: auto)"])
+                notes=[(f"renting the card and cluster size of '{cid}' at {pricing} cloud "
+                        "prices (rent_options: auto)")])
             made.append(gid)
         return made
 
