@@ -36,7 +36,10 @@ def test_compiled_equals_model_evaluate_exactly(catalog):
     scen["candidates"] = [{"id": c, "card": c, "cards": 1024} for c in cards]
     result = compute(load_scenario_text(yaml.safe_dump(scen)), catalog)
     model = result.model
-    assert sorted({q.candidate for q in model}) == sorted(cards)
+    # and an option renting each card with a cloud price (rent_options: auto)
+    rented = [f"{c}-rent" for c in cards if c in result.structure.rent]
+    assert rented
+    assert sorted({q.candidate for q in model}) == sorted(cards + rented)
     base = {p: i.value for p, i in result.inputs.items()}
     varying = ["utilization", "facility.electricity_price_per_kwh", "finance.discount_rate"] + [
         f"candidates.{c}.{key}" for c in cards for key in ("card_price", "mfu")]
