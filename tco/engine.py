@@ -67,7 +67,9 @@ def size_clusters(model: Model, resolved: Resolved) -> Resolved:
     All sizes of a candidate are evaluated at once as an array (1..MAX_SIZING_NODES servers).
     """
     st = resolved.structure
-    todo = [cid for cid in st.candidates if cid not in resolved.sized]
+    # a generated rent option reads its source's size and layout: only own inputs are chosen
+    todo = [cid for cid, own in zip(st.candidates, st.inputs_of)
+            if cid == own and cid not in resolved.sized]
     if not todo:
         return resolved
     from . import layout
@@ -251,6 +253,8 @@ def inputs_by_candidate(resolved: Resolved) -> dict[str, dict[str, float]]:
     its path, in input order (in one pass over the inputs: ids may contain dots, so every dot
     of a path is tried as the end of an id)."""
     out: dict[str, dict[str, float]] = {cid: {} for cid in resolved.candidates}
+    generated = {cid: info.inputs_of for cid, info in resolved.candidates.items()
+                 if info.inputs_of}
     for path, inp in resolved.inputs.items():
         if not path.startswith("candidates."):
             continue
@@ -261,6 +265,8 @@ def inputs_by_candidate(resolved: Resolved) -> dict[str, dict[str, float]]:
             if own is not None:
                 own[rest[dot + 1:]] = inp.value
             dot = rest.find(".", dot + 1)
+    for cid, source in generated.items():  # a generated option reads its source's inputs
+        out[cid] = out[source]
     return out
 
 

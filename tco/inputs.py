@@ -207,6 +207,8 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
           0, 0.5),
     InputSpec("ops_engineers_per_1000_cards", "engineers", "Operations staff per 1000 cards",
               0, 100),
+    InputSpec("porting_team_engineers", "engineers", "Engineers porting to a new stack at "
+              "once (sets how long porting takes)", 0.25, 100),
 ]}
 
 

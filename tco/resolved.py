@@ -34,6 +34,8 @@ class Structure:
     candidates: tuple[str, ...]  # priced candidates (none structurally infeasible)
     stacks: tuple[str, ...]  # each candidate's software stack, in the same order
     sizing: tuple[str, ...]  # each candidate's size rule: cards | deadline_days | power_cap_kw
+    acquire: tuple[str, ...]  # each candidate's way of getting the capacity: buy | rent
+    inputs_of: tuple[str, ...]  # whose inputs it reads: itself, or the option it was made from
     barred: tuple[str, ...]  # candidates that may not be bought here (export control, licence)
     rent: tuple[str, ...]  # candidates with a cloud price
 
@@ -53,10 +55,17 @@ class CandidateInfo:
     stack: str
     stack_name: str
     sizing: str  # cards | deadline_days | power_cap_kw
+    acquire: str = "buy"  # buy | rent
+    inputs_of: str = ""  # a generated rent option: the candidate whose card and size it rents
     flags: list[str] = field(default_factory=list)
     blocking: list[str] = field(default_factory=list)  # flags that bar buying it here
     infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def inputs_id(self) -> str:
+        """Whose inputs (`candidates.<id>.*`) it reads: its own, or its source's."""
+        return self.inputs_of or self.id
 
 
 @dataclass

@@ -15,6 +15,7 @@ value alone. A new derivation is recorded by being written, not by a list kept b
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from .catalog import Accelerator, Catalog, Cooling, Figure, Platform, Stack
 from .errors import UnknownId, did_you_mean
@@ -88,12 +89,15 @@ class _Resolver:
             if rented:
                 rent.append(c.id)
         self.check_distributions()
+        rent += self.rent_options(infos, rent)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
         structure = Structure(
             currency=self.sc.currency, horizon_years=self.sc.finance.horizon_years,
             workloads=tuple(workloads), candidates=tuple(priced),
             stacks=tuple(infos[cid].stack for cid in priced),
             sizing=tuple(infos[cid].sizing for cid in priced),
+            acquire=tuple(infos[cid].acquire for cid in priced),
+            inputs_of=tuple(infos[cid].inputs_of or cid for cid in priced),
             barred=tuple(cid for cid in priced if infos[cid].blocking),
             rent=tuple(cid for cid in rent if cid in priced),
         )
@@ -249,6 +253,13 @@ class _Resolver:
             if key != "cloud_price_per_card_hour":
                 raise self.loaded.error(f"'{key}' is not used by this scenario", base + [key])
             self.put(self.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
+        info.acquire = c.acquire
+        if c.acquire != "buy" and f"{p}.cloud_price_per_card_hour" not in self.inputs:
+            raise self.loaded.error(
+                f"{c.acquire} rents, and renting needs a cloud price: the catalog has none "
+                f"for '{card.id}'; give "
+                "cloud_price_per_card_hour (per card-hour) for this candidate",
+                base + ["acquire"])
         self.size_rule(c, info)
         self.layout_pins(c)
         self.risk_policy(card, stack, info)
@@ -380,6 +391,31 @@ class _Resolver:
                 f"penalty are priced in (see `tco catalog show {stack.id}`)")
         if "single_vendor_supply" in card.flags:
             info.flags.append(f"supply: single vendor ({card.vendor}), constrained supply")
+
+    def rent_options(self, infos: dict[str, CandidateInfo], rent: list[str]) -> list[str]:
+        """With `rent_options: auto`, an option renting each bought card that has a cloud price
+        (and is not rented by a listed option already): the card and cluster size of the first
+        candidate buying it, read from that candidate's inputs. Their ids, added to `infos`."""
+        if self.sc.rent_options != "auto":
+            return []
+        done = {info.card for info in infos.values() if info.acquire == "rent"}
+        made = []
+        for cid in list(infos):
+            info = infos[cid]
+            if info.acquire != "buy" or info.infeasible or cid not in rent or info.card in done:
+                continue
+            done.add(info.card)
+            gid = f"{cid}-rent"
+            while gid in infos:
+                gid += "-rent"
+            pricing = self.sc.rent_pricing.replace("_", "-")
+            infos[gid] = replace(
+                info, id=gid, name=f"{info.name}, rented", acquire="rent", inputs_of=cid,
+                flags=list(info.flags), blocking=list(info.blocking), infeasible=[],
+                notes=[(f"renting the card and cluster size of '{cid}' at {pricing} cloud "
+                        "prices (rent_options: auto)")])
+            made.append(gid)
+        return made
 
     def check_distributions(self) -> None:
         for path in self.sc.distributions:

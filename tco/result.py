@@ -50,7 +50,8 @@ class CandidateResult:
 
     @property
     def completes_all_runs(self) -> bool:
-        return self.priced and self.values["runs_completed_fraction"] >= COMPLETE_FRACTION
+        """Delivers the whole plan over the horizon (the ranking's first tier)."""
+        return self.priced and self.values["plan_delivered_fraction"] >= COMPLETE_FRACTION
 
     @property
     def job(self) -> dict[str, float]:

@@ -93,6 +93,7 @@ class Candidate(BaseModel):
     # Pinned parallel degrees, by workload id; a degree not given is chosen by the layout
     # search (tco.layout). Example: layout: {llama-70b: {tp: 8, pp: 4}}
     layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute"], Whole]] = {}
+    acquire: Literal["buy", "rent", "hybrid"] = "buy"
 
     @model_validator(mode="after")
     def _one_sizing(self) -> Candidate:
@@ -170,6 +171,9 @@ class Scenario(_Strict):
     description: str | None = None
     currency: Literal["USD", "CNY", "EUR"] = "USD"
     rent_pricing: Literal["on_demand", "committed"] = "committed"
+    # auto: besides the candidates, rent each bought card that has a cloud price (one option per
+    # card, the size of the first candidate with it); none: only the candidates listed
+    rent_options: Literal["auto", "none"] = "auto"
     utilization: Num = 0.85
     cost_of_delay_per_week: Num = 0.0
     workloads: list[Workload] = Field(min_length=1)

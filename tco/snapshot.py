@@ -349,7 +349,8 @@ def _record(cls: type, checks: Mapping[str, Callable[[Any], Any]]) -> Callable[[
 _STRUCTURE = _record(Structure, {
     "currency": _str, "horizon_years": _int, "workloads": _tuple(_tuple(_str, 3)),
     "candidates": _tuple(_str), "stacks": _tuple(_str), "sizing": _tuple(_str),
-    "barred": _tuple(_str), "rent": _tuple(_str)})
+    "acquire": _tuple(_str), "inputs_of": _tuple(_str), "barred": _tuple(_str),
+    "rent": _tuple(_str)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})
@@ -360,7 +361,8 @@ _INPUT = _record(Input, {
 _CANDIDATE = _record(CandidateInfo, {
     "id": _str, "name": _str, "card": _str, "card_name": _str, "vendor": _str,
     "platform": _str, "platform_name": _str, "cooling": _str, "stack": _str,
-    "stack_name": _str, "sizing": _str, "flags": _list(_str), "blocking": _list(_str),
+    "stack_name": _str, "sizing": _str, "acquire": _str, "inputs_of": _str,
+    "flags": _list(_str), "blocking": _list(_str),
     "infeasible": _list(_str), "notes": _list(_str)})
 # Resolved's own fields, decoded by `decode` (the validated scenario object is never kept).
 RESOLVED_FIELDS = ("structure", "inputs", "candidates", "file", "scenario_data",
@@ -425,13 +427,16 @@ def _resolved(body: Any) -> Resolved:
             or type(scenario_data) is not dict
             or not set(structure.candidates) <= set(candidates)
             or len(structure.stacks) != len(structure.candidates)
-            or len(structure.sizing) != len(structure.candidates)
+            or not (len(structure.sizing) == len(structure.acquire)
+                    == len(structure.inputs_of) == len(structure.candidates))
+            or not set(structure.inputs_of) <= set(structure.candidates)
             or not set(structure.sizing) <= {"cards", *SIZING_KINDS}
             or not set(structure.barred) <= set(structure.candidates)
             or not read_by_resolve <= inputs.keys()
-            # every cluster was sized and laid out: evaluating the entry chooses nothing
-            # (no numpy)
-            or sized != set(structure.candidates)
+            # every own cluster was sized and laid out: evaluating the entry chooses nothing
+            # (no numpy); a generated rent option reads its source's choice
+            or sized != {cid for cid, own in zip(structure.candidates, structure.inputs_of)
+                         if own == cid}
             or not 1 <= structure.horizon_years <= 30):
         raise _Damaged
     return Resolved(structure=structure, inputs=inputs, candidates=candidates,

@@ -8,6 +8,7 @@ The hand calculations use the card price because every cash flow it reaches is l
 share of p in years 1..H, and returns the residual share of p in year H, so
 
     dNPV/dp = (cards + spares) * (1 + installation + support * A - residual / (1 + r)^H)
+(A: the present value of the shares of years 1..H after delivery, when support is paid)
 
 with A = sum over t = 1..H of (1 + r)^-t and residual = salvage + (1 - salvage) *
 max(0, 1 - H / depreciation years) (docs/methodology.md, sections 5-8). The cost of one run
@@ -105,7 +106,10 @@ def npv_per_card_price(result, c):
 
     r, horizon = v("finance.discount_rate"), result.structure.horizon_years
     assert v("finance.financed_fraction") == 0  # bought outright: no loan flows
-    annuity = sum((1 + r) ** -t for t in range(1, horizon + 1))
+    # support is paid from delivery: the share of year t after the lead time
+    delivered = c.inputs["lead_time_weeks"] * 7 / 365.25
+    annuity = sum(min(1.0, max(0.0, t - delivered)) * (1 + r) ** -t
+                  for t in range(1, horizon + 1))
     salvage = v("finance.residual_value_fraction")
     residual = salvage + (1 - salvage) * max(0.0, 1 - horizon / v("finance.depreciation_years"))
     return cards_bought(result, c) * (1 + v("assumptions.installation_fraction")
@@ -186,9 +190,14 @@ def read_whatif(out, fmt):
                 x["cost_per_job"] = line[:2]
         return got, None
     head = re.compile(r"^(\S+): NPV of TCO (\S+) -> (\S+) \((\S+), [^)]*\); rank \S+ -> (\S+)$")
+    same = re.compile(r"^(\S+): NPV of TCO (\S+), unchanged; rank \S+ -> (\S+)$")
     for block in out.split("\n\n"):
         lines = block.strip("\n").splitlines()
-        m = head.match(lines[0])
+        m, u = head.match(lines[0]), same.match(lines[0])
+        if u:  # a rented option: no electricity bill of its own
+            got[u.group(1)] = {"npv": (u.group(2), u.group(2), None), "unchanged": True,
+                               "rank_after": None if u.group(3) == "-" else int(u.group(3))}
+            continue
         if not m:
             continue
         cid, before, after, delta, rank = m.groups()
@@ -234,6 +243,13 @@ def test_whatif_shows_the_engine_on_the_edited_scenario(catalog, init_file, sour
         a, x = after.candidate(c.id), got[c.id]
         shows(x["npv"][0], c.values["npv_tco"], fmt)
         shows(x["npv"][1], a.values["npv_tco"], fmt)
+        if c.info.acquire == "rent":  # the rental price includes power: the tariff is not read
+            assert a.values["npv_tco"] == c.values["npv_tco"]
+            assert present_value(after, a, "electricity") == 0
+            if x["rank_after"] != "not shown":
+                expected = ranking.index(c.id) + 1 if c.id in ranking else None
+                assert x["rank_after"] == expected
+            continue
         shows(x["cost_per_job"][0], c.job["cost_per_job"], fmt)
         shows(x["cost_per_job"][1], a.job["cost_per_job"], fmt)
         el_before = present_value(before, c, "electricity")
@@ -310,7 +326,8 @@ def test_sensitivity_swing_moves_npv_by_the_hand_worked_card_price_slope(catalog
             assert effects == sorted(effects, reverse=True)
         price_bars = [b for b in bars if b[0] == f"candidates.{cid}.card_price"]
         if not price_bars:
-            assert fmt == "table"  # only the top 10 inputs are tabulated
+            # only the top 10 inputs are tabulated; a rented option buys no card
+            assert fmt == "table" or c.info.acquire == "rent"
             continue
         (bar,) = price_bars
         price = c.inputs["card_price"]
@@ -345,7 +362,8 @@ def test_sensitivity_range_moves_cost_per_run_by_the_hand_worked_slope(catalog, 
             shows(baseline, c.job["cost_per_job"], fmt)
         price_bars = [b for b in bars if b[0] == f"candidates.{cid}.card_price"]
         if not price_bars:
-            assert fmt == "table"
+            # only the top 10 inputs are tabulated; a rented option buys no card
+            assert fmt == "table" or c.info.acquire == "rent"
             continue
         (bar,) = price_bars
         price_input = result.inputs[f"candidates.{cid}.card_price"]

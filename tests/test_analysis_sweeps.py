@@ -36,7 +36,10 @@ def test_compiled_equals_model_evaluate_exactly(catalog):
     scen["candidates"] = [{"id": c, "card": c, "cards": 1024} for c in cards]
     result = compute(load_scenario_text(yaml.safe_dump(scen)), catalog)
     model = result.model
-    assert sorted({q.candidate for q in model}) == sorted(cards)
+    # and an option renting each card with a cloud price (rent_options: auto)
+    rented = [f"{c}-rent" for c in cards if c in result.structure.rent]
+    assert rented
+    assert sorted({q.candidate for q in model}) == sorted(cards + rented)
     base = {p: i.value for p, i in result.inputs.items()}
     varying = ["utilization", "facility.electricity_price_per_kwh", "finance.discount_rate"] + [
         f"candidates.{c}.{key}" for c in cards for key in ("card_price", "mfu")]
@@ -92,8 +95,11 @@ def test_dominant_input_ranks_first(catalog):
     assert bars[0].effect > 3 * bars[1].effect
     assert (bars[0].low_value, bars[0].high_value) == (720000.0, 1e6)  # +20% cut at 1e6
     assert bars[0].clipped
-    lo = whatif(loaded, catalog, ["candidates.gold.card_price=720000"]).candidates[0].npv.after
-    hi = whatif(loaded, catalog, ["candidates.gold.card_price=1e6"]).candidates[0].npv.after
+    def npv(setting: str) -> float | None:  # gold's, not the option renting it (gold-rent)
+        change = whatif(loaded, catalog, [setting])
+        return next(c for c in change.candidates if c.id == "gold").npv.after
+
+    lo, hi = npv("candidates.gold.card_price=720000"), npv("candidates.gold.card_price=1e6")
     assert bars[0].metric_low == pytest.approx(lo, rel=1e-12)
     assert bars[0].metric_high == pytest.approx(hi, rel=1e-12)
     assert [b.effect for b in bars] == sorted((b.effect for b in bars), reverse=True)

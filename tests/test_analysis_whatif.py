@@ -86,11 +86,23 @@ def test_components_add_up_and_electricity_change_is_attributed_to_electricity(c
                                                                         rel=1e-9)
     changed = {line.key for line in b200.components if abs(line.delta) > 1e-6}
     assert changed == {"electricity"}
-    # By hand: each operating year pays energy x (0.12 - 0.0826); years 1..5 at 8% discount
-    # have a present-value factor of sum(1.08**-t) = 3.99271004...
-    energy = c.before.candidate("b200").values["energy_facility_kwh_per_year"]
+    # By hand, with the timeline (methodology §6): each operating year pays its energy x
+    # (0.12 - 0.0826). Years 2..5 run the whole year: energy E, present-value factor
+    # sum(1.08**-t, t=2..5) = 3.9927100371 - 1/1.08 = 3.0667841112. Year 1 has the cluster
+    # installed only after the 26-week lead time (a share s of the year) and does the year's
+    # runs in it (the cluster has 3x the hours they need): E less the idle draw of the
+    # (1 - s) of the year before delivery.
+    v = c.before.candidate("b200").values
+    y1 = c.before.candidate("b200").yearly[1]
+    s = 1 - 26 / (365.25 / 7)
+    assert y1["installed_share"] == pytest.approx(s, rel=1e-12) and y1["own_work_share"] == 1
+    energy = v["energy_facility_kwh_per_year"]
+    pue = c.before.candidate("b200").inputs["pue"]
+    idle_kwh = v["idle_power_w"] * pue * 8760 / 1000
+    energy_1 = energy - idle_kwh * (1 - s)
     elec = next(line for line in b200.components if line.key == "electricity")
-    assert elec.delta == pytest.approx(energy * (0.12 - 0.0826) * 3.9927100371, rel=1e-9)
+    assert elec.delta == pytest.approx(
+        (0.12 - 0.0826) * (energy_1 / 1.08 + energy * 3.0667841112), rel=1e-9)
 
 
 def test_present_values_sum_to_npv(example):
@@ -102,10 +114,12 @@ def test_present_values_sum_to_npv(example):
 
 
 def test_ranking_flip_is_noted(catalog, example):
-    # The example's cheapest option with its cards at twice the price falls behind the
-    # runner-up (a100-deadline then b200 in the shipped catalog: cards are a third of the NPV).
+    # The example's cheapest option at twice its price (the card's, or the cloud's for a rent
+    # option) falls behind the runner-up: the price is most of its NPV.
     first, second = [c.id for c in example.candidates[:2]]
-    c = whatif(load_scenario(), catalog, [f"candidates.{first}.card_price=x2"])
+    info = example.candidate(first).info
+    key = "cloud_price_per_card_hour" if info.acquire == "rent" else "card_price"
+    c = whatif(load_scenario(), catalog, [f"candidates.{info.inputs_of or first}.{key}=x2"])
     assert c.ranking_before[:2] == [first, second] and c.ranking_after[0] == second
     assert c.ranking_flips
     assert any("flips" in n and second in n for n in c.notes)
@@ -126,7 +140,7 @@ def test_diff_matches_whatif_and_names_missing_candidates(catalog, tmp_path):
     d = diff(load_scenario(a_path), load_scenario(b_path), catalog)
     w = whatif(base, catalog, ["facility.electricity_price_per_kwh=0.12"])
     for x in d.candidates:
-        if x.id == "rtx-4090":
+        if x.id in ("rtx-4090", "rtx-4090-rent"):  # and the option renting it went with it
             assert x.npv.after is None and any("only in" in n for n in x.notes)
         else:
             y = next(z for z in w.candidates if z.id == x.id)
@@ -260,7 +274,8 @@ def test_candidate_ids_with_dots_compute_and_take_settings(catalog):
         "candidates:\n  - {id: h100.sxm, card: h100-sxm, cards: 64}\n"
         "  - {id: mi.300x, card: mi300x, deadline_days: 20}\n")
     result = compute(loaded, catalog)
-    assert {c.id for c in result.candidates if c.priced} == {"h100.sxm", "mi.300x"}
+    assert {c.id for c in result.candidates if c.priced} == {
+        "h100.sxm", "mi.300x", "h100.sxm-rent", "mi.300x-rent"}  # and the options renting them
     assert result.candidate("h100.sxm").values["npv_tco"] > 0
     groups = View(result, "en", dt.date(2026, 12, 1)).assumptions()["candidates"]
     assert all(g["rows"] for g in groups)

@@ -51,6 +51,7 @@ def model_run(catalog, *, params: float, tokens: float, card: str, cards: int,
         extra += f"    active_params: {active_params!r}\n"
     stack = catalog.card(card).stack
     text = (
+        "rent_options: none\n"  # one bought cluster: no generated option renting it
         "workloads:\n"
         f"  - id: run\n    params: {params!r}\n    tokens: {tokens!r}\n"
         f"    precision: {precision}\n{extra}"

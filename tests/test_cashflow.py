@@ -47,7 +47,14 @@ DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
 #   lead-time delay: 4 weeks x 1,000                =   4,000
 #   -> net year 0                                   = 157,900
 #
-# Years 1..3 (operating costs at each year end)
+# Timeline (methodology §6): delivery after 4 weeks = 28 / 365.25 = 0.076660 years; porting
+#   4 eng-months x (1 - 0.5) / 2 engineers = 1 month = 0.083333 years; ready after 1/12 year.
+#   Year 1 has the hardware installed for s = 1 - 28/365.25 = 337.25/365.25 = 0.923340 of it;
+#   the cluster can run 4,380 / 3,000 = 1.46 times the planned hours, so in the 11/12 of the
+#   year it is ready it still runs both of year 1's runs (1.46 x 11/12 = 1.34 >= 1): no backlog.
+#   Year 1 pays the installed costs for s of the year, and idles 8,760 s - 3,000 hours.
+#
+# Years 2..3 (operating costs at each year end; year 1 below them)
 #   planned busy hours: 2 runs x 1,500 h = 3,000 h (<= 0.5 x 8,760 = 4,380 available)
 #   electricity: (4,000 W x 3,000 h + 1,000 W x 5,760 h) x 1.5 / 1000
 #              = (12,000,000 + 5,760,000) x 1.5 / 1000 = 26,640 kWh x 0.10 = 2,664
@@ -56,7 +63,13 @@ DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
 #   licences: 8 x 500                               =   4,000
 #   operations staff: 8/1000 x 2 x 10,000 x 12      =   1,920
 #   porting maintenance: 1 x 10,000 x (1 - 0.5)     =   5,000
-#   -> net years 1 and 2                            =  31,384
+#   -> net year 2                                   =  31,384
+#
+# Year 1: colocation 6,000 s = 5,540.041068; support 11,800 s = 10,895.414100; licences
+#   4,000 s = 3,693.360712; staff 1,920 s = 1,772.813142; porting maintenance 5,000;
+#   electricity (4,000 x 3,000 + 1,000 x (8,760 s - 3,000)) x 1.5 / 1000 x 0.10
+#             = 1,350 + 1,314 s = 2,563.268994
+#   -> net year 1 = 6,350 + 25,034 s                = 29,464.898015
 #
 # Residual value at the end of year 3 (an inflow, so negative)
 #   book value share: 0.2 + (1 - 0.2) x max(0, 1 - 3/4) = 0.2 + 0.2 = 0.4
@@ -64,15 +77,17 @@ DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
 #   -> net year 3: 31,384 - 47,200                  = -15,816
 #
 # NPV at 10 %, first flow at t = 0 (numpy-financial's convention)
-#   157,900 + 31,384/1.1 + 31,384/1.21 - 15,816/1.331
-#   = 157,900 + 28,530.909091 + 25,937.190083 - 11,882.794891 = 200,485.304282
-# Undiscounted: 157,900 + 31,384 + 31,384 - 15,816 = 204,852
+#   157,900 + 29,464.898015/1.1 + 31,384/1.21 - 15,816/1.331
+#   = 157,900 + 26,786.270923 + 25,937.190083 - 11,882.794891 = 198,740.666114
+#   (without the timeline: 200,485.304282; the 4 weeks before delivery save 1,744.64)
+# Undiscounted: 157,900 + 29,464.898015 + 31,384 - 15,816 = 202,932.898015
 # Annuity factor (3 years, 10 %): (1 - 1/1.331) / 0.1 = 2.486851991
-#   equivalent annual cost: 200,485.304282 / 2.486851991 = 80,618.108761
+#   every year delivers its planned runs, so the discounted years of work are the annuity
+#   equivalent annual cost: 198,740.666114 / 2.486851991 = 79,916.563927
 #   delivered card-hours a year: 2 runs x 12,000 = 24,000
-#   cost per card-hour: 200,485.304282 / (2.486851991 x 24,000) = 3.359088
+#   cost per card-hour: 198,740.666114 / (2.486851991 x 24,000) = 3.329857
 #   useful PFLOP-hours a year: 2 x 2.16e21 / 3.6e18 = 1,200
-#   cost per PFLOP-hour: 200,485.304282 / (2.486851991 x 1,200) = 67.181757
+#   cost per PFLOP-hour: 198,740.666114 / (2.486851991 x 1,200) = 66.597137
 #
 # Per-job cost lines
 #   hardware: (118,000 x (1 - 0.2) + 10,000 + 5,900) / (4 years x 4,380 h) x 1,500 h
@@ -91,25 +106,34 @@ DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
 # Break-even utilization (busy share of the year where buying costs what renting costs)
 #   energy slope: (4,000 - 1,000) W x 1.5 / 1000 x 0.10 = 0.45 per busy hour
 #   rent slope: 8 cards x 2.0 = 16 per busy hour
-#   fixed cost of buying: 200,485.304282 - 2.486851991 x 0.45 x 3,000 = 197,128.054103
+#   fixed cost of buying: 198,740.666114 - 2.486851991 x 0.45 x 3,000 = 195,383.415927
 #   fixed cost of renting: 20,000 + 2.486851991 x 5,000 = 32,434.259955
-#   (197,128.054103 - 32,434.259955) / (2.486851991 x (16 - 0.45) x 8,760) = 0.486175
+#   (195,383.415927 - 32,434.259955) / (2.486851991 x (16 - 0.45) x 8,760) = 0.481025
 
 HAND_YEARS = [
     {"cards": 90_000, "servers": 20_000, "network": 8_000, "cooling": 10_000,
      "installation": 5_900, "porting": 20_000, "lead_time_delay": 4_000, "net": 157_900,
      "cumulative": 157_900},
+    {"electricity": 2_563.268994, "colocation": 5_540.041068, "support": 10_895.414100,
+     "licences": 3_693.360712, "operations_staff": 1_772.813142, "porting_maintenance": 5_000,
+     "net": 29_464.898015, "cumulative": 187_364.898015},
     {"electricity": 2_664, "colocation": 6_000, "support": 11_800, "licences": 4_000,
      "operations_staff": 1_920, "porting_maintenance": 5_000, "net": 31_384,
-     "cumulative": 189_284},
-    {"electricity": 2_664, "colocation": 6_000, "support": 11_800, "licences": 4_000,
-     "operations_staff": 1_920, "porting_maintenance": 5_000, "net": 31_384,
-     "cumulative": 220_668},
+     "cumulative": 218_748.898015},
     {"electricity": 2_664, "colocation": 6_000, "support": 11_800, "licences": 4_000,
      "operations_staff": 1_920, "porting_maintenance": 5_000, "residual_value": -47_200,
-     "net": -15_816, "cumulative": 204_852},
+     "net": -15_816, "cumulative": 202_932.898015},
 ]
-HAND_NPV = 200_485.304282
+# The timeline's shares of each year (methodology §6), by hand above.
+HAND_SHARES = [
+    {"installed_share": 0, "ready_share": 0, "ported_share": 0, "own_work_share": 0,
+     "rented_work_share": 0, "work_share": 0, "backlog": 0},
+    {"installed_share": 337.25 / 365.25, "ready_share": 11 / 12, "ported_share": 11 / 12,
+     "own_work_share": 1, "rented_work_share": 0, "work_share": 1, "backlog": 0},
+    *[{"installed_share": 1, "ready_share": 1, "ported_share": 1, "own_work_share": 1,
+       "rented_work_share": 0, "work_share": 1, "backlog": 0}] * 2,
+]
+HAND_NPV = 198_740.666114
 
 
 @pytest.fixture(scope="module")
@@ -150,8 +174,10 @@ def test_capex_lines_by_hand(hand):
 
 def test_every_yearly_line_by_hand(hand):
     assert len(hand.yearly) == 4  # years 0..3
-    for t, (row, expected) in enumerate(zip(hand.yearly, HAND_YEARS, strict=True)):
+    for t, (row, flows, shares) in enumerate(zip(hand.yearly, HAND_YEARS, HAND_SHARES,
+                                                  strict=True)):
         assert row["year"] == t
+        expected = {**flows, **shares}
         for comp, value in row.items():
             if comp == "year":
                 continue
@@ -169,11 +195,11 @@ def test_npv_and_totals_by_hand(hand):
     # Independent cross-check: numpy-financial discounts the first flow by (1+r)^0.
     nets = [row["net"] for row in hand.yearly]
     assert npf.npv(0.10, nets) == pytest.approx(HAND_NPV, abs=1e-5)
-    assert v["undiscounted_tco"] == pytest.approx(204_852)
+    assert v["undiscounted_tco"] == pytest.approx(202_932.898015, abs=1e-5)
     assert v["annuity_factor"] == pytest.approx(2.486851991, rel=1e-9)
-    assert v["equivalent_annual_cost"] == pytest.approx(80_618.108761, rel=1e-9)
-    assert v["cost_per_gpu_hour"] == pytest.approx(3.359088, rel=1e-6)
-    assert v["cost_per_pflop_hour"] == pytest.approx(67.181757, rel=1e-7)
+    assert v["equivalent_annual_cost"] == pytest.approx(79_916.563927, rel=1e-9)
+    assert v["cost_per_gpu_hour"] == pytest.approx(3.329857, rel=1e-6)
+    assert v["cost_per_pflop_hour"] == pytest.approx(66.597137, rel=1e-7)
     assert v["runs_over_horizon"] == pytest.approx(6)
 
 
@@ -193,7 +219,7 @@ def test_rent_and_breakeven_by_hand(hand):
     v = hand.values
     assert v["cloud_rent_per_year"] == pytest.approx(48_000)
     assert v["cloud_npv"] == pytest.approx(151_803.155523, rel=1e-9)
-    assert v["breakeven_utilization"] == pytest.approx(0.486175, abs=1e-6)
+    assert v["breakeven_utilization"] == pytest.approx(0.481025, abs=1e-6)
 
 
 # --- financed variant ------------------------------------------------------------------------
@@ -203,15 +229,16 @@ def test_rent_and_breakeven_by_hand(hand):
 #     1.06^3 = 1.191016;  1.06^-3 = 0.83961928;  1 - 0.83961928 = 0.16038072
 #     133,900 x 0.06 = 8,034;  8,034 / 0.16038072 = 50,093.304 a year (years 1..3)
 #   year 0: 157,900 - 133,900 loan proceeds   = 24,000
-#   years 1, 2: 31,384 + 50,093.304            = 81,477.304
+#   year 1: 29,464.898 + 50,093.304            = 79,558.202
+#   year 2: 31,384 + 50,093.304                = 81,477.304
 #   year 3: -15,816 + 50,093.304               = 34,277.304
-#   NPV at 10 %: 24,000 + 81,477.304/1.1 + 81,477.304/1.21 + 34,277.304/1.331
-#              = 24,000 + 74,070.276 + 67,336.615 + 25,753.046 = 191,159.937
-#   Financing at 6 % while discounting at 10 % lowers the NPV by 200,485.304 - 191,159.937
-#   = 9,325.37.
-#   Undiscounted: 24,000 + 2 x 81,477.304 + 34,277.304 = 221,231.912 (interest: 16,379.91)
+#   NPV at 10 %: 24,000 + 79,558.202/1.1 + 81,477.304/1.21 + 34,277.304/1.331
+#              = 24,000 + 72,325.638 + 67,336.615 + 25,753.046 = 189,415.299
+#   Financing at 6 % while discounting at 10 % lowers the NPV by 198,740.666 - 189,415.299
+#   = 9,325.37 (as without the timeline: the loan does not depend on it).
+#   Undiscounted: 24,000 + 79,558.202 + 81,477.304 + 34,277.304 = 219,312.810
 HAND_PMT = 50_093.304
-HAND_NPV_FINANCED = 191_159.937
+HAND_NPV_FINANCED = 189_415.299
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +262,7 @@ def test_financed_variant_by_hand(financed):
     assert fin[0] == pytest.approx(-133_900)
     assert fin[1:] == pytest.approx([HAND_PMT] * 3, abs=0.001)
     nets = [row["net"] for row in financed.yearly]
-    assert nets == pytest.approx([24_000, 81_477.304, 81_477.304, 34_277.304], abs=0.001)
+    assert nets == pytest.approx([24_000, 79_558.202, 81_477.304, 34_277.304], abs=0.001)
     assert v["npv_tco"] == pytest.approx(HAND_NPV_FINANCED, abs=0.001)
     assert npf.npv(0.10, nets) == pytest.approx(HAND_NPV_FINANCED, abs=0.001)
-    assert v["undiscounted_tco"] == pytest.approx(221_231.912, abs=0.001)
+    assert v["undiscounted_tco"] == pytest.approx(219_312.810, abs=0.001)

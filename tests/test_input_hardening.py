@@ -164,7 +164,8 @@ def test_merge_keys_are_not_duplicates(tmp_path: Path) -> None:
     result = run(["compare", str(scenario), "--format", "json"])
     assert result.exit_code == 0, result.output
     cards = {c["id"]: c["cards"] for c in json.loads(result.stdout)["candidates"]}
-    assert cards == {"a": 8, "b": 16}
+    # (and the option renting the H100 of `a`, the first candidate with it: rent_options: auto)
+    assert cards == {"a": 8, "b": 16, "a-rent": 8}
 
 
 # --- SOURCE_DATE_EPOCH -----------------------------------------------------------------------
@@ -473,7 +474,8 @@ def test_clipped_distribution_is_a_warning_in_json_and_csv(clipped: Path, tmp_pa
                   str(out)])
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
-    assert len(rows) == 4
+    # two metrics for each of the two candidates and the two options renting them
+    assert len(rows) == 8
     for row in rows:
         assert row["warnings"] == ALL_WARNINGS
     assert PRICE_WARNING in result.stderr

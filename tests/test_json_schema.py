@@ -133,7 +133,9 @@ def test_diff_output_follows_the_schema(tmp_path):
     b.write_text(MIXED.replace("cards: 64", "cards: 128"), encoding="utf-8")
     data = run_json("diff", str(a), str(b), "--format", "json")
     check("diff", data)
-    assert {c["id"] for c in data["candidates"]} == {"ok", "huge", "nofp64"}
+    # rent_options: auto adds an option renting the H100 of `ok` (the only feasible card with
+    # a cloud price; `huge` is infeasible and Gaudi 2 has none)
+    assert {c["id"] for c in data["candidates"]} == {"ok", "ok-rent", "huge", "nofp64"}
 
 
 @pytest.mark.parametrize("section", ["accelerators", "platforms", "stacks", "regions",
@@ -258,12 +260,13 @@ def test_job_reasons_are_reasons_and_notes_are_notes():
 
 def test_every_table_quantity_is_a_model_quantity_in_the_tables_unit(example):
     model = build_model(example.structure)
-    cid = example.candidates[0].id
     primary = example.candidates[0].primary_workload
+    # Over every option: a rented one has no `cloud_npv` (it is the rent), a bought one has.
     units = {}
     for q in model:
-        if q.candidate == cid and q.year is None and q.workload in (None, primary):
-            units[(q.workload is not None, q.name.rsplit(".", 1)[1])] = q.unit
+        if q.year is None and q.workload in (None, primary):
+            key = (q.workload is not None, q.name.rsplit(".", 1)[1])
+            assert units.setdefault(key, q.unit) == q.unit, (key, q.unit)
     currency = example.currency
     for f in FIELDS:
         if f.scope not in ("primary", "workload", "horizon") or f.kind == "boolean":

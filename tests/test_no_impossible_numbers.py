@@ -139,14 +139,16 @@ def test_compare_with_200k_cards_on_a_small_model_shows_no_numbers(catalog):
         "facility": {"region": "us"},
     })
     result = compute(load_scenario_text(text), catalog)
-    (c,) = result.candidates
-    assert not c.feasible and not c.quantified
-    d = compare_dict(result)["candidates"][0]
-    assert d["npv_tco"] is None and d["gpu_hours_per_job"] is None and d["yearly"] == []
-    # The workload keeps the figures it was judged on, and no time or cost.
-    job = d["jobs"]["w"]
-    # 6 x 7e9 plus attention 12 x L x h x 4,096 = 6.81e9 per token (h = 4,211, L = 32.9)
-    assert job["feasible"] is False
-    assert job["train_flops"] == pytest.approx((6 * 7e9 + 6.81e9) * 1e12, rel=1e-3)
-    for key in ("gpu_hours", "wall_days", "energy_kwh", "co2e_kg", "cost", "effective_mfu"):
-        assert job[key] is None, key
+    # the bought cluster and the option renting it (rent_options: auto): neither has numbers
+    assert [c.id for c in result.candidates] == ["huge", "huge-rent"]
+    for i, c in enumerate(result.candidates):
+        assert not c.feasible and not c.quantified
+        d = compare_dict(result)["candidates"][i]
+        assert d["npv_tco"] is None and d["gpu_hours_per_job"] is None and d["yearly"] == []
+        # The workload keeps the figures it was judged on, and no time or cost.
+        job = d["jobs"]["w"]
+        # 6 x 7e9 plus attention 12 x L x h x 4,096 = 6.81e9 per token (h = 4,211, L = 32.9)
+        assert job["feasible"] is False
+        assert job["train_flops"] == pytest.approx((6 * 7e9 + 6.81e9) * 1e12, rel=1e-3)
+        for key in ("gpu_hours", "wall_days", "energy_kwh", "co2e_kg", "cost", "effective_mfu"):
+            assert job[key] is None, key

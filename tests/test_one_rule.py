@@ -11,6 +11,7 @@ from tco.scenario import load_scenario_text
 # One candidate failing each rule, beside feasible ones (hand-checked figures in comments).
 HOSTILE = """
 name: every rule
+rent_options: none   # one option per rule; generated rent options: tests/test_options.py
 workloads:
   - {id: w, params: 70e9, tokens: 2e12, runs_per_year: 1}
 candidates:

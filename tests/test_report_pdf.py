@@ -89,7 +89,9 @@ def test_headline_figures_are_in_the_pdf_text(result, en_pdf):
     for figure in (money(rec.values["npv_tco"], "USD"), money(rec.job["cost_per_job"], "USD"),
                    f"{rec.job['wall_days']:.1f} days", money(rec.values["cost_per_gpu_hour"], "USD")):
         assert figure in text
-    assert f"Recommendation: buy {rec.info.name}" in text
+    # the example rents (issue 13): the sentence names the mode, the card and the price tier
+    assert rec.info.acquire == "rent"
+    assert f"Recommendation: rent {rec.info.card_name} at committed prices" in text
     assert page_size(en_pdf) == pytest.approx(A4_PT, abs=0.5)
 
 

@@ -210,16 +210,19 @@ def test_csv_quotes_line_breaks_and_neutralises_each_line(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     text = result.stdout_bytes.decode()  # .stdout would turn CR LF into LF
     rows = list(csv.reader(io.StringIO(text, newline="")))
-    assert len(rows) == 3  # the header and two candidates: no row was split
+    # the header, two candidates and the two options renting them (rent_options: auto, whose
+    # names repeat the candidates'): no row was split
+    assert len(rows) == 5
     assert {len(r) for r in rows} == {len(rows[0])}
     by_id = {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
     assert by_id["h100"]["name"] == "x\r'@SUM(1+1)"
     assert by_id["b200"]["name"] == "a\n'=cmd"
     assert by_id["h100"]["notes"] == "first\r\n'+1+1\r'-2\n'\t@x"
     assert_no_formula_line(rows)
-    assert len(pd.read_csv(io.StringIO(text))) == 2
+    assert by_id["b200-rent"]["name"] == "a\n'=cmd, rented"
+    assert len(pd.read_csv(io.StringIO(text))) == 4
     # Outside quoted cells every row ends with LF alone, as before.
-    assert text.count("\n") - sum(c.count("\n") for r in rows for c in r) == 3
+    assert text.count("\n") - sum(c.count("\n") for r in rows for c in r) == 5
 
 
 def test_analysis_csv_quotes_line_breaks() -> None:

@@ -58,8 +58,8 @@ def test_inputs_by_candidate_matches_prefix_matching(big):
     _loaded, result = big
     resolved = result.resolved
     got = inputs_by_candidate(resolved)
-    for cid in resolved.candidates:
-        prefix = f"candidates.{cid}."
+    for cid, info in resolved.candidates.items():
+        prefix = f"candidates.{info.inputs_id}."  # a generated rent option reads its source's
         want = {p.removeprefix(prefix): i.value for p, i in resolved.inputs.items()
                 if p.startswith(prefix)}
         assert list(got[cid].items()) == list(want.items())

@@ -29,6 +29,7 @@ from tco.engine import compute
 from tco.errors import OutputError
 from tco.exporters.xlsx import workbook_bytes, write_workbook
 from tco.exporters.xlsx.layout import plan
+from tco.exporters.xlsx.model import SHARE_LABELS
 from tco.exporters.xlsx.names import NameRegistry, base_name
 from tco.model import COMPONENT_LABELS
 from tco.scenario import load_scenario, load_scenario_text
@@ -137,7 +138,8 @@ def test_headline_figures_follow_by_hand_from_the_sheets(example, example_xlsx):
     priced = [c for c in example.candidates if c.priced]
     assert priced
     for c in priced:
-        figures = hand_worked_figures(wb, c.id, c.primary_workload)
+        figures = hand_worked_figures(wb, c.id, c.primary_workload, c.info.inputs_of,
+                                      c.info.acquire != "rent")
         for what, (shown, by_hand) in figures.items():
             assert shown == pytest.approx(by_hand, rel=1e-12), (c.id, what)
         # ... and they are the figures the engine reports
@@ -172,7 +174,8 @@ def test_every_model_quantity_is_a_formula_under_its_own_labels(example, example
             assert cell.sheet == "CashFlows"
             if q.candidate not in blocks:
                 blocks[q.candidate] = cash_flow_block(wb, q.candidate)
-            label = {"net": NET, "cumulative": CUMULATIVE}.get(key) or COMPONENT_LABELS[key]
+            label = ({"net": NET, "cumulative": CUMULATIVE}.get(key) or COMPONENT_LABELS.get(key)
+                     or SHARE_LABELS[key])
             assert blocks[q.candidate][label][q.year].coordinate == ref.coordinate, q.name
             assert years[ref.column] == q.year
 

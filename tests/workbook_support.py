@@ -95,10 +95,13 @@ def input_value(wb: openpyxl.Workbook, path: str) -> float:
     return ws.cell(rows[0], value_col).value
 
 
-def hand_worked_figures(wb: openpyxl.Workbook, cid: str, primary_workload: str) -> dict:
+def hand_worked_figures(wb: openpyxl.Workbook, cid: str, primary_workload: str,
+                        inputs_of: str = "", bought: bool = True) -> dict:
     """For a workbook opened with values: each figure a reader can recompute from the sheets,
-    as (shown, worked out by hand)."""
+    as (shown, worked out by hand). A generated rent option reads the inputs of `inputs_of`
+    and buys nothing (`bought` false)."""
     block = cash_flow_block(wb, cid)
+    own = inputs_of or cid
 
     def value(cells):
         return [c.value for c in cells]
@@ -107,11 +110,11 @@ def hand_worked_figures(wb: openpyxl.Workbook, cid: str, primary_workload: str) 
     assert list(block)[:len(labels) + 1] == labels + [NET]
     net = value(block[NET])
     rate = input_value(wb, "finance.discount_rate")
-    cards = input_value(wb, f"candidates.{cid}.cards")
+    cards = input_value(wb, f"candidates.{own}.cards")
     spares = math.ceil(cards * input_value(wb, "assumptions.hot_spare_fraction"))
-    nodes = math.ceil(cards / input_value(wb, f"candidates.{cid}.cards_per_node"))
+    nodes = math.ceil(cards / input_value(wb, f"candidates.{own}.cards_per_node"))
     cost_lines = ("cost_hardware", "cost_electricity", "cost_facility", "cost_operations",
-                  "cost_porting")
+                  "cost_rental", "cost_porting")
     per_run = f"({primary_workload})"
     out = {
         # each year's net flow is the sum of the components above it
@@ -120,12 +123,13 @@ def hand_worked_figures(wb: openpyxl.Workbook, cid: str, primary_workload: str) 
         "undiscounted_tco": (named_value(wb, f"undiscounted_tco_{key(cid)}"), sum(net)),
         "npv_tco": (named_value(wb, f"npv_tco_{key(cid)}"),
                     sum(x / (1 + rate) ** t for t, x in enumerate(net))),
-        # year-0 capex from the Assumptions sheet
+        # year-0 capex from the Assumptions sheet (none when rented)
         "accelerators": (block[COMPONENT_LABELS["cards"]][0].value,
-                         (cards + spares) * input_value(wb, f"candidates.{cid}.card_price")),
+                         (cards + spares) * input_value(wb, f"candidates.{own}.card_price")
+                         * bought),
         "servers": (block[COMPONENT_LABELS["servers"]][0].value,
-                    nodes * input_value(wb, f"candidates.{cid}.node_price")),
-        # the cost of one run is the sum of its five cost lines
+                    nodes * input_value(wb, f"candidates.{own}.node_price") * bought),
+        # the cost of one run is the sum of its six cost lines
         "cost_per_job": (named_value(wb, f"cost_per_job_{key(cid)}"),
                          sum(model_cell(wb, cid, k, per_run).value for k in cost_lines)),
     }

@@ -35,8 +35,11 @@ GRID = "#e4e7eb"
 ACCENT = "#0b6e69"  # the recommended candidate
 # Cost components (navy to brick) and other candidates: a restrained, colour-blind-safe set.
 COMPONENT_COLOURS = ("#23395b", "#4f7cac", "#a3c4dc", "#d9a441", "#c8553d", "#8c6d9e")
+# One colour per drawn line (CHART_CANDIDATES less the recommended one's ACCENT): a reader
+# matches each line to its label by colour. The first eight are the restrained set; the rest
+# (Paul Tol's muted scheme) are needed once rent options double the lines.
 OTHER_COLOURS = ("#4f7cac", "#d9a441", "#8c6d9e", "#c8553d", "#6b8f71", "#9a8c7a", "#5d6d7e",
-                 "#b07aa1")
+                 "#b07aa1", "#332288", "#88ccee", "#117733", "#999933", "#cc6677", "#882255")
 LOW_COLOUR, HIGH_COLOUR = "#4f7cac", "#d9a441"
 
 # Fonts matplotlib measures text with, first installed first. Before matplotlib 3.11 only the

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import printable
 from ..model import JOB_COMPONENTS
+from ..recommend import recommend, recommendation_dict
 from ..result import CandidateResult, Result
 from .fields import (
     CANDIDATE_FIELDS,
@@ -34,6 +35,7 @@ from .fields import (
     CSV_TEXT_COLUMNS,
     JOB_FIELDS,
     WORKLOAD_FIELDS,
+    YEARLY_COLUMNS,
     Field,
 )
 from .fmt import money, number
@@ -93,8 +95,9 @@ def job_cost(c: CandidateResult, workload: str | None = None) -> dict[str, float
 
 
 def yearly_rows(c: CandidateResult) -> list[dict[str, float]]:
-    return [{k: (int(v) if k == "year" else _clean(v)) for k, v in row.items()}  # type: ignore[misc]
-            for row in c.yearly]
+    """The yearly rows, their keys in the published order (fields.YEARLY_COLUMNS)."""
+    return [{k: (int(row[k]) if k == "year" else _clean(row[k]))  # type: ignore[misc]
+             for k in YEARLY_COLUMNS} for row in c.yearly]
 
 
 # --- the JSON objects, built from the one table of keys (tco/exporters/fields.py) ------------
@@ -172,6 +175,7 @@ def compare_dict(result: Result) -> dict[str, Any]:
         "scenario": result.scenario.name,
         "currency": result.currency,
         "horizon_years": result.structure.horizon_years,
+        "recommendation": recommendation_dict(result),
         "candidates": [candidate_dict(result, c) for c in result.candidates],
         "provenance": provenance(result),
     }
@@ -217,12 +221,13 @@ def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str
 
 def compare_table(result: Result) -> str:
     cur = result.currency
-    header = ["#", "candidate", "cards", "layout*", "days/run", "cost/run*", "NPV TCO",
+    header = ["#", "candidate", "mode", "cards", "layout*", "days/run", "cost/run*", "NPV TCO",
               "NPV/run", f"{cur}/GPU-h", "cloud NPV", "status"]
     rows = []
     for n, c in enumerate(result.candidates, start=1):
         if not c.feasible:  # numbers of an infeasible option are not shown as if they held
-            rows.append([str(n), c.id, f"{int(c.inputs['cards']):,}", *["-"] * 7,
+            rows.append([str(n), c.id, c.info.acquire, f"{int(c.inputs['cards']):,}",
+                         *["-"] * 7,
                          "infeasible: " + "; ".join(c.reasons)])
             continue
         v, job = c.values, c.job
@@ -230,7 +235,7 @@ def compare_table(result: Result) -> str:
         barred = ["barred: " + b.split(":")[0] for b in c.info.blocking]
         status = "; ".join(barred + c.notes) if barred or c.notes else "ok"
         rows.append([
-            str(n), c.id, f"{int(c.inputs['cards']):,}",
+            str(n), c.id, c.info.acquire, f"{int(c.inputs['cards']):,}",
             "x".join(str(int(job[k])) for k in ("tensor_parallel", "pipeline_parallel",
                                                  "context_parallel", "expert_parallel")),
             number(job["wall_days"], 1),
@@ -245,13 +250,20 @@ def compare_table(result: Result) -> str:
         for f in c.info.flags:
             flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
+    rec = recommend(result)
+    if rec is None:
+        said = "\nRecommendation: none; no option may be used here (see status).\n"
+    else:
+        said = (f"\nRecommendation: {printable(rec.action())} ({rec.option}, "
+                f"{rec.cards:,} cards), because:\n"
+                + "".join(f"  - {printable(x)}\n" for x in rec.reasons))
     legend = ("\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
               "workload, chosen by search (`tco job` and JSON give them all);"
               "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
               "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
               "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
               "for the region or licence-barred, so never recommended.\n")
-    return (title + text_table(header, rows, "llllrrrrrrl") + legend + foot
+    return (title + text_table(header, rows, "lllllrrrrrrl") + said + legend + foot
             + provenance_line(result))
 
 

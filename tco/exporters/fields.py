@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS
+from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS, YEAR_SHARES, YEAR_TOTALS
 
 SCOPES = ("candidate", "primary", "horizon", "workload", "workloads", "yearly")
 WHEN = ("always", "priced", "quantified", "cloud")
@@ -76,6 +76,9 @@ FIELDS: tuple[Field, ...] = (
           "always"),
     Field("stack", "info.stack", _C, "", "Software stack id in the catalog", "string",
           "always"),
+    Field("acquire", "info.acquire", _C, "", "How the capacity is got: buy (bought outright or "
+          "with a loan), rent, or hybrid (buy, and rent what the cluster cannot do in time)",
+          "string", "always", True),
     Field("cards", "inputs.cards", _C, "cards", "Accelerators in the cluster (after sizing)",
           "integer", "always", True),
     Field("feasible", "feasible", _C, "", "Whether it can run every workload: priced, fits in "
@@ -123,7 +126,15 @@ FIELDS: tuple[Field, ...] = (
     Field("runs_per_year", "runs_per_year", _H, "runs/yr",
           "Runs of every workload completed per year"),
     Field("runs_over_horizon", "runs_over_horizon", _H, "runs",
-          "Runs completed over the horizon"),
+          "Runs delivered over the horizon (owned and bridged)"),
+    Field("plan_shortfall_runs", "plan_shortfall_runs", _H, "runs",
+          "Planned runs over the horizon not delivered (before the port is done, or beyond "
+          "the capacity)"),
+    Field("plan_delivered_fraction", "plan_delivered_fraction", _H, "fraction",
+          "Share of the horizon's planned runs delivered by its end (1: the whole plan; the "
+          "ranking's first tier)"),
+    Field("ready_years", "ready_years", _H, "years",
+          "Years from the decision to the first useful work (delivery and porting)"),
     Field("team_software_factor", "team_software_factor", _H, "fraction", "Share of the "
           "catalog's vendor-tuned MFU the team reaches on the candidate's stack (1 on CUDA, "
           "for a familiar team, or when the figure is as-deployed)"),
@@ -192,19 +203,32 @@ COST_LINES: dict[str, str] = {
     "electricity": "Facility electricity of the run",
     "facility": "Colocation over the run's wall time",
     "operations": "Support, licences, operations staff and port upkeep over the run's wall time",
+    "rental": "Rent of the run's accelerator-hours (rented options; 0 when bought)",
     "porting": "One-time porting effort spread over the horizon's runs",
 }
 assert tuple(COST_LINES)[1:] == JOB_COMPONENTS, "COST_LINES must follow model.JOB_COMPONENTS"
 
 # One row of `yearly`: the year, each cash-flow component (model.COMPONENTS), then the year's
-# totals (model.YEAR_TOTALS: `net` and `cumulative`).
+# totals (model.YEAR_TOTALS: `net` and `cumulative`), then its timeline (model.YEAR_SHARES).
 YEARLY_COLUMNS: dict[str, str] = {
     "year": "Year: 0 is the purchase date; operating costs fall at the end of years 1..horizon",
     **{comp: f"{COMPONENT_LABELS[comp]} (costs positive, inflows negative)"
        for comp in COMPONENTS},
     "net": "Net cash flow of the year: the sum of the components",
     "cumulative": "Cumulative net cash flow from year 0 to this year, undiscounted",
+    "installed_share": "Share of the year with the owned hardware installed (0..1; 0 when "
+                       "rented)",
+    "ready_share": "Share of the year with the owned capacity ready for work: installed and "
+                   "ported (0..1)",
+    "ported_share": "Share of the year with the software port done (0..1)",
+    "own_work_share": "Work done on owned capacity in the year, in years of planned runs "
+                      "(above 1 while catching up a backlog)",
+    "rented_work_share": "Work done on rented capacity in the year, in years of planned runs",
+    "work_share": "Work delivered in the year, owned and rented, in years of planned runs",
+    "backlog": "Planned runs still waiting at the end of the year, in years of planned runs",
 }
+assert tuple(YEARLY_COLUMNS)[1:] == COMPONENTS + YEAR_TOTALS + YEAR_SHARES, \
+    "YEARLY_COLUMNS must follow model.COMPONENTS, YEAR_TOTALS and YEAR_SHARES"
 
 
 def fields(*scopes: str) -> tuple[Field, ...]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
+from ..recommend import recommend
 from ..result import CandidateResult, Result
 from . import charts
 from .fmt import CHART_CANDIDATES, money, money_full, number, percent
@@ -175,8 +176,17 @@ class View:
                         "consider": consider}
             return {"headline": s.segments("sum_none"), "why": [], "consider": consider}
         years = s("years", n=self.r.structure.horizon_years)
-        headline = s.segments("sum_recommend", name=self.name(rec),
-                              cards=number(rec.inputs["cards"], 0))
+        said = recommend(self.r)
+        assert said is not None and said.option == rec.id  # one recommendation everywhere
+        cards = number(rec.inputs["cards"], 0)
+        if said.mode == "rent":
+            headline = s.segments("sum_recommend_rent", card=rec.info.card_name, cards=cards,
+                                  pricing=s(f"pricing_{said.pricing.replace('-', '_')}"))
+        elif said.mode == "hybrid":
+            headline = s.segments("sum_recommend_hybrid", card=rec.info.card_name,
+                                  cards=cards)
+        else:
+            headline = s.segments("sum_recommend", name=self.name(rec), cards=cards)
         why: list[list[Segment]] = []
         npv = rec.values["npv_tco"]
         others = [c for c in self.complete if c is not rec]
@@ -188,7 +198,7 @@ class View:
                                   next=self.name(nxt)))
         elif not is_complete(rec):
             why.append(s.segments("sum_npv_incomplete", years=years, npv=self.money(npv),
-                                  pct=percent(rec.values["runs_completed_fraction"], 0)))
+                                  pct=percent(rec.values["plan_delivered_fraction"], 0)))
         else:
             why.append(s.segments("sum_npv_only", years=years, npv=self.money(npv)))
         pool = self.complete or [rec]
@@ -224,20 +234,30 @@ class View:
                     and c.values["npv_tco"] < npv):
                 consider.append(s.segments(
                     "sum_incomplete", name=self.name(c), npv=self.money(c.values["npv_tco"]),
-                    pct=percent(c.values["runs_completed_fraction"], 0)))
+                    pct=percent(c.values["plan_delivered_fraction"], 0)))
         excluded = [self.name(c) for c in self.r.candidates if not c.feasible]
         if excluded:
             consider.append(s.segments("sum_infeasible", names=s("name_sep").join(excluded)))
-        cloud = rec.values.get("cloud_npv")
-        if cloud is not None and math.isfinite(cloud):
-            breakeven = rec.values["breakeven_utilization"]
-            if cloud >= npv:
-                consider.append(s.segments("sum_cloud_dearer", cloud=self.money(cloud)))
-            elif breakeven >= 1:
-                consider.append(s.segments("sum_cloud_never", cloud=self.money(cloud)))
-            else:
-                consider.append(s.segments("sum_cloud_cheaper", cloud=self.money(cloud),
-                                           breakeven=percent(breakeven, 0)))
+        # Renting against buying, read from the same ranking as the recommendation: the
+        # cheapest usable option of the other mode, never a sentence that contradicts it.
+        other = said.other_mode
+        if said.mode == "rent" and other is not None:
+            consider.append(s.segments(
+                "sum_buy_dearer", name=self.name(other),
+                npv=self.money(other.values["npv_tco"]),
+                diff=self.money(other.values["npv_tco"] - npv)))
+        elif said.mode != "rent":
+            cloud = rec.values.get("cloud_npv")
+            if other is not None and other.values["npv_tco"] >= npv:
+                consider.append(s.segments(
+                    "sum_rent_dearer", name=self.name(other),
+                    npv=self.money(other.values["npv_tco"]),
+                    diff=self.money(other.values["npv_tco"] - npv)))
+            elif cloud is not None and math.isfinite(cloud):
+                if cloud >= npv:
+                    consider.append(s.segments("sum_cloud_dearer", cloud=self.money(cloud)))
+                else:  # only when no option renting the card is listed (rent_options: none)
+                    consider.append(s.segments("sum_cloud_unlisted", cloud=self.money(cloud)))
         mc = self.r.analyses.get("montecarlo")
         if isinstance(mc, MonteCarlo) and rec.id in mc.prob_cheapest:
             consider.append(s.segments("sum_mc", draws=number(mc.draws, 0),
@@ -272,7 +292,7 @@ class View:
                 status, text = "incomplete", s("status_barred")
             elif not is_complete(c):
                 status = "incomplete"
-                text = s("status_incomplete", pct=percent(c.values["runs_completed_fraction"], 0))
+                text = s("status_incomplete", pct=percent(c.values["plan_delivered_fraction"], 0))
             else:
                 status, text = "ok", s("status_ok")
             rows.append(Row(rank, c.id, self.name(c), c is self.rec, status, text, cells,
@@ -484,8 +504,9 @@ class View:
                 per.setdefault(cid, []).append(self.input_row(inp))
             else:
                 shared.append(self.input_row(inp))
+        # a generated rent option reads its source's inputs: they are listed there, once
         groups = [{"name": self.name(c), "id": c.id, "rows": per.get(c.id, [])}
-                  for c in self.r.candidates]
+                  for c in self.r.candidates if not c.info.inputs_of]
         estimates = sum(1 for i in self.r.inputs.values() if i.source.startswith("estimate"))
         intro = self.s("assumptions_intro", estimates=estimates, total=len(self.r.inputs))
         return {"intro": intro, "shared": shared, "candidates": groups}

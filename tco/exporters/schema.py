@@ -18,6 +18,7 @@ import json
 import sys
 from typing import Any
 
+from ..model import YEAR_SHARES
 from .fields import (
     CANDIDATE_FIELDS,
     COST_LINES,
@@ -144,9 +145,14 @@ def _cost() -> JsonObj:
 
 
 def _yearly_row() -> JsonObj:
-    props = {k: (_t("integer", v) if k == "year" else _t("number", v, "currency", null=True))
+    def unit(k: str) -> str:
+        if k in ("installed_share", "ready_share", "ported_share"):
+            return "fraction"
+        return "years of planned runs" if k in YEAR_SHARES else "currency"
+
+    props = {k: (_t("integer", v) if k == "year" else _t("number", v, unit(k), null=True))
              for k, v in YEARLY_COLUMNS.items()}
-    return _obj(props, "Cash flows of one year by component")
+    return _obj(props, "Cash flows of one year by component, and the year's timeline")
 
 
 def _figure() -> JsonObj:
@@ -193,10 +199,36 @@ def _compare() -> JsonObj:
         "currency": _currency(),
         "horizon_years": _t("integer", "Years of operation after the purchase (year 0)",
                             "years"),
-        "candidates": _array(_ref("candidate"), "Every candidate, ranked: the cheapest that "
-                             "completes its runs and may be bought first, infeasible ones last"),
+        "recommendation": {"anyOf": [_recommendation(), {"type": "null"}],
+                           "description": "The recommended option, null when no option may "
+                                          "be used here"},
+        "candidates": _array(_ref("candidate"), "Every option, ranked: the cheapest that "
+                             "delivers the plan and may be used here first, infeasible ones "
+                             "last"),
         "provenance": _ref("provenance"),
     }, "`tco compare --format json`")
+
+
+def _recommendation() -> JsonObj:
+    return _obj({
+        "option": _t("string", "Id of the recommended option (the first of `candidates`)"),
+        "mode": {"enum": ["buy", "rent", "hybrid"],
+                 "description": "How the capacity is got: buy (outright or with a loan), rent, "
+                                "or hybrid (buy, and rent what the cluster cannot do)"},
+        "name": _t("string", "The option's name"),
+        "card_name": _t("string", "The accelerator's name"),
+        "cards": _t("integer", "Accelerators in the cluster bought or rented", "cards"),
+        "pricing": _t("string", "The cloud tier rented at (committed or on-demand); null when "
+                                "bought", null=True),
+        "npv_tco": _t("number", "NPV of delivering the plan (the option's `npv_tco`)",
+                      "currency"),
+        "delivers_plan": _t("boolean", "Whether it delivers the whole plan over the horizon"),
+        "action": _t("string", "The recommendation in words: 'rent NVIDIA B200 at committed "
+                               "prices', 'buy ...', 'buy ... and rent what it cannot do "
+                               "(hybrid)'"),
+        "reasons": _array(_t("string", "A reason"), "Why, in English: its rank and what the "
+                          "other mode would cost"),
+    }, "The recommendation: the best-ranked option that may be used here")
 
 
 def _job() -> JsonObj:

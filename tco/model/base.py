@@ -132,13 +132,14 @@ class Model:
 class Builder:
     """Adds the quantities of one candidate; `q()` names a formula and returns its reference."""
 
-    def __init__(self, model: Model, cid: str) -> None:
+    def __init__(self, model: Model, cid: str, inputs_of: str | None = None) -> None:
         self.model = model
         self.cid = cid
+        self.inputs_of = inputs_of or cid  # a generated option reads its source's inputs
 
     def c(self, key: str) -> Ref:
         """The candidate's own input `candidates.<id>.<key>`."""
-        return Ref(f"candidates.{self.cid}.{key}")
+        return Ref(f"candidates.{self.inputs_of}.{key}")
 
     def q(self, key: str, expr: Expr, unit: str, label: str, group: str,
           workload: str | None = None, year: int | None = None) -> Ref:

@@ -1,18 +1,20 @@
-"""build_model(structure) -> Model: each candidate's quantities, chapter by chapter, in the
-order docs/methodology.md describes them (§3 to §10, with §12 and §14's feasibility and tier)."""
+"""build_model(structure) -> Model: each option's quantities, chapter by chapter, in the order
+docs/methodology.md describes them (§3 to §10, with §12 and §14's feasibility and tier)."""
 
 from __future__ import annotations
 
+from ..expr import Const, Expr, Ref
 from ..resolved import Structure
 from .base import Builder, Model
-from .capex import capex
-from .cashflows import cash_flows, horizon_results
+from .capex import capex, no_capex
+from .cashflows import Money, cash_flows, horizon_results
 from .cloud import renting
 from .cluster import cluster
 from .decision import feasibility, tier
 from .jobcost import job_costs
 from .operations import delivered, hours, running
 from .step import bandwidths
+from .timeline import plan_work, timeline
 from .training import software_factor, training_run
 
 
@@ -24,21 +26,27 @@ def build_model(structure: Structure) -> Model:
 
 
 def candidate(model: Model, st: Structure, cid: str) -> None:
-    b = Builder(model, cid)
-    money, horizon = st.currency, st.horizon_years
     k = st.candidates.index(cid)
+    b = Builder(model, cid, st.inputs_of[k])
+    money, horizon, stack = st.currency, st.horizon_years, st.stacks[k]
+    owned = st.acquire[k] != "rent"  # buy, or hybrid (buy and rent what it cannot do)
+    priced_rent = cid in st.rent  # the card has a cloud price (always, when rented)
     cl = cluster(b)
     links, team = bandwidths(b), software_factor(b, st.stacks[k])
     runs = {wid: training_run(b, wid, precision, cl, links, team)
             for wid, precision, _kind in st.workloads}
     feasible = feasibility(b, st.sizing[k], runs[st.workloads[0][0]], list(runs.values()), cl)
-    cx = capex(b, cl, money)
-    h = hours(b, runs)
-    tier(b, feasible, cid in st.barred, h.share_done)
-    run = running(b, cl, cx, h, st.stacks[k], horizon, money)
+    cx = capex(b, cl, money) if owned else no_capex(b, money)
+    h = hours(b, runs, owned)
+    rent_price: Expr = b.c("cloud_price_per_card_hour") if priced_rent else Const(0.0)
+    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price)
     work = delivered(b, runs, h)
-    flows = cash_flows(b, horizon, cx, run, money)
-    hz = horizon_results(b, horizon, flows, work, money)
-    job_costs(b, runs, cx, run, h, work, horizon, money)
-    if cid in st.rent:
+    tl = timeline(b, horizon, stack, owned)
+    plan = plan_work(b, horizon, tl, h.demand, h.available, st.acquire[k])
+    m = Money(cx, run, cl, h, work, plan, owned)
+    flows = cash_flows(b, horizon, m, tl, money)
+    hz = horizon_results(b, horizon, flows, work, plan, money)
+    tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"))
+    job_costs(b, runs, cx, run, h, work, horizon, money, owned)
+    if st.acquire[k] == "buy" and priced_rent:
         renting(b, cl, h, run, work, hz, horizon, money)

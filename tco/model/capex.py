@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import Ref
+from ..expr import Const, Ref
 from .base import Builder, a
 from .cluster import Cluster
 
@@ -33,4 +33,17 @@ def capex(b: Builder, cl: Cluster, money: str) -> Capex:
     install = q("capex_installation", hw * a("installation_fraction"), money, "Installation",
                 "horizon")
     total = q("capex_total", hw + cooling + install, money, "Total capex", "horizon")
+    return Capex(cards, servers, network, hw, cooling, install, total)
+
+
+def no_capex(b: Builder, money: str) -> Capex:
+    """A rented option buys nothing: every capex line is zero (kept, so that every option has
+    the same lines in every table)."""
+    q, zero = b.q, Const(0.0)
+    refs = [q(key, zero, money, label, "horizon") for key, label in (
+        ("capex_cards", "Accelerators, spares included"), ("capex_servers", "Servers"),
+        ("capex_network", "Network fabric"), ("hardware_capex", "Hardware capex"),
+        ("capex_cooling", "Cooling capex"), ("capex_installation", "Installation"),
+        ("capex_total", "Total capex"))]
+    cards, servers, network, hw, cooling, install, total = refs
     return Capex(cards, servers, network, hw, cooling, install, total)

@@ -1,9 +1,10 @@
 """Methodology §7 and §8: the yearly cash flows, their NPV, and the horizon's levelized costs.
 
-Costs are positive, inflows (residual value, loan proceeds) negative. Year 0 is the purchase
-date (capex, one-time porting, cost of delay); operating costs fall at the end of years 1..H;
-residual value at the end of year H. NPV discounts year t by (1 + r)^t, so year 0 is
-undiscounted (numpy-financial's `npv` convention).
+Costs are positive, inflows (residual value, loan proceeds) negative. Year 0 is the decision
+(capex, one-time porting, cost of delay); the costs of year t (1..H) fall at its end, scaled by
+the timeline (tco.model.timeline): installed hardware costs from delivery, power and work from
+the day the capacity is ready; residual value at the end of year H. NPV discounts year t by
+(1 + r)^t, so year 0 is undiscounted (numpy-financial's `npv` convention).
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ from dataclasses import dataclass
 from ..expr import IF, MAX, NPV0, SUM, Const, Expr, Ref
 from .base import Builder, fin
 from .capex import Capex
-from .operations import Delivered, Running
+from .cluster import Cluster
+from .operations import Delivered, Hours, Running, year_costs
+from .timeline import Timeline, Work
 from .units import RATE_AS_ZERO
 
 # Cash-flow components, in the order every table shows them.
 CAPEX_COMPONENTS = ("cards", "servers", "network", "cooling", "installation")
 COMPONENTS = CAPEX_COMPONENTS + (
     "porting", "lead_time_delay", "electricity", "colocation", "support", "licences",
-    "operations_staff", "porting_maintenance", "financing", "residual_value",
+    "operations_staff", "porting_maintenance", "cloud_rent", "financing", "residual_value",
 )
 COMPONENT_LABELS = {
     "cards": "Accelerators", "servers": "Servers", "network": "Network",
@@ -28,48 +31,63 @@ COMPONENT_LABELS = {
     "lead_time_delay": "Lead-time delay", "electricity": "Electricity",
     "colocation": "Colocation", "support": "Support", "licences": "Software licences",
     "operations_staff": "Operations staff", "porting_maintenance": "Porting maintenance",
-    "financing": "Financing", "residual_value": "Residual value",
+    "cloud_rent": "Cloud rental", "financing": "Financing", "residual_value": "Residual value",
 }
 # Each year's totals, after its components: the net flow and the running (undiscounted) total.
 YEAR_TOTALS = ("net", "cumulative")
+# Each year's timeline (tco.model.timeline): shares of the year, and of a year's planned runs.
+YEAR_SHARES = ("installed_share", "ready_share", "ported_share", "own_work_share",
+               "rented_work_share", "work_share", "backlog")
+
+
+def plan_backlog(b: Builder, horizon: int) -> Ref:
+    return Ref(f"{b.cid}.y{horizon}.backlog")
 
 
 @dataclass(frozen=True)
 class Horizon:
     npv: Ref
     annuity: Ref
+    work_years: Ref  # discounted years of the plan's work delivered
 
 
-def year_parts(t: int, horizon: int, cx: Capex, run: Running) -> dict[str, Expr]:
+@dataclass(frozen=True)
+class Money:
+    """What the cash flows are made of: capex, running costs and the physics they scale."""
+
+    cx: Capex
+    run: Running
+    cl: Cluster
+    h: Hours
+    work: Delivered
+    plan: Work
+    owned: bool
+
+
+def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict[str, Expr]:
     """Each component's flow in year t."""
-    first, last = t == 0, t == horizon
     zero = Const(0.0)
-
-    def once(x: Expr) -> Expr:
-        return x if first else zero
-
-    def yearly(x: Expr) -> Expr:
-        return zero if first else x
-
-    return {
-        "cards": once(cx.cards), "servers": once(cx.servers), "network": once(cx.network),
-        "cooling": once(cx.cooling), "installation": once(cx.installation),
-        "porting": once(run.porting), "lead_time_delay": once(run.delay),
-        "electricity": yearly(run.electricity), "colocation": yearly(run.colocation),
-        "support": yearly(run.support), "licences": yearly(run.licences),
-        "operations_staff": yearly(run.staff),
-        "porting_maintenance": yearly(run.porting_maintenance),
-        "financing": (-run.financed if first
-                      else IF(fin("loan_term_years").ge(t), run.payment, 0)),
-        "residual_value": -run.residual if last else zero,
-    }
+    if t == 0:
+        cx, run = m.cx, m.run
+        parts: dict[str, Expr] = {comp: zero for comp in COMPONENTS}
+        parts.update(cards=cx.cards, servers=cx.servers, network=cx.network,
+                     cooling=cx.cooling, installation=cx.installation, porting=run.porting,
+                     lead_time_delay=run.delay, financing=-run.financed)
+        return parts
+    parts = {comp: zero for comp in COMPONENTS}
+    parts.update(year_costs(b, t, m.cl, m.h, m.run, tl, m.work, m.plan, m.owned))
+    parts["financing"] = IF(fin("loan_term_years").ge(t), m.run.payment, 0)
+    if t == horizon:
+        parts["residual_value"] = -m.run.residual
+    return parts
 
 
-def cash_flows(b: Builder, horizon: int, cx: Capex, run: Running, money: str) -> list[Ref]:
-    """Years 0..H: each component, the net flow and the running total; the net flows."""
+def cash_flows(b: Builder, horizon: int, m: Money, tl: Timeline, money: str) -> list[Ref]:
+    """Years 0..H: each component, the net flow, the running total and the share of the
+    year's planned work delivered; the net flows."""
     flows: list[Ref] = []
     for t in range(horizon + 1):
-        parts = year_parts(t, horizon, cx, run)
+        parts = year_parts(b, t, horizon, m, tl)
         refs = [b.q(comp, parts[comp], money, COMPONENT_LABELS[comp], "year", year=t)
                 for comp in COMPONENTS]
         flows.append(b.q("net", SUM(*refs), money, f"Net cash flow, year {t}", "year", year=t))
@@ -78,7 +96,7 @@ def cash_flows(b: Builder, horizon: int, cx: Capex, run: Running, money: str) ->
     return flows
 
 
-def horizon_results(b: Builder, horizon: int, flows: list[Ref], work: Delivered,
+def horizon_results(b: Builder, horizon: int, flows: list[Ref], work: Delivered, plan: Work,
                     money: str) -> Horizon:
     q = b.q
     rate = fin("discount_rate")
@@ -90,14 +108,26 @@ def horizon_results(b: Builder, horizon: int, flows: list[Ref], work: Delivered,
                 IF(rate.gt(RATE_AS_ZERO), (1 - (1 + rate) ** (-horizon)) / MAX(rate, RATE_AS_ZERO),
                    horizon),
                 "years", "Present value of 1 per year for the horizon", "horizon")
+    shares = [plan.done[t] for t in range(horizon + 1)]
+    work_years = q("discounted_work_years", NPV0(rate, shares), "years",
+                   "Present value of the plan's years of work delivered", "horizon")
     q("equivalent_annual_cost", npv / annuity, money, "Equivalent annual cost", "horizon")
-    q("cost_per_gpu_hour", IF(work.gpu_hours.gt(0), npv / MAX(annuity * work.gpu_hours, 1e-12), 0),
+    q("cost_per_gpu_hour",
+      IF((work_years * work.planned_gpu_hours).gt(0),
+         npv / MAX(work_years * work.planned_gpu_hours, 1e-12), 0),
       f"{money}/card-h", "Levelized cost per delivered accelerator-hour", "horizon")
     q("cost_per_pflop_hour",
-      IF(work.pflop_hours.gt(0), npv / MAX(annuity * work.pflop_hours, 1e-12), 0),
+      IF((work_years * work.planned_pflop_hours).gt(0),
+         npv / MAX(work_years * work.planned_pflop_hours, 1e-12), 0),
       f"{money}/PFLOP-h", "Levelized cost per effective PFLOP-hour", "horizon")
-    q("cost_per_run_horizon", IF(work.runs.gt(0), npv / MAX(annuity * work.runs, 1e-12), 0),
+    q("cost_per_run_horizon",
+      IF((work_years * work.planned_runs).gt(0),
+         npv / MAX(work_years * work.planned_runs, 1e-12), 0),
       money, "Levelized cost per completed run over the horizon", "horizon")
-    q("runs_over_horizon", work.runs * horizon, "runs", "Runs completed over the horizon",
-      "horizon")
-    return Horizon(npv, annuity)
+    q("runs_over_horizon", work.planned_runs * SUM(*shares), "runs",
+      "Runs delivered over the horizon (owned and bridged)", "horizon")
+    q("plan_delivered_fraction", SUM(*shares) / horizon, "fraction",
+      "Share of the horizon's planned runs delivered by its end", "horizon")
+    q("plan_shortfall_runs", work.planned_runs * plan_backlog(b, horizon), "runs",
+      "Planned runs still waiting at the horizon (no capacity for them in time)", "horizon")
+    return Horizon(npv, annuity, work_years)

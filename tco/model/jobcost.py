@@ -3,7 +3,7 @@ can run, times the run's wall time, plus the run's own electricity and a share o
 
 from __future__ import annotations
 
-from ..expr import MAX, SUM, Ref
+from ..expr import MAX, SUM, Const, Ref
 from .base import Builder, fin, w
 from .capex import Capex
 from .operations import Delivered, Hours, Running
@@ -11,14 +11,15 @@ from .training import Run
 from .units import TOKENS_PER_MILLION
 
 # Per-job cost lines (their sum is the job's total).
-JOB_COMPONENTS = ("hardware", "electricity", "facility", "operations", "porting")
+JOB_COMPONENTS = ("hardware", "electricity", "facility", "operations", "rental", "porting")
 JOB_COMPONENT_LABELS = {"hardware": "Hardware", "electricity": "Electricity",
-                        "facility": "Facility", "operations": "Operations", "porting": "Porting"}
+                        "facility": "Facility", "operations": "Operations", "rental": "Rental",
+                        "porting": "Porting"}
 
 
 def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hours,
-              work: Delivered, horizon: int, money: str) -> None:
-    q = b.q
+              work: Delivered, horizon: int, money: str, owned: bool) -> None:
+    q, zero = b.q, Const(0.0)
     capacity = h.available  # cluster hours per year over which fixed costs are spread
     hw_per_hour = q(
         "hardware_cost_per_cluster_hour",
@@ -32,17 +33,20 @@ def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hour
                      / capacity,
                      f"{money}/h", "Support, licences, staff and port upkeep per cluster-hour",
                      "horizon")
-    runs_horizon = MAX(work.runs * horizon, 1)
+    runs_horizon = MAX(Ref(f"{b.cid}.runs_over_horizon"), 1)
     for wid, r in runs.items():
         lines = [
             b.jq(wid, "cost_hardware", hw_per_hour * r.wall_h, money,
                  "Hardware depreciation share per run"),
-            b.jq(wid, "cost_electricity", r.e_fac * Ref("facility.electricity_price_per_kwh"),
-                 money, "Electricity per run"),
+            b.jq(wid, "cost_electricity",
+                 r.e_fac * Ref("facility.electricity_price_per_kwh") if owned else zero,
+                 money, "Electricity per run (in the rental price when rented)"),
             b.jq(wid, "cost_facility", fac_per_hour * r.wall_h, money,
                  "Colocation share per run"),
             b.jq(wid, "cost_operations", ops_per_hour * r.wall_h, money,
                  "Operations share per run"),
+            b.jq(wid, "cost_rental", zero if owned else r.gpu_h * run.rent_price, money,
+                 "Rental of the run's accelerator-hours (rented options)"),
             b.jq(wid, "cost_porting", run.porting / runs_horizon, money,
                  "One-time porting spread over the horizon's runs"),
         ]

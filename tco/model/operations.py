@@ -1,20 +1,25 @@
 """Methodology §6, operations per year: the hours the cluster runs, what running it costs each
-year, the one-time porting and delay, the loan, the residual value and the work delivered."""
+year, the one-time porting and delay, the loan, the residual value and the work delivered.
+
+An owned cluster (bought, or bought with a loan) runs at most `utilization` of the year; a
+rented one is rented for the hours the plan needs, so it completes every planned run."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import IF, MAX, MIN, PMT, SUM, Ref
+from ..expr import IF, MAX, MIN, PMT, SUM, Const, Expr, Ref
 from .base import Builder, a, fin, w
 from .capex import Capex
 from .cluster import Cluster
+from .timeline import Timeline, Work
 from .training import Run
 from .units import FLOP_PER_PFLOP_HOUR, HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW
 
 
 @dataclass(frozen=True)
 class Hours:
+    demand: Ref
     available: Ref
     busy: Ref
     share_done: Ref  # runs_completed_fraction
@@ -22,6 +27,8 @@ class Hours:
 
 @dataclass(frozen=True)
 class Running:
+    """Steady-state yearly costs (a full year with the capacity ready) and one-time items."""
+
     electricity: Ref
     colocation: Ref
     support: Ref
@@ -29,6 +36,7 @@ class Running:
     staff: Ref
     porting: Ref  # one-time
     porting_maintenance: Ref
+    rent_price: Expr  # per card-hour (0 when the option neither rents nor bridges)
     delay: Ref  # one-time
     financed: Ref
     payment: Ref
@@ -37,54 +45,69 @@ class Running:
 
 @dataclass(frozen=True)
 class Delivered:
-    gpu_hours: Ref
-    runs: Ref
-    pflop_hours: Ref
+    planned_gpu_hours: Ref  # every planned run, per year
+    planned_runs: Ref
+    planned_pflop_hours: Ref
+    gpu_hours: Ref  # what the capacity completes in a full year (planned x completed share)
 
 
-def hours(b: Builder, runs: dict[str, Run]) -> Hours:
+def _demand(runs: dict[str, Run]) -> Expr:
+    return SUM(*[w(wid, "runs_per_year") * r.wall_h for wid, r in runs.items()])
+
+
+def hours(b: Builder, runs: dict[str, Run], owned: bool) -> Hours:
     q = b.q
-    avail = q("available_hours_per_year", HOURS_PER_YEAR * Ref("utilization"), "h/yr",
-              "Hours per year the cluster can run jobs", "horizon")
-    demand = q("demand_hours_per_year", SUM(*[w(wid, "runs_per_year") * r.wall_h
-                                              for wid, r in runs.items()]), "h/yr",
+    demand = q("demand_hours_per_year", _demand(runs), "h/yr",
                "Hours per year the planned runs need", "horizon")
+    if owned:
+        avail = q("available_hours_per_year", HOURS_PER_YEAR * Ref("utilization"), "h/yr",
+                  "Hours per year the cluster can run jobs", "horizon")
+    else:
+        avail = q("available_hours_per_year", demand, "h/yr",
+                  "Hours per year rented: as many as the planned runs need", "horizon")
     busy = q("busy_hours_per_year", MIN(demand, avail), "h/yr", "Hours per year spent training",
              "horizon")
     done = q("runs_completed_fraction", IF(demand.gt(0), busy / demand, 1), "fraction",
              "Share of planned runs the cluster completes", "horizon")
-    return Hours(avail, busy, done)
+    return Hours(demand, avail, busy, done)
 
 
 def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: int,
-            money: str) -> Running:
+            money: str, owned: bool, rent_price: Expr) -> Running:
     c, q = b.c, b.q
-    energy = q("energy_facility_kwh_per_year",
-               (cl.train_w * h.busy + cl.idle_w * (HOURS_PER_YEAR - h.busy)) * c("pue")
-               / W_PER_KW, "kWh/yr", "Facility energy per year (training and idle)", "horizon")
-    elec = q("electricity_per_year", energy * Ref("facility.electricity_price_per_kwh"), money,
-             "Electricity per year", "horizon")
-    colo = q("colocation_per_year",
-             cl.it_kw * Ref("facility.colocation_price_per_kw_month") * MONTHS_PER_YEAR, money,
-             "Colocation per year", "horizon")
-    support = q("support_per_year", cx.hardware * a("support_fraction_per_year"), money,
-                "Hardware support per year", "horizon")
-    licences = q("licences_per_year", cl.cards * c("licence_per_card_year"), money,
-                 "Software licences per year", "horizon")
+    zero = Const(0.0)
+    if owned:
+        energy = q("energy_facility_kwh_per_year",
+                   (cl.train_w * h.busy + cl.idle_w * (HOURS_PER_YEAR - h.busy)) * c("pue")
+                   / W_PER_KW, "kWh/yr", "Facility energy per year (training and idle)",
+                   "horizon")
+        elec: Expr = energy * Ref("facility.electricity_price_per_kwh")
+        colo: Expr = (cl.it_kw * Ref("facility.colocation_price_per_kw_month")
+                      * MONTHS_PER_YEAR)
+        support: Expr = cx.hardware * a("support_fraction_per_year")
+        licences: Expr = cl.cards * c("licence_per_card_year")
+        staff: Expr = (cl.cards / 1000 * a("ops_engineers_per_1000_cards")
+                       * Ref("team.engineer_cost_per_month") * MONTHS_PER_YEAR)
+    else:  # the rental price covers power, space, support, operations and licences
+        elec = colo = support = licences = staff = zero
     eng_month = Ref("team.engineer_cost_per_month")
-    staff = q("operations_staff_per_year",
-              cl.cards / 1000 * a("ops_engineers_per_1000_cards") * eng_month * MONTHS_PER_YEAR,
-              money, "Operations staff per year", "horizon")
+    elec_y = q("electricity_per_year", elec, money, "Electricity per year", "horizon")
+    colo_y = q("colocation_per_year", colo, money, "Colocation per year", "horizon")
+    support_y = q("support_per_year", support, money, "Hardware support per year", "horizon")
+    licence_y = q("licences_per_year", licences, money, "Software licences per year", "horizon")
+    staff_y = q("operations_staff_per_year", staff, money, "Operations staff per year",
+                "horizon")
     unfamiliar = 1 - Ref(f"team.familiarity.{stack}")
     porting = q("porting_one_time", c("porting_engineer_months") * eng_month * unfamiliar,
                 money, "One-time porting effort", "horizon")
     maintenance = q("porting_maintenance_per_year",
                     c("maintenance_engineer_months_per_year") * eng_month * unfamiliar, money,
                     "Porting maintenance per year", "horizon")
-    delay = q("lead_time_delay_cost", c("lead_time_weeks") * Ref("cost_of_delay_per_week"),
+    delay = q("lead_time_delay_cost",
+              c("lead_time_weeks") * Ref("cost_of_delay_per_week") if owned else zero,
               money, "Cost of the delivery lead time", "horizon")
-    financed = q("financed_amount", cx.total * fin("financed_fraction"), money,
-                 "Capex financed by the loan", "horizon")
+    financed = q("financed_amount", cx.total * fin("financed_fraction") if owned else zero,
+                 money, "Capex financed by the loan", "horizon")
     payment = q("loan_payment_per_year",
                 -PMT(fin("loan_rate"), fin("loan_term_years"), financed), money,
                 "Loan payment per year", "horizon")
@@ -94,19 +117,51 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
              "fraction", "Book value at the horizon, share of hardware capex", "horizon")
     residual = q("residual_value", cx.hardware * book, money, "Residual value at the horizon",
                  "horizon")
-    return Running(elec, colo, support, licences, staff, porting, maintenance, delay, financed,
-                   payment, residual)
+    return Running(elec_y, colo_y, support_y, licence_y, staff_y, porting, maintenance,
+                   rent_price, delay, financed, payment, residual)
+
+
+def year_costs(b: Builder, t: int, cl: Cluster, h: Hours, run: Running, tl: Timeline,
+               work: Delivered, plan: Work, owned: bool) -> dict[str, Expr]:
+    """The operating components of year t (1..H): the installed hardware costs from delivery,
+    training power for the work done on it, and rent for the work done on rented capacity."""
+    installed = tl.installed[t]
+    if owned:
+        busy = h.demand * plan.owned[t]
+        energy_kwh = ((cl.train_w * busy + cl.idle_w * (HOURS_PER_YEAR * installed - busy))
+                      * b.c("pue") / W_PER_KW)
+        electricity: Expr = energy_kwh * Ref("facility.electricity_price_per_kwh")
+    else:
+        electricity = Const(0.0)
+    rented = work.planned_gpu_hours * plan.rented[t]
+    return {
+        "electricity": electricity,
+        "colocation": run.colocation * installed,
+        "support": run.support * installed,
+        "licences": run.licences * installed,
+        "operations_staff": run.staff * installed,
+        "porting_maintenance": run.porting_maintenance,
+        "cloud_rent": rented * run.rent_price,
+    }
 
 
 def delivered(b: Builder, runs: dict[str, Run], h: Hours) -> Delivered:
-    """The work the cluster delivers per year: planned runs times the share it completes."""
+    """The work planned per year, and what the capacity completes of it in a full year."""
     q = b.q
-    done = {wid: w(wid, "runs_per_year") * h.share_done for wid in runs}
-    gpu = q("gpu_hours_per_year", SUM(*[done[wid] * r.gpu_h for wid, r in runs.items()]),
-            "card-h/yr", "Delivered accelerator-hours per year", "horizon")
-    jobs = q("runs_per_year", SUM(*done.values()), "runs/yr", "Runs completed per year",
-             "horizon")
-    pflop = q("pflop_hours_per_year",
-              SUM(*[done[wid] * r.flops for wid, r in runs.items()]) / FLOP_PER_PFLOP_HOUR,
-              "PFLOP-h/yr", "Useful compute per year (model FLOPs)", "horizon")
-    return Delivered(gpu, jobs, pflop)
+    per_year = {wid: w(wid, "runs_per_year") for wid in runs}
+    planned_gpu = q("planned_gpu_hours_per_year",
+                    SUM(*[per_year[wid] * r.gpu_h for wid, r in runs.items()]), "card-h/yr",
+                    "Accelerator-hours per year the planned runs need", "horizon")
+    planned_runs = q("planned_runs_per_year", SUM(*per_year.values()), "runs/yr",
+                     "Runs planned per year", "horizon")
+    planned_pflop = q("planned_pflop_hours_per_year",
+                      SUM(*[per_year[wid] * r.flops for wid, r in runs.items()])
+                      / FLOP_PER_PFLOP_HOUR, "PFLOP-h/yr",
+                      "Useful compute per year the planned runs need (model FLOPs)", "horizon")
+    gpu = q("gpu_hours_per_year", planned_gpu * h.share_done, "card-h/yr",
+            "Accelerator-hours per year delivered by the capacity in a full year", "horizon")
+    q("runs_per_year", planned_runs * h.share_done, "runs/yr",
+      "Runs completed per year once the capacity is ready", "horizon")
+    q("pflop_hours_per_year", planned_pflop * h.share_done, "PFLOP-h/yr",
+      "Useful compute per year once the capacity is ready (model FLOPs)", "horizon")
+    return Delivered(planned_gpu, planned_runs, planned_pflop, gpu)

@@ -12,3 +12,4 @@ MONTHS_PER_YEAR = 12.0
 TOKENS_PER_MILLION = 1e6
 RATE_AS_ZERO = 1e-6  # a discount rate below this is treated as zero in the annuity factor
 COMPLETE_FRACTION = 1 - 1e-9  # a share of planned runs completed at or above this is all of them
+WEEKS_PER_YEAR = 365.25 / 7.0

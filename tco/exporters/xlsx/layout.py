@@ -14,7 +14,7 @@ import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from ...expr import Ref, RefFn
-from ...model import COMPONENTS, YEAR_TOTALS, Quantity
+from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
 from ...result import Result
 from .names import NameRegistry
 
@@ -184,9 +184,10 @@ def plan(result: Result) -> Plan:
             p.quantities[q.name] = Cell(MODEL, row, col_of[q.candidate])
 
     # CashFlows: a block per candidate, years as columns; rows are the components, then the
-    # net flow and its running total.
+    # net flow and its running total, then the year's timeline (shares of the year and of its
+    # planned runs).
     row = 1
-    block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS))}
+    block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS, *YEAR_SHARES))}
     for cid in p.priced:
         p.cash_rows[cid] = row + 1  # after the block's title row
         row += 1 + len(block_row) + 1  # title, rows, blank

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from xlsxwriter.worksheet import Worksheet
 
-from ...model import COMPONENTS, Quantity
+from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
 from ...result import Result
 from .inputs import text
 from .layout import (
@@ -29,6 +29,16 @@ from .layout import (
 from .styles import Styles
 
 WHOLE_AMOUNTS = 1e6  # cash flows show whole currency units
+# The timeline rows under each block (a year's own label names the year, these do not).
+SHARE_LABELS = {
+    "installed_share": "Share of the year with the owned hardware installed",
+    "ready_share": "Share of the year with the owned capacity ready (installed and ported)",
+    "ported_share": "Share of the year with the port done",
+    "own_work_share": "Work on owned capacity, in years of planned runs",
+    "rented_work_share": "Work on rented capacity, in years of planned runs",
+    "work_share": "Work delivered, in years of planned runs",
+    "backlog": "Planned runs waiting at the year's end, in years of planned runs",
+}
 
 
 def write_quantity(ws: Worksheet, q: Quantity, p: Plan, values: Mapping[str, float],
@@ -91,6 +101,7 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
     for t in range(horizon + 1):
         text(ws, 0, C_FIRST + t, f"Year {t}", st("header_right"))
     labels = {quantity_key(q): q.label for q in result.model if q.year == 1}
+    share_labels = {key: SHARE_LABELS[key] for key in YEAR_SHARES}
     name = {c.id: c.info.name for c in result.candidates}
     for cid in p.priced:
         first = p.cash_rows[cid]
@@ -106,10 +117,16 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
         text(ws, net_row, C_UNIT, cur)
         text(ws, net_row + 1, C_LABEL, "Cumulative net cash flow (undiscounted)", st("static"))
         text(ws, net_row + 1, C_UNIT, cur)
+        share_row = net_row + len(YEAR_TOTALS)
+        for i, key in enumerate(YEAR_SHARES):
+            text(ws, share_row + i, C_LABEL, share_labels[key])
+            text(ws, share_row + i, C_UNIT, "fraction")
     for q in result.model:
         if q.year is not None:
-            role = {"net": "total", "cumulative": "static"}.get(quantity_key(q), "formula")
-            write_quantity(ws, q, p, values, st, role, typical=WHOLE_AMOUNTS)
+            key = quantity_key(q)
+            role = {"net": "total", "cumulative": "static"}.get(key, "formula")
+            write_quantity(ws, q, p, values, st, role,
+                           typical=None if key in YEAR_SHARES else WHOLE_AMOUNTS)
     ws.set_column(C_LABEL, C_LABEL, 44)
     ws.set_column(C_UNIT, C_UNIT, 8)
     ws.set_column(C_FIRST, C_FIRST + horizon, 15)

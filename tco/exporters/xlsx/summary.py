@@ -15,6 +15,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ...engine import tier
 from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
+from ...recommend import recommend
 from ...result import CandidateResult, Result
 from ..fmt import CHART_CANDIDATES
 from .inputs import text
@@ -115,20 +116,20 @@ def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
     text(ws, 4, 0, "Recommendation", st("label"))
     text(ws, 4, 1, _recommendation(result), st("label"))
     text(ws, 5, 1, "Order and recommendation as computed by the engine at generation; the "
-         "live columns re-rank after you change inputs. Tier: 0 may be bought and completes "
-         "every planned run, 1 may be bought but completes fewer, 2 barred here (export "
+         "live columns re-rank after you change inputs. Tier: 0 may be used here and delivers "
+         "the whole plan, 1 may be used but delivers less of it, 2 barred here (export "
          "control, licence), 3 infeasible; the rank orders by tier, then NPV.", st("subtitle"))
 
 
 def _recommendation(result: Result) -> str:
-    rec = result.recommended
+    rec, said = result.recommended, recommend(result)
     barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
-    if rec is not None:
-        if not rec.completes_all_runs:
-            return (f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible "
-                    "candidates that may be bought here (none completes every planned run)")
-        return (f"{rec.id}: {rec.info.name}, the lowest NPV of TCO among feasible candidates "
-                "that may be bought here and complete every planned run")
+    if rec is not None and said is not None:
+        if not said.delivers_plan:
+            return (f"{said.action()} ({rec.id}): the lowest NPV among the options that may "
+                    "be used here (none delivers the whole plan)")
+        return (f"{said.action()} ({rec.id}): the lowest NPV of delivering the plan among the "
+                "options that may be used here and deliver it")
     if barred:
         return ("No candidate can be recommended: the feasible ones (" + ", ".join(barred)
                 + ") are export-controlled or licence-barred here.")
@@ -151,8 +152,8 @@ def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
         ws.write_number(r, 0, i + 1, st("rank"))
         text(ws, r, 1, c.id)
         text(ws, r, 2, c.info.name)
-        w.formula(r, 3, p.input_name(f"candidates.{c.id}.cards"), f"candidates.{c.id}.cards",
-                  "count")
+        cards = f"candidates.{c.info.inputs_id}.cards"  # a generated option: its source's
+        w.formula(r, 3, p.input_name(cards), cards, "count")
         w.headline(r, 4, c, "npv_tco")
         w.headline(r, 5, c, "undiscounted_tco")
         w.headline(r, 6, c, "cost_per_job")

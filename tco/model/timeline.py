@@ -1,0 +1,100 @@
+"""Methodology §6 (timeline): when an option's capacity can do useful work.
+
+An owned cluster arrives after its lead time; a stack the team does not know must be ported
+first, which takes `porting_months` of calendar time and starts when the option is chosen.
+Year t (1..H) is the interval (t-1, t]: the share of it after delivery pays for the installed
+hardware, the share after both delivery and the port (`ready_years`) does work on it.
+
+Work is counted in years of planned runs. Runs that fall before there is capacity for them
+are not lost: they wait (a backlog) and are done as soon as capacity allows: on an owned
+cluster from its spare hours; rented (a rent option, or a hybrid's rented part) at once, since
+renting scales out, from the year the port is done. A hybrid owns its cluster and rents what
+the cluster cannot do in the year (while it is on order, and the peaks). What is still waiting
+at the horizon is the plan's shortfall, shown with every option."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..expr import IF, MAX, MIN, Const, Expr, ExprLike, Ref
+from .base import Builder, a
+from .units import MONTHS_PER_YEAR, WEEKS_PER_YEAR
+
+
+@dataclass(frozen=True)
+class Timeline:
+    installed: dict[int, Ref]  # year t (0..H) -> share of year t with the owned hardware in place
+    ready: dict[int, Ref]  # year t -> share of year t with the owned capacity ready for work
+    ported: dict[int, Ref]  # year t -> share of year t with the port done (renting can work)
+
+
+def _after(t: int, start: ExprLike) -> Expr:
+    """The share of year t (the interval t-1..t) after `start` years."""
+    return MIN(1, MAX(0, t - start))
+
+
+def timeline(b: Builder, horizon: int, stack: str, owned: bool) -> Timeline:
+    c, q = b.c, b.q
+    unfamiliar = 1 - Ref(f"team.familiarity.{stack}")
+    porting = q("porting_months",
+                c("porting_engineer_months") * unfamiliar / a("porting_team_engineers"),
+                "months", "Calendar time to port the software to the stack", "horizon")
+    ported = q("ported_years", porting / MONTHS_PER_YEAR, "years",
+               "Time from the decision until the port is done", "horizon")
+    delivered = q("delivery_years", c("lead_time_weeks") / WEEKS_PER_YEAR if owned
+                  else Const(0.0), "years",
+                  "Time from the order until the hardware is installed (0 when rented)",
+                  "horizon")
+    ready = q("ready_years", MAX(delivered, ported), "years",
+              "Time until the first useful work: hardware installed and port done", "horizon")
+    out = Timeline({}, {}, {})
+    for t in range(horizon + 1):  # year 0 (the decision) has no share of any year: 0
+        out.installed[t] = q("installed_share", _after(t, delivered) if owned else Const(0.0),
+                             "fraction", f"Share of year {t} with the owned hardware in place",
+                             "year", year=t)
+        out.ready[t] = q("ready_share", _after(t, ready) if owned else Const(0.0), "fraction",
+                         f"Share of year {t} with the owned capacity ready for work", "year",
+                         year=t)
+        out.ported[t] = q("ported_share", _after(t, ported), "fraction",
+                          f"Share of year {t} with the port done", "year", year=t)
+    return out
+
+
+@dataclass(frozen=True)
+class Work:
+    owned: dict[int, Ref]  # year t -> planned-years of work done on owned capacity
+    rented: dict[int, Ref]  # year t -> planned-years of work done on rented capacity
+    done: dict[int, Ref]  # year t -> planned-years of work delivered
+
+
+RENTED_CAPACITY = 1e9  # planned-years of work renting can do in a year: unbounded
+
+
+def plan_work(b: Builder, horizon: int, tl: Timeline, demand_h: Ref, available_h: Ref,
+              acquire: str) -> Work:
+    """Year by year, in years of planned runs: what owned and rented capacity do, the backlog
+    of runs that waited for capacity included, and the backlog left."""
+    q, zero = b.q, Const(0.0)
+    spare = q("capacity_per_demand",
+              IF(demand_h.gt(0), available_h / MAX(demand_h, 1e-12), 0) if acquire != "rent"
+              else zero, "ratio", "Hours the owned cluster can run per hour the planned runs "
+              "need", "horizon")
+    out = Work({}, {}, {})
+    backlog: Expr = zero
+    for t in range(horizon + 1):
+        due = zero if t == 0 else 1 + backlog
+        own = MIN(spare * tl.ready[t], due)
+        out.owned[t] = q("own_work_share", own, "fraction",
+                         f"Year {t}'s work on owned capacity, in years of planned runs (above 1 "
+                         "when catching up)", "year", year=t)
+        rented = (IF(tl.ported[t].gt(0), due - out.owned[t], 0) if acquire != "buy"
+                  else zero)
+        out.rented[t] = q("rented_work_share", rented, "fraction",
+                          f"Year {t}'s work on rented capacity, in years of planned runs",
+                          "year", year=t)
+        out.done[t] = q("work_share", out.owned[t] + out.rented[t], "fraction",
+                        f"Year {t}'s work delivered, in years of planned runs", "year", year=t)
+        backlog = q("backlog", due - out.done[t], "fraction",
+                    f"Planned runs still waiting at the end of year {t}, in years of planned "
+                    "runs", "year", year=t)
+    return out

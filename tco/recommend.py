@@ -1,0 +1,124 @@
+"""The recommendation: which option, how the capacity is got (buy, rent or hybrid), and why.
+
+Defined once from the ranked Result (tco.engine.rank, by the model's tier and the NPV of
+delivering the plan) and used by every output: `recommendation` in `tco compare` JSON, the
+line under the CLI table and the report's headline. The reasons compare only figures the
+Result holds; a sentence about renting never contradicts a recommendation to buy, nor the
+reverse, because both read the same ranking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .result import CandidateResult, Result
+
+MODES = ("buy", "rent", "hybrid")
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    option: str  # the recommended option's id
+    mode: str  # buy | rent | hybrid
+    name: str
+    card_name: str
+    cards: int
+    pricing: str  # the cloud tier rented at: "committed" or "on-demand" ("" when bought)
+    npv_tco: float  # the cost of delivering the plan
+    delivers_plan: bool
+    runner_up: CandidateResult | None  # the next option that may be used and delivers
+    other_mode: CandidateResult | None  # the cheapest usable option of the other mode
+    reasons: list[str] = field(default_factory=list)  # in English (JSON, table)
+
+    def action(self) -> str:
+        """"rent NVIDIA B200 at committed prices", "buy ...", "buy ... and rent what it
+        cannot do (hybrid)"."""
+        if self.mode == "rent":
+            return f"rent {self.card_name} at {self.pricing} prices"
+        if self.mode == "hybrid":
+            return f"buy {self.card_name} and rent what it cannot do (hybrid)"
+        return f"buy {self.card_name}"
+
+
+def usable(c: CandidateResult) -> bool:
+    """May be recommended: feasible, priced, not barred here."""
+    return c.feasible and c.priced and not c.info.blocking
+
+
+def delivers(c: CandidateResult) -> bool:
+    return usable(c) and int(c.values["tier"]) == 0
+
+
+def _money(x: float, currency: str) -> str:
+    from .exporters.fmt import money
+
+    return money(x, currency)
+
+
+def recommend(result: Result) -> Recommendation | None:
+    """The best-ranked option that may be used here, with its reasons; None when none may."""
+    rec = result.recommended
+    if rec is None:
+        return None
+    cur, years = result.currency, result.structure.horizon_years
+    mode = rec.info.acquire
+    pricing = "" if mode == "buy" else str(
+        result.scenario_data.get("rent_pricing", "committed")).replace("_", "-")
+    npv = rec.values["npv_tco"]
+    ok = delivers(rec)
+    pool = [c for c in result.candidates if (delivers(c) if ok else usable(c))]
+    runner_up = next((c for c in pool if c is not rec), None)
+    rented = mode == "rent"
+    other = next((c for c in result.candidates if usable(c) and c is not rec
+                  and (c.info.acquire != "rent") == rented), None)
+    reasons = []
+    if ok and runner_up is not None:
+        diff = runner_up.values["npv_tco"] - npv
+        reasons.append(
+            f"lowest NPV of delivering the plan over {years} years among the options that may "
+            f"be used here and deliver it: {_money(npv, cur)}, {_money(diff, cur)} "
+            f"({diff / runner_up.values['npv_tco']:.0%}) less than the next, {runner_up.id}")
+    elif ok:
+        reasons.append(f"the only option that may be used here and delivers the plan: "
+                       f"{_money(npv, cur)} over {years} years")
+    else:
+        reasons.append(
+            f"no option that may be used here delivers the whole plan; this one has the "
+            f"lowest NPV among them, {_money(npv, cur)}, and delivers "
+            f"{rec.values['plan_delivered_fraction']:.0%} of it "
+            f"({rec.values['plan_shortfall_runs']:.1f} runs short)")
+    if other is not None:
+        what, which = ("buying", "bought") if rented else ("renting", "rented")
+        gap = other.values["npv_tco"] - npv
+        reasons.append(
+            f"{what} costs more: the cheapest {which} option ({other.id}) costs "
+            f"{_money(other.values['npv_tco'], cur)} to deliver the plan, {_money(gap, cur)} "
+            "more")
+    source = result.candidate(rec.info.inputs_of) if rec.info.inputs_of else None
+    if rented and source is not None and source.priced and "breakeven_utilization" in \
+            source.values:
+        be = source.values["breakeven_utilization"]
+        use = result.inputs["utilization"].value if "utilization" in result.inputs else None
+        if be >= 1:
+            reasons.append(f"buying the same cluster ({source.id}) would not pay at any "
+                           "utilization at these prices")
+        elif use is None or be > use:
+            reasons.append(f"buying the same cluster ({source.id}) would pay only if it were "
+                           f"busy more than {be:.0%} of the year")
+    if mode != "rent" and rec.values.get("ready_years", 0) > 0:
+        reasons.append(f"first useful work {rec.values['ready_years'] * 12:.1f} months after "
+                       "the order (delivery and porting); the runs planned meanwhile are "
+                       + ("caught up within the horizon" if ok else "partly lost"))
+    return Recommendation(rec.id, mode, rec.info.name, rec.info.card_name,
+                          int(rec.inputs["cards"]), pricing, npv, ok, runner_up, other,
+                          reasons)
+
+
+def recommendation_dict(result: Result) -> dict[str, object] | None:
+    """`recommendation` in `tco compare` JSON (null when nothing may be recommended)."""
+    r = recommend(result)
+    if r is None:
+        return None
+    return {"option": r.option, "mode": r.mode, "name": r.name, "card_name": r.card_name,
+            "cards": r.cards, "pricing": r.pricing or None, "npv_tco": r.npv_tco,
+            "delivers_plan": r.delivers_plan, "action": r.action(), "reasons": r.reasons}
