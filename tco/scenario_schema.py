@@ -66,10 +66,37 @@ def _describe(props: JsonObj, specs: dict[str, InputSpec]) -> None:
         prop.pop("title", None)
 
 
+def _stable(node: Any) -> Any:
+    """pydantic's schema in the shape its newer releases write, whichever release is installed
+    (the shipped file must not depend on it): a lone `allOf: [{$ref}]` is the `$ref` itself."""
+    if isinstance(node, dict):
+        out = {k: _stable(v) for k, v in node.items()}
+        all_of = out.get("allOf")
+        if isinstance(all_of, list) and len(all_of) == 1 and set(all_of[0]) == {"$ref"}:
+            del out["allOf"]
+            out["$ref"] = all_of[0]["$ref"]
+        return out
+    if isinstance(node, list):
+        return [_stable(v) for v in node]
+    return node
+
+
+def _layout_keys() -> list[str]:
+    """The degrees a candidate's `layout` pins (the Literal of tco.scenario.Candidate)."""
+    from typing import get_args
+
+    from .scenario import Candidate
+
+    inner = get_args(Candidate.model_fields["layout"].annotation)[1]  # dict[Literal[...], int]
+    return list(get_args(get_args(inner)[0]))
+
+
 def scenario_schema() -> JsonObj:
     from .scenario import Scenario
 
-    schema = Scenario.model_json_schema()
+    schema = _stable(Scenario.model_json_schema())
+    layout = schema["$defs"]["Candidate"]["properties"]["layout"]["additionalProperties"]
+    layout["propertyNames"] = {"enum": _layout_keys()}  # older pydantic leaves it out
     defs = schema["$defs"]
     _describe(schema["properties"], TOP_INPUTS)
     _describe(defs["Workload"]["properties"], WORKLOAD_INPUTS)
@@ -101,7 +128,8 @@ def scenario_schema() -> JsonObj:
 
 
 def schema_text() -> str:
-    return json.dumps(scenario_schema(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    # keys sorted: the text is the same whichever pydantic release wrote the dict
+    return json.dumps(scenario_schema(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 if __name__ == "__main__":  # python -m tco.scenario_schema PATH
