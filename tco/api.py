@@ -53,7 +53,7 @@ def load_source(source: str | os.PathLike[str] | Mapping[str, Any] | None) -> Lo
     if isinstance(source, os.PathLike):
         return load_scenario(Path(source))
     if isinstance(source, str):
-        if "\n" in source or ":" in source and not Path(source).exists():
+        if "\n" in source or (":" in source and not Path(source).exists()):
             return load_scenario_text(source, "<text>")
         return load_scenario(Path(source))
     raise ScenarioError(f"expected a path, YAML text or a mapping, found {type(source).__name__}",

@@ -25,7 +25,6 @@ _WRITERS: dict[type, Writer] = {}
 
 # One function per spreadsheet function the trees use, mirroring tco/expr/floats.py.
 RUNTIME = """const R = {
-  div(a, b) { return a / b; },
   pow(a, b) {
     if (b === 2) return a * a;
     if (b === 0.5) return a >= 0 ? Math.sqrt(a) : NaN;

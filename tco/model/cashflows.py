@@ -40,15 +40,11 @@ YEAR_SHARES = ("installed_share", "ready_share", "ported_share", "own_work_share
                "rented_work_share", "work_share", "backlog")
 
 
-def plan_backlog(b: Builder, horizon: int) -> Ref:
-    return Ref(f"{b.cid}.y{horizon}.backlog")
-
 
 @dataclass(frozen=True)
 class Horizon:
     npv: Ref
     annuity: Ref
-    work_years: Ref  # discounted years of the plan's work delivered
 
 
 @dataclass(frozen=True)
@@ -128,6 +124,6 @@ def horizon_results(b: Builder, horizon: int, flows: list[Ref], work: Delivered,
       "Runs delivered over the horizon (owned and bridged)", "horizon")
     q("plan_delivered_fraction", SUM(*shares) / horizon, "fraction",
       "Share of the horizon's planned runs delivered by its end", "horizon")
-    q("plan_shortfall_runs", work.planned_runs * plan_backlog(b, horizon), "runs",
+    q("plan_shortfall_runs", work.planned_runs * plan.backlog[horizon], "runs",
       "Planned runs still waiting at the horizon (no capacity for them in time)", "horizon")
-    return Horizon(npv, annuity, work_years)
+    return Horizon(npv, annuity)

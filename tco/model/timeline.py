@@ -65,6 +65,7 @@ class Work:
     owned: dict[int, Ref]  # year t -> planned-years of work done on owned capacity
     rented: dict[int, Ref]  # year t -> planned-years of work done on rented capacity
     done: dict[int, Ref]  # year t -> planned-years of work delivered
+    backlog: dict[int, Ref]  # year t -> planned-years of runs still waiting at its end
 
 
 RENTED_CAPACITY = 1e9  # planned-years of work renting can do in a year: unbounded
@@ -79,7 +80,7 @@ def plan_work(b: Builder, horizon: int, tl: Timeline, demand_h: Ref, available_h
               IF(demand_h.gt(0), available_h / MAX(demand_h, 1e-12), 0) if acquire != "rent"
               else zero, "ratio", "Hours the owned cluster can run per hour the planned runs "
               "need", "horizon")
-    out = Work({}, {}, {})
+    out = Work({}, {}, {}, {})
     backlog: Expr = zero
     for t in range(horizon + 1):
         due = zero if t == 0 else 1 + backlog
@@ -94,7 +95,7 @@ def plan_work(b: Builder, horizon: int, tl: Timeline, demand_h: Ref, available_h
                           "year", year=t)
         out.done[t] = q("work_share", out.owned[t] + out.rented[t], "fraction",
                         f"Year {t}'s work delivered, in years of planned runs", "year", year=t)
-        backlog = q("backlog", due - out.done[t], "fraction",
+        backlog = out.backlog[t] = q("backlog", due - out.done[t], "fraction",
                     f"Planned runs still waiting at the end of year {t}, in years of planned "
                     "runs", "year", year=t)
     return out
