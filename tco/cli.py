@@ -315,6 +315,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     from .analysis import report_analyses
     from .dates import output_date
     from .engine import compute
+    from .gcpause import keep_until_exit
 
     if not (xlsx or html or pdf):
         raise click.UsageError("give at least one of --xlsx, --html or --pdf")
@@ -323,6 +324,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     day = output_date()  # read once, before any work: one date for every file written
     loaded, catalog = load(scenario, catalogs)
     result = compute(loaded, catalog)
+    keep_until_exit()
     result.analyses.update(report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing,
                                            result=result))
     if xlsx:
