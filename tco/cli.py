@@ -255,7 +255,7 @@ def job(model_params: float, active_params: float | None, tokens: float, card: s
             exc.file, exc.field = None, _JOB_OPTIONS.get(exc.field.rsplit(".", 1)[-1],
                                                          exc.field)
         raise
-    c = result.candidates[0]
+    c = result.candidate(card)  # the cluster described, not the rent option generated beside it
     click.echo(to_json(job_dict(result, c)) if fmt == "json" else job_table(result, c), nl=False)
 
 
