@@ -294,7 +294,7 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
 @click.option("--html", type=click.Path(dir_okay=False), help="Write the HTML report.")
 @click.option("--pdf", type=click.Path(dir_okay=False), help="Write the report as PDF.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
-              help="Language of the HTML/PDF report.")
+              help="Language of the workbook and the HTML/PDF report.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
               help="Paper size of the printed report and PDF.")
 @click.option("--draws", type=int, default=20000, show_default=True,
@@ -328,7 +328,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     if xlsx:
         from .exporters.xlsx import write_workbook
 
-        write_workbook(result, xlsx, generated=day)
+        write_workbook(result, xlsx, generated=day, lang=lang)
         click.echo(f"wrote {xlsx}", err=True)
     if html:
         from .exporters.html import write_html

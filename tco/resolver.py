@@ -378,9 +378,8 @@ class _Resolver:
         """Risk flags (short; the catalog record holds the evidence); some bar buying here."""
         region = self.sc.facility.region
         if region in card.export_restricted_regions:
-            info.blocking.append(
-                f"export control: {card.name} is restricted for region "
-                f"'{region}' (see `tco catalog show {card.id}`)")
+            place = self.catalog.region(region).place or region
+            info.blocking.append(f"export control: {card.name} is restricted in {place}")
         if "gaming_license" in card.flags:
             info.blocking.append(
                 "licence: the GeForce driver licence does not permit data-centre deployment")
@@ -388,7 +387,7 @@ class _Resolver:
         if stack.id != "cuda" or "immature_stack" in card.flags:
             info.flags.append(
                 f"software: {stack.name} is not CUDA; porting effort and an efficiency "
-                f"penalty are priced in (see `tco catalog show {stack.id}`)")
+                "penalty are priced in")
         if "single_vendor_supply" in card.flags:
             info.flags.append(f"supply: single vendor ({card.vendor}), constrained supply")
 
