@@ -121,6 +121,10 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("financed_fraction", "Share of capex financed by a loan"),
     _frac("loan_rate", "Loan interest rate per year", 0.0, 0.99),
     InputSpec("loan_term_years", "years", "Loan term", 1, 30, integer=True),
+    _frac("vat_rate", "VAT rate on the purchase", 0.0, 0.5),
+    InputSpec("prices_include_vat", "flag", "Quoted purchase prices include VAT (1 yes, 0 no)",
+              0, 1, integer=True, hint="1 when the quotes are gross (含税), 0 when net"),
+    _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
 ]}
 
 WORKLOAD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [

@@ -138,6 +138,8 @@ class _Resolver:
             value = getattr(fin, key)
             if key == "financed_fraction" and value is None:
                 value = 1.0 if fin.purchase == "finance" else 0.0
+            if isinstance(value, bool):
+                value = float(value)
             self.put(self.given(["finance", key], value, spec))
         term = self.inputs["finance.loan_term_years"].value
         if term > fin.horizon_years and self.inputs["finance.financed_fraction"].value > 0:

@@ -246,8 +246,8 @@ def _money_ticks(svg: str) -> list[str]:
 
 def test_one_unit_on_every_money_axis(package):
     """Every money label of a chart (its ticks and bar-end labels) is in one unit, chosen from
-    the axis's largest value: the cumulative cash flows reach ¥2.4亿 (NPV ¥2.41亿 above), so
-    the whole axis is in 亿, its zero too; the cost per run (¥505万, ¥606万) is all in 万."""
+    the axis's largest value: the cumulative cash flows reach over ¥2亿, so
+    the whole axis is in 亿, its zero too; the cost per run (about ¥500万) is all in 万."""
     _result, _catalog, out = package
     html = (out / "report.zh.html").read_text(encoding="utf-8")
     svgs = re.findall(r"<svg.*?</svg>", html, re.DOTALL)

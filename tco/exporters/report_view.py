@@ -476,6 +476,9 @@ class View:
             (s("d_per_mtok"), self.money(job["cost_per_million_tokens"])),
             (s("d_runs"), number(v["runs_over_horizon"], 1)),
         ]
+        if v.get("capex_vat"):  # its own line, after the capex net of VAT
+            costs.insert(1, (s("d_vat"), s("value_vat", vat=self.money(v["capex_vat"]),
+                                            recovered=self.money(v["capex_vat_recovered"]))))
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.money(v["cloud_npv"])))
             be = v["breakeven_utilization"]
