@@ -201,14 +201,20 @@ def init(path: str, force: bool) -> None:
 
 @cli.command()
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
-def schema(output: str | None) -> None:
-    """Print the JSON Schema of scenario files (for editors and tools).
+@click.option("--quote", is_flag=True,
+              help="The schema of quote files (--catalog) instead of scenario files.")
+def schema(output: str | None, quote: bool) -> None:
+    """Print the JSON Schema of scenario files, or of quote files (for editors and tools).
 
     \b
     Example:
       tco schema -o scenario.schema.json
+      tco schema --quote -o quote.schema.json
     """
-    from .scenario_schema import schema_text
+    if quote:
+        from .quote_schema import schema_text
+    else:
+        from .scenario_schema import schema_text
 
     check_files({"--output": output}, {})
     emit(schema_text(), output)
