@@ -211,9 +211,15 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
           0, 0.5),
     InputSpec("ops_engineers_per_1000_cards", "engineers", "Operations staff per 1000 cards",
               0, 100),
+    InputSpec("storage_tb_per_card", "TB/card", "Shared storage per accelerator (datasets, "
+              "checkpoints; usable TB)", 0, 1000, hint="terabytes (1e12 bytes) per card"),
+    _money("storage_price_per_tb", "money/TB", "Shared storage price per usable TB", 10, 1e4,
+           "a price per terabyte of usable capacity, not per GB"),
     InputSpec("porting_team_engineers", "engineers", "Engineers porting to a new stack at "
               "once (sets how long porting takes)", 0.25, 100),
 ]}
+# A money assumption is kept in pricing/assumptions.yaml in USD, as `<key>_usd`.
+MONEY_DEFAULTS["storage_price_per_tb_usd"] = ASSUMPTION_INPUTS["storage_price_per_tb"]
 
 
 @dataclass

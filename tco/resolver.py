@@ -125,6 +125,9 @@ class _Resolver:
         for key, spec in ASSUMPTION_INPUTS.items():
             if key in self.sc.assumptions:
                 self.put(self.given(["assumptions", key], self.sc.assumptions[key], spec))
+            elif spec.money:  # in the catalog in USD (`<key>_usd`), in the scenario's currency
+                self.put(_fig_input(f"assumptions.{key}", self.catalog.assumption(f"{key}_usd"),
+                                    spec, self.fx, self.fx_note and f"{self.fx_note}: "))
             else:
                 self.put(_fig_input(f"assumptions.{key}", self.catalog.assumption(key), spec))
 
@@ -138,8 +141,6 @@ class _Resolver:
             value = getattr(fin, key)
             if key == "financed_fraction" and value is None:
                 value = 1.0 if fin.purchase == "finance" else 0.0
-            if isinstance(value, bool):
-                value = float(value)
             self.put(self.given(["finance", key], value, spec))
         term = self.inputs["finance.loan_term_years"].value
         if term > fin.horizon_years and self.inputs["finance.financed_fraction"].value > 0:

@@ -137,7 +137,7 @@ class Finance(_Strict):
     loan_term_years: Whole = 3
     # VAT on the purchase (methodology §5): none by default, so quotes are net prices
     vat_rate: Num = 0.0
-    prices_include_vat: bool = False  # the quotes are gross (含税): the capex lines are net
+    prices_include_vat: Num = 0.0  # 1: the quotes are gross (含税), the capex lines net of it
     vat_recoverable_fraction: Num = 1.0  # share credited as input VAT at the end of year 1
 
 

@@ -58,7 +58,7 @@ def test_net_quotes_with_recoverable_vat_cost_only_the_wait(catalog):
 
 
 def test_gross_quotes_with_unrecoverable_vat(catalog):
-    c = hand(catalog, vat_rate=0.13, prices_include_vat=True, vat_recoverable_fraction=0)
+    c = hand(catalog, vat_rate=0.13, prices_include_vat=1, vat_recoverable_fraction=0)
     v, y = c.values, c.yearly
     assert v["vat_net_factor"] == pytest.approx(1 / 1.13)
     assert v["capex_total"] == pytest.approx(118_495.575221, abs=1e-5)
@@ -81,6 +81,8 @@ def test_no_vat_by_default(catalog):
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("vat_rate", 0.7, "outside the plausible range 0 to 0.5"),
     ("vat_recoverable_fraction", 1.5, "outside the plausible range 0 to 1"),
+    ("prices_include_vat", 0.5, "expected a whole number, found 0.5"),
+    ("prices_include_vat", 2, "outside the plausible range 0 to 1"),
 ])
 def test_implausible_vat_is_refused(catalog, field, value, message):
     from tco.errors import TcoError
@@ -88,3 +90,12 @@ def test_implausible_vat_is_refused(catalog, field, value, message):
     with pytest.raises(TcoError) as exc:
         hand(catalog, **{field: value})
     assert message in str(exc.value) and field in str(exc.value)
+
+
+def test_a_yes_or_no_is_refused_where_1_or_0_is_expected(catalog):
+    """`prices_include_vat: true` is a YAML boolean: the file is told to write 1 or 0."""
+    from tco.errors import TcoError
+
+    with pytest.raises(TcoError) as exc:
+        hand(catalog, prices_include_vat=True)
+    assert "prices_include_vat" in str(exc.value)

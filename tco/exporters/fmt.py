@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 SYMBOLS = {"USD": "$", "EUR": "€", "CNY": "¥"}
 
@@ -63,6 +65,8 @@ def axis_money(values: Iterable[float] | np.ndarray, currency: str,
     (never ¥5,000.0万 and ¥1.00亿 on one axis, nor $500k and $1.00M): 亿 or 万 in Chinese for CNY,
     whole amounts with separators in Chinese for other currencies (as tables write them), and
     B, M or k in English."""
+    import numpy as np  # here: the quick commands format money without numpy
+
     a = np.abs(np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
                           dtype=float))
     a = a[np.isfinite(a)]

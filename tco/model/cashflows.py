@@ -20,13 +20,15 @@ from .timeline import Timeline, Work
 from .units import RATE_AS_ZERO
 
 # Cash-flow components, in the order every table shows them.
-CAPEX_COMPONENTS = ("cards", "servers", "network", "cooling", "installation", "vat")
+CAPEX_COMPONENTS = ("cards", "servers", "network", "storage", "cooling", "installation", "vat")
 COMPONENTS = CAPEX_COMPONENTS + (
-    "porting", "lead_time_delay", "electricity", "colocation", "support", "licences",
+    "porting", "lead_time_delay", "electricity", "colocation", "support", "storage_support",
+    "licences",
     "operations_staff", "porting_maintenance", "cloud_rent", "financing", "residual_value",
 )
 COMPONENT_LABELS = {
     "cards": "Accelerators", "servers": "Servers", "network": "Network",
+    "storage": "Shared storage", "storage_support": "Shared storage support",
     "cooling": "Cooling", "installation": "Installation",
     "vat": "VAT on the purchase (paid, then recovered)", "porting": "Porting (one-time)",
     "lead_time_delay": "Lead-time delay", "electricity": "Electricity",
@@ -67,7 +69,7 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
     if t == 0:
         cx, run = m.cx, m.run
         parts: dict[str, Expr] = {comp: zero for comp in COMPONENTS}
-        parts.update(cards=cx.cards, servers=cx.servers, network=cx.network,
+        parts.update(cards=cx.cards, servers=cx.servers, network=cx.network, storage=cx.storage,
                      cooling=cx.cooling, installation=cx.installation, vat=cx.vat,
                      porting=run.porting, lead_time_delay=run.delay, financing=-run.financed)
         return parts
