@@ -15,6 +15,7 @@ value alone. A new derivation is recorded by being written, not by a list kept b
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 from .catalog import Accelerator, Catalog, Cooling, Figure, Platform, Stack
@@ -55,9 +56,18 @@ class _Inputs(dict[str, Input]):
         self[inp.path] = inp
 
 
+_QUOTED_IN = re.compile(r" \(quoted [0-9,.eE+-]+ ([A-Z]{3}); at ")
+
+
 def _fig_input(path: str, fig: Figure, spec: InputSpec, scale: float = 1.0,
                source_prefix: str = "") -> Input:
+    """An input from a catalog figure, converted by `scale`; `source_prefix` says how. A quote
+    given in the scenario's own currency comes back as quoted: its source says so once
+    ("quoted 105,000 CNY; at 7.1526 CNY/USD"), without the round trip through USD."""
     lo, hi = fig.range
+    quoted = _QUOTED_IN.search(fig.source)
+    if quoted and f"{quoted.group(1)}/USD" in source_prefix:
+        source_prefix = ""
     src = fig.source if not source_prefix else f"{source_prefix}{fig.source}"
     return Input(path=path, value=fig.best * scale, spec=spec, source=src, as_of=fig.as_of,
                  low=lo * scale, high=hi * scale, note=fig.note or "", origin="catalog")

@@ -62,12 +62,14 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9₀-₉]*")
 _ID = re.compile(r"[A-Za-z0-9]+(?:[._/-][A-Za-z0-9]+)+|[A-Za-z0-9]*_[A-Za-z0-9_]*")
 _FUNCTION = re.compile(r"\b(?:NPV|PMT)\(")
 _OPTION = re.compile(r"--[a-z][a-z-]*")
+_QUOTED = re.compile(r" \(quoted [^)]*\)$")
 
 
 def _figures(obj: object, out: set[str]) -> None:
     """Every catalog figure's source and note (quoted as published)."""
     if isinstance(obj, Figure):
-        out.add(obj.source)
+        # a quote's own words; the tool's "(quoted 105,000 CNY; at 7.1526 CNY/USD)" is not
+        out.add(_QUOTED.sub("", obj.source))
         if obj.note:
             out.add(obj.note)
     elif isinstance(obj, BaseModel):

@@ -108,8 +108,9 @@ class Strings:
                 groups = m.groupdict()
                 if "region" in groups:
                     groups["region"] = place_names().get(groups["region"], groups["region"])
-                if "name" in groups:
-                    groups["name"] = self.message(groups["name"])
+                for key in ("name", "rest"):  # a sentence inside the sentence
+                    if groups.get(key):
+                        groups[key] = self.message(groups[key])
                 return zh.format(**groups)
         return text
 
