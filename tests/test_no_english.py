@@ -262,3 +262,22 @@ def test_one_unit_on_every_money_axis(package):
         assert len(kinds) == 1, ticks
         units.append(kinds.pop())
     assert len(units) >= 3 and "亿" in units and "万" in units
+
+
+def test_cny_amounts_in_the_zh_workbook_read_in_wan_and_yi(package):
+    """Amounts of the Chinese workbook in CNY show in 万 (50,000,000 -> ¥5000.0万: `,` divides by
+    1,000 and the escaped point stands before the last digit) or 亿 (/1e6, point before the last
+    two digits); prices per unit stay plain; other currencies are written in full."""
+    from tco.exporters.xlsx.styles import money_format
+
+    assert money_format("CNY", 5e7, "zh") == '"¥"0\\.0,"万";-"¥"0\\.0,"万";"-"'
+    assert money_format("CNY", 2.4e8, "zh") == '"¥"0\\.00,,"亿";-"¥"0\\.00,,"亿";"-"'
+    assert money_format("CNY", 20.78, "zh") == money_format("CNY", 20.78, "en")
+    assert "万" not in money_format("USD", 5e7, "zh")
+    _result, _catalog, out = package
+    ws = openpyxl.load_workbook(out / "workbook.zh.xlsx")["摘要"]
+    header = next(r for r in ws.iter_rows() if any(c.value == "TCO 净现值" for c in r))
+    cols = {c.value: c.column for c in header}
+    row = header[0].row + 1
+    assert "万" in ws.cell(row, cols["TCO 净现值"]).number_format
+    assert "万" not in ws.cell(row, cols["每加速卡小时成本"]).number_format

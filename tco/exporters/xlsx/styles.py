@@ -43,7 +43,7 @@ WHOLE_UNITS = {"cards", "nodes"}  # counts the model keeps whole (ROUNDUP, MIN o
 def money_format(currency: str, value: float, lang: str = "en") -> str:
     """`"$"#,##0` for amounts, more decimals for unit prices such as a tariff per kWh.
 
-    In Chinese, amounts of ten thousand and more are shown in 万 (`¥5,000.0万`) and of a
+    In Chinese, CNY amounts of ten thousand and more are shown in 万 (`¥5,000.0万`) and of a
     hundred million and more in 亿 (`¥1.23亿`), as the zh report writes them (tco.exporters.fmt):
     the format is chosen from a typical value of the row or column, so one column reads in one
     unit. The cell keeps the full value; only its display is scaled (`,` divides by 1,000 and
@@ -53,7 +53,7 @@ def money_format(currency: str, value: float, lang: str = "en") -> str:
     sym = SYMBOLS.get(currency, currency + " ")
     quoted = f'"{sym}"'
     a = abs(value) if math.isfinite(value) else 0.0
-    if lang == "zh" and a >= 1e4:
+    if lang == "zh" and currency == "CNY" and a >= 1e4:  # other currencies in full, as the report
         digits = '0\\.00,,"亿"' if a >= 1e8 else '0\\.0,"万"'
         return f'{quoted}{digits};-{quoted}{digits};"-"'
     digits = "#,##0" if a >= 100 or a == 0 else ("#,##0.00" if a >= 1 else "#,##0.0000")
