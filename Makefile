@@ -23,7 +23,7 @@ report: $(STAMP)
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) $(BIN)/tco report \
 	  --xlsx reports/example.xlsx --html reports/example.html --pdf reports/example.pdf
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) $(BIN)/tco report \
-	  --html reports/example.zh.html --lang zh
+	  --html reports/example.zh.html --xlsx reports/example.zh.xlsx --lang zh
 	@echo "wrote reports/example.*"
 
 test: $(STAMP)

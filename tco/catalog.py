@@ -190,6 +190,8 @@ class Cooling(_Record):
 class Region(_Record):
     id: str
     name: str
+    place: str = ""  # the place by name, as sentences say it: "China", "the United States"
+    place_zh: str = ""  # the same in Chinese: "中国"
     currency: Literal["USD", "CNY", "EUR"]
     electricity_price_per_kwh: Figure
     colocation_price_per_kw_month: Figure

@@ -201,14 +201,20 @@ def init(path: str, force: bool) -> None:
 
 @cli.command()
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
-def schema(output: str | None) -> None:
-    """Print the JSON Schema of scenario files (for editors and tools).
+@click.option("--quote", is_flag=True,
+              help="The schema of quote files (--catalog) instead of scenario files.")
+def schema(output: str | None, quote: bool) -> None:
+    """Print the JSON Schema of scenario files, or of quote files (for editors and tools).
 
     \b
     Example:
       tco schema -o scenario.schema.json
+      tco schema --quote -o quote.schema.json
     """
-    from .scenario_schema import schema_text
+    if quote:
+        from .quote_schema import schema_text
+    else:
+        from .scenario_schema import schema_text
 
     check_files({"--output": output}, {})
     emit(schema_text(), output)
@@ -294,7 +300,7 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
 @click.option("--html", type=click.Path(dir_okay=False), help="Write the HTML report.")
 @click.option("--pdf", type=click.Path(dir_okay=False), help="Write the report as PDF.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
-              help="Language of the HTML/PDF report.")
+              help="Language of the workbook and the HTML/PDF report.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
               help="Paper size of the printed report and PDF.")
 @click.option("--draws", type=int, default=20000, show_default=True,
@@ -330,7 +336,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     if xlsx:
         from .exporters.xlsx import write_workbook
 
-        write_workbook(result, xlsx, generated=day)
+        write_workbook(result, xlsx, generated=day, lang=lang)
         click.echo(f"wrote {xlsx}", err=True)
     if html:
         from .exporters.html import write_html

@@ -121,6 +121,10 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("financed_fraction", "Share of capex financed by a loan"),
     _frac("loan_rate", "Loan interest rate per year", 0.0, 0.99),
     InputSpec("loan_term_years", "years", "Loan term", 1, 30, integer=True),
+    _frac("vat_rate", "VAT rate on the purchase", 0.0, 0.5),
+    InputSpec("prices_include_vat", "flag", "Quoted purchase prices include VAT (1 yes, 0 no)",
+              0, 1, integer=True, hint="1 when the quotes are gross (含税), 0 when net"),
+    _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
 ]}
 
 WORKLOAD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
@@ -207,9 +211,15 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
           0, 0.5),
     InputSpec("ops_engineers_per_1000_cards", "engineers", "Operations staff per 1000 cards",
               0, 100),
+    InputSpec("storage_tb_per_card", "TB/card", "Shared storage per accelerator (datasets, "
+              "checkpoints; usable TB)", 0, 1000, hint="terabytes (1e12 bytes) per card"),
+    _money("storage_price_per_tb", "money/TB", "Shared storage price per usable TB", 10, 1e4,
+           "a price per terabyte of usable capacity, not per GB"),
     InputSpec("porting_team_engineers", "engineers", "Engineers porting to a new stack at "
               "once (sets how long porting takes)", 0.25, 100),
 ]}
+# A money assumption is kept in pricing/assumptions.yaml in USD, as `<key>_usd`.
+MONEY_DEFAULTS["storage_price_per_tb_usd"] = ASSUMPTION_INPUTS["storage_price_per_tb"]
 
 
 @dataclass

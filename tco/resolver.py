@@ -15,6 +15,7 @@ value alone. A new derivation is recorded by being written, not by a list kept b
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 from .catalog import Accelerator, Catalog, Cooling, Figure, Platform, Stack
@@ -55,9 +56,18 @@ class _Inputs(dict[str, Input]):
         self[inp.path] = inp
 
 
+_QUOTED_IN = re.compile(r" \(quoted [0-9,.eE+-]+ ([A-Z]{3}); at ")
+
+
 def _fig_input(path: str, fig: Figure, spec: InputSpec, scale: float = 1.0,
                source_prefix: str = "") -> Input:
+    """An input from a catalog figure, converted by `scale`; `source_prefix` says how. A quote
+    given in the scenario's own currency comes back as quoted: its source says so once
+    ("quoted 105,000 CNY; at 7.1526 CNY/USD"), without the round trip through USD."""
     lo, hi = fig.range
+    quoted = _QUOTED_IN.search(fig.source)
+    if quoted and f"{quoted.group(1)}/USD" in source_prefix:
+        source_prefix = ""
     src = fig.source if not source_prefix else f"{source_prefix}{fig.source}"
     return Input(path=path, value=fig.best * scale, spec=spec, source=src, as_of=fig.as_of,
                  low=lo * scale, high=hi * scale, note=fig.note or "", origin="catalog")
@@ -125,6 +135,9 @@ class _Resolver:
         for key, spec in ASSUMPTION_INPUTS.items():
             if key in self.sc.assumptions:
                 self.put(self.given(["assumptions", key], self.sc.assumptions[key], spec))
+            elif spec.money:  # in the catalog in USD (`<key>_usd`), in the scenario's currency
+                self.put(_fig_input(f"assumptions.{key}", self.catalog.assumption(f"{key}_usd"),
+                                    spec, self.fx, self.fx_note and f"{self.fx_note}: "))
             else:
                 self.put(_fig_input(f"assumptions.{key}", self.catalog.assumption(key), spec))
 
@@ -378,9 +391,8 @@ class _Resolver:
         """Risk flags (short; the catalog record holds the evidence); some bar buying here."""
         region = self.sc.facility.region
         if region in card.export_restricted_regions:
-            info.blocking.append(
-                f"export control: {card.name} is restricted for region "
-                f"'{region}' (see `tco catalog show {card.id}`)")
+            place = self.catalog.region(region).place or region
+            info.blocking.append(f"export control: {card.name} is restricted in {place}")
         if "gaming_license" in card.flags:
             info.blocking.append(
                 "licence: the GeForce driver licence does not permit data-centre deployment")
@@ -388,7 +400,7 @@ class _Resolver:
         if stack.id != "cuda" or "immature_stack" in card.flags:
             info.flags.append(
                 f"software: {stack.name} is not CUDA; porting effort and an efficiency "
-                f"penalty are priced in (see `tco catalog show {stack.id}`)")
+                "penalty are priced in")
         if "single_vendor_supply" in card.flags:
             info.flags.append(f"supply: single vendor ({card.vendor}), constrained supply")
 

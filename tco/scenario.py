@@ -135,6 +135,10 @@ class Finance(_Strict):
     financed_fraction: Num | None = None
     loan_rate: Num = 0.07
     loan_term_years: Whole = 3
+    # VAT on the purchase (methodology §5): none by default, so quotes are net prices
+    vat_rate: Num = 0.0
+    prices_include_vat: Num = 0.0  # 1: the quotes are gross (含税), the capex lines net of it
+    vat_recoverable_fraction: Num = 1.0  # share credited as input VAT at the end of year 1
 
 
 class Team(_Strict):

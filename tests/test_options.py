@@ -57,8 +57,8 @@ def test_a_lead_time_of_a_year_shifts_the_runs_and_the_costs_of_a_buy_option(cat
     assert late.values["plan_shortfall_runs"] == 0
 
     v = now.values
-    opex = (v["colocation_per_year"] + v["support_per_year"] + v["licences_per_year"]
-            + v["operations_staff_per_year"])
+    opex = (v["colocation_per_year"] + v["support_per_year"] + v["storage_support_per_year"]
+            + v["licences_per_year"] + v["operations_staff_per_year"])
     elec = v["electricity_per_year"]
     # one more busy hour swaps idle for training draw: (train - idle) W x PUE x tariff
     pue = now.inputs["pue"]

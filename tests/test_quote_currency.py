@@ -40,6 +40,7 @@ def test_a_cny_price_comes_back_as_quoted_in_a_cny_scenario(tmp_path):
     h20 = result.inputs["candidates.h20.card_price"]
     assert h20.value == pytest.approx(105000, rel=1e-12)  # not 105,000.17
     assert "quoted 105,000 CNY; at 7.1526 CNY/USD" in h20.source
+    assert "USD x" not in h20.source  # no round trip through USD in the source: it came back
     assert result.inputs["candidates.a.card_price"].value == pytest.approx(120000, rel=1e-12)
 
 

@@ -250,7 +250,8 @@ def test_methodology_states_provenance_and_formulas(example, example_xlsx):
     assert cells["Generated"] == "2026-01-15"
     formulas = {r[2]: r[4] for r in ws.iter_rows(values_only=True) if r[0] == "Over the horizon"}
     assert formulas["npv_tco"] == "y0.net+NPV(finance.discount_rate,y1.net,y2.net,y3.net,y4.net,y5.net)"
-    assert formulas["capex_cards"] == "(candidate.cards+spare_cards)*candidate.card_price"
+    assert formulas["capex_cards"] == (
+        "(candidate.cards+spare_cards)*candidate.card_price*vat_net_factor")
 
 
 def test_same_result_and_date_give_identical_bytes(example, example_xlsx, tmp_path):

@@ -29,6 +29,7 @@ import xlsxwriter
 import yaml
 from workbook_support import cash_flow_block, hand_worked_figures, input_value
 
+from tco.catalog import load_catalog
 from tco.engine import compute
 from tco.exporters.xlsx import write_workbook
 from tco.exporters.xlsx.layout import plan
@@ -37,6 +38,7 @@ from tco.resources import example_scenario
 from tco.scenario import load_scenario, load_scenario_text
 
 TRICKY = Path(__file__).with_name("test_workbook_tricky.yaml")
+ZH_PACKAGE = Path(__file__).with_name("data") / "zh_package"  # a Chinese procurement package
 DAY = date(2026, 1, 15)
 REL = 1e-6
 PLANTED = 12345.0
@@ -101,6 +103,7 @@ class Case:
     result: object
     original: Path
     recalculated: Path
+    lang: str = "en"
 
     def book(self, values: bool = True) -> openpyxl.Workbook:
         return openpyxl.load_workbook(self.recalculated, data_only=values)
@@ -147,48 +150,52 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
     doc["facility"]["electricity_price_per_kwh"] = NEW_ELECTRICITY_PRICE
     edited = compute(load_scenario_text(yaml.safe_dump(doc)), catalog)
 
+    zh = compute(load_scenario(ZH_PACKAGE / "scenario.yaml"),
+                 load_catalog([ZH_PACKAGE / "quotes.csv"]))
+
     files = {"example": base / "example.xlsx", "tricky": base / "tricky.xlsx",
              "planted": base / "planted.xlsx", "edited": base / "edited.xlsx",
-             "names": base / "names.xlsx"}
+             "names": base / "names.xlsx", "zh": base / "zh.xlsx"}
     write_workbook(example, files["example"], generated=DAY)
     write_workbook(tricky, files["tricky"], generated=DAY)
+    write_workbook(zh, files["zh"], generated=DAY, lang="zh")
     plant_wrong_values(files["example"], files["planted"])
     edit_electricity_price(files["example"], files["edited"], NEW_ELECTRICITY_PRICE)
     awkward_names_workbook(files["names"])
     out = recalculate(list(files.values()), base / "recalculated",
                       tmp_path_factory.mktemp("libreoffice-profile"))
     results = {"example": example, "tricky": tricky, "planted": example, "edited": edited,
-               "names": None}
-    return {k: Case(results[k], files[k], out[k]) for k in files}
+               "names": None, "zh": zh}
+    return {k: Case(results[k], files[k], out[k], "zh" if k == "zh" else "en") for k in files}
 
 
-def expected_named_values(result) -> dict[str, float]:
+def expected_named_values(result, lang: str = "en") -> dict[str, float]:
     """Every defined name of the workbook and the engine's value for it."""
-    p = plan(result)
+    p = plan(result, lang)
     env = engine_env(result)
     out = {p.input_name(path): result.inputs[path].value for path in p.inputs}
     out.update({name: env[q] for name, q in p.headline_quantity.items()})
     return out
 
 
-@pytest.mark.parametrize("case", ["example", "tricky"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh"])
 def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
-    expected = expected_named_values(c.result)
+    expected = expected_named_values(c.result, c.lang)
     assert len(expected) == len(wb.defined_names) > 10
     wrong = {name: (named_value(wb, name), value) for name, value in expected.items()
              if not close(named_value(wb, name), value)}
     assert not wrong
 
 
-@pytest.mark.parametrize("case", ["example", "tricky"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh"])
 def test_every_model_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
     env = engine_env(c.result)
     wrong = {}
-    p = plan(c.result)
+    p = plan(c.result, c.lang)
     for q in c.result.model:
         cell = p.quantities[q.name]
         got = wb[cell.sheet].cell(cell.row + 1, cell.col + 1).value
@@ -198,9 +205,11 @@ def test_every_model_cell_matches_the_engine_after_recalculation(cases, case):
     assert not wrong
 
 
-def test_every_formula_keeps_its_cached_value_after_recalculation(cases):
-    """Summary, cumulative cash flows, ranks: every formula cell, not only the model's."""
-    c = cases["example"]
+@pytest.mark.parametrize("case", ["example", "zh"])
+def test_every_formula_keeps_its_cached_value_after_recalculation(cases, case):
+    """Summary, cumulative cash flows, ranks: every formula cell, not only the model's (in the
+    Chinese workbook too: its sheets are named in Chinese, its formulas refer to them)."""
+    c = cases[case]
     formulas = openpyxl.load_workbook(c.original)
     cached = openpyxl.load_workbook(c.original, data_only=True)
     recalculated = c.book()
@@ -297,7 +306,7 @@ def test_edited_tariff_scales_every_electricity_bill(cases):
                                                                             strict=True))
 
 
-@pytest.mark.parametrize("case", ["example", "tricky", "edited"])
+@pytest.mark.parametrize("case", ["example", "tricky", "edited", "zh"])
 def test_no_error_values_anywhere_after_recalculation(cases, case):
     wb = cases[case].book()
     errors = [f"{ws.title}!{cell.coordinate}={cell.value}" for ws in wb.worksheets

@@ -139,7 +139,14 @@ FIELDS: tuple[Field, ...] = (
           "catalog's vendor-tuned MFU the team reaches on the candidate's stack (1 on CUDA, "
           "for a familiar team, or when the figure is as-deployed)"),
     Field("capex_total", "capex_total", _H, MONEY,
-          "Capital expenditure: cards with spares, servers, network, cooling, installation"),
+          "Capital expenditure: cards with spares, servers, network, shared storage, cooling, "
+          "installation (net of VAT)"),
+    Field("capex_storage", "capex_storage", _H, MONEY,
+          "Shared storage (datasets, checkpoints), included in capex_total"),
+    Field("capex_vat", "capex_vat", _H, MONEY,
+          "VAT on the purchase, paid at year 0 (0 without finance.vat_rate)"),
+    Field("capex_vat_recovered", "capex_vat_recovered", _H, MONEY,
+          "The part of capex_vat credited back as input VAT at the end of year 1"),
     Field("cloud_npv", "cloud_npv", _H, MONEY, "NPV of renting the same delivered "
           "accelerator-hours from the cloud", when="cloud", csv=True),
     Field("breakeven_utilization", "breakeven_utilization", _H, "fraction", "Busy share of the "

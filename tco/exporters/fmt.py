@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SYMBOLS = {"USD": "$", "EUR": "€", "CNY": "¥"}
 
@@ -52,3 +57,31 @@ def percent(x: float | None, digits: int = 0) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"
     return f"{x:.{digits}%}"
+
+
+def axis_money(values: Iterable[float] | np.ndarray, currency: str,
+               lang: str = "en") -> Callable[[float], str]:
+    """The tick labels of one money axis, all in one unit chosen from the largest value on it
+    (never ¥5,000.0万 and ¥1.00亿 on one axis, nor $500k and $1.00M): 亿 or 万 in Chinese for CNY,
+    whole amounts with separators in Chinese for other currencies (as tables write them), and
+    B, M or k in English."""
+    import numpy as np  # here: the quick commands format money without numpy
+
+    a = np.abs(np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
+                          dtype=float))
+    a = a[np.isfinite(a)]
+    top = float(a.max()) if a.size else 0.0
+    if lang == "zh" and currency != "CNY":
+        return lambda x: money_full(x, currency)
+    sym = SYMBOLS.get(currency, currency + " ")
+    steps = ((1e8, "亿"), (1e4, "万")) if lang == "zh" else ((1e9, "B"), (1e6, "M"), (1e4, "k"))
+    size, suffix = next(((n, u) for n, u in steps if top >= n), (1.0, ""))
+    scaled = top / size
+    digits = 0 if scaled >= 100 else (1 if scaled >= 10 else 2)
+
+    def label(x: float) -> str:
+        if not math.isfinite(x):
+            return "n/a"
+        sign = "-" if x < 0 else ""
+        return f"{sign}{sym}{abs(x) / size:,.{digits}f}{suffix}"
+    return label

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from ..resources import templates_dir
+from ..resources import pricing_dir, templates_dir
 
 LANGS = ("en", "zh")
 
@@ -25,6 +25,23 @@ def _table() -> dict[str, Any]:
     path = templates_dir() / "strings.yaml"
     with path.open(encoding="utf-8") as fh:
         return yaml.safe_load(fh)
+
+
+@lru_cache(maxsize=1)
+def place_names() -> dict[str, str]:
+    """The Chinese name of each region's place, by its English name (pricing/facilities.yaml:
+    `place` and `place_zh`), for engine sentences that name a region."""
+    with (pricing_dir() / "facilities.yaml").open(encoding="utf-8") as fh:
+        regions = yaml.safe_load(fh).get("regions", [])
+    return {r["place"]: r["place_zh"] for r in regions if "place" in r and "place_zh" in r}
+
+
+def region_name(region_id: str, lang: str) -> str:
+    """A region by the name of its place ("China", "中国"), not its id; the id when unknown."""
+    with (pricing_dir() / "facilities.yaml").open(encoding="utf-8") as fh:
+        regions = {r["id"]: r for r in yaml.safe_load(fh).get("regions", [])}
+    r = regions.get(region_id, {})
+    return str(r.get("place_zh" if lang == "zh" else "place", region_id))
 
 
 @dataclass(frozen=True)
@@ -88,5 +105,87 @@ class Strings:
         for pattern, zh in self._messages:
             m = pattern.match(text)
             if m:
-                return zh.format(**m.groupdict())
+                groups = m.groupdict()
+                if "region" in groups:
+                    groups["region"] = place_names().get(groups["region"], groups["region"])
+                for key in ("name", "rest"):  # a sentence inside the sentence
+                    if groups.get(key):
+                        groups[key] = self.message(groups[key])
+                return zh.format(**groups)
         return text
+
+
+@lru_cache(maxsize=1)
+def _workbook_table() -> dict[str, Any]:
+    path = templates_dir() / "workbook_strings.yaml"
+    with path.open(encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+class Words:
+    """The workbook's words: its English text is the key (as gettext's msgid), its Chinese text
+    comes from templates/workbook_strings.yaml; labels of inputs, units, cost components and
+    engine messages come from templates/strings.yaml, shared with the report (one translation
+    per term). English is returned as written, so the English workbook is what the code says.
+    A sentence without a Chinese entry stays English (tests/test_no_english.py finds it)."""
+
+    def __init__(self, lang: str) -> None:
+        self.strings = Strings(lang)
+        self.lang = lang
+        table = _workbook_table()
+        zh = lang == "zh"
+        self._text: dict[str, str] = dict(table["text"]) if zh else {}
+        self._sheets: dict[str, str] = dict(table["sheets"]) if zh else {}
+        self._quantities: dict[str, str] = dict(table["quantities"]) if zh else {}
+        self._units: dict[str, str] = dict(table["units"]) if zh else {}
+
+    def __call__(self, english: str, **values: Any) -> str:
+        text = self._text.get(english, english)
+        return text.format(**values) if values else text
+
+    def sheet(self, name: str) -> str:
+        return self._sheets.get(name, name)
+
+    def quantity(self, key: str, english: str, year: int | None = None) -> str:
+        """A model quantity's label by its key (the part after candidate, workload, year)."""
+        zh = self._quantities.get(key)
+        if zh is None:
+            return english
+        return zh.format(year=year) if year is not None else zh
+
+    def unit(self, unit: str, currency: str = "") -> str:
+        """A unit as the model or the catalog writes it (`W`, `card-h`, `USD/kWh`)."""
+        if self.lang == "en":
+            return unit
+        if unit in self._units:
+            return self._units[unit]
+        if currency and unit.startswith(currency):
+            rest = unit[len(currency):]
+            return currency + self._units.get(rest, rest)
+        return self.strings.unit(unit, currency)
+
+    def input_label(self, path: str, english: str) -> str:
+        return self.strings.input_label(path, english)
+
+    def message(self, text: str) -> str:
+        return self.strings.message(text)
+
+    def source(self, text: str) -> str:
+        """A source: the engine's own sources translated (`scenario`, `sized for ...`); catalog
+        citations are quoted as published (the report's caveat says so)."""
+        return self.strings.message(text)
+
+    def note(self, text: str) -> str:
+        return self.strings.message(text)
+
+    def name(self, text: str) -> str:
+        """An option's name (a generated rent option's is its source's name, rented)."""
+        return self.strings.message(text)
+
+    def component(self, key: str, english: str) -> str:
+        if self.lang == "en":
+            return english
+        try:
+            return self.strings.component(key)
+        except KeyError:
+            return english

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
 from ..recommend import recommend
 from ..result import CandidateResult, Result
 from . import charts
-from .fmt import CHART_CANDIDATES, money, money_full, number, percent
+from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
 from .i18n import Segment, Strings
 
 TORNADO_BARS = 10
@@ -83,6 +86,10 @@ class View:
         if self.lang == "zh" and self.cur != "CNY" and math.isfinite(x) and abs(x) >= 1000:
             return money_full(x, self.cur)
         return money(x, self.cur, "en" if self.lang == "zh" and self.cur != "CNY" else self.lang)
+
+    def axis(self, values: Any) -> Callable[[float], str]:
+        """Labels of a money axis, one unit for the whole axis (fmt.axis_money)."""
+        return axis_money(values, self.cur, self.lang)
 
     def amount(self, x: float) -> str:
         """Money in a cash-flow table, where a dash reads better than a column of zeros."""
@@ -321,9 +328,10 @@ class View:
         parts = [charts.Series(s.component(k), [c.job[f"cost_{k}"] for c in priced])
                  for k in self.r.job_components]
         title = s("h_cost_per_job")
-        svg = charts.stacked_bars(names, parts, [c.job["cost_per_job"] for c in priced],
-                                  s("chart_cost_axis", currency=self.cur), self.money, hl, lang,
-                                  title)
+        totals = [c.job["cost_per_job"] for c in priced]
+        svg = charts.stacked_bars(names, parts, totals,
+                                  s("chart_cost_axis", currency=self.cur), self.axis(totals), hl,
+                                  lang, title)
         out.append(Chart("chart-cost", title, s("cap_cost_per_job", workload=wname) + more,
                          Markup(svg)))
 
@@ -332,7 +340,9 @@ class View:
                   for c in priced]
         title = s("h_cashflow")
         svg = charts.cumulative_lines(years, series, s("chart_cash_axis", currency=self.cur),
-                                      s("chart_year_axis"), self.money, lang, title)
+                                      s("chart_year_axis"),
+                                      self.axis([v for x in series for v in x.values]), lang,
+                                      title)
         out.append(Chart("chart-cashflow", title, s("cap_cashflow") + more, Markup(svg)))
 
         title = s("h_time")
@@ -368,7 +378,9 @@ class View:
             [s.input_label(b.path, b.label) for b in bars], [b.metric_low for b in bars],
             [b.metric_high for b in bars], base,
             s("chart_tornado_axis", metric=metric, name=self.name(c), currency=self.cur),
-            (s("chart_tornado_low"), s("chart_tornado_high")), self.money, self.lang, title)
+            (s("chart_tornado_low"), s("chart_tornado_high")),
+            self.axis([base] + [b.metric_low for b in bars] + [b.metric_high for b in bars]),
+            self.lang, title)
         if sens.mode == "swing" and sens.swing is not None:
             caption = s("cap_tornado_swing", name=self.name(c), swing=percent(sens.swing, 0),
                         metric=metric, base=self.money(base))
@@ -388,14 +400,16 @@ class View:
         if with_samples:
             series = [charts.Series(self.name(c), mc.samples[c.id], c is self.rec)
                       for c in with_samples[:MC_SERIES]]
-            svg = charts.distributions(series, axis, s("chart_mc_count"), self.money, self.lang,
-                                       title)
+            top = [float(np.nanmax(np.abs(x.values))) for x in series if len(x.values)]
+            svg = charts.distributions(series, axis, s("chart_mc_count"), self.axis(top),
+                                       self.lang, title)
         else:
             npv = [mc.percentiles[c.id]["npv_tco"] for c in order]
             hl = next((i for i, c in enumerate(order) if c is self.rec), None)
             svg = charts.intervals([self.name(c) for c in order], [p["p10"] for p in npv],
                                    [p["p50"] for p in npv], [p["p90"] for p in npv], axis,
-                                   self.money, hl, self.lang, title)
+                                   self.axis([p["p90"] for p in npv] + [p["p10"] for p in npv]),
+                                   hl, self.lang, title)
         rows = []
         for c in order:
             p = mc.percentiles[c.id]["npv_tco"]
@@ -462,6 +476,9 @@ class View:
             (s("d_per_mtok"), self.money(job["cost_per_million_tokens"])),
             (s("d_runs"), number(v["runs_over_horizon"], 1)),
         ]
+        if v.get("capex_vat"):  # its own line, after the capex net of VAT
+            costs.insert(1, (s("d_vat"), s("value_vat", vat=self.money(v["capex_vat"]),
+                                            recovered=self.money(v["capex_vat_recovered"]))))
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.money(v["cloud_npv"])))
             be = v["breakeven_utilization"]
@@ -486,12 +503,14 @@ class View:
     def input_row(self, inp: Input) -> dict[str, str]:
         return {"label": self.s.input_label(inp.path, inp.label), "path": inp.path,
                 "value": self.input_value(inp), "unit": self.s.unit(inp.spec.unit, self.cur),
-                "source": inp.source, "as_of": inp.as_of}
+                "source": self.s.message(inp.source), "as_of": inp.as_of}
 
     def input_value(self, inp: Input) -> str:
         x = inp.value
         if inp.spec.fraction:
             return percent(x, 2).replace(".00%", "%")
+        if self.lang == "zh" and not inp.spec.money and 1e4 <= abs(x) < 1e16:
+            return self.count(x)  # as a Chinese reader says it: 340亿, 1万亿
         text = _plain(x)
         return money_prefix(self.cur) + text if inp.spec.money else text
 

@@ -20,14 +20,17 @@ from .timeline import Timeline, Work
 from .units import RATE_AS_ZERO
 
 # Cash-flow components, in the order every table shows them.
-CAPEX_COMPONENTS = ("cards", "servers", "network", "cooling", "installation")
+CAPEX_COMPONENTS = ("cards", "servers", "network", "storage", "cooling", "installation", "vat")
 COMPONENTS = CAPEX_COMPONENTS + (
-    "porting", "lead_time_delay", "electricity", "colocation", "support", "licences",
+    "porting", "lead_time_delay", "electricity", "colocation", "support", "storage_support",
+    "licences",
     "operations_staff", "porting_maintenance", "cloud_rent", "financing", "residual_value",
 )
 COMPONENT_LABELS = {
     "cards": "Accelerators", "servers": "Servers", "network": "Network",
-    "cooling": "Cooling", "installation": "Installation", "porting": "Porting (one-time)",
+    "storage": "Shared storage", "storage_support": "Shared storage support",
+    "cooling": "Cooling", "installation": "Installation",
+    "vat": "VAT on the purchase (paid, then recovered)", "porting": "Porting (one-time)",
     "lead_time_delay": "Lead-time delay", "electricity": "Electricity",
     "colocation": "Colocation", "support": "Support", "licences": "Software licences",
     "operations_staff": "Operations staff", "porting_maintenance": "Porting maintenance",
@@ -66,12 +69,14 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
     if t == 0:
         cx, run = m.cx, m.run
         parts: dict[str, Expr] = {comp: zero for comp in COMPONENTS}
-        parts.update(cards=cx.cards, servers=cx.servers, network=cx.network,
-                     cooling=cx.cooling, installation=cx.installation, porting=run.porting,
-                     lead_time_delay=run.delay, financing=-run.financed)
+        parts.update(cards=cx.cards, servers=cx.servers, network=cx.network, storage=cx.storage,
+                     cooling=cx.cooling, installation=cx.installation, vat=cx.vat,
+                     porting=run.porting, lead_time_delay=run.delay, financing=-run.financed)
         return parts
     parts = {comp: zero for comp in COMPONENTS}
     parts.update(year_costs(b, t, m.cl, m.h, m.run, tl, m.work, m.plan, m.owned))
+    if t == 1:  # recoverable input VAT is credited within the first year: a timing cost only
+        parts["vat"] = zero - m.cx.vat_recovered  # 0 - x: a plain 0 (not -0) without VAT
     parts["financing"] = IF(fin("loan_term_years").ge(t), m.run.payment, 0)
     if t == horizon:
         parts["residual_value"] = -m.run.residual

@@ -23,13 +23,15 @@ def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hour
     capacity = h.available  # cluster hours per year over which fixed costs are spread
     hw_per_hour = q(
         "hardware_cost_per_cluster_hour",
-        (cx.hardware * (1 - fin("residual_value_fraction")) + cx.cooling + cx.installation)
+        ((cx.hardware + cx.storage) * (1 - fin("residual_value_fraction")) + cx.cooling
+         + cx.installation)
         / (fin("depreciation_years") * capacity),
         f"{money}/h", "Straight-line depreciation per available cluster-hour", "horizon")
     fac_per_hour = q("facility_cost_per_cluster_hour", run.colocation / capacity, f"{money}/h",
                      "Colocation per available cluster-hour", "horizon")
     ops_per_hour = q("operations_cost_per_cluster_hour",
-                     (run.support + run.licences + run.staff + run.porting_maintenance)
+                     (run.support + run.storage_support + run.licences + run.staff
+                      + run.porting_maintenance)
                      / capacity,
                      f"{money}/h", "Support, licences, staff and port upkeep per cluster-hour",
                      "horizon")

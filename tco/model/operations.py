@@ -32,6 +32,7 @@ class Running:
     electricity: Ref
     colocation: Ref
     support: Ref
+    storage_support: Ref
     licences: Ref
     staff: Ref
     porting: Ref  # one-time
@@ -85,15 +86,18 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
         colo: Expr = (cl.it_kw * Ref("facility.colocation_price_per_kw_month")
                       * MONTHS_PER_YEAR)
         support: Expr = cx.hardware * a("support_fraction_per_year")
+        storage_support: Expr = cx.storage * a("support_fraction_per_year")
         licences: Expr = cl.cards * c("licence_per_card_year")
         staff: Expr = (cl.cards / 1000 * a("ops_engineers_per_1000_cards")
                        * Ref("team.engineer_cost_per_month") * MONTHS_PER_YEAR)
     else:  # the rental price covers power, space, support, operations and licences
-        elec = colo = support = licences = staff = zero
+        elec = colo = support = storage_support = licences = staff = zero
     eng_month = Ref("team.engineer_cost_per_month")
     elec_y = q("electricity_per_year", elec, money, "Electricity per year", "horizon")
     colo_y = q("colocation_per_year", colo, money, "Colocation per year", "horizon")
     support_y = q("support_per_year", support, money, "Hardware support per year", "horizon")
+    storage_y = q("storage_support_per_year", storage_support, money,
+                  "Shared storage support per year", "horizon")
     licence_y = q("licences_per_year", licences, money, "Software licences per year", "horizon")
     staff_y = q("operations_staff_per_year", staff, money, "Operations staff per year",
                 "horizon")
@@ -115,10 +119,10 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
              fin("residual_value_fraction") + (1 - fin("residual_value_fraction"))
              * MAX(0, 1 - horizon / fin("depreciation_years")),
              "fraction", "Book value at the horizon, share of hardware capex", "horizon")
-    residual = q("residual_value", cx.hardware * book, money, "Residual value at the horizon",
-                 "horizon")
-    return Running(elec_y, colo_y, support_y, licence_y, staff_y, porting, maintenance,
-                   rent_price, delay, financed, payment, residual)
+    residual = q("residual_value", (cx.hardware + cx.storage) * book, money,
+                 "Residual value at the horizon (hardware and storage)", "horizon")
+    return Running(elec_y, colo_y, support_y, storage_y, licence_y, staff_y, porting,
+                   maintenance, rent_price, delay, financed, payment, residual)
 
 
 def year_costs(b: Builder, t: int, cl: Cluster, h: Hours, run: Running, tl: Timeline,
@@ -138,6 +142,7 @@ def year_costs(b: Builder, t: int, cl: Cluster, h: Hours, run: Running, tl: Time
         "electricity": electricity,
         "colocation": run.colocation * installed,
         "support": run.support * installed,
+        "storage_support": run.storage_support * installed,
         "licences": run.licences * installed,
         "operations_staff": run.staff * installed,
         "porting_maintenance": run.porting_maintenance,

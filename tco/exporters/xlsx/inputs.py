@@ -23,6 +23,9 @@ from .layout import (
 from .styles import Styles
 
 MAX_CELL_CHARS = 32767
+ORIGINS = {"catalog": "catalog", "scenario": "scenario", "default": "default",
+           "derived": "derived", "quote": "quote"}
+SIZING = {"cards": "cards", "deadline_days": "deadline_days", "power_cap_kw": "power_cap_kw"}
 
 
 def text(ws: Worksheet, row: int, col: int, value: object, fmt: object = None) -> None:
@@ -32,50 +35,60 @@ def text(ws: Worksheet, row: int, col: int, value: object, fmt: object = None) -
 
 def header(ws: Worksheet, row: int, titles: list[str], st: Styles) -> None:
     for col, title in enumerate(titles):
-        text(ws, row, col, title, st("header"))
+        text(ws, row, col, st.t(title), st("header"))
 
 
 def unit_of(inp: Input, currency: str) -> str:
+    """The unit that picks the number format (and is shown in the English workbook)."""
     return inp.unit or inp.spec.unit.replace("money", currency)
 
 
-def _range_text(inp: Input) -> str:
-    s = inp.spec
+def shown_unit(inp: Input, st: Styles) -> str:
+    """The unit as the workbook's reader reads it."""
+    if st.lang == "en":
+        return unit_of(inp, st.currency)
+    return st.t.unit(inp.unit, st.currency) if inp.unit else st.t.strings.unit(
+        inp.spec.unit, st.currency)
+
+
+def _range_text(inp: Input, st: Styles) -> str:
+    s, t = inp.spec, st.t
     if s.money:
-        return "not negative"
-    whole = " (whole number)" if s.integer else ""
-    return f"{s.lo:g} to {s.hi:g}{whole}"
+        return t("not negative")
+    whole = t(" (whole number)") if s.integer else ""
+    return t("{lo} to {hi}", lo=f"{s.lo:g}", hi=f"{s.hi:g}") + whole
 
 
-def _validation(inp: Input, unit: str) -> dict[str, object]:
-    s = inp.spec
+def _validation(inp: Input, unit: str, st: Styles) -> dict[str, object]:
+    s, t = inp.spec, st.t
     if s.money:
         rule: dict[str, object] = {"validate": "decimal", "criteria": ">=", "value": 0}
-        message = f"A price or cost in {unit}; it cannot be negative."
+        message = t("A price or cost in {unit}; it cannot be negative.", unit=unit)
     else:
         rule = {"validate": "integer" if s.integer else "decimal", "criteria": "between",
                 "minimum": s.lo, "maximum": s.hi}
-        what = "" if s.fraction else f" {unit}"
-        message = f"Plausible range {s.lo:g} to {s.hi:g}{what}."
-    if s.hint:
+        what = "" if s.fraction or not unit else f" {unit}"
+        message = t("Plausible range {lo} to {hi}{unit}.", lo=f"{s.lo:g}", hi=f"{s.hi:g}",
+                    unit=what)
+    if s.hint and st.lang == "en":
         message += f" Expected {s.hint}."
-    return {**rule, "ignore_blank": False, "input_title": "Input", "input_message": message[:255],
-            "error_title": "Outside the plausible range", "error_message": message[:255],
-            "error_type": "stop"}
+    return {**rule, "ignore_blank": False, "input_title": t("Input"),
+            "input_message": message[:255], "error_title": t("Outside the plausible range"),
+            "error_message": message[:255], "error_type": "stop"}
 
 
-def _unused_reason(result: Result, inp: Input) -> str:
+def _unused_reason(result: Result, inp: Input, st: Styles) -> str:
+    t = st.t
     if inp.spec.structural:
-        return "shapes the model (columns, years): change it in the scenario and regenerate"
+        return t("shapes the model (columns, years): change it in the scenario and regenerate")
     if inp.path.startswith("assumptions."):
-        return "default copied into each workload's own input above"
+        return t("default copied into each workload's own input above")
     if inp.path.startswith("candidates."):
-        return "candidate not priced (infeasible), so no formula reads it"
-    return "not read by this scenario's formulas"
+        return t("candidate not priced (infeasible), so no formula reads it")
+    return t("not read by this scenario's formulas")
 
 
 def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> None:
-    cur = result.currency
     header(ws, 0, ["Path", "Input", "Value", "Unit", "Source", "As of", "Defined name",
                    "Allowed range", "Origin", "Note"], st)
     row = 1
@@ -83,24 +96,25 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
         _section_row(ws, p.inputs[section.rows[0]].row - 1, section.title, st)
         for path in section.rows:
             inp, row = result.inputs[path], p.inputs[path].row
-            unit = unit_of(inp, cur)
-            _row(ws, row, inp, unit, st)
+            unit = unit_of(inp, st.currency)
+            _row(ws, row, inp, st)
             fmt = st("input", "#,##0") if inp.spec.integer else st.value("input", unit, inp.value)
             ws.write_number(row, A_VALUE, inp.value, fmt)
-            ws.data_validation(row, A_VALUE, row, A_VALUE, _validation(inp, unit))
+            ws.data_validation(row, A_VALUE, row, A_VALUE,
+                               _validation(inp, shown_unit(inp, st), st))
             text(ws, row, A_NAME, p.input_name(path))
-            text(ws, row, A_RANGE, _range_text(inp))
+            text(ws, row, A_RANGE, _range_text(inp, st))
         row += 1
     if p.unused_inputs:
         row += 1
-        _section_row(ws, row, "Not read by any formula (shown for completeness)", st)
+        _section_row(ws, row, st.t("Not read by any formula (shown for completeness)"), st)
         row += 1
         for path in p.unused_inputs:
             inp = result.inputs[path]
-            unit = unit_of(inp, cur)
-            _row(ws, row, inp, unit, st)
+            unit = unit_of(inp, st.currency)
+            _row(ws, row, inp, st)
             ws.write_number(row, A_VALUE, inp.value, st.value("static", unit, inp.value))
-            text(ws, row, A_NOTE, _unused_reason(result, inp))
+            text(ws, row, A_NOTE, _unused_reason(result, inp, st))
             row += 1
     for col, width in ((A_PATH, 54), (A_LABEL, 48), (A_VALUE, 16), (A_UNIT, 14),
                        (A_SOURCE, 60), (A_ASOF, 10), (A_NAME, 44), (A_RANGE, 22),
@@ -110,15 +124,16 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
     ws.protect("", {"format_columns": True, "format_rows": True})
 
 
-def _row(ws: Worksheet, row: int, inp: Input, unit: str, st: Styles) -> None:
+def _row(ws: Worksheet, row: int, inp: Input, st: Styles) -> None:
+    t = st.t
     text(ws, row, A_PATH, inp.path)
-    text(ws, row, A_LABEL, inp.label)
-    text(ws, row, A_UNIT, unit)
-    text(ws, row, A_SOURCE, inp.source)
+    text(ws, row, A_LABEL, t.input_label(inp.path, inp.label))
+    text(ws, row, A_UNIT, shown_unit(inp, st))
+    text(ws, row, A_SOURCE, t.source(inp.source))
     text(ws, row, A_ASOF, inp.as_of)
-    text(ws, row, A_ORIGIN, inp.origin)
+    text(ws, row, A_ORIGIN, t(ORIGINS.get(inp.origin, inp.origin)))
     if inp.note:
-        text(ws, row, A_NOTE, inp.note)
+        text(ws, row, A_NOTE, t.note(inp.note))
 
 
 def _section_row(ws: Worksheet, row: int, title: str, st: Styles) -> None:
@@ -128,7 +143,7 @@ def _section_row(ws: Worksheet, row: int, title: str, st: Styles) -> None:
 
 
 def write_catalog(ws: Worksheet, result: Result, st: Styles) -> None:
-    cur = result.currency
+    cur, t = result.currency, st.t
     header(ws, 0, ["Path", "Figure", "Value", "Unit", "Low", "High", "Source", "As of",
                    "Note"], st)
     row = 1
@@ -137,36 +152,38 @@ def write_catalog(ws: Worksheet, result: Result, st: Styles) -> None:
             continue
         unit = unit_of(inp, cur)
         text(ws, row, 0, path)
-        text(ws, row, 1, inp.label)
+        text(ws, row, 1, t.input_label(path, inp.label))
         ws.write_number(row, 2, inp.value, st.value("static", unit, inp.value))
-        text(ws, row, 3, unit)
+        text(ws, row, 3, shown_unit(inp, st))
         for col, bound in ((4, inp.low), (5, inp.high)):
             if bound is not None:
                 ws.write_number(row, col, bound, st.value("static", unit, bound))
-        text(ws, row, 6, inp.source)
+        text(ws, row, 6, t.source(inp.source))
         text(ws, row, 7, inp.as_of)
         if inp.note:
-            text(ws, row, 8, inp.note)
+            text(ws, row, 8, t.note(inp.note))
         row += 1
     row += 1
-    text(ws, row, 0, "Candidates: hardware, platform and software stack", st("section"))
+    text(ws, row, 0, t("Candidates: hardware, platform and software stack"), st("section"))
     row += 1
     titles = ["Candidate", "Name", "Card", "Card name", "Vendor", "Platform", "Stack",
               "Cooling", "Sizing", "Risk flags"]
     for col, title in enumerate(titles):
-        text(ws, row, col, title, st("header"))
+        text(ws, row, col, t(title), st("header"))
     row += 1
     for c in result.candidates:
         i = c.info
-        for col, value in enumerate([c.id, i.name, i.card, i.card_name, i.vendor,
+        for col, value in enumerate([c.id, t.name(i.name), i.card, i.card_name, i.vendor,
                                      f"{i.platform_name} ({i.platform})",
-                                     f"{i.stack_name} ({i.stack})", i.cooling, i.sizing,
-                                     "; ".join(i.flags)]):
+                                     f"{i.stack_name} ({i.stack})",
+                                     t.strings.cooling(i.cooling) if t.lang != "en" else i.cooling,
+                                     t(SIZING.get(i.sizing, i.sizing)),
+                                     t.strings("list_sep").join(t.message(f) for f in i.flags)]):
             text(ws, row, col, value)
         row += 1
-    text(ws, row + 1, 0, "Catalog values as loaded (before any edit on Assumptions; the live "
+    text(ws, row + 1, 0, t("Catalog values as loaded (before any edit on Assumptions; the live "
          "values are there). Low/high is the range the sensitivity and Monte Carlo analyses "
-         "use.", st("note"))
+         "use."), st("note"))
     for col, width in ((0, 46), (1, 44), (2, 14), (3, 14), (4, 12), (5, 12), (6, 70), (7, 10),
                        (8, 60), (9, 60)):
         ws.set_column(col, col, width)

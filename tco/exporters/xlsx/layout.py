@@ -16,6 +16,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from ...expr import Ref, RefFn
 from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
 from ...result import Result
+from ..i18n import Words, region_name
 from .names import NameRegistry
 
 SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS = "Summary", "Assumptions", "Model", "CashFlows"
@@ -48,7 +49,7 @@ class Cell:
 
 
 def quote_sheet(name: str) -> str:
-    return name if name.isalnum() else "'" + name.replace("'", "''") + "'"
+    return name if name.isascii() and name.isalnum() else "'" + name.replace("'", "''") + "'"
 
 
 @dataclass
@@ -69,7 +70,12 @@ class Plan:
     names: NameRegistry = field(default_factory=NameRegistry)
     headline: dict[str, dict[str, str]] = field(default_factory=dict)  # cid -> metric -> name
     headline_quantity: dict[str, str] = field(default_factory=dict)  # defined name -> quantity
+    words: Words = field(default_factory=lambda: Words("en"))  # the workbook's language
     _refs: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)  # see ref_fn
+
+    def sheet(self, key: str) -> str:
+        """A sheet's name in the workbook's language (`SUMMARY` -> "Summary" or "摘要")."""
+        return self.words.sheet(key)
 
     def input_name(self, path: str) -> str:
         return self.names.names[path]
@@ -112,14 +118,18 @@ class _InputSections:
     """`input_section` for many paths: the candidate and workload look-ups made once (a path
     belongs to the longest candidate or workload id it starts with; ids may contain dots)."""
 
-    def __init__(self, result: Result) -> None:
+    def __init__(self, result: Result, words: Words | None = None) -> None:
         sc = result.scenario
+        t = words or Words("en")
         info = {c.id: c.info for c in result.candidates}
-        self.candidates = {c.id: f"Candidate {c.id}: {info[c.id].name}" for c in sc.candidates}
-        self.workloads = {w.id: f"Workload {w.id}: {w.name or w.id}" for w in sc.workloads}
-        self.titles = {"": "Scenario", "finance": "Finance", "team": "Team",
-                       "facility": f"Facility (region {sc.facility.region})",
-                       "assumptions": "Model assumptions"}
+        self.candidates = {c.id: t("Candidate {id}: {name}", id=c.id, name=info[c.id].name)
+                           for c in sc.candidates}
+        self.workloads = {w.id: t("Workload {id}: {name}", id=w.id, name=w.name or w.id)
+                          for w in sc.workloads}
+        self.titles = {"": t("Scenario"), "finance": t("Finance"), "team": t("Team"),
+                       "facility": t("Facility ({region})",
+                                     region=region_name(sc.facility.region, t.lang)),
+                       "assumptions": t("Model assumptions")}
 
     def __call__(self, path: str) -> tuple[int, str, str]:
         head = path.split(".", 1)[0] if "." in path else ""
@@ -135,15 +145,16 @@ class _InputSections:
         return (_SECTION_ORDER.get(head, 0), head, self.titles.get(head, head))
 
 
-def plan(result: Result) -> Plan:
-    p = Plan()
+def plan(result: Result, lang: str = "en") -> Plan:
+    p = Plan(words=Words(lang))
+    t = p.words
     used = set(result.model.inputs_used())
     order = {c.id: i for i, c in enumerate(result.scenario.candidates)}
     wl_order = {w.id: i for i, w in enumerate(result.scenario.workloads)}
 
     # Assumptions: one section per group of inputs, inputs in resolution order.
     sections: dict[str, tuple[tuple[int, int], Section]] = {}
-    section_of = _InputSections(result)
+    section_of = _InputSections(result, t)
     for path in result.inputs:
         if path not in used:
             p.unused_inputs.append(path)
@@ -157,18 +168,19 @@ def plan(result: Result) -> Plan:
     for section in p.input_sections:
         row += 1  # section title
         for path in section.rows:
-            p.inputs[path] = Cell(ASSUMPTIONS, row, A_VALUE)
+            p.inputs[path] = Cell(p.sheet(ASSUMPTIONS), row, A_VALUE)
             p.names.claim(path, path)
             row += 1
 
     # Model: sections of per-candidate quantities, one column per candidate.
     p.priced = list(result.structure.candidates)
     col_of = {cid: M_FIRST + i for i, cid in enumerate(p.priced)}
-    msections: dict[str, Section] = {"cluster": Section("Cluster", [])}
+    msections: dict[str, Section] = {"cluster": Section(t("Cluster"), [])}
     for wid, _precision, _kind in result.structure.workloads:
         w = next(x for x in result.scenario.workloads if x.id == wid)
-        msections[f"job:{wid}"] = Section(f"Per run: {w.name or wid} ({wid})", [])
-    msections["horizon"] = Section("Over the horizon", [])
+        msections[f"job:{wid}"] = Section(t("Per run: {name} ({id})", name=w.name or wid,
+                                            id=wid), [])
+    msections["horizon"] = Section(t("Over the horizon"), [])
     row_keys: dict[tuple[str, str], None] = {}
     for q in result.model:
         if q.year is None:
@@ -188,7 +200,7 @@ def plan(result: Result) -> Plan:
     for q in result.model:
         if q.year is None:
             row = key_row[(_model_section(q), quantity_key(q))]
-            p.quantities[q.name] = Cell(MODEL, row, col_of[q.candidate])
+            p.quantities[q.name] = Cell(p.sheet(MODEL), row, col_of[q.candidate])
 
     # CashFlows: a block per candidate, years as columns; rows are the components, then the
     # net flow and its running total, then the year's timeline (shares of the year and of its
@@ -200,7 +212,7 @@ def plan(result: Result) -> Plan:
         row += 1 + len(block_row) + 1  # title, rows, blank
     for q in result.model:
         if q.year is not None:
-            p.quantities[q.name] = Cell(CASHFLOWS, p.cash_rows[q.candidate]
+            p.quantities[q.name] = Cell(p.sheet(CASHFLOWS), p.cash_rows[q.candidate]
                                         + block_row[quantity_key(q)], C_FIRST + q.year)
 
     # Headline outputs, named after the candidate.

@@ -57,10 +57,11 @@ def write_quantity(ws: Worksheet, q: Quantity, p: Plan, values: Mapping[str, flo
 
 def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
                 st: Styles) -> None:
+    t = st.t
     for col, title in ((M_LABEL, "Quantity"), (M_KEY, "Key"), (M_UNIT, "Unit")):
-        text(ws, 0, col, title, st("header"))
-    text(ws, 1, M_LABEL, "Candidate name", st("label"))
-    name = {c.id: c.info.name for c in result.candidates}
+        text(ws, 0, col, t(title), st("header"))
+    text(ws, 1, M_LABEL, t("Candidate name"), st("label"))
+    name = {c.id: t.name(c.info.name) for c in result.candidates}
     for i, cid in enumerate(p.priced):
         text(ws, 0, M_FIRST + i, cid, st("header"))
         text(ws, 1, M_FIRST + i, name[cid], st("wrap"))
@@ -83,9 +84,9 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
             ws.write_blank(row, col, None, st("section"))
         row += 1 + len(section.rows)
     for (row, key), q in described.items():
-        text(ws, row, M_LABEL, q.label)
+        text(ws, row, M_LABEL, t.quantity(key, q.label))
         text(ws, row, M_KEY, key)
-        text(ws, row, M_UNIT, q.unit)
+        text(ws, row, M_UNIT, t.unit(q.unit, st.currency))
     ws.set_column(M_LABEL, M_LABEL, 58)
     ws.set_column(M_KEY, M_KEY, 34)
     ws.set_column(M_UNIT, M_UNIT, 14)
@@ -97,14 +98,15 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
 def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
                     st: Styles) -> None:
     horizon = result.structure.horizon_years
-    cur = result.currency
-    text(ws, 0, C_LABEL, "Cash flow (costs positive, inflows negative)", st("header"))
-    text(ws, 0, C_UNIT, "Unit", st("header"))
+    cur, tr = result.currency, st.t
+    text(ws, 0, C_LABEL, tr("Cash flow (costs positive, inflows negative)"), st("header"))
+    text(ws, 0, C_UNIT, tr("Unit"), st("header"))
     for t in range(horizon + 1):
-        text(ws, 0, C_FIRST + t, f"Year {t}", st("header_right"))
-    labels = {quantity_key(q): q.label for q in result.model if q.year == 1}
-    share_labels = {key: SHARE_LABELS[key] for key in YEAR_SHARES}
-    name = {c.id: c.info.name for c in result.candidates}
+        text(ws, 0, C_FIRST + t, tr("Year {n}", n=t), st("header_right"))
+    labels = {quantity_key(q): tr.component(quantity_key(q), q.label)
+              for q in result.model if q.year == 1}
+    share_labels = {key: tr(SHARE_LABELS[key]) for key in YEAR_SHARES}
+    name = {c.id: tr.name(c.info.name) for c in result.candidates}
     for cid in p.priced:
         first = p.cash_rows[cid]
         text(ws, first - 1, C_LABEL, f"{cid}: {name[cid]}",
@@ -115,14 +117,15 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
             text(ws, first + i, C_LABEL, labels.get(comp, comp))
             text(ws, first + i, C_UNIT, cur)
         net_row = first + len(COMPONENTS)
-        text(ws, net_row, C_LABEL, "Net cash flow", st("label"))
+        text(ws, net_row, C_LABEL, tr("Net cash flow"), st("label"))
         text(ws, net_row, C_UNIT, cur)
-        text(ws, net_row + 1, C_LABEL, "Cumulative net cash flow (undiscounted)", st("static"))
+        text(ws, net_row + 1, C_LABEL, tr("Cumulative net cash flow (undiscounted)"),
+             st("static"))
         text(ws, net_row + 1, C_UNIT, cur)
         share_row = net_row + len(YEAR_TOTALS)
         for i, key in enumerate(YEAR_SHARES):
             text(ws, share_row + i, C_LABEL, share_labels[key])
-            text(ws, share_row + i, C_UNIT, "fraction")
+            text(ws, share_row + i, C_UNIT, tr.unit("fraction"))
     for q in result.model:
         if q.year is not None:
             key = quantity_key(q)

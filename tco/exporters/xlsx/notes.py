@@ -10,6 +10,7 @@ from ...expr import Ref, RefFn
 from ...model import Quantity
 from ...result import Result
 from .inputs import header, text
+from .layout import quantity_key as _quantity_key
 from .styles import Styles
 
 STATIC_NOTE = ("Computed by the tco engine when this workbook was generated. These are static "
@@ -30,8 +31,15 @@ CONVENTIONS = (
     ("Change blue cells on Assumptions only; every other number is a formula (the sheets are "
      "protected without a password so formulas are not overwritten by accident)."),
 )
+METRICS = {"npv_tco": "NPV of TCO", "cost_per_job": "cost per run",
+           "undiscounted_tco": "Undiscounted TCO", "cost_per_gpu_hour": "cost per accelerator-hour"}
 _SECTIONS = {"cluster": "Cluster", "job": "Per run", "horizon": "Over the horizon",
              "year": "Cash flow by year"}
+
+
+def _metric(metric: str, st: Styles) -> str:
+    """A metric by its key in English (as the CLI's --metric names it), by name otherwise."""
+    return metric if st.lang == "en" else st.t(METRICS.get(metric, metric))
 
 
 def _readable(cid: str) -> RefFn:
@@ -46,28 +54,30 @@ def _readable(cid: str) -> RefFn:
 
 
 def write_methodology(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
-    pv = result.provenance
-    text(ws, 0, 0, "Methodology", st("title"))
-    text(ws, 1, 0, "How every number of this workbook is computed. The full text, with sources, "
-         "is docs/methodology.md of the tco project.", st("subtitle"))
+    pv, t = result.provenance, st.t
+    text(ws, 0, 0, t("Methodology"), st("title"))
+    text(ws, 1, 0, t("How every number of this workbook is computed. The full text, with "
+                     "sources, is docs/methodology.md of the tco project."), st("subtitle"))
     facts = [("Tool version", f"tco {pv.tool_version}"), ("Catalog digest", pv.catalog_digest),
              ("Scenario digest", pv.scenario_digest), ("Scenario file", pv.scenario_file),
              ("Scenario", result.scenario.name), ("Generated", generated),
              ("Currency", result.currency),
-             ("Horizon", f"{result.structure.horizon_years} years")]
+             ("Horizon", t("{n} years", n=result.structure.horizon_years))]
+    if st.lang != "en":  # the file's path is not for the reader of a translated workbook
+        facts = [f for f in facts if f[0] != "Scenario file"]
     row = 3
     for label, value in facts:
-        text(ws, row, 0, label, st("label"))
+        text(ws, row, 0, t(label), st("label"))
         text(ws, row, 1, value)
         row += 1
     row += 1
-    text(ws, row, 0, "Conventions", st("label"))
+    text(ws, row, 0, t("Conventions"), st("label"))
     row += 1
     for line in CONVENTIONS:
-        text(ws, row, 1, line)
+        text(ws, row, 1, t(line))
         row += 1
     row += 1
-    text(ws, row, 0, "Formulas (the same for every candidate; each reads its own inputs)",
+    text(ws, row, 0, t("Formulas (the same for every candidate; each reads its own inputs)"),
          st("label"))
     row += 1
     header(ws, row, ["Section", "Quantity", "Key", "Unit", "Formula", "Shown for"], st)
@@ -78,7 +88,7 @@ def write_methodology(ws: Worksheet, result: Result, st: Styles, generated: str)
         if key in seen:
             continue
         seen.add(key)
-        _formula_row(ws, row, q, key)
+        _formula_row(ws, row, q, key, st)
         row += 1
     ws.set_column(0, 0, 18)
     ws.set_column(1, 1, 58)
@@ -88,34 +98,38 @@ def write_methodology(ws: Worksheet, result: Result, st: Styles, generated: str)
     ws.set_column(5, 5, 16)
 
 
-def _formula_row(ws: Worksheet, row: int, q: Quantity, key: str) -> None:
-    text(ws, row, 0, _SECTIONS.get(q.group, q.group))
-    text(ws, row, 1, q.label)
+def _formula_row(ws: Worksheet, row: int, q: Quantity, key: str, st: Styles) -> None:
+    t = st.t
+    text(ws, row, 0, t(_SECTIONS.get(q.group, q.group)))
+    text(ws, row, 1, t.quantity(_quantity_key(q), q.label, q.year))
     text(ws, row, 2, key)
-    text(ws, row, 3, q.unit)
+    text(ws, row, 3, t.unit(q.unit, st.currency))
     text(ws, row, 4, q.expr.excel(_readable(q.candidate)))
     text(ws, row, 5, q.candidate)
 
 
 def write_sensitivity(ws: Worksheet, s: Sensitivity, st: Styles) -> None:
-    text(ws, 0, 0, "Sensitivity (tornado)", st("title"))
-    text(ws, 1, 0, STATIC_NOTE, st("subtitle"))
-    mode = f"every input moved by +/-{s.swing:.0%}" if s.mode == "swing" and s.swing else (
-        "each input at its catalog low and high")
-    text(ws, 2, 0, f"Metric: {s.metric}; {mode}.", st("subtitle"))
+    t = st.t
+    text(ws, 0, 0, t("Sensitivity (tornado)"), st("title"))
+    text(ws, 1, 0, t(STATIC_NOTE), st("subtitle"))
+    mode = t("every input moved by +/-{swing}", swing=f"{s.swing:.0%}") if (
+        s.mode == "swing" and s.swing) else t("each input at its catalog low and high")
+    metric = _metric(s.metric, st)
+    text(ws, 2, 0, t("Metric: {metric}; {mode}.", metric=metric, mode=mode), st("subtitle"))
     row = 4
     header(ws, row, ["Candidate", "Input", "Path", "Unit", "Base value", "Low value",
-                     "High value", f"{s.metric} at low", f"{s.metric} at high", "Effect",
-                     f"Baseline {s.metric}"], st)
+                     "High value", t("{metric} at low", metric=metric),
+                     t("{metric} at high", metric=metric), "Effect",
+                     t("Baseline {metric}", metric=metric)], st)
     row += 1
     first = row
     for cid, bars in s.bars.items():
         base = s.baseline.get(cid)
         for bar in bars:
             text(ws, row, 0, cid)
-            text(ws, row, 1, bar.label)
+            text(ws, row, 1, t.input_label(bar.path, bar.label))
             text(ws, row, 2, bar.path)
-            text(ws, row, 3, bar.unit)
+            text(ws, row, 3, t.unit(bar.unit, st.currency))
             for col, v in ((4, bar.base_value), (5, bar.low_value), (6, bar.high_value)):
                 ws.write_number(row, col, v, st.value("static", bar.unit, v))
             for col, v in ((7, bar.metric_low), (8, bar.metric_high), (9, bar.effect)):
@@ -124,7 +138,7 @@ def write_sensitivity(ws: Worksheet, s: Sensitivity, st: Styles) -> None:
                 ws.write_number(row, 10, base, st.money("static", base))
             row += 1
     if row == first:
-        text(ws, row, 0, "No input moves the metric.")
+        text(ws, row, 0, t("No input moves the metric."))
     ws.set_column(0, 0, 16)
     ws.set_column(1, 1, 48)
     ws.set_column(2, 2, 46)
@@ -134,22 +148,25 @@ def write_sensitivity(ws: Worksheet, s: Sensitivity, st: Styles) -> None:
 
 
 def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) -> None:
-    text(ws, 0, 0, "Monte Carlo", st("title"))
-    text(ws, 1, 0, STATIC_NOTE, st("subtitle"))
-    text(ws, 2, 0, f"{mc.draws:,} draws, seed {mc.seed}; {len(mc.varied)} inputs drawn from "
-         "their catalog ranges (listed below the table).", st("subtitle"))
+    t = st.t
+    text(ws, 0, 0, t("Monte Carlo"), st("title"))
+    text(ws, 1, 0, t(STATIC_NOTE), st("subtitle"))
+    text(ws, 2, 0, t("{draws} draws, seed {seed}; {n} inputs drawn from their catalog ranges "
+                     "(listed below the table).", draws=f"{mc.draws:,}", seed=mc.seed,
+                     n=len(mc.varied)), st("subtitle"))
     if mc.warnings:
-        text(ws, 3, 0, "Warning: " + "; ".join(w.text for w in mc.warnings), st("warning"))
+        text(ws, 3, 0, t("Warning: ") + t.strings("list_sep").join(
+            t.message(w.text) for w in mc.warnings), st("warning"))
     row = 4
     header(ws, row, ["Candidate", "Name", "Metric", "P10", "P50", "P90", "Mean",
                      "P(lowest NPV of TCO)"], st)
     row += 1
-    names = {c.id: c.info.name for c in result.candidates}
+    names = {c.id: t.name(c.info.name) for c in result.candidates}
     for cid, metrics in mc.percentiles.items():
         for metric, stats in metrics.items():
             text(ws, row, 0, cid)
             text(ws, row, 1, names.get(cid, cid))
-            text(ws, row, 2, metric)
+            text(ws, row, 2, _metric(metric, st))
             for col, key in ((3, "p10"), (4, "p50"), (5, "p90"), (6, "mean")):
                 if key in stats:
                     ws.write_number(row, col, stats[key], st.money("static", stats[key]))
@@ -157,7 +174,7 @@ def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) 
                 ws.write_number(row, 7, mc.prob_cheapest[cid], st("static", "0.0%"))
             row += 1
     row += 1
-    text(ws, row, 0, "Inputs drawn", st("label"))
+    text(ws, row, 0, t("Inputs drawn"), st("label"))
     row += 1
     for path in mc.varied:
         text(ws, row, 0, path)

@@ -13,6 +13,7 @@ from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 
 from ..fmt import SYMBOLS
+from ..i18n import Words
 
 _ROLES: dict[str, dict[str, Any]] = {
     "text": {"valign": "top"},
@@ -39,21 +40,32 @@ _ROLES: dict[str, dict[str, Any]] = {
 WHOLE_UNITS = {"cards", "nodes"}  # counts the model keeps whole (ROUNDUP, MIN of counts)
 
 
-def money_format(currency: str, value: float) -> str:
-    """`"$"#,##0` for amounts, more decimals for unit prices such as a tariff per kWh."""
+def money_format(currency: str, value: float, lang: str = "en") -> str:
+    """`"$"#,##0` for amounts, more decimals for unit prices such as a tariff per kWh.
+
+    In Chinese, CNY amounts of ten thousand and more are shown in 万 (`¥5,000.0万`) and of a
+    hundred million and more in 亿 (`¥1.23亿`), as the zh report writes them (tco.exporters.fmt):
+    the format is chosen from a typical value of the row or column, so one column reads in one
+    unit. The cell keeps the full value; only its display is scaled (`,` divides by 1,000 and
+    the escaped `\\.` is a literal point before the last digit: 50,000,000 shows as ¥5000.0万,
+    in Excel and LibreOffice alike; digit grouping is left out, as it would group around the
+    literal point)."""
     sym = SYMBOLS.get(currency, currency + " ")
     quoted = f'"{sym}"'
     a = abs(value) if math.isfinite(value) else 0.0
+    if lang == "zh" and currency == "CNY" and a >= 1e4:  # other currencies in full, as the report
+        digits = '0\\.00,,"亿"' if a >= 1e8 else '0\\.0,"万"'
+        return f'{quoted}{digits};-{quoted}{digits};"-"'
     digits = "#,##0" if a >= 100 or a == 0 else ("#,##0.00" if a >= 1 else "#,##0.0000")
     return f'{quoted}{digits};-{quoted}{digits};"-"'  # zero shows as a dash
 
 
-def number_format(unit: str, value: float, currency: str) -> str | None:
+def number_format(unit: str, value: float, currency: str, lang: str = "en") -> str | None:
     """The number format for a value of this unit, or None for the General format."""
     if unit == "flag":
         return None
     if unit.startswith((currency, "money")):
-        return money_format(currency, value)
+        return money_format(currency, value, lang)
     if unit == "fraction":
         return "0.00%"
     if unit in WHOLE_UNITS:
@@ -71,9 +83,11 @@ def number_format(unit: str, value: float, currency: str) -> str | None:
 class Styles:
     """One xlsxwriter Format per (role, number format), created on first use."""
 
-    def __init__(self, workbook: Workbook, currency: str) -> None:
+    def __init__(self, workbook: Workbook, currency: str, words: Words | None = None) -> None:
         self._wb = workbook
         self.currency = currency
+        self.t = words or Words("en")  # the workbook's words (tco.exporters.i18n)
+        self.lang = self.t.lang
         self._cache: dict[tuple[str, str | None], Format] = {}
 
     def __call__(self, role: str = "text", num_format: str | None = None) -> Format:
@@ -86,7 +100,7 @@ class Styles:
         return self._cache[key]
 
     def value(self, role: str, unit: str, value: float) -> Format:
-        return self(role, number_format(unit, value, self.currency))
+        return self(role, number_format(unit, value, self.currency, self.lang))
 
     def money(self, role: str, value: float) -> Format:
-        return self(role, money_format(self.currency, value))
+        return self(role, money_format(self.currency, value, self.lang))

@@ -7,6 +7,7 @@ at generation; the live tier and rank columns re-rank after edits, by the engine
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from xlsxwriter.utility import xl_rowcol_to_cell
@@ -15,7 +16,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ...engine import tier
 from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
-from ...recommend import recommend
+from ...recommend import Recommendation, recommend
 from ...result import CandidateResult, Result
 from ..fmt import CHART_CANDIDATES
 from .inputs import text
@@ -31,8 +32,8 @@ class _Writer:
                  st: Styles) -> None:
         self.ws, self.result, self.p, self.values, self.st = ws, result, p, values, st
         # One number format per column kind, so that a column reads evenly.
-        self.formats = {"amount": money_format(st.currency, 1e6),
-                        "price": money_format(st.currency, 1.0),
+        self.formats = {"amount": money_format(st.currency, 1e6, st.lang),
+                        "price": money_format(st.currency, 1.0, st.lang),
                         "count": "#,##0", "days": "#,##0.0"}
 
     def formula(self, row: int, col: int, target: str, qname: str, kind: str) -> None:
@@ -42,7 +43,7 @@ class _Writer:
                               cached(value))
 
     def quantity(self, row: int, col: int, qname: str, kind: str) -> None:
-        self.formula(row, col, self.p.quantities[qname].ref(SUMMARY), qname, kind)
+        self.formula(row, col, self.p.quantities[qname].ref(self.p.sheet(SUMMARY)), qname, kind)
 
     def headline(self, row: int, col: int, c: CandidateResult, metric: str) -> None:
         name = self.p.headline[c.id][metric]
@@ -51,7 +52,7 @@ class _Writer:
     def header(self, row: int, titles: list[str]) -> None:
         self.ws.set_row(row, 30)
         for col, title in enumerate(titles):
-            text(self.ws, row, col, title, self.st("header"))
+            text(self.ws, row, col, self.st.t(title) if title else "", self.st("header"))
 
     def live_rank(self, row: int, col: int, first: int, value_col: int,
                   column: list[float]) -> None:
@@ -63,7 +64,7 @@ class _Writer:
 
     def live_tier(self, row: int, col: int, c: CandidateResult) -> None:
         """The model's ranking tier (`<id>.tier`, tco.model.tier_formula), a live cell."""
-        target = self.p.quantities[f"{c.id}.tier"].ref(SUMMARY)
+        target = self.p.quantities[f"{c.id}.tier"].ref(self.p.sheet(SUMMARY))
         self.ws.write_formula(row, col, f"={target}", self.st("formula", "0"), tier(c))
 
     def live_tiered_rank(self, row: int, col: int, first: int, tier_col: int, value_col: int,
@@ -105,41 +106,51 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
 
 
 def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
-    sc, cur = result.scenario, result.currency
+    sc, cur, t = result.scenario, result.currency, st.t
     text(ws, 0, 0, sc.name, st("title"))
     if sc.description:
         text(ws, 1, 0, sc.description, st("subtitle"))
-    text(ws, 2, 0, f"Amounts in {cur}; horizon {result.structure.horizon_years} years. "
-         f"Generated {generated} by tco {result.provenance.tool_version}. Inputs are on "
-         "Assumptions (blue cells); every number here follows them after recalculation.",
-         st("subtitle"))
-    text(ws, 4, 0, "Recommendation", st("label"))
-    text(ws, 4, 1, _recommendation(result), st("label"))
-    text(ws, 5, 1, "Order and recommendation as computed by the engine at generation; the "
+    text(ws, 2, 0, t("Amounts in {cur}; horizon {years} years. Generated {day} by tco "
+                     "{version}. Inputs are on Assumptions (blue cells); every number here "
+                     "follows them after recalculation.", cur=cur,
+                     years=result.structure.horizon_years, day=generated,
+                     version=result.provenance.tool_version), st("subtitle"))
+    text(ws, 4, 0, t("Recommendation"), st("label"))
+    text(ws, 4, 1, _recommendation(result, st), st("label"))
+    text(ws, 5, 1, t("Order and recommendation as computed by the engine at generation; the "
          "live columns re-rank after you change inputs. Tier: 0 may be used here and delivers "
          "the whole plan, 1 may be used but delivers less of it, 2 barred here (export "
-         "control, licence), 3 infeasible; the rank orders by tier, then NPV.", st("subtitle"))
+         "control, licence), 3 infeasible; the rank orders by tier, then NPV."), st("subtitle"))
 
 
-def _recommendation(result: Result) -> str:
-    rec, said = result.recommended, recommend(result)
+def _action(said: Recommendation, st: Styles) -> str:
+    if st.lang == "en":
+        return said.action()
+    pricing = st.t.strings(f"pricing_{said.pricing.replace('-', '_')}") if said.pricing else ""
+    return st.t({"rent": "rent {card} at {pricing} prices",
+                 "hybrid": "buy {card} and rent what it cannot do (hybrid)"}.get(
+                     said.mode, "buy {card}"), card=said.card_name, pricing=pricing)
+
+
+def _recommendation(result: Result, st: Styles) -> str:
+    rec, said, t = result.recommended, recommend(result), st.t
     barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
     if rec is not None and said is not None:
         if not said.delivers_plan:
-            return (f"{said.action()} ({rec.id}): the lowest NPV among the options that may "
-                    "be used here (none delivers the whole plan)")
-        return (f"{said.action()} ({rec.id}): the lowest NPV of delivering the plan among the "
-                "options that may be used here and deliver it")
+            return t("{action} ({id}): the lowest NPV among the options that may be used here "
+                     "(none delivers the whole plan)", action=_action(said, st), id=rec.id)
+        return t("{action} ({id}): the lowest NPV of delivering the plan among the options "
+                 "that may be used here and deliver it", action=_action(said, st), id=rec.id)
     if barred:
-        return ("No candidate can be recommended: the feasible ones (" + ", ".join(barred)
-                + ") are export-controlled or licence-barred here.")
-    return "No candidate is feasible for every workload."
+        return t("No candidate can be recommended: the feasible ones ({ids}) are "
+                 "export-controlled or licence-barred here.", ids=", ".join(barred))
+    return t("No candidate is feasible for every workload.")
 
 
 def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
     """The ranking by NPV with live tier and rank columns; the row after it."""
     ws, st, values, p = w.ws, w.st, w.values, w.p
-    text(ws, row, 0, "Ranked by NPV of total cost of ownership", st("label"))
+    text(ws, row, 0, st.t("Ranked by NPV of total cost of ownership"), st("label"))
     row += 1
     w.header(row, ["Rank", "Candidate", "Name", "Cards", "NPV of TCO", "Undiscounted TCO",
                    "Cost per run", "Cost per GPU-hour", "Days per run", "Tier (live)",
@@ -151,7 +162,7 @@ def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
         job = f"{c.id}.{c.primary_workload}"
         ws.write_number(r, 0, i + 1, st("rank"))
         text(ws, r, 1, c.id)
-        text(ws, r, 2, c.info.name)
+        text(ws, r, 2, st.t.name(c.info.name))
         cards = f"candidates.{c.info.inputs_id}.cards"  # a generated option: its source's
         w.formula(r, 3, p.input_name(cards), cards, "count")
         w.headline(r, 4, c, "npv_tco")
@@ -161,7 +172,9 @@ def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
         w.quantity(r, 8, f"{job}.wall_days", "days")
         w.live_tier(r, 9, c)
         w.live_tiered_rank(r, 10, first, 9, 4, keys)
-        text(ws, r, 11, "; ".join(c.notes + c.info.flags), st("wrap"))
+        text(ws, r, 11, st.t.strings("list_sep").join(st.t.message(x)
+                                                        for x in c.notes + c.info.flags),
+             st("wrap"))
     return first + max(len(feasible), 1) + 1
 
 
@@ -169,7 +182,7 @@ def _job_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
     """The ranking by cost per run of the primary workload; the row after it."""
     ws, st, values = w.ws, w.st, w.values
     by_job = sorted(feasible, key=lambda c: (c.job["cost_per_job"], c.id))
-    text(ws, row, 0, "Ranked by cost per run of the primary workload", st("label"))
+    text(ws, row, 0, st.t("Ranked by cost per run of the primary workload"), st("label"))
     row += 1
     w.header(row, ["Rank", "Candidate", "Name", "Cost per run", "Cost per million tokens",
                    "Days per run", "GPU-hours per run", "Energy per run (kWh)",
@@ -181,7 +194,7 @@ def _job_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
         job = f"{c.id}.{c.primary_workload}"
         ws.write_number(r, 0, i + 1, st("rank"))
         text(ws, r, 1, c.id)
-        text(ws, r, 2, c.info.name)
+        text(ws, r, 2, st.t.name(c.info.name))
         w.headline(r, 3, c, "cost_per_job")
         w.quantity(r, 4, f"{job}.cost_per_million_tokens", "price")
         w.quantity(r, 5, f"{job}.wall_days", "days")
@@ -194,17 +207,17 @@ def _job_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
 def _infeasible_table(w: _Writer, row: int) -> int:
     ws, st = w.ws, w.st
     infeasible = [c for c in w.result.candidates if not c.feasible]
-    text(ws, row, 0, "Infeasible candidates", st("label"))
+    text(ws, row, 0, st.t("Infeasible candidates"), st("label"))
     row += 1
     w.header(row, ["", "Candidate", "Name", "Reason"])
     row += 1
     if not infeasible:
-        text(ws, row, 1, "None: every candidate can run every workload.")
+        text(ws, row, 1, st.t("None: every candidate can run every workload."))
         row += 1
     for c in infeasible:
         text(ws, row, 1, c.id)
-        text(ws, row, 2, c.info.name)
-        text(ws, row, 3, "; ".join(c.reasons))
+        text(ws, row, 2, st.t.name(c.info.name))
+        text(ws, row, 3, st.t.strings("list_sep").join(st.t.message(x) for x in c.reasons))
         row += 1
     return row + 1
 
@@ -212,15 +225,15 @@ def _infeasible_table(w: _Writer, row: int) -> int:
 def _breakdown_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
     """Cost per run by component; the first row of its data (the bar chart reads it)."""
     ws, st = w.ws, w.st
-    text(ws, row, 0, "Cost per run by component (primary workload)", st("label"))
+    text(ws, row, 0, st.t("Cost per run by component (primary workload)"), st("label"))
     row += 1
-    w.header(row, ["", "Candidate", "Name"] + [JOB_COMPONENT_LABELS[k] for k in JOB_COMPONENTS]
-             + ["Total"])
+    w.header(row, ["", "Candidate", "Name"] + [st.t.component(k, JOB_COMPONENT_LABELS[k])
+                                               for k in JOB_COMPONENTS] + ["Total"])
     first = row + 1
     for i, c in enumerate(feasible):
         r = first + i
         text(ws, r, 1, c.id)
-        text(ws, r, 2, c.info.name)
+        text(ws, r, 2, st.t.name(c.info.name))
         job = f"{c.id}.{c.primary_workload}"
         for j, comp in enumerate(JOB_COMPONENTS):
             w.quantity(r, 3 + j, f"{job}.cost_{comp}", "amount")
@@ -235,19 +248,21 @@ def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     top = breakdown_first + len(feasible) + 1
     drawn = feasible[:CHART_CANDIDATES]
     last = breakdown_first + len(drawn) - 1
-    more = "" if len(drawn) == len(feasible) else (
-        f" (the {len(drawn)} best-ranked of {len(feasible):,})")
+    t, summary, cashflows = p.words, p.sheet(SUMMARY), p.sheet(CASHFLOWS)
+    more = "" if len(drawn) == len(feasible) else t(
+        " (the {shown} best-ranked of {total})", shown=len(drawn), total=f"{len(feasible):,}")
     cur = result.currency
     bars = wb.add_chart({"type": "column", "subtype": "stacked"})
     for j, _comp in enumerate(JOB_COMPONENTS):
         col = 3 + j
         bars.add_series({
-            "name": [SUMMARY, breakdown_first - 1, col],
-            "categories": [SUMMARY, breakdown_first, 1, last, 1],
-            "values": [SUMMARY, breakdown_first, col, last, col],
+            "name": [summary, breakdown_first - 1, col],
+            "categories": [summary, breakdown_first, 1, last, 1],
+            "values": [summary, breakdown_first, col, last, col],
         })
-    bars.set_title({"name": "Cost per run by component" + more})
-    bars.set_y_axis({"name": cur, "num_format": "#,##0"})
+    bars.set_title({"name": t("Cost per run by component") + more})
+    bars.set_y_axis({"name": cur, "num_format": _axis_format(
+        [c.job["cost_per_job"] for c in drawn], cur, t.lang)})
     bars.set_size({"width": 760, "height": 380})
     ws.insert_chart(top, 0, bars)
 
@@ -256,12 +271,22 @@ def _charts(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     for c in drawn:
         r0, c0, r1, c1 = cumulative_range(p, c.id, horizon)
         lines.add_series({
-            "name": [CASHFLOWS, p.cash_rows[c.id] - 1, 0],
-            "categories": [CASHFLOWS, 0, C_FIRST, 0, C_FIRST + horizon],
-            "values": [CASHFLOWS, r0, c0, r1, c1],
+            "name": [cashflows, p.cash_rows[c.id] - 1, 0],
+            "categories": [cashflows, 0, C_FIRST, 0, C_FIRST + horizon],
+            "values": [cashflows, r0, c0, r1, c1],
             "marker": {"type": "circle", "size": 4},
         })
-    lines.set_title({"name": "Cumulative net cash flow" + more})
-    lines.set_y_axis({"name": cur, "num_format": "#,##0"})
+    lines.set_title({"name": t("Cumulative net cash flow") + more})
+    lines.set_y_axis({"name": cur, "num_format": _axis_format(
+        [y["cumulative"] for c in drawn for y in c.yearly], cur, t.lang)})
     lines.set_size({"width": 760, "height": 380})
     ws.insert_chart(top, CHART_COL, lines)
+
+
+def _axis_format(values: list[float], currency: str, lang: str) -> str:
+    """One unit on a chart axis: in Chinese, 万 or 亿 as the axis's largest value needs (so
+    ¥5,000.0万 and ¥1.00亿 never share an axis); in English, whole units as before."""
+    if lang == "en":
+        return "#,##0"
+    top = max((abs(v) for v in values if math.isfinite(v)), default=0.0)
+    return money_format(currency, top, lang)

@@ -176,24 +176,28 @@ def generation_date() -> date:
     return output_date()
 
 
-def write_workbook(result: Result, path: Path | str, *, generated: date | None = None) -> Path:
+def write_workbook(result: Result, path: Path | str, *, generated: date | None = None,
+                   lang: str = "en") -> Path:
     """Write the workbook to `path` (tco.fsio.write_output: atomically, nothing half-written on
-    failure; streamed into a device or pipe)."""
-    return write_output(path, workbook_bytes(result, generated=generated))
+    failure; streamed into a device or pipe), in English or Chinese (`lang`: sheet names,
+    labels, notes and number formats; the formulas and values are the same)."""
+    return write_output(path, workbook_bytes(result, generated=generated, lang=lang))
 
 
-def workbook_bytes(result: Result, *, generated: date | None = None) -> bytes:
+def workbook_bytes(result: Result, *, generated: date | None = None, lang: str = "en") -> bytes:
     with paused_gc():  # a million cells for a thousand candidates, none of them garbage
-        return _workbook_bytes(result, generated)
+        return _workbook_bytes(result, generated, lang)
 
 
-def _workbook_bytes(result: Result, generated: date | None) -> bytes:
+def _workbook_bytes(result: Result, generated: date | None, lang: str) -> bytes:
     day = generated or generation_date()
     buf = io.BytesIO()
     wb = xlsxwriter.Workbook(buf, _OPTIONS)
+    p = plan(result, lang)
+    t = p.words
     wb.set_properties({
-        "title": f"TCO workbook: {result.scenario.name}"[:255],
-        "subject": "Total cost of ownership of AI training accelerators",
+        "title": t("TCO workbook: {name}", name=result.scenario.name)[:255],
+        "subject": t("Total cost of ownership of AI training accelerators"),
         "author": "tco",
         "company": "",
         "comments": f"tco {result.provenance.tool_version}; catalog "
@@ -203,19 +207,18 @@ def _workbook_bytes(result: Result, generated: date | None) -> bytes:
     })
     wb.set_calc_mode("auto")
     wb.set_size(1600, 1000)
-    st = Styles(wb, result.currency)
-    p = plan(result)
+    st = Styles(wb, result.currency, t)
     values = engine_values(result)
     sheet_class = _worksheet_class()
-    sheets = {name: wb.add_worksheet(name, sheet_class)
+    sheets = {name: wb.add_worksheet(p.sheet(name), sheet_class)
               for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS, CATALOG)}
     sens = result.analyses.get("sensitivity")
     mc = result.analyses.get("montecarlo")
     if isinstance(sens, Sensitivity):
-        sheets[SENSITIVITY] = wb.add_worksheet(SENSITIVITY, sheet_class)
+        sheets[SENSITIVITY] = wb.add_worksheet(p.sheet(SENSITIVITY), sheet_class)
     if isinstance(mc, MonteCarlo):
-        sheets[MONTECARLO] = wb.add_worksheet(MONTECARLO, sheet_class)
-    sheets[METHODOLOGY] = wb.add_worksheet(METHODOLOGY, sheet_class)
+        sheets[MONTECARLO] = wb.add_worksheet(p.sheet(MONTECARLO), sheet_class)
+    sheets[METHODOLOGY] = wb.add_worksheet(p.sheet(METHODOLOGY), sheet_class)
 
     _define_names(wb, p)
     write_summary(wb, sheets[SUMMARY], result, p, values, st, day.isoformat())

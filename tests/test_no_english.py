@@ -1,0 +1,283 @@
+"""No English left in the Chinese package (issue 15): the zh report (HTML) and the zh workbook
+of a Chinese procurement scenario (tests/data/zh_package: a scenario written in Chinese, in CNY,
+for a facility in China, priced with CNY quotes) show a reader no English word.
+
+Every piece of visible text is listed: the HTML's text and its title/alt attributes (charts are
+inline SVG, so their text is text), the workbook's sheet names, cell strings, data-validation
+prompts, chart titles and document properties. From each piece are first removed what is quoted,
+not written, by the tool:
+
+* catalog citations (every figure's `source` and `note` in pricing/ and the quote file), quoted
+  as published, in their original language (the report's caveat says so);
+* names of catalog records (cards, servers, software stacks, vendors), proper names;
+* ids and paths (candidate, card, platform and stack ids, input paths, quantity keys, defined
+  names, digests), and formulas (the workbook's formula column);
+* the scenario's own text (its name, description, workload and candidate names).
+
+What is left may contain Latin words only from ALLOWED: units (GB, TFLOPS, CNY, ...), proper
+names the Chinese text keeps (NVIDIA, CUDA, ROCm, ...), and the abbreviations a Chinese reader
+of a TCO study reads as they are (TCO, MFU, PUE, TDP, IT, MoE, BF16, P10/P50/P90). NPV is not
+allowed in prose (净现值); it stays only as the spreadsheet function NPV() in the workbook's
+conventions, as PMT() does. Single letters (x, t, r, H, N, D) are symbols of formulas and are
+not words. docs/report.md ("No English left") lists the same rule.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from datetime import date
+from html.parser import HTMLParser
+from pathlib import Path
+
+import openpyxl
+import pytest
+from pydantic import BaseModel
+
+from tco.analysis import report_analyses
+from tco.catalog import Figure, load_catalog
+from tco.engine import compute
+from tco.exporters.html import write_html
+from tco.exporters.xlsx import write_workbook
+from tco.exporters.xlsx.layout import plan
+from tco.scenario import load_scenario
+
+PACKAGE = Path(__file__).with_name("data") / "zh_package"
+DAY = date(2026, 1, 15)
+
+ALLOWED = frozenset({
+    # units
+    "GB", "TB", "GiB", "TFLOPS", "PFLOP", "FLOP", "FLOPs", "CNY", "USD", "EUR", "GbE", "kW",
+    "CO2e", "CO₂e",
+    # proper names of vendors, products and software the Chinese text keeps
+    "NVIDIA", "AMD", "Intel", "Huawei", "CUDA", "ROCm", "CANN", "GeForce", "Ascend", "Gaudi",
+    "PaLM", "Llama", "tco",
+    # abbreviations read as they are
+    "TCO", "MFU", "PUE", "TDP", "IT", "MoE", "BF16", "FP8", "FP16", "FP32", "FP64", "TF32",
+    "P10", "P50", "P90", "TRUE", "FALSE", "AI",
+})
+# Columns of ids, paths and formulas (their headers in the zh workbook).
+ID_COLUMNS = frozenset({"路径", "键", "定义名称", "公式"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9₀-₉]*")
+_ID = re.compile(r"[A-Za-z0-9]+(?:[._/-][A-Za-z0-9]+)+|[A-Za-z0-9]*_[A-Za-z0-9_]*")
+_FUNCTION = re.compile(r"\b(?:NPV|PMT)\(")
+_OPTION = re.compile(r"--[a-z][a-z-]*")
+_QUOTED = re.compile(r" \(quoted [^)]*\)$")
+
+
+def _figures(obj: object, out: set[str]) -> None:
+    """Every catalog figure's source and note (quoted as published)."""
+    if isinstance(obj, Figure):
+        # a quote's own words; the tool's "(quoted 105,000 CNY; at 7.1526 CNY/USD)" is not
+        out.add(_QUOTED.sub("", obj.source))
+        if obj.note:
+            out.add(obj.note)
+    elif isinstance(obj, BaseModel):
+        for name in type(obj).model_fields:
+            _figures(getattr(obj, name), out)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            _figures(v, out)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            _figures(v, out)
+
+
+def quoted_text(result, catalog) -> list[str]:
+    """What the tool quotes rather than writes, longest first (removed before checking)."""
+    out: set[str] = set()
+    _figures(catalog, out)
+    for group in (catalog.accelerators, catalog.platforms, catalog.stacks):
+        for rec in group.values():
+            out.update({rec.id, rec.name})
+    out.update(a.vendor for a in catalog.accelerators.values())
+    sc = result.scenario
+    out.update({sc.name, sc.description or ""})
+    out.update(w.name or w.id for w in sc.workloads)
+    out.update(w.id for w in sc.workloads)
+    for c in result.candidates:
+        out.update({c.id, c.info.name, c.info.card, c.info.platform, c.info.stack})
+    out.update(result.inputs)
+    p = plan(result, "zh")
+    out.update(p.names.names.values())
+    pv = result.provenance
+    out.update({pv.catalog_digest, pv.scenario_digest, pv.tool_version})
+    return sorted((s for s in out if s), key=len, reverse=True)
+
+
+def _is_id(token: str) -> bool:
+    """`team.familiarity.cann`, `rent_options`, `dense-34b`, `docs/methodology.md`: a path, a
+    key or an id (a dot, slash or underscore, or a digit among lowercase); `tensor-parallel`
+    is two words."""
+    return bool(re.search(r"[._/]", token)) or (
+        token.lower() == token and bool(re.search(r"[0-9]", token)))
+
+
+def english_words(text: str, quoted: list[str]) -> list[str]:
+    for q in quoted:
+        if q in text:
+            text = text.replace(q, "q")  # a letter: `candidates.<id>.cards` stays one path
+    text = _FUNCTION.sub(" ", _OPTION.sub(" ", text))
+    text = _ID.sub(lambda m: " " if _is_id(m.group(0)) else m.group(0), text)
+    return [w for w in _WORD.findall(text) if len(w) > 1 and w not in ALLOWED]
+
+
+class _Visible(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hidden = 0
+        self.texts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style"):
+            self.hidden += 1
+        self.texts.extend(v for k, v in attrs if k in ("title", "alt", "aria-label") and v)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self.hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden and data.strip():
+            self.texts.append(data.strip())
+
+
+def html_texts(path: Path) -> list[tuple[str, str]]:
+    parser = _Visible()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return [("html", t) for t in parser.texts]
+
+
+def workbook_texts(path: Path) -> list[tuple[str, str]]:
+    """Sheet names, cell strings (not the formula column of Methodology), validation prompts,
+    chart titles and the document's title and subject."""
+    wb = openpyxl.load_workbook(path)
+    out: list[tuple[str, str]] = []
+    for ws in wb.worksheets:
+        out.append(("sheet name", ws.title))
+        formula_cols = set()
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.value in ID_COLUMNS:
+                    formula_cols.add(cell.column)
+                if cell.data_type == "s" and isinstance(cell.value, str) and (
+                        cell.column not in formula_cols):
+                    out.append((f"{ws.title}!{cell.coordinate}", cell.value))
+                if cell.comment is not None:
+                    out.append((f"{ws.title}!{cell.coordinate} note", cell.comment.text))
+        for dv in ws.data_validations.dataValidation:
+            for text in (dv.promptTitle, dv.prompt, dv.errorTitle, dv.error):
+                if text:
+                    out.append((f"{ws.title} validation", text))
+    with zipfile.ZipFile(path) as z:
+        for name in z.namelist():
+            if name.startswith("xl/charts/"):
+                xml = z.read(name).decode("utf-8")
+                out += [(name, t) for t in re.findall(r"<a:t>([^<]*)</a:t>", xml)]
+    out += [("title", wb.properties.title or ""), ("subject", wb.properties.subject or "")]
+    return out
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory):
+    catalog = load_catalog([PACKAGE / "quotes.csv"])
+    loaded = load_scenario(PACKAGE / "scenario.yaml")
+    result = compute(loaded, catalog)
+    result.analyses.update(report_analyses(loaded, catalog, draws=500, seed=1, result=result))
+    out = tmp_path_factory.mktemp("zh")
+    write_html(result, out / "report.zh.html", lang="zh", day=DAY)
+    write_workbook(result, out / "workbook.zh.xlsx", generated=DAY, lang="zh")
+    return result, catalog, out
+
+
+def _leftovers(texts, quoted) -> dict[str, list[str]]:
+    left: dict[str, list[str]] = {}
+    for where, text in texts:
+        words = english_words(text, quoted)
+        if words:
+            left.setdefault(text[:160], [where, *words])
+    return left
+
+
+def test_the_zh_report_has_no_english_left(package):
+    result, catalog, out = package
+    texts = html_texts(out / "report.zh.html")
+    assert len(texts) > 200  # the whole report, not an empty page
+    left = _leftovers(texts, quoted_text(result, catalog))
+    assert not left, "\n".join(f"{v[0]}: {k!r} -> {v[1:]}" for k, v in left.items())
+
+
+def test_the_zh_workbook_has_no_english_left(package):
+    result, catalog, out = package
+    texts = workbook_texts(out / "workbook.zh.xlsx")
+    assert len(texts) > 500
+    assert {w for w, t in texts if w == "sheet name"} and not any(
+        re.search("[A-Za-z]", t) for w, t in texts if w == "sheet name")
+    left = _leftovers(texts, quoted_text(result, catalog))
+    assert not left, "\n".join(f"{v[0]}: {k!r} -> {v[1:]}" for k, v in left.items())
+
+
+def test_the_check_finds_english():
+    """The check is not vacuous: an English sentence, a region code and a CLI command in a
+    risk flag are found; ids, units and quoted names are not."""
+    quoted = ["Huawei Ascend 910B (Atlas 800T A2 module)", "ascend-910b"]
+    assert english_words("Parameters per tensor-parallel rank", quoted) == [
+        "Parameters", "per", "tensor", "parallel", "rank"]
+    assert english_words("出口管制：在地区“cn”受限（详见 `tco catalog show cann`）", quoted) == [
+        "cn", "catalog", "show", "cann"]
+    assert english_words("Huawei Ascend 910B (Atlas 800T A2 module)：每卡 64 GB，"
+                         "路径 candidates.ascend-910b.cards，BF16 峰值 TFLOPS", quoted) == []
+    assert english_words("TCO 净现值 NPV", quoted) == ["NPV"]
+
+
+def test_the_zh_report_says_numbers_the_chinese_way(package):
+    """34e9 parameters read 340亿 (34e9 / 1e8 = 340), 1e12 tokens 1万亿 (1e12 / 1e12 = 1), in the
+    workload line and the assumptions table; no "× 10ⁿ" for them; the workload's name, which
+    already says 预训练, is not followed by another 训练."""
+    _result, _catalog, out = package
+    texts = [t for _w, t in html_texts(out / "report.zh.html")]
+    assert "340亿参数稠密预训练：340亿个参数，1万亿个词元，每年 4 次训练" in texts
+    assert texts.count("340亿") >= 1 and texts.count("1万亿") >= 1  # assumptions table
+    assert not [t for t in texts if "× 10" in t and ("亿" in t or "参数" in t)]
+    assert not [t for t in texts if re.search(r"训练\s*训练", t)]
+
+
+def _money_ticks(svg: str) -> list[str]:
+    return [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg) if "¥" in t]
+
+
+def test_one_unit_on_every_money_axis(package):
+    """Every money label of a chart (its ticks and bar-end labels) is in one unit, chosen from
+    the axis's largest value: the cumulative cash flows reach over ¥2亿, so
+    the whole axis is in 亿, its zero too; the cost per run (about ¥500万) is all in 万."""
+    _result, _catalog, out = package
+    html = (out / "report.zh.html").read_text(encoding="utf-8")
+    svgs = re.findall(r"<svg.*?</svg>", html, re.DOTALL)
+    units = []
+    for svg in svgs:
+        ticks = _money_ticks(svg)
+        if not ticks:
+            continue
+        kinds = {"亿" if t.endswith("亿") else "万" if t.endswith("万") else "元" for t in ticks}
+        assert len(kinds) == 1, ticks
+        units.append(kinds.pop())
+    assert len(units) >= 3 and "亿" in units and "万" in units
+
+
+def test_cny_amounts_in_the_zh_workbook_read_in_wan_and_yi(package):
+    """Amounts of the Chinese workbook in CNY show in 万 (50,000,000 -> ¥5000.0万: `,` divides by
+    1,000 and the escaped point stands before the last digit) or 亿 (/1e6, point before the last
+    two digits); prices per unit stay plain; other currencies are written in full."""
+    from tco.exporters.xlsx.styles import money_format
+
+    assert money_format("CNY", 5e7, "zh") == '"¥"0\\.0,"万";-"¥"0\\.0,"万";"-"'
+    assert money_format("CNY", 2.4e8, "zh") == '"¥"0\\.00,,"亿";-"¥"0\\.00,,"亿";"-"'
+    assert money_format("CNY", 20.78, "zh") == money_format("CNY", 20.78, "en")
+    assert "万" not in money_format("USD", 5e7, "zh")
+    _result, _catalog, out = package
+    ws = openpyxl.load_workbook(out / "workbook.zh.xlsx")["摘要"]
+    header = next(r for r in ws.iter_rows() if any(c.value == "TCO 净现值" for c in r))
+    cols = {c.value: c.column for c in header}
+    row = header[0].row + 1
+    assert "万" in ws.cell(row, cols["TCO 净现值"]).number_format
+    assert "万" not in ws.cell(row, cols["每加速卡小时成本"]).number_format
