@@ -198,7 +198,7 @@ def cli_command(result: Result) -> str:
     import shlex
 
     file = result.provenance.scenario_file
-    if not file or file.startswith("built-in"):
+    if not file or file.startswith(("built-in", "<")):  # the example, or text or a dict
         return "tco whatif"
     return f"tco whatif {shlex.quote(file)}"
 

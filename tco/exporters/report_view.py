@@ -211,7 +211,7 @@ class View:
         app = (templates_dir() / "report_live.js").read_text(encoding="utf-8")
         return {"data": Markup(live.script_json(data)), "model": Markup(model),
                 "app": Markup(app), "panel": data["panel"],
-                "csp": " ".join(live.csp_hash(x) for x in (model, app))}
+                "csp": Markup(" ".join(live.csp_hash(x) for x in (model, app)))}
 
     def meta(self) -> list[dict[str, Any]]:
         s, r, p = self.s, self.r, self.r.provenance
