@@ -310,3 +310,10 @@ def test_the_model_in_the_page_is_made_of_indices_not_names(result):
     code = live.model_script(result.model, live.slots(result))
     assert "mi300x" not in code and "npv" not in code.replace("R.NPV", "")
     assert code.count("\n  v[") == len(result.model.quantities)
+
+
+def test_a_model_too_large_to_carry_leaves_a_static_report(result, monkeypatch):
+    monkeypatch.setattr(live, "MAX_QUANTITIES", len(result.model.quantities) - 1)
+    html = render_html(result, "en")
+    assert "<script" not in html and "script-src" not in html and 'data-path="' not in html
+    assert "default-src 'none'" in html

@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 FAMILIES = ("card_price", "cloud_price_per_card_hour", "lead_time_weeks",
             "electricity_price_per_kwh", "utilization", "discount_rate")
 SENSITIVE_EXTRA = 4  # inputs outside FAMILIES the sensitivity ranking may add
+# The largest model a report carries live (the example has about 3,700 quantities, some 260 an
+# option): the page's script grows with it, and a report of hundreds of options stays static.
+MAX_QUANTITIES = 20_000
 SENTINEL_TEXT = "987654321e100"  # a value outside every plausible range, easy to find again
 # The words the page's summary, status pills, charts and panel need (templates/strings.yaml).
 TEXT_KEYS = (

@@ -200,16 +200,20 @@ class View:
         return out
 
     def live_page(self) -> dict[str, Any]:
+        """The live model's scripts and panel; none for a model too large to carry
+        (live.MAX_QUANTITIES), whose report stays a static document."""
         from markupsafe import Markup
 
         from ..resources import templates_dir
 
+        if len(self.r.model.quantities) > live.MAX_QUANTITIES or not self.r.candidates:
+            return {"enabled": False, "panel": []}
         data = live.payload(self.r, self.s, self.lang, self.at,
                             [self.live_candidate(c) for c in self.r.candidates],
                             [self.s.component(k) for k in self.r.job_components])
         model = live.model_script(self.r.model, self.at)
         app = (templates_dir() / "report_live.js").read_text(encoding="utf-8")
-        return {"data": Markup(live.script_json(data)), "model": Markup(model),
+        return {"enabled": True, "data": Markup(live.script_json(data)), "model": Markup(model),
                 "app": Markup(app), "panel": data["panel"],
                 "csp": Markup(" ".join(live.csp_hash(x) for x in (model, app)))}
 
