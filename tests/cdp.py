@@ -8,11 +8,12 @@ JSON message ended by a NUL byte.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from tco.exporters.pdf import CHROMIUM_FLAGS
 
@@ -21,24 +22,27 @@ class ChromiumError(RuntimeError):
     pass
 
 
+def _high(fd: int) -> int:
+    """`fd` moved to a descriptor above 9 (never 3 or 4, which the child's must become)."""
+    out = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return out
+
+
 class Page:
     """One tab of a headless Chromium: `open(path)`, then `js(expression)`."""
 
     def __init__(self, exe: str, profile: Path) -> None:
-        to_child, self._write = os.pipe()
-        self._read, from_child = os.pipe()
-
-        def wire() -> None:  # in the child: the pipes become its descriptors 3 and 4
-            a, b = os.dup(to_child), os.dup(from_child)
-            os.dup2(a, 3)
-            os.dup2(b, 4)
-
-        flags = [f for f in CHROMIUM_FLAGS if not f.startswith("--remote-debugging")]
+        to_child, self._write = (_high(fd) for fd in os.pipe())
+        self._read, from_child = (_high(fd) for fd in os.pipe())
+        # bash puts the pipes on descriptors 3 and 4 and becomes Chromium (exec); a POSIX sh
+        # need not take descriptors above 9
+        argv = [exe, *CHROMIUM_FLAGS, "--remote-debugging-pipe", f"--user-data-dir={profile}",
+                "about:blank"]
+        wire = (f'exec "$@" 3<&{to_child} 4>&{from_child} {to_child}<&- {from_child}>&-')
         self.proc = subprocess.Popen(
-            [exe, *flags, "--remote-debugging-pipe", f"--user-data-dir={profile}",
-             "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=False, preexec_fn=wire)
+            ["/bin/bash", "-c", wire, "bash", *argv], pass_fds=(to_child, from_child),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_child)
         os.close(from_child)
         self._buffer = b""
@@ -133,7 +137,7 @@ class Page:
         os.close(self._write)
         os.close(self._read)
 
-    def __enter__(self) -> Page:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -17,8 +17,7 @@ from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
 from ..recommend import recommend
 from ..result import CandidateResult, Result
-from . import charts
-from . import live
+from . import charts, live
 from .fmt import CHART_CANDIDATES, money, money_full, number, percent
 from .i18n import Segment, Strings
 
