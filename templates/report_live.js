@@ -441,9 +441,9 @@
   }
 
   function barChart(names, stacks, labels, hl, title, axis, fmt, colours, legend) {
-    const left = 190;
+    const left = 280;
     const row = 24;
-    const top = legend ? 28 : 8;
+    const top = legend ? 12 + 18 * Math.ceil(legend.length / 3) : 8;
     const bottom = top + row * names.length;
     const root = frame(title, bottom + 44);
     const totals = stacks.map((s) => s.reduce((a, b) => a + Math.max(b, 0), 0));
@@ -452,9 +452,10 @@
     xAxis(root, scale, 0, hi, left, top, bottom, axis, fmt);
     if (legend) {
       legend.forEach((name, i) => {
-        const x = left + i * ((700 - left) / legend.length);
-        root.append(svg("rect", { x, y: 6, width: 10, height: 10, fill: colours[i % colours.length] }));
-        root.append(svg("text", { x: x + 14, y: 15, fill: D.colours.ink }, name));
+        const x = 20 + (i % 3) * 230;
+        const y = 6 + 18 * Math.floor(i / 3);
+        root.append(svg("rect", { x, y, width: 10, height: 10, fill: colours[i % colours.length] }));
+        root.append(svg("text", { x: x + 14, y: y + 9, fill: D.colours.ink }, name));
       });
     }
     names.forEach((name, i) => {
@@ -478,7 +479,7 @@
     const left = 90;
     const top = 10;
     const bottom = 300;
-    const root = frame(title, bottom + 50 + 16 * Math.ceil(series.length / 3));
+    const root = frame(title, bottom + 50 + 16 * Math.ceil(series.length / 2));
     const all = series.flatMap((s) => s.values).filter(Number.isFinite);
     const lo = Math.min(0, ...all);
     const hi = Math.max(0, ...all) || 1;
@@ -498,8 +499,8 @@
       const pts = s.values.map((val, t) => `${x(t).toFixed(1)},${y(val).toFixed(1)}`).join(" ");
       root.append(svg("polyline", { points: pts, fill: "none", stroke: s.colour,
         "stroke-width": s.hl ? 3 : 1.5 }));
-      const lx = left + (i % 3) * 200;
-      const ly = bottom + 46 + 16 * Math.floor(i / 3);
+      const lx = 20 + (i % 2) * 350;
+      const ly = bottom + 46 + 16 * Math.floor(i / 2);
       root.append(svg("rect", { x: lx, y: ly - 9, width: 12, height: 4, fill: s.colour }));
       root.append(svg("text", { x: lx + 16, y: ly - 3, fill: D.colours.ink,
         "font-weight": s.hl ? "700" : "400" }, s.name));
@@ -610,7 +611,8 @@
       const input = inputs.find((el) => el.dataset.path === p.path);
       input.closest("label").classList.toggle("changed", Boolean(st));
       if (!st) continue;
-      changes.push(`${p.owner ? p.owner + " · " : ""}${p.label} ${p.text} → ${st.text}`);
+      const shown = NUMBER.test(st.text.replace(/_/g, "")) ? st.text : `${st.text} (${g(st.value)})`;
+      changes.push(`${p.owner ? p.owner + " · " : ""}${p.label} ${p.text} → ${shown}`);
       sets.push("--set " + shellWord(`${p.path}=${st.text}`));
     }
     setText(diff, changes.length ? fill("live_changed", { changes: changes.join(T.list_sep) })

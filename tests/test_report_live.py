@@ -317,3 +317,17 @@ def test_a_model_too_large_to_carry_leaves_a_static_report(result, monkeypatch):
     html = render_html(result, "en")
     assert "<script" not in html and "script-src" not in html and 'data-path="' not in html
     assert "default-src 'none'" in html
+
+
+def test_without_javascript_the_report_reads_as_the_scenarios(browser, result, tmp_path):
+    """Scripts off: no panel, the static charts, and every figure as Python wrote it."""
+    browser.call("Emulation.setScriptExecutionDisabled", session=True, value=True)
+    try:
+        open_report(browser, result, tmp_path)
+        hidden = browser.js("document.getElementById('live').hidden")
+        static = browser.js("document.querySelector('#chart-cost .chart-static svg') !== null"
+                            " && document.querySelector('#chart-cost .chart-live').hidden")
+        state = browser.js("document.documentElement.dataset.live === undefined")
+    finally:
+        browser.call("Emulation.setScriptExecutionDisabled", session=True, value=False)
+    assert hidden is True and static is True and state is True

@@ -187,13 +187,20 @@ def panel(result: Result, s: Strings, at: Slots) -> list[dict[str, Any]]:
             owner = next((n for cid, n in names.items()
                           if path == f"candidates.{cid}.{path.rsplit('.', 1)[-1]}"), "")
         out.append({
-            "path": path, "at": at[path], "base": inp.value, "text": repr(inp.value),
+            "path": path, "at": at[path], "base": inp.value, "text": exact_text(inp.value),
             "label": s.input_label(path, inp.label), "owner": owner,
             "unit": s.unit(inp.spec.unit, result.currency), "lo": lo, "hi": hi,
             "range": f"{lo:g} – {hi:g}", "refuse": refusal_template(result, path),
             "unparsed": parse_template(result, path),
         })
     return out
+
+
+def exact_text(x: float) -> str:
+    """The value as the panel shows it: short (15000, 0.0826) when that reads back as the
+    same number, else in full (repr)."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(x)
 
 
 def cli_command(result: Result) -> str:
