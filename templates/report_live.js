@@ -143,6 +143,7 @@
     mwh: (x) => fill("value_mwh", { n: number(x / 1000, 0) }),
     tco2: (x) => fill("value_t_co2", { n: number(x / 1000, 0) }),
     breakeven: (x) => x < 1 ? percent(x, 0) : T.breakeven_never,
+    meth_2: (x) => fill("meth_2", { rate: percent(x, 1) }),
   };
   const full = (x) => Number.isFinite(x) ? pyRepr(x) : "";
 
@@ -291,6 +292,28 @@
       const x = v[f.q];
       setText(f.el, FORMATS[f.f](x));
       if (f.value) f.el.setAttribute("data-value", full(x));
+    }
+  }
+
+  // The notes under a candidate's name, the share of planned runs it completes written again
+  // (tco.engine.completes_note; the rest are the scenario's)
+  function renderNotes(v) {
+    for (const c of D.candidates) {
+      const el = c.notes && document.querySelector(`p[data-notes="${CSS.escape(c.id)}"]`);
+      if (!el) continue;
+      const x = v[c.notes.q];
+      const moving = c.notes.on && x < D.complete
+        ? [c.notes.template.replace("{pct}", percent(x, 0))] : [];
+      const notes = [...c.notes.before, ...moving, ...c.notes.after];
+      const text = notes.join(T.list_sep);
+      if (el.dataset.shown === text) continue;
+      el.dataset.shown = text;
+      el.textContent = "";
+      if (notes.length) {
+        el.append(Object.assign(document.createElement("strong"), { textContent: T.d_notes + ":" }),
+          " " + text);
+      }
+      el.hidden = notes.length === 0;
     }
   }
 
@@ -636,6 +659,7 @@
     renderFigures(v);
     renderKpis(rec, v);
     renderDetails(order, rec);
+    renderNotes(v);
     if (changed) {
       renderSummary(order, rec, v);
     } else {

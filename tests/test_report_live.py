@@ -37,11 +37,13 @@ READ = """(() => {
     (tr) => [tr.dataset.candidate, tr.className, tr.querySelector('.rank').textContent,
              tr.querySelector('.pill').textContent]);
   const details = Array.from(document.querySelectorAll('article.candidate-detail'), (a) =>
-    [a.id, Array.from(a.querySelectorAll('td.num'), (td) => td.textContent)]);
+    [a.id, Array.from(a.querySelectorAll('td.num'), (td) => td.textContent),
+     a.querySelector('p.note').hidden ? '' : a.querySelector('p.note').textContent.trim()]);
+  const method = Array.from(document.querySelectorAll('#methodology p'), (p) => p.textContent);
   const s = document.getElementById('summary');
   const summary = Array.from(s.querySelectorAll('.headline, ol.reasons li, ul.consider li'),
     (el) => el.textContent);
-  return {figures, order, details, summary,
+  return {figures, order, details, summary, method,
           cli: document.querySelector('[data-live-cli]').textContent,
           diff: document.querySelector('[data-live-diff]').textContent};
 })()"""
@@ -145,6 +147,7 @@ def check_against_engine(browser: Page, result, tmp: Path, state: dict[str, str]
     assert [f[:2] + f[3:] for f in page["figures"]] == [f[:2] + f[3:] for f in want["figures"]]
     assert page["summary"] == want["summary"]
     assert page["details"] == want["details"]
+    assert page["method"][:4] == want["method"][:4]  # the analyses' sentences are the scenario's
 
 
 @pytest.mark.parametrize("seed", range(SETTINGS))
@@ -331,3 +334,13 @@ def test_without_javascript_the_report_reads_as_the_scenarios(browser, result, t
     finally:
         browser.call("Emulation.setScriptExecutionDisabled", session=True, value=False)
     assert hidden is True and static is True and state is True
+
+
+def test_a_note_that_moves_with_the_inputs_follows(browser, result, tmp_path):
+    # at 20% utilization (0.85 in the example) the bought clusters cannot fit the year's four
+    # runs: the engine notes the share completed, and so must the page
+    check_against_engine(browser, result, tmp_path, {"utilization": "0.2"}, "en")
+    noted = {d[0] for d in browser.js(READ)["details"] if "completes only" in d[2]}
+    before = {d[0] for d in static_view(browser, result, tmp_path / "base", "en")["details"]
+              if "completes only" in d[2]}
+    assert before < noted, (before, noted)  # the example's RTX 4090 and 910B, and now more

@@ -57,7 +57,7 @@ TEXT_KEYS = (
     "name_sep", "years", "days", "status_ok", "status_incomplete", "status_infeasible",
     "status_barred", "badge_recommended", "value_kw", "value_mwh", "value_t_co2",
     "breakeven_never", "chart_cost_axis", "chart_cash_axis", "chart_year_axis",
-    "chart_days_axis", "live_changed", "live_unchanged", "live_static_chart",
+    "chart_days_axis", "meth_2", "d_notes", "live_changed", "live_unchanged", "live_static_chart",
 )
 
 

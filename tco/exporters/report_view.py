@@ -134,6 +134,7 @@ class View:
             "mwh": lambda v: s("value_mwh", n=number(v / 1000, 0)),
             "tco2": lambda v: s("value_t_co2", n=number(v / 1000, 0)),
             "breakeven": lambda v: percent(v, 0) if v < 1 else s("breakeven_never"),
+            "meth_2": lambda v: s("meth_2", rate=percent(v, 1)),
         }
         return writers[kind](x)
 
@@ -186,6 +187,7 @@ class View:
         }
         if c.priced:
             w = f"{c.id}.{c.primary_workload}"
+            out["notes"] = self.live_notes(c)
             out["q"] = {
                 "npv_tco": at[f"{c.id}.npv_tco"], "cost_per_job": at[f"{w}.cost_per_job"],
                 "wall_days": at[f"{w}.wall_days"],
@@ -197,6 +199,22 @@ class View:
                 "parts": [at[f"{w}.cost_{k}"] for k in self.r.job_components],
             }
         return out
+
+    def live_notes(self, c: CandidateResult) -> dict[str, Any]:
+        """A candidate's notes around the one that moves with the inputs (the share of planned
+        runs it completes, tco.engine.completes_note): the page writes them again."""
+        from ..engine import completes_note
+
+        probe = 0.4321  # a share whose text ("43%") is found again in the translated note
+        shown = f"{probe:.0%}"
+        template = self.s.message(completes_note(probe))
+        assert template.count(shown) == 1, template
+        moving = [n for n in c.notes if n == completes_note(c.values["runs_completed_fraction"])]
+        at = c.notes.index(moving[0]) if moving else len(c.info.notes)
+        rest = [self.s.message(n) for n in c.notes if n not in moving]
+        return {"before": rest[:at], "after": rest[at:], "template": template.replace(
+            shown, "{pct}"), "q": self.at[f"{c.id}.runs_completed_fraction"],
+            "on": c.feasible}
 
     def live_page(self) -> dict[str, Any]:
         """The live model's scripts and panel; none for a model too large to carry
@@ -611,7 +629,8 @@ class View:
         s, inputs = self.s, self.r.inputs
         out = [
             s("meth_1", years=self.r.structure.horizon_years),
-            s("meth_2", rate=percent(inputs["finance.discount_rate"].value, 1)),
+            fig(s("meth_2", rate=percent(inputs["finance.discount_rate"].value, 1)),
+                self.at["finance.discount_rate"], "meth_2"),
             s("meth_3", flops=_plain(inputs["assumptions.flops_per_param_token"].value)),
             s("meth_4"),
         ]
