@@ -686,6 +686,9 @@
   for (const input of inputs) {
     input.addEventListener("input", () => { if (accept(input, false)) render(); });
     input.addEventListener("change", () => { if (accept(input, true)) render(); });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && accept(input, true)) render();
+    });
   }
   panel.querySelector("[data-live-reset]").addEventListener("click", () => {
     state.clear();
