@@ -194,9 +194,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
             if not values["feasible"]:
                 reasons += infeasible_reasons(info, cand_inputs, values, jobs)
             if not reasons and values["runs_completed_fraction"] < COMPLETE_FRACTION:
-                notes.append(
-                    f"the cluster completes only {values['runs_completed_fraction']:.0%} "
-                    "of the planned runs per year")
+                notes.append(completes_note(values["runs_completed_fraction"]))
             if info.sizing != "cards":
                 target = cand_inputs[info.sizing]
                 unit = "days" if info.sizing == "deadline_days" else "kW"
@@ -217,6 +215,12 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
         resolved=resolved, env=dict(env),
     )
+
+
+def completes_note(fraction: float) -> str:
+    """The note of a cluster that completes fewer runs than planned (the live report writes it
+    again from this sentence when a reader's change moves the fraction)."""
+    return f"the cluster completes only {fraction:.0%} of the planned runs per year"
 
 
 def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],

@@ -142,25 +142,28 @@ def pixels(png: Path) -> np.ndarray:
 
 
 class Collect(HTMLParser):
-    """Every start tag with its attributes, and the text of <style> elements."""
+    """Every start tag with its attributes, the text of <style> elements, of <script> elements
+    (the live report's data and code) and of the rest (what a reader sees)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, dict[str, str | None]]] = []
         self.styles: list[str] = []
+        self.scripts: list[str] = []
         self.text: list[str] = []
-        self._in_style = False
+        self._in: str | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
-        self._in_style = tag == "style"
+        self._in = tag if tag in ("style", "script") else None
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "style":
-            self._in_style = False
+        if tag in ("style", "script"):
+            self._in = None
 
     def handle_data(self, data: str) -> None:
-        (self.styles if self._in_style else self.text).append(data)
+        into = {"style": self.styles, "script": self.scripts}.get(self._in or "", self.text)
+        into.append(data)
 
 
 def parse(html: str) -> Collect:

@@ -19,6 +19,8 @@ facility: {region: cn}
 
 
 def text_of(page: str) -> str:
+    """What a reader sees: the page without tags, and without the live report's scripts."""
+    page = re.sub(r"<script[^>]*>.*?</script>", " ", page, flags=re.DOTALL)
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 

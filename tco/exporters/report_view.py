@@ -20,7 +20,7 @@ from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
 from ..recommend import recommend
 from ..result import CandidateResult, Result
-from . import charts
+from . import charts, live
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
 from .i18n import Segment, Strings
 
@@ -34,6 +34,22 @@ class Cell:
     value: str = ""  # repr of the engine float, for data-value; empty when not a number
     key: str = ""
     cls: str = "num"
+    q: int = -1  # where the live page finds the figure (tco.exporters.live.Slots), -1: fixed
+    f: str = ""  # how the live page writes it (View.fmt)
+    metric: str = ""  # a key figure's metric (npv_tco, ...): the live page shows its option's
+
+
+class Fig(str):
+    """A figure of the candidate details: its text, and where and how the live page gets it."""
+
+    q: int = -1
+    f: str = ""
+
+
+def fig(text: str, q: int, f: str) -> Fig:
+    out = Fig(text)
+    out.q, out.f = q, f
+    return out
 
 
 @dataclass
@@ -78,6 +94,7 @@ class View:
         self.date = report_date
         self.rec = result.recommended
         self.complete = [c for c in result.candidates if is_complete(c) and not c.info.blocking]
+        self.at = live.slots(result)
 
     # --- formatting ----------------------------------------------------------------------------
     def money(self, x: float) -> str:
@@ -113,6 +130,25 @@ class View:
     def name(self, c: CandidateResult) -> str:
         return c.info.name
 
+    def fmt(self, kind: str, x: float) -> str:
+        """A figure written the way `kind` says; templates/report_live.js has the same kinds."""
+        s = self.s
+        writers = {
+            "money": self.money, "amount": self.amount, "days": self.days, "pct": self.pct,
+            "pct0": lambda v: percent(v, 0), "pct1": lambda v: percent(v, 1),
+            "num0": lambda v: number(v, 0), "num1": lambda v: number(v, 1),
+            "kw": lambda v: s("value_kw", n=number(v, 0)),
+            "mwh": lambda v: s("value_mwh", n=number(v / 1000, 0)),
+            "tco2": lambda v: s("value_t_co2", n=number(v / 1000, 0)),
+            "breakeven": lambda v: percent(v, 0) if v < 1 else s("breakeven_never"),
+            "meth_2": lambda v: s("meth_2", rate=percent(v, 1)),
+        }
+        return writers[kind](x)
+
+    def live(self, kind: str, name: str, x: float) -> Fig:
+        """The figure `name` (a quantity of the model, value `x`), live in the page."""
+        return fig(self.fmt(kind, x), self.at[name], kind)
+
     def date_text(self) -> str:
         d = self.date
         return f"{d.year}年{d.month}月{d.day}日" if self.lang == "zh" else d.isoformat()
@@ -141,7 +177,69 @@ class View:
             "assumptions": self.assumptions(),
             "methodology": self.methodology(),
             "caveats": self.caveats(),
+            "live": self.live_page(),
         }
+
+    # --- the live model (tco/exporters/live.py) ---------------------------------------------
+    def live_candidate(self, c: CandidateResult) -> dict[str, Any]:
+        """What the page knows of an option besides the model's numbers: names, mode, the
+        flags that bar it, and where its figures are in the array of values."""
+        s, at = self.s, self.at
+        out: dict[str, Any] = {
+            "id": c.id, "name": self.name(c), "card": c.info.card_name, "mode": c.info.acquire,
+            "cards": number(c.inputs["cards"], 0), "priced": c.priced, "feasible": c.feasible,
+            "rank": self.r.candidates.index(c),
+            "blocking": [s.message(f) for f in c.info.blocking],
+            "flags": [s.message(f) for f in c.info.flags], "source": c.info.inputs_of,
+        }
+        if c.priced:
+            w = f"{c.id}.{c.primary_workload}"
+            out["notes"] = self.live_notes(c)
+            out["q"] = {
+                "npv_tco": at[f"{c.id}.npv_tco"], "cost_per_job": at[f"{w}.cost_per_job"],
+                "wall_days": at[f"{w}.wall_days"],
+                "cost_per_gpu_hour": at[f"{c.id}.cost_per_gpu_hour"],
+                "tier": at[f"{c.id}.tier"],
+                "delivered": at[f"{c.id}.plan_delivered_fraction"],
+                "cloud_npv": at.index.get(f"{c.id}.cloud_npv", -1),
+                "cumulative": [at[f"{c.id}.y{t}.cumulative"] for t in range(len(c.yearly))],
+                "parts": [at[f"{w}.cost_{k}"] for k in self.r.job_components],
+            }
+        return out
+
+    def live_notes(self, c: CandidateResult) -> dict[str, Any]:
+        """A candidate's notes around the one that moves with the inputs (the share of planned
+        runs it completes, tco.engine.completes_note): the page writes them again."""
+        from ..engine import completes_note
+
+        probe = 0.4321  # a share whose text ("43%") is found again in the translated note
+        shown = f"{probe:.0%}"
+        template = self.s.message(completes_note(probe))
+        assert template.count(shown) == 1, template
+        moving = [n for n in c.notes if n == completes_note(c.values["runs_completed_fraction"])]
+        at = c.notes.index(moving[0]) if moving else len(c.info.notes)
+        rest = [self.s.message(n) for n in c.notes if n not in moving]
+        return {"before": rest[:at], "after": rest[at:], "template": template.replace(
+            shown, "{pct}"), "q": self.at[f"{c.id}.runs_completed_fraction"],
+            "on": c.feasible}
+
+    def live_page(self) -> dict[str, Any]:
+        """The live model's scripts and panel; none for a model too large to carry
+        (live.MAX_QUANTITIES), whose report stays a static document."""
+        from markupsafe import Markup
+
+        from ..resources import templates_dir
+
+        if len(self.r.model.quantities) > live.MAX_QUANTITIES or not self.r.candidates:
+            return {"enabled": False, "panel": []}
+        data = live.payload(self.r, self.s, self.lang, self.at,
+                            [self.live_candidate(c) for c in self.r.candidates],
+                            [self.s.component(k) for k in self.r.job_components])
+        model = live.model_script(self.r.model, self.at)
+        app = (templates_dir() / "report_live.js").read_text(encoding="utf-8")
+        return {"enabled": True, "data": Markup(live.script_json(data)), "model": Markup(model),
+                "app": Markup(app), "panel": data["panel"],
+                "csp": Markup(" ".join(live.csp_hash(x) for x in (model, app)))}
 
     def meta(self) -> list[dict[str, Any]]:
         s, r, p = self.s, self.r, self.r.provenance
@@ -165,11 +263,14 @@ class View:
             return []
         s = self.s
         return [
-            Cell(self.money(c.values["npv_tco"]), full(c.values["npv_tco"]), s("kpi_npv")),
-            Cell(self.money(c.job["cost_per_job"]), full(c.job["cost_per_job"]), s("kpi_job")),
-            Cell(self.days(c.job["wall_days"]), full(c.job["wall_days"]), s("kpi_time")),
+            Cell(self.money(c.values["npv_tco"]), full(c.values["npv_tco"]), s("kpi_npv"),
+                 f="money", metric="npv_tco"),
+            Cell(self.money(c.job["cost_per_job"]), full(c.job["cost_per_job"]), s("kpi_job"),
+                 f="money", metric="cost_per_job"),
+            Cell(self.days(c.job["wall_days"]), full(c.job["wall_days"]), s("kpi_time"),
+                 f="days", metric="wall_days"),
             Cell(self.money(c.values["cost_per_gpu_hour"]), full(c.values["cost_per_gpu_hour"]),
-                 s("kpi_gpu_hour")),
+                 s("kpi_gpu_hour"), f="money", metric="cost_per_gpu_hour"),
         ]
 
     def summary(self) -> dict[str, Any]:
@@ -281,13 +382,16 @@ class View:
             cells = [Cell(number(cards, 0), full(cards), "cards")]
             if c.priced:
                 v, job = c.values, c.job
+                at, w = self.at, f"{c.id}.{c.primary_workload}"
                 cells += [
                     Cell(self.money(job["cost_per_job"]), full(job["cost_per_job"]),
-                         "cost_per_job"),
-                    Cell(self.money(v["npv_tco"]), full(v["npv_tco"]), "npv_tco"),
-                    Cell(self.days(job["wall_days"]), full(job["wall_days"]), "wall_days"),
+                         "cost_per_job", q=at[f"{w}.cost_per_job"], f="money"),
+                    Cell(self.money(v["npv_tco"]), full(v["npv_tco"]), "npv_tco",
+                         q=at[f"{c.id}.npv_tco"], f="money"),
+                    Cell(self.days(job["wall_days"]), full(job["wall_days"]), "wall_days",
+                         q=at[f"{w}.wall_days"], f="days"),
                     Cell(self.money(v["cost_per_gpu_hour"]), full(v["cost_per_gpu_hour"]),
-                         "cost_per_gpu_hour"),
+                         "cost_per_gpu_hour", q=at[f"{c.id}.cost_per_gpu_hour"], f="money"),
                 ]
             else:
                 cells += [Cell(s("not_priced"), "", key, "num na")
@@ -438,6 +542,7 @@ class View:
     # --- per candidate ------------------------------------------------------------------------
     def detail(self, c: CandidateResult) -> dict[str, Any]:
         s, v, job, info = self.s, c.values, c.job, c.info
+        cid, w = c.id, f"{c.id}.{c.primary_workload}"
         spec = [
             (s("d_card"), info.card_name),
             (s("d_platform"), info.platform_name),
@@ -448,10 +553,10 @@ class View:
             (s("d_cards"), s("d_cards_value", cards=number(c.inputs["cards"], 0),
                              spares=number(v["spare_cards"], 0))),
             (s("d_nodes"), number(v["nodes"], 0)),
-            (s("d_it_power"), s("value_kw", n=number(v["it_capacity_kw"], 0))),
-            (s("d_wall"), self.days(job["wall_days"])),
-            (s("d_gpu_hours"), number(job["gpu_hours"], 0)),
-            (s("d_mfu"), percent(job["mfu_effective"], 1)),
+            (s("d_it_power"), self.live("kw", f"{cid}.it_capacity_kw", v["it_capacity_kw"])),
+            (s("d_wall"), self.live("days", f"{w}.wall_days", job["wall_days"])),
+            (s("d_gpu_hours"), self.live("num0", f"{w}.gpu_hours", job["gpu_hours"])),
+            (s("d_mfu"), self.live("pct1", f"{w}.mfu_effective", job["mfu_effective"])),
             (s("d_layout"), s("value_layout", tp=number(job["tensor_parallel"], 0),
                               pp=number(job["pipeline_parallel"], 0),
                               vp=number(job["virtual_stages"], 0),
@@ -459,37 +564,46 @@ class View:
                               ep=number(job["expert_parallel"], 0),
                               dp=number(job["data_parallel"], 0),
                               rc=s("value_recompute") if job["activation_recompute"] else "")),
-            (s("d_scaling"), percent(job["scaling_efficiency"], 1)),
-            (s("d_goodput"), percent(v["goodput"], 1)),
+            (s("d_scaling"), self.live("pct1", f"{w}.scaling_efficiency",
+                                       job["scaling_efficiency"])),
+            (s("d_goodput"), self.live("pct1", f"{cid}.goodput", v["goodput"])),
             (s("d_memory"), s("value_gb", need=number(job["memory_needed_gb"], 1),
                               usable=number(job["memory_usable_gb"], 1))),
-            (s("d_energy"), s("value_mwh", n=number(job["energy_facility_kwh"] / 1000, 0))),
-            (s("d_co2"), s("value_t_co2", n=number(job["co2e_kg"] / 1000, 0))),
+            (s("d_energy"), self.live("mwh", f"{w}.energy_facility_kwh",
+                                      job["energy_facility_kwh"])),
+            (s("d_co2"), self.live("tco2", f"{w}.co2e_kg", job["co2e_kg"])),
         ]
-        costs = [
-            (s("d_capex"), self.money(v["capex_total"])),
-            (s("d_npv"), self.money(v["npv_tco"])),
-            (s("d_undiscounted"), self.money(v["undiscounted_tco"])),
-            (s("d_eac"), self.money(v["equivalent_annual_cost"])),
-            (s("d_gpu_hour"), self.money(v["cost_per_gpu_hour"])),
-            (s("d_pflop_hour"), self.money(v["cost_per_pflop_hour"])),
-            (s("d_per_mtok"), self.money(job["cost_per_million_tokens"])),
-            (s("d_runs"), number(v["runs_over_horizon"], 1)),
+        money_rows = [("d_capex", "capex_total"), ("d_npv", "npv_tco"),
+                      ("d_undiscounted", "undiscounted_tco"),
+                      ("d_eac", "equivalent_annual_cost"), ("d_gpu_hour", "cost_per_gpu_hour"),
+                      ("d_pflop_hour", "cost_per_pflop_hour")]
+        costs = [(s(label), self.live("money", f"{cid}.{key}", v[key]))
+                 for label, key in money_rows]
+        costs += [
+            (s("d_per_mtok"), self.live("money", f"{w}.cost_per_million_tokens",
+                                        job["cost_per_million_tokens"])),
+            (s("d_runs"), self.live("num1", f"{cid}.runs_over_horizon",
+                                    v["runs_over_horizon"])),
         ]
         if v.get("capex_vat"):  # its own line, after the capex net of VAT
             costs.insert(1, (s("d_vat"), s("value_vat", vat=self.money(v["capex_vat"]),
                                             recovered=self.money(v["capex_vat_recovered"]))))
         if "cloud_npv" in v:
-            costs.append((s("d_cloud"), self.money(v["cloud_npv"])))
-            be = v["breakeven_utilization"]
-            costs.append((s("d_breakeven"), percent(be, 0) if be < 1 else s("breakeven_never")))
-        per_run = [(s.component(k), self.money(job[f"cost_{k}"])) for k in self.r.job_components]
-        per_run.append((s("col_total"), self.money(job["cost_per_job"])))
+            costs.append((s("d_cloud"), self.live("money", f"{cid}.cloud_npv", v["cloud_npv"])))
+            costs.append((s("d_breakeven"), self.live("breakeven", f"{cid}.breakeven_utilization",
+                                                      v["breakeven_utilization"])))
+        per_run = [(s.component(k), self.live("money", f"{w}.cost_{k}", job[f"cost_{k}"]))
+                   for k in self.r.job_components]
+        per_run.append((s("col_total"), self.live("money", f"{w}.cost_per_job",
+                                                  job["cost_per_job"])))
         years = [s("col_year", n=int(y["year"])) for y in c.yearly]
-        flows = [{"label": s.component(k), "cells": [self.amount(y[k]) for y in c.yearly]}
+        flows = [{"label": s.component(k),
+                  "cells": [self.live("amount", f"{cid}.y{t}.{k}", y[k])
+                            for t, y in enumerate(c.yearly)]}
                  for k in self.r.components if any(y[k] != 0 for y in c.yearly)]
-        flows.append({"label": s("d_net"), "cells": [self.amount(y["net"]) for y in c.yearly],
-                      "total": True})
+        flows.append({"label": s("d_net"),
+                      "cells": [self.live("amount", f"{cid}.y{t}.net", y["net"])
+                                for t, y in enumerate(c.yearly)], "total": True})
         return {
             "id": c.id, "name": self.name(c), "recommended": c is self.rec,
             "spec": spec,
@@ -534,7 +648,8 @@ class View:
         s, inputs = self.s, self.r.inputs
         out = [
             s("meth_1", years=self.r.structure.horizon_years),
-            s("meth_2", rate=percent(inputs["finance.discount_rate"].value, 1)),
+            fig(s("meth_2", rate=percent(inputs["finance.discount_rate"].value, 1)),
+                self.at["finance.discount_rate"], "meth_2"),
             s("meth_3", flops=_plain(inputs["assumptions.flops_per_param_token"].value)),
             s("meth_4"),
         ]

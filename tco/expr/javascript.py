@@ -20,7 +20,8 @@ from typing import Any
 
 from .tree import BinOp, Const, Expr, Func, Neg, Npv, Ref
 
-Writer = Callable[[Any], str]
+Writer = Callable[[Any, "RefWriter"], str]
+RefWriter = Callable[[str], str]
 _WRITERS: dict[type, Writer] = {}
 
 # One function per spreadsheet function the trees use, mirroring tco/expr/floats.py.
@@ -67,12 +68,19 @@ def writes(cls: type) -> Callable[[Writer], Writer]:
     return register
 
 
-def javascript(node: Expr) -> str:
-    """`node` as a JavaScript expression over the object `v` of named values."""
+def by_name(name: str) -> str:
+    """A named value as `v["name"]` (the name as a JSON string literal)."""
+    return f"v[{json.dumps(name)}]"
+
+
+def javascript(node: Expr, ref: RefWriter = by_name) -> str:
+    """`node` as a JavaScript expression; `ref` writes each input or quantity it reads (by
+    default `v["name"]`; the report passes one that writes `v[12]`, an index, so that no name
+    is ever part of the code)."""
     writer = _WRITERS.get(type(node))
     if writer is None:
         raise NotImplementedError(f"no JavaScript for a {type(node).__name__} node")
-    return writer(node)
+    return writer(node, ref)
 
 
 def number(x: float) -> str:
@@ -87,21 +95,21 @@ def number(x: float) -> str:
 
 
 @writes(Const)
-def _const(node: Const) -> str:
+def _const(node: Const, ref: RefWriter) -> str:
     return number(node.value)
 
 
 @writes(Ref)
-def _ref(node: Ref) -> str:
-    return f"v[{json.dumps(node.name)}]"
+def _ref(node: Ref, ref: RefWriter) -> str:
+    return ref(node.name)
 
 
 _COMPARE = {"<=", "<", ">=", ">"}
 
 
 @writes(BinOp)
-def _binop(node: BinOp) -> str:
-    left, right = javascript(node.left), javascript(node.right)
+def _binop(node: BinOp, ref: RefWriter) -> str:
+    left, right = javascript(node.left, ref), javascript(node.right, ref)
     if node.op == "^":
         return f"R.pow({left}, {right})"
     if node.op == "/":
@@ -112,26 +120,27 @@ def _binop(node: BinOp) -> str:
 
 
 @writes(Neg)
-def _neg(node: Neg) -> str:
-    return f"(-{javascript(node.arg)})"
+def _neg(node: Neg, ref: RefWriter) -> str:
+    return f"(-{javascript(node.arg, ref)})"
 
 
 @writes(Func)
-def _func(node: Func) -> str:
-    return f"R.{node.name}({', '.join(javascript(a) for a in node.args)})"
+def _func(node: Func, ref: RefWriter) -> str:
+    return f"R.{node.name}({', '.join(javascript(a, ref) for a in node.args)})"
 
 
 @writes(Npv)
-def _npv(node: Npv) -> str:
-    flows = ", ".join(javascript(f) for f in node.flows)
-    return f"R.NPV({javascript(node.rate)}, [{flows}])"
+def _npv(node: Npv, ref: RefWriter) -> str:
+    flows = ", ".join(javascript(f, ref) for f in node.flows)
+    return f"R.NPV({javascript(node.rate, ref)}, [{flows}])"
 
 
-def program(assignments: Iterable[tuple[str, Expr]], name: str = "evaluate") -> str:
+def program(assignments: Iterable[tuple[str, Expr]], name: str = "evaluate",
+            ref: RefWriter = by_name) -> str:
     """The runtime and `function <name>(v)`: each (quantity name, formula) computed in order
-    into `v`, which holds the inputs by path; it returns `v`."""
+    into `v`, which holds the inputs by path (or as `ref` addresses them); it returns `v`."""
     lines = [RUNTIME, f"function {name}(v) {{"]
     for qname, expr in assignments:
-        lines.append(f"  v[{json.dumps(qname)}] = {javascript(expr)};")
+        lines.append(f"  {ref(qname)} = {javascript(expr, ref)};")
     lines.append("  return v;\n}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,73 @@
+"""`make bench`: how long the live report takes to follow a change (issue 16, target <= 16 ms,
+one frame at 60 Hz).
+
+Writes the example's report as `tco report --html` does (with its analyses), opens it in
+headless Chromium (1280 x 900, the panel in view) and changes one panel input at a time, each to
+a new value within its plausible range, as a reader typing would: the time is from the input
+event to the page laid out again (the model recomputed, every figure, the ranking, the summary
+and the charts rewritten, style and layout done), measured in the page with performance.now().
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHANGES = 200
+
+MEASURE = """(() => {
+  const inputs = Array.from(document.querySelectorAll('input[data-path]'));
+  const total = [], script = [];
+  for (let i = 0; i < %d; i++) {
+    const el = inputs[i %% inputs.length];
+    const base = Number(el.defaultValue);
+    el.value = String(base * (0.8 + 0.4 * ((i * 7919) %% 101) / 100));
+    const t0 = performance.now();
+    el.dispatchEvent(new Event('input'));
+    const t1 = performance.now();
+    document.body.offsetHeight;  // style and layout, as the next frame would do them
+    total.push(performance.now() - t0);
+    script.push(t1 - t0);
+  }
+  return {total, script, inputs: inputs.length,
+          changed: document.documentElement.dataset.live};
+})()"""
+
+
+def change_ms(tco: str) -> dict[str, float] | str:
+    """Median and 90th percentile milliseconds a change takes, or why it was not measured."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from cdp import Page
+
+    from tco.exporters.pdf import chromium
+
+    exe = chromium()
+    if exe is None:
+        return "not measured: chromium missing"
+    with tempfile.TemporaryDirectory(prefix="tco-bench-live-") as tmp:
+        page_file = Path(tmp) / "example.html"
+        subprocess.run([tco, "report", "--html", str(page_file)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        with Page(exe, Path(tmp) / "profile") as page:
+            page.call("Emulation.setDeviceMetricsOverride", session=True, width=1280,
+                      height=900, deviceScaleFactor=1, mobile=False)
+            page.open(page_file)
+            page.js("document.getElementById('live').scrollIntoView()")
+            page.js(MEASURE % 20)  # warm-up: the JIT compiles the model
+            got = page.js(MEASURE % CHANGES)
+            assert got["changed"] == "changed" and got["inputs"] > 0, got
+            errors = page.console()
+    if errors:
+        raise RuntimeError(f"the live report logged: {errors}")
+    total, script = sorted(got["total"]), sorted(got["script"])
+    return {"median_ms": statistics.median(total), "p90_ms": total[int(0.9 * len(total))],
+            "script_median_ms": statistics.median(script), "changes": len(total),
+            "panel_inputs": got["inputs"]}
+
+
+if __name__ == "__main__":
+    print(change_ms(str(Path(sys.executable).with_name("tco"))))

@@ -1,0 +1,258 @@
+"""The report as a live model (issue 16): what the page needs to recompute itself in the browser.
+
+The HTML report carries
+
+* the model, written as JavaScript from its expression trees (tco/expr/javascript.py): one
+  function that fills an array of numbers, inputs first, then every quantity in model order.
+  Each value is addressed by its index (`v[12]`), so no name, id or other text from the
+  scenario ever becomes code;
+* a panel of the inputs that matter most (`panel_paths`): card prices, lead times, cloud prices,
+  the electricity tariff, utilization and the discount rate, and the inputs the sensitivity
+  ranking puts first. Only inputs that leave every discrete choice as the author's report made
+  it (cluster sizes, layouts, the set of options) are offered, so the page's arithmetic is the
+  engine's for any value the panel accepts: `tco whatif --set` with the same values gives the
+  same numbers (tests/test_report_live.py checks that in Chromium);
+* everything else as data (`payload`): the inputs' baseline values and plausible ranges, the
+  message the CLI gives for a value outside them (made by running the CLI's own check on a
+  sentinel value, never typed twice), the option's names and fixed facts, and the words of the
+  summary. Data goes into a `<script type="application/json">` element, escaped so that no
+  text in it can end the element (`script_json`).
+
+The page's own code (templates/report_live.js) is the same for every report; the Content-
+Security-Policy lets the page run exactly these two scripts, by their SHA-256 (`csp_hash`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import TcoError
+from ..expr.javascript import program
+
+if TYPE_CHECKING:
+    from ..model import Model
+    from ..result import Result
+    from .i18n import Strings
+
+# The inputs a reader most often asks about (issue 16); the sensitivity ranking adds others.
+FAMILIES = ("card_price", "cloud_price_per_card_hour", "lead_time_weeks",
+            "electricity_price_per_kwh", "utilization", "discount_rate")
+SENSITIVE_EXTRA = 4  # inputs outside FAMILIES the sensitivity ranking may add
+# The largest model a report carries live (the example has about 3,700 quantities, some 260 an
+# option): the page's script grows with it, and a report of hundreds of options stays static.
+MAX_QUANTITIES = 20_000
+SENTINEL_TEXT = "987654321e100"  # a value outside every plausible range, easy to find again
+# The words the page's summary, status pills, charts and panel need (templates/strings.yaml).
+TEXT_KEYS = (
+    "sum_recommend", "sum_recommend_rent", "sum_recommend_hybrid", "pricing_committed",
+    "pricing_on_demand", "sum_npv_lowest", "sum_npv_only", "sum_npv_incomplete", "sum_barred",
+    "sum_job_lowest", "sum_job_not_lowest", "sum_time_fastest", "sum_time", "sum_no_flags",
+    "sum_flags", "sum_incomplete", "sum_infeasible", "sum_none", "sum_none_barred", "list_sep",
+    "sum_buy_dearer", "sum_rent_dearer", "sum_cloud_dearer", "sum_cloud_unlisted",
+    "name_sep", "years", "days", "status_ok", "status_incomplete", "status_infeasible",
+    "status_barred", "badge_recommended", "value_kw", "value_mwh", "value_t_co2",
+    "breakeven_never", "chart_cost_axis", "chart_cash_axis", "chart_year_axis",
+    "chart_days_axis", "meth_2", "d_notes", "live_changed", "live_unchanged", "live_static_chart",
+)
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Where each input and quantity lives in the page's array of values."""
+
+    inputs: list[str]  # input paths, first
+    index: dict[str, int]  # input path or quantity name -> position
+
+    def __getitem__(self, name: str) -> int:
+        return self.index[name]
+
+
+def slots(result: Result) -> Slots:
+    inputs = list(result.inputs)
+    index = {p: i for i, p in enumerate(inputs)}
+    for q in result.model:
+        index[q.name] = len(index)
+    return Slots(inputs, index)
+
+
+def model_script(model: Model, at: Slots) -> str:
+    """The model as JavaScript: `evaluate(v)` over a Float64Array, names replaced by indices.
+    Built from the trees' node types, numbers and indices only; checked to hold nothing that
+    could end or comment out the <script> element it goes into."""
+    code = program(((q.name, q.expr) for q in model), ref=lambda name: f"v[{at[name]}]")
+    lowered = code.lower()
+    if "</script" in lowered or "<!--" in lowered or "-->" in lowered:
+        raise AssertionError("the generated model cannot go into a <script> element")
+    return code
+
+
+def fixed_inputs(result: Result) -> set[str]:
+    """Inputs the page must not change: what sizes a cluster or chooses a layout (a what-if
+    of one makes the engine choose again), what resolve derives other inputs from, and the
+    structural ones (the horizon)."""
+    from ..engine import sizing_inputs
+    from ..resolved import _derives
+
+    resolved = result.resolved
+    if resolved is None:  # a result without its resolve: offer nothing rather than guess
+        return set(result.inputs)
+    out: set[str] = set()
+    for cid in resolved.sized:
+        out |= sizing_inputs(result.model, resolved, cid)
+    out |= {p for p, inp in resolved.inputs.items() if _derives(resolved, p, inp)}
+    return out
+
+
+def panel_paths(result: Result) -> list[str]:
+    """The inputs of the panel: every eligible input of FAMILIES, then up to SENSITIVE_EXTRA
+    others the sensitivity ranking moves most; shared inputs first, then by candidate in
+    ranking order, each group by effect on the metric (largest first)."""
+    from ..analysis.types import Sensitivity
+
+    fixed = fixed_inputs(result) | result.model.inputs_feeding(
+        [f"{cid}.feasible" for cid in result.structure.candidates])
+    read = set(result.model.inputs_used())
+    eligible = [p for p, inp in result.inputs.items()
+                if p in read and p not in fixed and not inp.spec.integer]
+    effect: dict[str, float] = {}
+    sens = result.analyses.get("sensitivity")
+    if isinstance(sens, Sensitivity):
+        for bars in sens.bars.values():
+            for b in bars:
+                effect[b.path] = max(effect.get(b.path, 0.0), b.effect)
+    family = [p for p in eligible if p.rsplit(".", 1)[-1] in FAMILIES]
+    extra = sorted((p for p in eligible if p not in family and effect.get(p, 0) > 0),
+                   key=lambda p: -effect[p])[:SENSITIVE_EXTRA]
+    chosen = set(family) | set(extra)
+    order = {c.id: i for i, c in enumerate(result.candidates)}
+
+    def group(p: str) -> int:
+        if not p.startswith("candidates."):
+            return -1
+        owners = [i for cid, i in order.items() if p.startswith(f"candidates.{cid}.")
+                  and "." not in p.removeprefix(f"candidates.{cid}.")]
+        return min(owners) if owners else len(order)
+
+    position = {p: i for i, p in enumerate(result.inputs)}
+    return sorted(chosen, key=lambda p: (group(p), -effect.get(p, 0.0), position[p]))
+
+
+def cli_message(result: Result, path: str, text: str) -> str:
+    """What `tco whatif --set PATH=TEXT` prints for this report's scenario when it fails."""
+    from ..analysis.whatif import whatif_from
+
+    def recompute(values: Any, label: str) -> Result:
+        raise AssertionError("a panel input is set without resolving again")
+
+    try:
+        whatif_from(result, [f"{path}={text}"], recompute)
+    except TcoError as exc:
+        return f"tco: error: {exc.render()}"
+    raise AssertionError(f"{path}={text} was accepted")
+
+
+def refusal_template(result: Result, path: str) -> str:
+    """The CLI's message for an out-of-range value of `path`, with `{text}` (as typed) and
+    `{value}` (formatted as Python's `:g`) where the value goes."""
+    shown = f"{float(SENTINEL_TEXT):g}"
+    msg = cli_message(result, path, SENTINEL_TEXT)
+    if msg.count(SENTINEL_TEXT) != 1 or msg.count(shown) != 1:
+        raise AssertionError(f"cannot find the value in the message for {path}: {msg}")
+    return (msg.replace("{", "{{").replace("}", "}}").replace(SENTINEL_TEXT, "{text}")
+            .replace(shown, "{value}"))
+
+
+def parse_template(result: Result, path: str) -> str:
+    """The CLI's message for a value that is not a number, with `{text}` where it goes."""
+    word = "QQQ"
+    msg = cli_message(result, path, word)
+    return msg.replace("{", "{{").replace("}", "}}").replace(word, "{text}")
+
+
+def panel(result: Result, s: Strings, at: Slots) -> list[dict[str, Any]]:
+    from ..analysis.common import plausible_range
+
+    out = []
+    names = {c.id: c.info.name for c in result.candidates}
+    for path in panel_paths(result):
+        inp = result.inputs[path]
+        lo, hi = plausible_range(inp, result)
+        owner = ""
+        if path.startswith("candidates."):
+            owner = next((n for cid, n in names.items()
+                          if path == f"candidates.{cid}.{path.rsplit('.', 1)[-1]}"), "")
+        out.append({
+            "path": path, "at": at[path], "base": inp.value, "text": exact_text(inp.value),
+            "label": s.input_label(path, inp.label), "owner": owner,
+            "unit": s.unit(inp.spec.unit, result.currency), "lo": lo, "hi": hi,
+            "range": f"{lo:g} – {hi:g}", "refuse": refusal_template(result, path),
+            "unparsed": parse_template(result, path),
+        })
+    return out
+
+
+def exact_text(x: float) -> str:
+    """The value as the panel shows it: short (15000, 0.0826) when that reads back as the
+    same number, else in full (repr)."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(x)
+
+
+def cli_command(result: Result) -> str:
+    """`tco whatif` with this report's scenario, as a shell would need it."""
+    import shlex
+
+    file = result.provenance.scenario_file
+    if not file or file.startswith(("built-in", "<")):  # the example, or text or a dict
+        return "tco whatif"
+    return f"tco whatif {shlex.quote(file)}"
+
+
+def payload(result: Result, s: Strings, lang: str, at: Slots,
+            candidates: list[dict[str, Any]], components: list[str]) -> dict[str, Any]:
+    from ..analysis.settings import _NUMBER
+    from ..model import COMPLETE_FRACTION
+    from . import charts
+    from .fmt import CHART_CANDIDATES
+
+    texts = s.all_text()
+    return {
+        "complete": COMPLETE_FRACTION, "chart_candidates": CHART_CANDIDATES,
+        "colours": {"ink": charts.INK, "muted": charts.MUTED, "grid": charts.GRID,
+                    "accent": charts.ACCENT, "components": list(charts.COMPONENT_COLOURS),
+                    "others": list(charts.OTHER_COLOURS)},
+        "titles": {"chart-cost": s("h_cost_per_job"), "chart-cashflow": s("h_cashflow"),
+                   "chart-time": s("h_time")},
+        "lang": lang, "currency": result.currency, "size": len(at.index),
+        "base": [_finite(result.inputs[p].value) for p in at.inputs],
+        "panel": panel(result, s, at), "candidates": candidates, "components": components,
+        "horizon": result.structure.horizon_years,
+        "pricing": str(result.scenario_data.get("rent_pricing", "committed")).replace("_", "-"),
+        "text": {k: texts[k] for k in TEXT_KEYS}, "number": f"^{_NUMBER}$",
+        "command": cli_command(result),
+    }
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def script_json(data: Any) -> str:
+    """JSON that can sit inside <script>: no '<', '>', '&' or line separators in the text
+    (each is written as a \\u escape, which JSON.parse reads back as the same character)."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                    ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(ch, esc)
+    return text
+
+
+def csp_hash(script: str) -> str:
+    """The Content-Security-Policy source that allows exactly this inline script."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"

@@ -1,0 +1,713 @@
+// The live report (issue 16): the reader changes an input of the panel and the page computes
+// the model again and rewrites every figure, the ranking, the summary and the charts.
+// The model itself is `evaluate(v)`, generated from the expression trees (tco/expr/javascript.py)
+// into the script before this one; this script is the same for every report and holds no
+// formula. Its data (tco/exporters/live.py) is JSON; every text from it is set as text, never as
+// markup. Formatting follows tco/exporters/fmt.py and View.fmt (report_view.py) to the character:
+// at the scenario's values the page writes exactly the static HTML (tests/test_report_live.py).
+"use strict";
+(function () {
+  const D = JSON.parse(document.getElementById("tco-live-data").textContent);
+  const T = D.text;
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const base = new Float64Array(D.size);
+  D.base.forEach((x, i) => { base[i] = x === null ? NaN : x; });
+  const NUMBER = new RegExp(D.number);
+  const state = new Map();  // path -> {text, value}: the panel's accepted values
+  const byPath = new Map(D.panel.map((p) => [p.path, p]));
+
+  // --- numbers as Python's format() writes them -------------------------------------------------
+  // The exact decimal expansion of a double (toFixed(100) is exact for the doubles a report
+  // shows), so that a tie rounds half to even as Python does, not up as toFixed does.
+  function exact(a) {
+    if (a >= 1e21) return [BigInt(a).toString(), ""];
+    const s = a.toFixed(100);
+    const dot = s.indexOf(".");
+    return [s.slice(0, dot), s.slice(dot + 1)];
+  }
+
+  // format(a, ".{d}f") for a >= 0: toFixed, unless the value may be a tie at the last digit
+  // (then the exact digits decide, half to even)
+  function fixedAbs(a, d) {
+    const r = a * 10 ** d;
+    if (r < 2 ** 52 && Math.abs(r - Math.floor(r) - 0.5) > 1e-6) return a.toFixed(d);
+    const [int, whole] = exact(a);
+    const frac = whole.padEnd(d, "0");
+    let digits = int + frac.slice(0, d);
+    const rest = frac.slice(d);
+    const up = rest[0] > "5" || (rest[0] === "5" && (/[1-9]/.test(rest.slice(1))
+      || (digits.length && Number(digits[digits.length - 1]) % 2 === 1)));
+    if (up) {
+      const n = (BigInt(digits || "0") + 1n).toString();
+      digits = n.padStart(digits.length, "0");
+    }
+    const cut = digits.length - d;
+    const i = digits.slice(0, cut).replace(/^0+(?=\d)/, "") || "0";
+    return d > 0 ? i + "." + digits.slice(cut) : i;
+  }
+
+  function signed(x, body) {
+    return (x < 0 || Object.is(x, -0)) ? "-" + body : body;
+  }
+
+  function group(s) {
+    const dot = s.indexOf(".");
+    const i = dot < 0 ? s : s.slice(0, dot);
+    return i.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (dot < 0 ? "" : s.slice(dot));
+  }
+
+  const fixed = (x, d) => signed(x, fixedAbs(Math.abs(x), d));  // format(x, ".{d}f")
+  const grouped = (x, d) => signed(x, group(fixedAbs(Math.abs(x), d)));  // ",.{d}f"
+
+  // format(x, "g"): six significant digits, rounded half to even on the exact value; fixed
+  // notation when the rounded exponent is from -4 to 5, else d.ddddde+XX, zeros stripped
+  function g(x) {
+    if (Number.isNaN(x)) return "nan";
+    if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+    const a = Math.abs(x);
+    if (a === 0) return signed(x, "0");
+    // 101 significant digits, correctly rounded: a tie at the 7th shows as 5 and 94 zeros
+    const [m, exp] = a.toExponential(100).split("e");
+    let e = Number(exp);
+    const all = m.replace(".", "");
+    const rest = all.slice(6);
+    let n = BigInt(all.slice(0, 6).padEnd(6, "0"));
+    if (rest[0] > "5" || (rest[0] === "5" && (/[1-9]/.test(rest.slice(1)) || n % 2n === 1n))) {
+      n += 1n;
+    }
+    let digits = n.toString();
+    if (digits.length > 6) { digits = digits.slice(0, 6); e += 1; }
+    let body;
+    if (e >= -4 && e < 6) {
+      const ip = e >= 0 ? digits.slice(0, e + 1) : "0";
+      const fp = (e >= 0 ? digits.slice(e + 1) : "0".repeat(-e - 1) + digits).replace(/0+$/, "");
+      body = fp ? ip + "." + fp : ip;
+    } else {
+      const fp = digits.slice(1).replace(/0+$/, "");
+      const ae = Math.abs(e);
+      body = digits[0] + (fp ? "." + fp : "") + "e" + (e < 0 ? "-" : "+") + (ae < 10 ? "0" : "") + ae;
+    }
+    return signed(x, body);
+  }
+
+  const SYMBOLS = { USD: "$", EUR: "€", CNY: "¥" };
+
+  function fill(key, values) {
+    return T[key].replace(/\{(\w+)\}/g, (_m, k) => values[k]);
+  }
+
+  // tco.exporters.fmt: money, money_full, number, percent
+  function moneyFmt(x, lang) {
+    if (!Number.isFinite(x)) return "n/a";
+    const sym = SYMBOLS[D.currency] || D.currency + " ";
+    const sign = x < 0 ? "-" : "";
+    const a = Math.abs(x);
+    if (lang === "zh") {
+      if (a >= 1e8) return sign + sym + grouped(a / 1e8, 2) + "亿";
+      if (a >= 1e4) return sign + sym + grouped(a / 1e4, 1) + "万";
+      return sign + sym + grouped(a, 2);
+    }
+    if (a >= 1e9) return sign + sym + grouped(a / 1e9, 2) + "B";
+    if (a >= 1e6) return sign + sym + grouped(a / 1e6, 2) + "M";
+    if (a >= 1e4) return sign + sym + grouped(a / 1e3, 0) + "k";
+    return sign + sym + grouped(a, 2);
+  }
+
+  function moneyFull(x) {
+    if (!Number.isFinite(x)) return "n/a";
+    const sym = SYMBOLS[D.currency] || D.currency + " ";
+    return x < 0 ? "-" + sym + grouped(Math.abs(x), 0) : sym + grouped(x, 0);
+  }
+
+  const number = (x, d) => Number.isFinite(x) ? grouped(x, d) : "n/a";
+  const percent = (x, d) => Number.isFinite(x) ? fixed(x * 100, d) + "%" : "n/a";
+
+  // View.money and the kinds of View.fmt (tco/exporters/report_view.py)
+  function money(x) {
+    const zh = D.lang === "zh";
+    if (zh && D.currency !== "CNY" && Number.isFinite(x) && Math.abs(x) >= 1000) {
+      return moneyFull(x);
+    }
+    return moneyFmt(x, zh && D.currency !== "CNY" ? "en" : D.lang);
+  }
+  const FORMATS = {
+    money,
+    amount: (x) => x === 0 ? "–" : money(x),
+    days: (x) => fill("days", { n: number(x, 1) }),
+    pct: (x) => percent(x, Math.abs(x) < 0.1 ? 1 : 0),
+    pct0: (x) => percent(x, 0),
+    pct1: (x) => percent(x, 1),
+    num0: (x) => number(x, 0),
+    num1: (x) => number(x, 1),
+    kw: (x) => fill("value_kw", { n: number(x, 0) }),
+    mwh: (x) => fill("value_mwh", { n: number(x / 1000, 0) }),
+    tco2: (x) => fill("value_t_co2", { n: number(x / 1000, 0) }),
+    breakeven: (x) => x < 1 ? percent(x, 0) : T.breakeven_never,
+    meth_2: (x) => fill("meth_2", { rate: percent(x, 1) }),
+  };
+  const full = (x) => Number.isFinite(x) ? pyRepr(x) : "";
+
+  // repr(float): the shortest text that reads back as the same double, as Python writes it
+  function pyRepr(x) {
+    if (x === 0) return signed(x, "0.0");
+    const [m, ee] = Math.abs(x).toExponential().split("e");
+    const e = Number(ee);
+    const digits = m.replace(".", "");
+    let body;
+    if (e < -4 || e >= 16) {
+      const ae = Math.abs(e);
+      body = digits[0] + (digits.length > 1 ? "." + digits.slice(1) : "") + "e"
+        + (e < 0 ? "-" : "+") + (ae < 10 ? "0" : "") + ae;
+    } else if (e >= 0) {
+      body = digits.length <= e + 1 ? digits.padEnd(e + 1, "0") + ".0"
+        : digits.slice(0, e + 1) + "." + digits.slice(e + 1);
+    } else {
+      body = "0." + "0".repeat(-e - 1) + digits;
+    }
+    return signed(x, body);
+  }
+
+  // --- the sentence pieces of the summary (Strings.segments) ------------------------------------
+  function sentence(el, key, values) {
+    el.textContent = "";
+    const text = T[key];
+    const re = /\{(\w+)\}/g;
+    let at = 0;
+    let m;
+    while ((m = re.exec(text)) !== null) {
+      if (m.index > at) el.append(text.slice(at, m.index));
+      const strong = document.createElement("strong");
+      strong.textContent = values[m[1]];
+      el.append(strong);
+      at = re.lastIndex;
+    }
+    if (at < text.length) el.append(text.slice(at));
+    return el;
+  }
+
+  // --- the model: inputs, evaluation, ranking ---------------------------------------------------
+  function compute() {
+    const v = base.slice();
+    for (const [path, st] of state) v[byPath.get(path).at] = st.value;
+    evaluate(v);  // eslint-disable-line no-undef -- generated from the model's trees
+    return v;
+  }
+
+  function ranked(v) {
+    // tco.engine.rank: by tier (the model's; 3 when not priced), NPV when feasible, then id
+    const rows = D.candidates.map((c) => ({
+      c, tier: c.priced ? Math.trunc(v[c.q.tier]) : 3,
+      npv: c.priced && c.feasible ? v[c.q.npv_tco] : 0,
+    }));
+    rows.sort((a, b) => (a.tier - b.tier) || (a.npv - b.npv)
+      || (a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0));
+    return rows.map((r) => r.c);
+  }
+
+  const usable = (c) => c.feasible && c.priced && c.blocking.length === 0;
+  const complete = (c, v) => c.feasible && c.priced && v[c.q.delivered] >= D.complete;
+
+  // --- the page --------------------------------------------------------------------------------
+  const figures = Array.from(document.querySelectorAll("[data-q]"), (el) => ({
+    el, q: Number(el.dataset.q), f: el.dataset.f, value: el.hasAttribute("data-value"),
+  }));
+  const kpis = Array.from(document.querySelectorAll(".kpi-value[data-metric]"));
+  const table = document.querySelector("table.compare tbody");
+  const rows = new Map(Array.from(table.querySelectorAll("tr[data-candidate]"),
+    (tr) => [tr.dataset.candidate, tr]));
+  const details = document.getElementById("details");
+  const articles = new Map(Array.from(details.querySelectorAll("article.candidate-detail"),
+    (a) => [a.id.slice("candidate-".length), a]));
+  const summary = document.getElementById("summary");
+  const original = new Map();  // element -> its static HTML, put back at the scenario's values
+
+  function setText(el, text) {
+    if (el.textContent !== text) el.textContent = text;
+  }
+
+  function badge(parent, on, before) {
+    let b = parent.querySelector(":scope > .badge");
+    if (on && !b) {
+      b = document.createElement("span");
+      b.className = "badge";
+      b.textContent = T.badge_recommended;
+      parent.insertBefore(b, before ? parent.querySelector(before) : null);
+      if (parent.tagName === "H3") parent.insertBefore(document.createTextNode(" "), b);
+    } else if (!on && b) {
+      if (b.previousSibling && b.previousSibling.nodeType === 3) b.previousSibling.remove();
+      b.remove();
+    }
+  }
+
+  function status(c, v) {
+    if (!c.feasible) return ["infeasible", T.status_infeasible];
+    if (c.blocking.length) return ["incomplete", T.status_barred];
+    if (!complete(c, v)) {
+      return ["incomplete", fill("status_incomplete", { pct: percent(v[c.q.delivered], 0) })];
+    }
+    return ["ok", T.status_ok];
+  }
+
+  // Puts `nodes` in this order under `parent`, moving only what is out of place (moving a
+  // large element makes the browser lay it out again).
+  function arrange(parent, nodes) {
+    let at = nodes.length ? nodes[0].parentNode === parent ? parent.firstElementChild : null : null;
+    for (const node of nodes) {
+      while (at && !nodes.includes(at)) at = at.nextElementSibling;
+      if (at === node) {
+        at = at.nextElementSibling;
+      } else {
+        parent.insertBefore(node, at);
+      }
+    }
+  }
+
+  function renderTable(order, rec, v) {
+    arrange(table, order.map((c) => rows.get(c.id)));
+    order.forEach((c, i) => {
+      const tr = rows.get(c.id);
+      setText(tr.querySelector(".rank"), String(i + 1));
+      const [kind, text] = status(c, v);
+      const cls = "status-" + kind + (c === rec ? " recommended" : "");
+      if (tr.className !== cls) tr.className = cls;
+      const pill = tr.querySelector(".pill");
+      if (pill.className !== "pill pill-" + kind) pill.className = "pill pill-" + kind;
+      setText(pill, text);
+      badge(tr.querySelector("th.candidate"), c === rec, ".cand-id");
+    });
+  }
+
+  function renderDetails(order, rec) {
+    arrange(details, order.map((c) => articles.get(c.id)).filter(Boolean));
+    for (const c of order) {
+      const a = articles.get(c.id);
+      if (!a) continue;
+      a.classList.toggle("recommended", c === rec);
+      badge(a.querySelector("h3"), c === rec, ".cand-id");
+    }
+  }
+
+  function renderFigures(v) {
+    for (const f of figures) {
+      const x = v[f.q];
+      setText(f.el, FORMATS[f.f](x));
+      if (f.value) f.el.setAttribute("data-value", full(x));
+    }
+  }
+
+  // The notes under a candidate's name, the share of planned runs it completes written again
+  // (tco.engine.completes_note; the rest are the scenario's)
+  function renderNotes(v) {
+    for (const c of D.candidates) {
+      const el = c.notes && document.querySelector(`p[data-notes="${CSS.escape(c.id)}"]`);
+      if (!el) continue;
+      const x = v[c.notes.q];
+      const moving = c.notes.on && x < D.complete
+        ? [c.notes.template.replace("{pct}", percent(x, 0))] : [];
+      const notes = [...c.notes.before, ...moving, ...c.notes.after];
+      const text = notes.join(T.list_sep);
+      if (el.dataset.shown === text) continue;
+      el.dataset.shown = text;
+      el.textContent = "";
+      if (notes.length) {
+        el.append(Object.assign(document.createElement("strong"), { textContent: T.d_notes + ":" }),
+          " " + text);
+      }
+      el.hidden = notes.length === 0;
+    }
+  }
+
+  function renderKpis(rec, v) {
+    if (!rec) return;
+    for (const el of kpis) {
+      const x = v[rec.q[el.dataset.metric]];
+      el.dataset.option = rec.id;
+      setText(el, FORMATS[el.dataset.f](x));
+      el.setAttribute("data-value", full(x));
+    }
+  }
+
+  // View.summary (tco/exporters/report_view.py), read from the live ranking
+  function summaryParts(order, rec, v) {
+    const why = [];
+    const consider = [];
+    if (!rec) {
+      const barred = order.filter((c) => c.feasible && c.blocking.length);
+      if (barred.length) {
+        return { headline: ["sum_none_barred", { names: barred.map((c) => c.name).join(T.name_sep) }],
+          why, consider };
+      }
+      return { headline: ["sum_none", {}], why, consider };
+    }
+    const years = fill("years", { n: D.horizon });
+    let headline;
+    if (rec.mode === "rent") {
+      headline = ["sum_recommend_rent", { card: rec.card, cards: rec.cards,
+        pricing: T["pricing_" + D.pricing.replace("-", "_")] }];
+    } else if (rec.mode === "hybrid") {
+      headline = ["sum_recommend_hybrid", { card: rec.card, cards: rec.cards }];
+    } else {
+      headline = ["sum_recommend", { name: rec.name, cards: rec.cards }];
+    }
+    const npvOf = (c) => v[c.q.npv_tco];
+    const npv = npvOf(rec);
+    const done = order.filter((c) => complete(c, v) && !c.blocking.length);
+    const others = done.filter((c) => c !== rec);
+    if (complete(rec, v) && others.length) {
+      const next = others[0];
+      const diff = npvOf(next) - npv;
+      why.push(["sum_npv_lowest", { years, npv: money(npv), diff: money(diff),
+        pct: FORMATS.pct(diff / npvOf(next)), next: next.name }]);
+    } else if (!complete(rec, v)) {
+      why.push(["sum_npv_incomplete", { years, npv: money(npv),
+        pct: percent(v[rec.q.delivered], 0) }]);
+    } else {
+      why.push(["sum_npv_only", { years, npv: money(npv) }]);
+    }
+    const pool = done.length ? done : [rec];
+    if (pool.length > 1) {
+      const least = (key) => pool.reduce((a, b) => (v[b.q[key]] < v[a.q[key]] ? b : a));
+      const run = least("cost_per_job");
+      const cost = money(v[rec.q.cost_per_job]);
+      why.push(run === rec ? ["sum_job_lowest", { cost }] : ["sum_job_not_lowest",
+        { cost, other: run.name, other_cost: money(v[run.q.cost_per_job]) }]);
+      const fast = least("wall_days");
+      const days = FORMATS.days(v[rec.q.wall_days]);
+      why.push(fast === rec ? ["sum_time_fastest", { days }] : ["sum_time",
+        { days, fastest: fast.name, fastest_days: FORMATS.days(v[fast.q.wall_days]) }]);
+    }
+    consider.push(rec.flags.length ? ["sum_flags", { flags: rec.flags.join(T.list_sep) }]
+      : ["sum_no_flags", {}]);
+    for (const c of order) {
+      if (c.feasible && c.priced && c.blocking.length && npvOf(c) < npv) {
+        consider.push(["sum_barred", { name: c.name, npv: money(npvOf(c)),
+          why: c.blocking.join(T.list_sep) }]);
+      }
+    }
+    for (const c of order) {
+      if (usable(c) && !complete(c, v) && npvOf(c) < npv) {
+        consider.push(["sum_incomplete", { name: c.name, npv: money(npvOf(c)),
+          pct: percent(v[c.q.delivered], 0) }]);
+      }
+    }
+    const excluded = order.filter((c) => !c.feasible).map((c) => c.name);
+    if (excluded.length) consider.push(["sum_infeasible", { names: excluded.join(T.name_sep) }]);
+    const rented = rec.mode === "rent";
+    const other = order.find((c) => usable(c) && c !== rec && (c.mode !== "rent") === rented);
+    if (rented && other) {
+      consider.push(["sum_buy_dearer", { name: other.name, npv: money(npvOf(other)),
+        diff: money(npvOf(other) - npv) }]);
+    } else if (!rented) {
+      const cloud = rec.q.cloud_npv >= 0 ? v[rec.q.cloud_npv] : null;
+      if (other && npvOf(other) >= npv) {
+        consider.push(["sum_rent_dearer", { name: other.name, npv: money(npvOf(other)),
+          diff: money(npvOf(other) - npv) }]);
+      } else if (cloud !== null && Number.isFinite(cloud)) {
+        consider.push([cloud >= npv ? "sum_cloud_dearer" : "sum_cloud_unlisted",
+          { cloud: money(cloud) }]);
+      }
+    }
+    return { headline, why, consider };
+  }
+
+  function renderList(list, parts, heading) {
+    if (!list) return;
+    list.textContent = "";
+    for (const [key, values] of parts) list.append(sentence(document.createElement("li"), key, values));
+    list.hidden = parts.length === 0;
+    if (heading) heading.hidden = parts.length === 0;
+  }
+
+  function renderSummary(order, rec, v) {
+    const parts = summaryParts(order, rec, v);
+    sentence(summary.querySelector(".headline"), parts.headline[0], parts.headline[1]);
+    const why = summary.querySelector("ol.reasons");
+    renderList(why, parts.why, why && why.previousElementSibling);
+    const consider = summary.querySelector("ul.consider");
+    renderList(consider, parts.consider, consider && consider.previousElementSibling);
+  }
+
+  // --- charts: simple SVG drawn from the live values (the static ones are matplotlib's) -----------
+  function svg(tag, attrs, text) {
+    const el = document.createElementNS(SVGNS, tag);
+    for (const k in attrs) el.setAttribute(k, attrs[k]);
+    if (text !== undefined) el.textContent = text;
+    return el;
+  }
+
+  function ticks(lo, hi) {
+    const span = hi - lo || Math.abs(hi) || 1;
+    const raw = span / 5;
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+    const out = [];
+    for (let t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push(t);
+    return out;
+  }
+
+  function frame(title, height) {
+    const root = svg("svg", { class: "chart chart-js", viewBox: `0 0 720 ${height}`,
+      role: "img", "font-size": "11", "font-family": "inherit" });
+    root.append(svg("title", {}, title));
+    return root;
+  }
+
+  function xAxis(root, scale, lo, hi, left, top, bottom, label, fmt) {
+    for (const t of ticks(lo, hi)) {
+      const x = scale(t);
+      root.append(svg("line", { x1: x, x2: x, y1: top, y2: bottom, stroke: D.colours.grid }));
+      root.append(svg("text", { x, y: bottom + 14, "text-anchor": "middle", fill: D.colours.muted },
+        fmt(t)));
+    }
+    root.append(svg("text", { x: (left + 700) / 2, y: bottom + 32, "text-anchor": "middle",
+      fill: D.colours.ink }, label));
+  }
+
+  function barChart(names, stacks, labels, hl, title, axis, fmt, colours, legend) {
+    const left = 280;
+    const row = 24;
+    const top = legend ? 12 + 18 * Math.ceil(legend.length / 3) : 8;
+    const bottom = top + row * names.length;
+    const root = frame(title, bottom + 44);
+    const totals = stacks.map((s) => s.reduce((a, b) => a + Math.max(b, 0), 0));
+    const hi = Math.max(...totals, 0) * 1.15 || 1;
+    const scale = (x) => left + (x / hi) * (700 - left);
+    xAxis(root, scale, 0, hi, left, top, bottom, axis, fmt);
+    if (legend) {
+      legend.forEach((name, i) => {
+        const x = 20 + (i % 3) * 230;
+        const y = 6 + 18 * Math.floor(i / 3);
+        root.append(svg("rect", { x, y, width: 10, height: 10, fill: colours[i % colours.length] }));
+        root.append(svg("text", { x: x + 14, y: y + 9, fill: D.colours.ink }, name));
+      });
+    }
+    names.forEach((name, i) => {
+      const y = top + i * row + 4;
+      root.append(svg("text", { x: left - 6, y: y + 12, "text-anchor": "end",
+        fill: D.colours.ink, "font-weight": i === hl ? "700" : "400" }, name));
+      let x0 = 0;
+      stacks[i].forEach((part, j) => {
+        const w = Math.max(part, 0);
+        const fillc = legend ? colours[j % colours.length] : (i === hl ? D.colours.accent : colours[0]);
+        root.append(svg("rect", { x: scale(x0), y, width: scale(x0 + w) - scale(x0), height: row - 8,
+          fill: fillc }));
+        x0 += w;
+      });
+      root.append(svg("text", { x: scale(x0) + 4, y: y + 12, fill: D.colours.ink }, labels[i]));
+    });
+    return root;
+  }
+
+  function lineChart(years, series, title, axis, xlabel) {
+    const left = 90;
+    const top = 10;
+    const bottom = 300;
+    const root = frame(title, bottom + 50 + 16 * Math.ceil(series.length / 2));
+    const all = series.flatMap((s) => s.values).filter(Number.isFinite);
+    const lo = Math.min(0, ...all);
+    const hi = Math.max(0, ...all) || 1;
+    const y = (x) => bottom - ((x - lo) / (hi - lo || 1)) * (bottom - top);
+    const x = (t) => left + (t / Math.max(1, years.length - 1)) * (700 - left);
+    for (const t of ticks(lo, hi)) {
+      root.append(svg("line", { x1: left, x2: 700, y1: y(t), y2: y(t), stroke: D.colours.grid }));
+      root.append(svg("text", { x: left - 6, y: y(t) + 4, "text-anchor": "end",
+        fill: D.colours.muted }, money(t)));
+    }
+    years.forEach((yr, t) => root.append(svg("text", { x: x(t), y: bottom + 14,
+      "text-anchor": "middle", fill: D.colours.muted }, String(yr))));
+    root.append(svg("text", { x: (left + 700) / 2, y: bottom + 30, "text-anchor": "middle",
+      fill: D.colours.ink }, xlabel));
+    root.append(svg("text", { x: 12, y: top + 4, fill: D.colours.ink }, axis));
+    series.forEach((s, i) => {
+      const pts = s.values.map((val, t) => `${x(t).toFixed(1)},${y(val).toFixed(1)}`).join(" ");
+      root.append(svg("polyline", { points: pts, fill: "none", stroke: s.colour,
+        "stroke-width": s.hl ? 3 : 1.5 }));
+      const lx = 20 + (i % 2) * 350;
+      const ly = bottom + 46 + 16 * Math.floor(i / 2);
+      root.append(svg("rect", { x: lx, y: ly - 9, width: 12, height: 4, fill: s.colour }));
+      root.append(svg("text", { x: lx + 16, y: ly - 3, fill: D.colours.ink,
+        "font-weight": s.hl ? "700" : "400" }, s.name));
+    });
+    return root;
+  }
+
+  function liveCharts(order, rec, v) {
+    const drawn = order.filter((c) => c.priced).slice(0, D.chart_candidates);
+    const names = drawn.map((c) => c.name);
+    const hl = drawn.indexOf(rec);
+    const out = {};
+    out["chart-cost"] = barChart(names, drawn.map((c) => c.q.parts.map((q) => v[q])),
+      drawn.map((c) => money(v[c.q.cost_per_job])), hl, D.titles["chart-cost"],
+      fill("chart_cost_axis", { currency: D.currency }), money, D.colours.components,
+      D.components);
+    const years = drawn.length ? drawn[0].q.cumulative.map((_q, t) => t) : [];
+    let k = 0;
+    out["chart-cashflow"] = lineChart(years, drawn.map((c) => ({
+      name: c.name, values: c.q.cumulative.map((q) => v[q]), hl: c === rec,
+      colour: c === rec ? D.colours.accent : D.colours.others[k++ % D.colours.others.length],
+    })), D.titles["chart-cashflow"], fill("chart_cash_axis", { currency: D.currency }),
+    T.chart_year_axis);
+    out["chart-time"] = barChart(names, drawn.map((c) => [v[c.q.wall_days]]),
+      drawn.map((c) => FORMATS.days(v[c.q.wall_days])), hl, D.titles["chart-time"],
+      T.chart_days_axis, (t) => number(t, 0), [D.colours.others[0]], null);
+    return out;
+  }
+
+  function renderCharts(drawn) {
+    for (const fig of document.querySelectorAll("#charts figure")) {
+      const still = fig.querySelector(".chart-static");
+      const live = fig.querySelector(".chart-live");
+      if (!still || !live) continue;
+      live.textContent = "";
+      fig.classList.toggle("stale", Boolean(drawn) && !drawn[fig.id]);
+      if (!drawn) {
+        still.hidden = false;
+        live.hidden = true;
+      } else if (drawn[fig.id]) {
+        live.append(drawn[fig.id]);
+        live.hidden = false;
+        still.hidden = true;
+      } else {  // a chart the page does not recompute (sensitivity, Monte Carlo)
+        live.append(Object.assign(document.createElement("p"),
+          { className: "live-stale", textContent: T.live_static_chart }));
+        live.hidden = false;
+        still.hidden = false;
+      }
+    }
+  }
+
+  // --- the panel --------------------------------------------------------------------------------
+  const panel = document.getElementById("live");
+  const inputs = Array.from(panel.querySelectorAll("input[data-path]"));
+  const diff = panel.querySelector("[data-live-diff]");
+  const cli = panel.querySelector("[data-live-cli]");
+
+  function parse(p, raw) {
+    // tco.analysis.settings.parse_value: a number, a change in percent (+10%, -15%) or a
+    // multiplier (x0.9) of the scenario's value
+    const s = raw.trim().replace(/_/g, "");
+    const body = NUMBER.source.slice(1, -1);
+    let m = new RegExp(`^(${body})\\s*%$`).exec(s);
+    if (m && "+-".includes(s[0])) return p.base * (1 + Number(m[1]) / 100);
+    if (/^[xX*]/.test(s) && NUMBER.test(s.slice(1).trim())) return p.base * Number(s.slice(1).trim());
+    if (NUMBER.test(s)) return Number(s);
+    return null;
+  }
+
+  function message(template, values) {
+    return template.replace(/\{(\w+)\}|\{\{|\}\}/g, (m, k) => k ? values[k] : m[0]);
+  }
+
+  // Reads the input's text; a value the CLI would refuse is not taken, and with `show` (the
+  // reader has finished typing: Enter, Tab, leaving the field) the CLI's message says why.
+  function accept(input, show) {
+    const p = byPath.get(input.dataset.path);
+    const text = input.value.trim();
+    const error = input.closest("label").querySelector(".live-error");
+    const value = parse(p, text);
+    let problem = null;
+    if (value === null || !Number.isFinite(value)) {
+      problem = message(p.unparsed, { text });
+    } else if (!(p.lo <= value && value <= p.hi)) {
+      problem = message(p.refuse, { text, value: g(value) });
+    }
+    input.setAttribute("aria-invalid", problem ? "true" : "false");
+    if (show || !problem) {
+      error.hidden = !problem;
+      error.textContent = problem || "";
+    }
+    if (problem) return false;
+    if (value === p.base) state.delete(p.path);
+    else state.set(p.path, { text, value });
+    return true;
+  }
+
+  function shellWord(s) {
+    return /^[A-Za-z0-9_.,:+=%*@\/-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+  }
+
+  function renderPanel() {
+    const changes = [];
+    const sets = [];
+    for (const p of D.panel) {
+      const st = state.get(p.path);
+      const input = inputs.find((el) => el.dataset.path === p.path);
+      input.closest("label").classList.toggle("changed", Boolean(st));
+      if (!st) continue;
+      const shown = NUMBER.test(st.text.replace(/_/g, "")) ? st.text : `${st.text} (${g(st.value)})`;
+      changes.push(`${p.owner ? p.owner + " · " : ""}${p.label} ${p.text} → ${shown}`);
+      sets.push("--set " + shellWord(`${p.path}=${st.text}`));
+    }
+    setText(diff, changes.length ? fill("live_changed", { changes: changes.join(T.list_sep) })
+      : T.live_unchanged);
+    setText(cli, [D.command, ...sets].join(" "));
+    for (const tr of document.querySelectorAll("tr[data-input]")) {
+      tr.classList.toggle("changed", state.has(tr.dataset.input));
+    }
+  }
+
+  // Computes the model at the panel's values and rewrites the page. At the scenario's values
+  // the summary and the charts are the static ones (they may cite the Monte Carlo run), unless
+  // `live` asks for the page's own rendering (tests compare the two).
+  function render(live) {
+    const v = compute();
+    const order = ranked(v);
+    const first = order[0];
+    const rec = first && first.feasible && !first.blocking.length ? first : null;
+    const changed = state.size > 0 || live === true;
+    renderTable(order, rec, v);
+    renderFigures(v);
+    renderKpis(rec, v);
+    renderDetails(order, rec);
+    renderNotes(v);
+    if (changed) {
+      renderSummary(order, rec, v);
+    } else {
+      for (const [el, html] of original) {  // the page's own static markup
+        el.innerHTML = html;
+        el.hidden = false;
+      }
+    }
+    renderCharts(changed ? liveCharts(order, rec, v) : null);
+    renderPanel();
+    document.documentElement.dataset.live = state.size ? "changed" : "scenario";
+    return v;
+  }
+
+  for (const sel of [".headline", "ol.reasons", "ul.consider"]) {
+    const el = summary.querySelector(sel);
+    if (!el) continue;
+    original.set(el, el.innerHTML);
+    if (el.previousElementSibling && el.previousElementSibling.tagName === "H3") {
+      original.set(el.previousElementSibling, el.previousElementSibling.innerHTML);
+    }
+  }
+
+  for (const input of inputs) {
+    input.addEventListener("input", () => { if (accept(input, false)) render(); });
+    input.addEventListener("change", () => { if (accept(input, true)) render(); });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && accept(input, true)) render();
+    });
+  }
+  panel.querySelector("[data-live-reset]").addEventListener("click", () => {
+    state.clear();
+    for (const input of inputs) {
+      input.value = byPath.get(input.dataset.path).text;
+      accept(input, true);
+    }
+    render();
+  });
+  panel.querySelector("[data-live-copy]").addEventListener("click", () => {
+    const text = cli.textContent;
+    if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
+    const range = document.createRange();
+    range.selectNodeContents(cli);
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  });
+  window.tcoLive = { render, compute, format: FORMATS, g, pyRepr };
+  panel.hidden = false;
+  renderPanel();
+})();

@@ -1,0 +1,346 @@
+"""The live report (issue 16) in headless Chromium: the reader types values into the panel and
+the page's figures equal the engine's `tco whatif --set ...` for the same values.
+
+Each check drives the real page: values are typed into the panel's `<input data-path=...>`
+elements and a `change` event is sent, as a reader's Enter or Tab does; the figures are read back
+from `data-value` (full precision) and from their text. The engine side is the what-if of the
+command line, given the page's own "copy as CLI" line, so that line is checked too.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cdp import Page
+from report_support import add_analyses, require_chromium
+
+from tco.analysis.whatif import whatif_from
+from tco.engine import compute
+from tco.exporters import live
+from tco.exporters.html import render_html, write_html
+from tco.scenario import load_scenario
+
+SETTINGS = 12  # random panel states checked against the engine (en), besides the zh ones
+TCO = str(Path(sys.executable).with_name("tco"))
+
+READ = """(() => {
+  const figures = Array.from(document.querySelectorAll('[data-option][data-metric]'), (el) => [
+    el.dataset.option, el.dataset.metric, el.getAttribute('data-value'), el.textContent,
+    el.classList.contains('kpi-value')]);
+  const order = Array.from(document.querySelectorAll('table.compare tbody tr'),
+    (tr) => [tr.dataset.candidate, tr.className, tr.querySelector('.rank').textContent,
+             tr.querySelector('.pill').textContent]);
+  const details = Array.from(document.querySelectorAll('article.candidate-detail'), (a) =>
+    [a.id, Array.from(a.querySelectorAll('td.num'), (td) => td.textContent),
+     a.querySelector('p.note').hidden ? '' : a.querySelector('p.note').textContent.trim()]);
+  const method = Array.from(document.querySelectorAll('#methodology p'), (p) => p.textContent);
+  const s = document.getElementById('summary');
+  const summary = Array.from(s.querySelectorAll('.headline, ol.reasons li, ul.consider li'),
+    (el) => el.textContent);
+  return {figures, order, details, summary, method,
+          cli: document.querySelector('[data-live-cli]').textContent,
+          diff: document.querySelector('[data-live-diff]').textContent};
+})()"""
+
+
+def type_into(page: Page, path: str, text: str) -> str:
+    """Types `text` into the panel input of `path` and commits it; returns its error line."""
+    return page.js(f"""(() => {{
+      const el = document.querySelector('input[data-path=' + JSON.stringify({json.dumps(path)}) + ']');
+      el.value = {json.dumps(text)};
+      el.dispatchEvent(new Event('input'));
+      el.dispatchEvent(new Event('change'));
+      const err = el.closest('label').querySelector('.live-error');
+      return err.hidden ? '' : err.textContent;
+    }})()""")
+
+
+@pytest.fixture(scope="module")
+def result(catalog):
+    return add_analyses(compute(load_scenario(), catalog))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    exe = require_chromium()
+    page = Page(exe, tmp_path_factory.mktemp("profile"))
+    yield page
+    page.close()
+
+
+def open_report(browser: Page, result, tmp: Path, lang: str = "en") -> Path:
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = write_html(result, tmp / f"live-{lang}.html", lang=lang)
+    browser.events.clear()
+    browser.open(path)
+    return path
+
+
+def close(got: float, want: float) -> bool:
+    return got == want or abs(got - want) <= 1e-9 * abs(want)
+
+
+def engine_after(result, cli: str):
+    """The engine's result for the page's "copy as CLI" line (`tco whatif --set ...`)."""
+    words = shlex.split(cli)
+    assert words[:2] == ["tco", "whatif"], cli
+    sets = [words[i + 1] for i, w in enumerate(words) if w == "--set"]
+    assert len(sets) * 2 == len(words) - 2, cli
+
+    def recompute(values, label):
+        raise AssertionError("panel inputs never need a new resolve")
+
+    return whatif_from(result, sets, recompute).after, sets
+
+
+def random_state(result, rng: np.random.Generator) -> dict[str, str]:
+    """A few panel inputs at random values the panel accepts: anywhere in the plausible
+    range, or within +/-50% of the scenario's value (clipped to the range)."""
+    panel = live.panel(result, __import__("tco.exporters.i18n", fromlist=["x"]).Strings("en"),
+                       live.slots(result))
+    chosen = rng.choice(len(panel), size=int(rng.integers(1, 7)), replace=False)
+    out = {}
+    for i in chosen:
+        p = panel[int(i)]
+        if rng.random() < 0.5:
+            x = float(rng.uniform(p["lo"], p["hi"]))
+        else:
+            x = float(np.clip(p["base"] * rng.uniform(0.5, 1.5), p["lo"], p["hi"]))
+        out[p["path"]] = repr(x)
+    return out
+
+
+def static_view(browser: Page, result, tmp: Path, lang: str) -> dict:
+    """What the static report of `result` shows (the page as loaded, nothing typed)."""
+    open_report(browser, result, tmp, lang)
+    return browser.js(READ)
+
+
+def check_against_engine(browser: Page, result, tmp: Path, state: dict[str, str], lang: str
+                         ) -> None:
+    open_report(browser, result, tmp, lang)
+    for path, text in state.items():
+        assert type_into(browser, path, text) == ""
+    page = browser.js(READ)
+    assert browser.console() == []
+    after, sets = engine_after(result, page["cli"])
+    assert sorted(sets) == sorted(f"{p}={t}" for p, t in state.items())
+    # every headline figure equals the engine's what-if, to a relative 1e-9
+    checked = 0
+    for option, metric, value, _text, _kpi in page["figures"]:
+        c = after.candidate(option)
+        want = c.job[metric] if metric in ("cost_per_job", "wall_days") else c.values[metric]
+        assert value and close(float(value), want), (option, metric, value, want)
+        checked += 1
+    assert checked >= 4 * len([c for c in after.candidates if c.priced])
+    # the ranking, the recommendation, every text of the figures, the summary and the details
+    # are the static report's for the engine's what-if result (made by Python, not the page)
+    want = static_view(browser, after, tmp / "after", lang)
+    assert [r[:2] for r in page["order"]] == [r[:2] for r in want["order"]]
+    assert page["order"] == want["order"]
+    assert [f[:2] + f[3:] for f in page["figures"]] == [f[:2] + f[3:] for f in want["figures"]]
+    assert page["summary"] == want["summary"]
+    assert page["details"] == want["details"]
+    assert page["method"][:4] == want["method"][:4]  # the analyses' sentences are the scenario's
+
+
+@pytest.mark.parametrize("seed", range(SETTINGS))
+def test_random_panel_states_equal_the_engine(browser, result, tmp_path, seed):
+    rng = np.random.default_rng(1000 + seed)
+    check_against_engine(browser, result, tmp_path, random_state(result, rng), "en")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_panel_states_equal_the_engine_in_chinese(browser, result, tmp_path, seed):
+    rng = np.random.default_rng(2000 + seed)
+    check_against_engine(browser, result, tmp_path, random_state(result, rng), "zh")
+
+
+def test_a_change_that_flips_the_recommendation(browser, result, tmp_path):
+    # the example recommends renting B200 (the cheapest NPV); a B200 cloud price 5 times the
+    # catalog's makes every B200 rent option dearer than renting MI300X, so the page must say so
+    base = result.inputs["candidates.b200.cloud_price_per_card_hour"].value
+    state = {"candidates.b200.cloud_price_per_card_hour": repr(base * 5)}
+    check_against_engine(browser, result, tmp_path, state, "en")
+    open_report(browser, result, tmp_path)
+    before = browser.js(READ)["summary"][0]
+    type_into(browser, "candidates.b200.cloud_price_per_card_hour", repr(base * 5))
+    after = browser.js(READ)
+    assert "B200" in before and "B200" not in after["summary"][0], (before, after["summary"][0])
+    assert after["order"][0][0] != "b200-rent"
+
+
+def cli_error(path: str, text: str) -> str:
+    done = subprocess.run([TCO, "whatif", "--set", f"{path}={text}"], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 2
+    return done.stderr.strip()
+
+
+@pytest.mark.parametrize("path, text", [
+    ("facility.electricity_price_per_kwh", "5"),  # over the 2 USD/kWh plausible maximum
+    ("candidates.mi300x.card_price", "50"),  # under 100 USD: a price in the wrong unit
+    ("utilization", "+30%"),  # 0.85 * 1.3 = 1.105 > 1
+    ("finance.discount_rate", "abc"),  # not a number at all
+])
+def test_a_refused_value_shows_the_cli_message_and_changes_nothing(browser, result, tmp_path,
+                                                                   path, text):
+    open_report(browser, result, tmp_path)
+    before = browser.js(READ)
+    assert type_into(browser, path, text) == cli_error(path, text)
+    after = browser.js(READ)
+    assert after == before
+    assert browser.js("document.querySelector('input[aria-invalid=\"true\"]').dataset.path") == path
+
+
+def test_reset_puts_back_every_figure(browser, result, tmp_path):
+    open_report(browser, result, tmp_path)
+    before = browser.js(READ)
+    assert before["cli"] == "tco whatif" and before["diff"] == "All values are the scenario's."
+    type_into(browser, "facility.electricity_price_per_kwh", "0.31")
+    type_into(browser, "candidates.mi300x.card_price", "9000")
+    changed = browser.js(READ)
+    assert changed["cli"] == ("tco whatif --set facility.electricity_price_per_kwh=0.31 "
+                              "--set candidates.mi300x.card_price=9000")
+    assert "Electricity tariff 0.0826 → 0.31" in changed["diff"]
+    assert changed["figures"] != before["figures"]
+    browser.js("document.querySelector('[data-live-reset]').click()")
+    assert browser.js(READ) == before
+    assert browser.js("Array.from(document.querySelectorAll('input[data-path]'))"
+                      ".every((el) => el.value === el.defaultValue)")
+    assert browser.js("document.querySelector('#chart-cost .chart-static').hidden") is False
+
+
+def test_the_page_writes_the_static_report_at_the_scenario_values(browser, result, tmp_path):
+    """At the scenario's values the page's own rendering (summary included, which it normally
+    takes from the static HTML there) equals what Python wrote: the formatting is the same."""
+    open_report(browser, result, tmp_path)
+    before = browser.js(READ)
+    browser.js("tcoLive.render(true)")
+    now = browser.js(READ)
+    mc = [s for s in before["summary"] if "Monte Carlo" in s]  # only the static page has it
+    assert len(mc) == 1
+    assert now["summary"] == [s for s in before["summary"] if s not in mc]
+    assert now["figures"] == before["figures"] and now["details"] == before["details"]
+    assert now["order"] == before["order"]
+    # the live charts are drawn (SVG, one bar or line per priced option)
+    bars = browser.js("document.querySelectorAll('#chart-time .chart-live svg text').length")
+    assert bars > len([c for c in result.candidates if c.priced])
+    assert browser.console() == []
+
+
+def test_number_formatting_equals_python(browser, result, tmp_path):
+    """The page's format(x, '.Nf'), format(x, 'g') and repr(x) against Python's, ties included
+    (0.125 to two places is 0.12 in Python, half to even; toFixed would say 0.13)."""
+    open_report(browser, result, tmp_path)
+    rng = np.random.default_rng(5)
+    xs = [0.125, 2.5, 0.5, 1234565.0, 999999.5, 1e-5, 1.5e-5, 123456789.0, 1e16, 1e22, -0.0,
+          0.1 + 0.2, 85.0, 0.0826, 1e-300]
+    xs += [float(x) for x in rng.lognormal(0, 8, 200) * rng.choice([-1, 1], 200)]
+    xs += [round(float(x), 3) for x in rng.uniform(0, 100, 100)]
+    got = browser.js(f"""(() => {{
+      const xs = {json.dumps(xs)};
+      const f = tcoLive.format;
+      return xs.map((x) => [tcoLive.g(x), tcoLive.pyRepr(x), f.num0(x), f.num1(x), f.pct1(x),
+                            f.money(x)]);
+    }})()""")
+    from tco.exporters.fmt import money, number, percent
+
+    for x, row in zip(xs, got):
+        want = [f"{x:g}", repr(x), number(x, 0), number(x, 1), percent(x, 1), money(x, "USD")]
+        assert row == want, (x, row, want)
+
+
+def test_the_panel_offers_the_inputs_that_matter_and_only_those_it_can_recompute(result):
+    paths = live.panel_paths(result)
+    keys = {p.rsplit(".", 1)[-1] for p in paths}
+    assert {"card_price", "cloud_price_per_card_hour", "lead_time_weeks",
+            "electricity_price_per_kwh", "utilization", "discount_rate"} <= keys
+    fixed = live.fixed_inputs(result)
+    assert not set(paths) & fixed
+    # the deadline-sized A100 cluster is sized by its speed: nothing that feeds the run time
+    # (an MFU, a workload's tokens) nor a card count may be on the panel
+    assert "candidates.a100-deadline.mfu" in fixed and "workloads.llama-70b.tokens" in fixed
+    assert not any(result.inputs[p].spec.integer for p in paths)
+    html = render_html(result, "en")
+    for p in paths:
+        assert f'data-path="{p}"' in html
+
+
+def test_names_stay_text_and_the_data_cannot_end_its_script(browser, catalog, tmp_path):
+    """A scenario name and a candidate name holding markup: the page shows them as text, runs
+    no script of theirs (the CSP allows only the page's two scripts, by hash) and logs nothing."""
+    import copy
+
+    loaded = load_scenario()
+    data = copy.deepcopy(loaded.scenario.model_dump(mode="python"))
+    evil = "</script><script>document.title='pwned'</script><!--"
+    data["name"] = evil
+    data["candidates"][3]["name"] = "MI300X " + evil
+    from tco.scenario import parse_scenario
+    from tco.yamlio import YamlDoc
+
+    res = compute(parse_scenario(YamlDoc(data, {}, "evil.yaml")), catalog)
+    html = render_html(res, "en")
+    assert html.count("</script>") == 3  # the data, the model and the page's code
+    scripts = html.split('<script type="application/json" id="tco-live-data">', 1)[1]
+    assert "<" not in scripts.split("</script>", 1)[0]
+    path = tmp_path / "evil.html"
+    path.write_text(html, encoding="utf-8")
+    browser.events.clear()
+    browser.open(path)
+    assert browser.js("document.title") != "pwned"
+    type_into(browser, "candidates.mi300x.card_price", "5000")
+    assert browser.js("document.title") != "pwned"
+    assert browser.console() == []
+    text = browser.js("document.body.textContent")
+    assert evil in text
+
+
+def test_script_json_escapes_what_could_end_a_script():
+    text = live.script_json({"a": "</script><!--\u2028&>"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"a": "</script><!--\u2028&>"}
+
+
+def test_the_model_in_the_page_is_made_of_indices_not_names(result):
+    code = live.model_script(result.model, live.slots(result))
+    assert "mi300x" not in code and "npv" not in code.replace("R.NPV", "")
+    assert code.count("\n  v[") == len(result.model.quantities)
+
+
+def test_a_model_too_large_to_carry_leaves_a_static_report(result, monkeypatch):
+    monkeypatch.setattr(live, "MAX_QUANTITIES", len(result.model.quantities) - 1)
+    html = render_html(result, "en")
+    assert "<script" not in html and "script-src" not in html and 'data-path="' not in html
+    assert "default-src 'none'" in html
+
+
+def test_without_javascript_the_report_reads_as_the_scenarios(browser, result, tmp_path):
+    """Scripts off: no panel, the static charts, and every figure as Python wrote it."""
+    browser.call("Emulation.setScriptExecutionDisabled", session=True, value=True)
+    try:
+        open_report(browser, result, tmp_path)
+        hidden = browser.js("document.getElementById('live').hidden")
+        static = browser.js("document.querySelector('#chart-cost .chart-static svg') !== null"
+                            " && document.querySelector('#chart-cost .chart-live').hidden")
+        state = browser.js("document.documentElement.dataset.live === undefined")
+    finally:
+        browser.call("Emulation.setScriptExecutionDisabled", session=True, value=False)
+    assert hidden is True and static is True and state is True
+
+
+def test_a_note_that_moves_with_the_inputs_follows(browser, result, tmp_path):
+    # at 20% utilization (0.85 in the example) the bought clusters cannot fit the year's four
+    # runs: the engine notes the share completed, and so must the page
+    check_against_engine(browser, result, tmp_path, {"utilization": "0.2"}, "en")
+    noted = {d[0] for d in browser.js(READ)["details"] if "completes only" in d[2]}
+    before = {d[0] for d in static_view(browser, result, tmp_path / "base", "en")["details"]
+              if "completes only" in d[2]}
+    assert before < noted, (before, noted)  # the example's RTX 4090 and 910B, and now more
