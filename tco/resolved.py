@@ -38,6 +38,9 @@ class Structure:
     inputs_of: tuple[str, ...]  # whose inputs it reads: itself, or the option it was made from
     barred: tuple[str, ...]  # candidates that may not be bought here (export control, licence)
     rent: tuple[str, ...]  # candidates with a cloud price
+    # the serving objectives given (`workloads.<id>.ttft_ms` / `.tpot_ms`); a serve workload
+    # without one is offline (maximum throughput)
+    objectives: tuple[str, ...] = ()
 
 
 @dataclass
