@@ -161,14 +161,16 @@ SERVE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
 
 # Serving assumptions: resolved only when the scenario serves (pricing/assumptions.yaml).
 SERVE_ASSUMPTIONS: dict[str, InputSpec] = {s.key: s for s in [
-    _frac("prefill_mfu", "Prefill: share of the dense peak reached (vendor-tuned serving "
-          "engine)", 0.01, 1.0),
-    _frac("decode_mfu", "Decode: share of the dense peak reached when compute-bound "
-          "(vendor-tuned)", 0.01, 1.0),
+    InputSpec("prefill_mfu_ratio", "ratio", "Prefill: utilization of the peak over the card's "
+              "(vendor-tuned training) MFU", 0.1, 3.0),
+    InputSpec("decode_mfu_ratio", "ratio", "Decode, when compute-bound: utilization of the "
+              "peak over the card's (vendor-tuned training) MFU", 0.1, 3.0),
     _frac("hbm_bandwidth_efficiency", "Decode: share of the memory bandwidth sustained "
           "reading weights and KV cache", 0.05, 1.0),
     InputSpec("max_batch_sequences", "sequences", "Largest decode batch a serving engine "
               "runs per replica", 1, 1e5),
+    InputSpec("tail_latency_ratio", "ratio", "Latency objectives are percentiles (p99): the "
+              "objective over the mean the engine must run at", 1, 10),
     InputSpec("allreduce_latency_s", "s", "Latency of one small tensor-parallel all-reduce "
               "in decode", 0, 1e-2),
 ]}

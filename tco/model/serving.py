@@ -96,7 +96,8 @@ def rates(b: Builder, wid: str, precision: str, sh: Shape, team: Expr, up: Ref) 
     f_pre = jq("prefill_flops_per_token", n2 + 2 * sh.layers * sh.hidden * prompt,
                "FLOP/token", "Prefill FLOPs per prompt token (2·N + causal attention "
                "2·L·h·prompt)")
-    pre = jq("prefill_seconds", prompt * f_pre / (peak * a("prefill_mfu")), "s",
+    mfu = c("mfu_fp8") if precision == "fp8" else c("mfu")
+    pre = jq("prefill_seconds", prompt * f_pre / (peak * mfu * a("prefill_mfu_ratio")), "s",
              "Prefill time of one request on a replica (compute-bound)")
     ctx = prompt + out / 2
     bw = jq("hbm_bytes_per_s", c("memory_bandwidth_gb_per_s") * BYTES_PER_GB * tp
@@ -108,7 +109,8 @@ def rates(b: Builder, wid: str, precision: str, sh: Shape, team: Expr, up: Ref) 
                "Decode: reading one sequence's KV cache (average context) per step")
     f_dec = jq("decode_flops_per_token", n2 + 4 * sh.layers * sh.hidden * ctx, "FLOP/token",
                "Decode FLOPs per output token (2·N + attention 4·L·h·context)")
-    b_cmp = jq("decode_compute_seconds_per_sequence", f_dec / (peak * a("decode_mfu")), "s",
+    b_cmp = jq("decode_compute_seconds_per_sequence",
+               f_dec / (peak * mfu * a("decode_mfu_ratio")), "s",
                "Decode: compute per sequence per step")
     a_comm = jq("decode_allreduce_latency_seconds",
                 IF(tp.gt(1), 2 * sh.layers * a("allreduce_latency_s"), 0), "s",
@@ -157,7 +159,7 @@ def batch_and_latency(b: Builder, wid: str, sh: Shape, r: Rates, objectives: tup
     limit: Expr = MIN(by_memory, a("max_batch_sequences"))
     tpot_path = f"workloads.{wid}.tpot_ms"
     if tpot_path in objectives:
-        tpot = Ref(tpot_path) / MS_PER_S
+        tpot = Ref(tpot_path) / MS_PER_S / a("tail_latency_ratio")
         by_latency = jq("batch_latency_limit", MIN(
             (tpot - r.a_mem - r.a_comm) / (r.b_mem + r.b_comm + pf),
             (tpot - r.a_comm) / (r.b_cmp + r.b_comm + pf)), "sequences",
@@ -172,7 +174,7 @@ def batch_and_latency(b: Builder, wid: str, sh: Shape, r: Rates, objectives: tup
     jq("tpot_ms", step * MS_PER_S, "ms", "Time per output token")
     checks: list[Expr] = [batch.ge(1)]
     if f"workloads.{wid}.ttft_ms" in objectives:
-        checks.append(ttft.le(Ref(f"workloads.{wid}.ttft_ms")))
+        checks.append((ttft * a("tail_latency_ratio")).le(Ref(f"workloads.{wid}.ttft_ms")))
     meets = jq("meets_objective", AND(*checks), "flag",
                "At least one sequence per replica within the latency objective")
     return batch, step, ttft, fits, meets
