@@ -219,6 +219,10 @@ class _Resolver:
             if w.kind == "serve":
                 self.serve_inputs(w)
             out.append((w.id, w.precision, w.kind))
+        unused = [k for k in SERVE_ASSUMPTIONS if k in self.sc.assumptions]
+        if unused and not self.serve_assumed:
+            raise self.loaded.error(f"'{unused[0]}' is a serving assumption and no workload "
+                                    "serves (kind: serve)", ["assumptions", unused[0]])
         return out
 
     def serve_inputs(self, w: Workload) -> None:
@@ -391,6 +395,10 @@ class _Resolver:
             self.put(self.given(base + ["cards"], c.cards, CANDIDATE_INPUTS["cards"]))
             return
         kind = "deadline_days" if c.deadline_days is not None else "power_cap_kw"
+        if kind == "deadline_days" and self.sc.workloads[0].kind == "serve":
+            raise self.loaded.error(
+                "deadline_days sizes the cluster for a run of the first workload, which serves; "
+                "give cards, or list a training workload first", base + [kind])
         value = float(getattr(c, kind))
         if not (math.isfinite(value) and value > 0):
             raise self.loaded.error(f"expected a positive number, found {value!r}", base + [kind])

@@ -372,15 +372,19 @@ def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:
     return parse_scenario(load_yaml_text(text, file, ScenarioError))
 
 
-def quick_job(*, model_params: float, active_params: float | None, tokens: float, card: str,
-              cards: int, precision: str, mfu: float | None, region: str, currency: str
-              ) -> Loaded:
-    """A one-workload, one-candidate scenario for `tco job` (default finance and team)."""
+def quick_job(*, model_params: float, active_params: float | None, tokens: float | None,
+              card: str, cards: int, precision: str, mfu: float | None, region: str,
+              currency: str, serve: dict[str, float] | None = None) -> Loaded:
+    """A one-workload, one-candidate scenario for `tco job` (default finance and team); with
+    `serve` (the serving fields given), a serving workload (`tco job --serve`)."""
     cand: dict[str, Any] = {"id": card, "card": card, "cards": cards}
     if mfu is not None:
         cand["mfu"] = mfu
-    work: dict[str, Any] = {"id": "job", "params": model_params, "tokens": tokens,
-                            "precision": precision}
+    work: dict[str, Any] = {"id": "job", "params": model_params, "precision": precision}
+    if serve is not None:
+        work.update(kind="serve", **serve)
+    else:
+        work["tokens"] = tokens
     if active_params is not None:
         work["active_params"] = active_params
     data = {"name": "quick job", "currency": currency, "workloads": [work],
