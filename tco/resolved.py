@@ -121,6 +121,9 @@ def value_problem(value: Any, spec: InputSpec, currency: str, usd_to_currency: f
     return None
 
 
+WHOLE_WORKLOAD_KEYS = ("layers", "kv_heads", "head_dim")  # a serving model's shape
+
+
 def set_path(data: dict[str, Any], path: str, value: float) -> None:
     """Set input `path` in scenario data (as the scenario file would write it)."""
     head, _, rest = path.partition(".")
@@ -145,6 +148,11 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
                 key = rest.removeprefix(prefix)
                 if head == "candidates" and key == "cards":
                     rec.update(cards=int(value), deadline_days=None, power_cap_kw=None)
+                elif head == "workloads" and key in WHOLE_WORKLOAD_KEYS:
+                    rec[key] = int(value)  # as validation stores a whole number
+                elif head == "workloads" and key == "tpot_ms":
+                    rec.pop("tokens_per_s_per_user", None)  # the objective's other form
+                    rec[key] = value
                 else:
                     rec[key] = value
                 return
