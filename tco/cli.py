@@ -472,9 +472,11 @@ def diff(scenario_a: str, scenario_b: str, catalogs: tuple[str, ...], fmt: str,
                   "csv": lambda: view.comparison_csv(c)}, output)
 
 
-_METRIC = click.option("--metric", type=click.Choice(["npv_tco", "cost_per_job"]),
+_METRIC = click.option("--metric", type=click.Choice(["npv_tco", "cost_per_job",
+                                                     "cost_per_million_output_tokens"]),
                        default="npv_tco", show_default=True,
-                       help="NPV of TCO, or the cost of one run of the primary workload.")
+                       help="NPV of TCO, the cost of one run of the primary workload, or the "
+                       "first serving workload's cost per million output tokens.")
 
 
 @cli.command()

@@ -143,22 +143,24 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
     base = tmp_path_factory.mktemp("workbooks")
     example = compute(load_scenario(), catalog)
     tricky = compute(load_scenario(TRICKY), catalog)
+    serve = compute(load_scenario(example_scenario().parent / "train-and-serve.yaml"), catalog)
     doc = yaml.safe_load(example_scenario().read_text(encoding="utf-8"))
     doc["facility"]["electricity_price_per_kwh"] = NEW_ELECTRICITY_PRICE
     edited = compute(load_scenario_text(yaml.safe_dump(doc)), catalog)
 
     files = {"example": base / "example.xlsx", "tricky": base / "tricky.xlsx",
              "planted": base / "planted.xlsx", "edited": base / "edited.xlsx",
-             "names": base / "names.xlsx"}
+             "names": base / "names.xlsx", "serve": base / "serve.xlsx"}
     write_workbook(example, files["example"], generated=DAY)
     write_workbook(tricky, files["tricky"], generated=DAY)
+    write_workbook(serve, files["serve"], generated=DAY)  # serving formulas (issue 14)
     plant_wrong_values(files["example"], files["planted"])
     edit_electricity_price(files["example"], files["edited"], NEW_ELECTRICITY_PRICE)
     awkward_names_workbook(files["names"])
     out = recalculate(list(files.values()), base / "recalculated",
                       tmp_path_factory.mktemp("libreoffice-profile"))
     results = {"example": example, "tricky": tricky, "planted": example, "edited": edited,
-               "names": None}
+               "names": None, "serve": serve}
     return {k: Case(results[k], files[k], out[k]) for k in files}
 
 
@@ -171,7 +173,7 @@ def expected_named_values(result) -> dict[str, float]:
     return out
 
 
-@pytest.mark.parametrize("case", ["example", "tricky"])
+@pytest.mark.parametrize("case", ["example", "tricky", "serve"])
 def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
@@ -182,7 +184,7 @@ def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     assert not wrong
 
 
-@pytest.mark.parametrize("case", ["example", "tricky"])
+@pytest.mark.parametrize("case", ["example", "tricky", "serve"])
 def test_every_model_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
