@@ -256,16 +256,16 @@ def serving_reasons(wid: str, job: Mapping[str, float], inputs: Mapping[str, flo
     or the cluster is smaller than the peak needs (tco.model.serving's flags)."""
     tp = int(job["tensor_parallel"])
     if not job["fits_memory"]:
-        return [f"{wid}: the weights and one sequence need {job['memory_needed_gb']:.1f} GB "
-                f"per card at tensor parallel {tp}, {job['memory_usable_gb']:.1f} GB usable "
-                f"({inputs['memory_gb']:g} GB cards)"]
+        return [(f"{wid}: the weights and one sequence need {job['memory_needed_gb']:.1f} "
+                 f"GB per card at tensor parallel {tp}, {job['memory_usable_gb']:.1f} GB "
+                 f"usable ({inputs['memory_gb']:g} GB cards)")]
     if not job["meets_objective"]:
-        return [f"{wid}: the latency objective cannot be met on this card (best: first token "
-                f"in {job['ttft_ms']:,.0f} ms, {job['tpot_ms']:.1f} ms per token at tensor "
-                f"parallel {tp}, one sequence per replica)"]
+        return [(f"{wid}: the latency objective cannot be met on this card (best: first "
+                 f"token in {job['ttft_ms']:,.0f} ms, {job['tpot_ms']:.1f} ms per token at "
+                 f"tensor parallel {tp}, one sequence per replica)")]
     if not job.get("serves_peak", 1.0):
-        return [f"{wid}: the peak needs {int(job['cards_needed']):,} cards, the cluster has "
-                f"{int(inputs['cards']):,}"]
+        return [(f"{wid}: the peak needs {int(job['cards_needed']):,} cards, the cluster "
+                 f"has {int(inputs['cards']):,}")]
     return []
 
 

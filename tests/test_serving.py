@@ -208,3 +208,40 @@ def test_job_serve_needs_its_traffic():
     out = CliRunner().invoke(cli, ["job", "--serve", "--model-params", "70e9", "--card",
                                    "h200-sxm", "--cards", "8"])
     assert out.exit_code == 2 and "--serve needs --input-tokens-per-day" in out.output
+
+
+# --- the report's serving section (templates/serving.html.j2), in English and Chinese --------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_report_has_a_serving_section_with_the_engines_numbers(catalog, lang):
+    import datetime as dt
+    import re
+
+    from tco.exporters.html import render_html
+    from tco.exporters.serving_report import per_million
+
+    result = compute(load_scenario(SCENARIO), catalog)
+    html = render_html(result, lang, day=dt.date(2026, 12, 3))
+    section = html[html.index('<section id="serving"'):]
+    section = section[:section.index("</section>")]
+    assert '<figure class="chart-figure" id="chart-serve-chat">' in section
+    assert "<svg" in section  # the chart of the cost per million output tokens
+    h200 = next(c for c in result.candidates if c.id == "h200-sxm")
+    row = re.search(r'data-candidate="h200-sxm">(.*?)</tr>', section, re.S).group(1)
+    assert per_million(h200.jobs["chat"]["cost_per_million_output_tokens"], "USD") in row
+    assert f'{h200.jobs["chat"]["tokens_per_s_per_card"]:,.0f}' in row
+    if lang == "zh":
+        assert "推理服务" in section and "每百万输出词元" in section
+        text = re.sub(r"<svg.*?</svg>|<[^>]+>", " ", section, flags=re.S)
+        # no English words of ours left (the scenario's own names are the user's)
+        assert not re.search(r"\b(tokens|Serving|objective|per card)\b",
+                             text.replace("Serving the 70B model (chat)", ""))
+
+
+def test_a_training_only_report_has_no_serving_section(catalog, example):
+    import datetime as dt
+
+    from tco.exporters.html import render_html
+
+    assert 'id="serving"' not in render_html(example, "en", day=dt.date(2026, 12, 3))

@@ -20,6 +20,7 @@ from ..result import CandidateResult, Result
 from . import charts
 from .fmt import CHART_CANDIDATES, money, money_full, number, percent
 from .i18n import Segment, Strings
+from .serving_report import serve_detail_rows, serving_section
 
 TORNADO_BARS = 10
 MC_SERIES = 5
@@ -124,6 +125,7 @@ class View:
             "summary": self.summary(),
             "comparison": self.comparison(),
             "charts": self.charts(),
+            "serving": serving_section(self),
             "details": [self.detail(c) for c in r.candidates if c.priced],
             "infeasible": [{"name": self.name(c), "id": c.id,
                             "reasons": [s.message(x) for x in c.reasons]}
@@ -139,8 +141,12 @@ class View:
     def meta(self) -> list[dict[str, Any]]:
         s, r, p = self.s, self.r, self.r.provenance
         w = r.scenario.workloads[0]
-        workload = s("workload_value", name=w.name or w.id, params=self.count(w.params),
-                     tokens=self.count(w.tokens), runs=number(w.runs_per_year, 0))
+        workload = (s("workload_value", name=w.name or w.id, params=self.count(w.params),
+                      tokens=self.count(w.tokens), runs=number(w.runs_per_year, 0))
+                    if w.kind != "serve" else
+                    s("workload_serve_value", name=w.name or w.id, params=self.count(w.params),
+                      inp=self.count(w.input_tokens_per_day),
+                      out=self.count(w.output_tokens_per_day)))
         items = [
             (s("meta_date"), self.date_text(), False),
             (s("meta_workload"), workload, True),
@@ -451,7 +457,7 @@ class View:
                               usable=number(job["memory_usable_gb"], 1))),
             (s("d_energy"), s("value_mwh", n=number(job["energy_facility_kwh"] / 1000, 0))),
             (s("d_co2"), s("value_t_co2", n=number(job["co2e_kg"] / 1000, 0))),
-        ]
+        ] if "mfu_effective" in job else serve_detail_rows(self, c)
         costs = [
             (s("d_capex"), self.money(v["capex_total"])),
             (s("d_npv"), self.money(v["npv_tco"])),
