@@ -228,12 +228,12 @@ def test_report_has_a_serving_section_with_the_engines_numbers(catalog, lang):
     assert '<figure class="chart-figure" id="chart-serve-chat">' in section
     assert "<svg" in section  # the chart of the cost per million output tokens
     h200 = next(c for c in result.candidates if c.id == "h200-sxm")
-    row = re.search(r'data-candidate="h200-sxm">(.*?)</tr>', section, re.S).group(1)
+    row = re.search(r'data-candidate="h200-sxm">(.*?)</tr>', section, re.DOTALL).group(1)
     assert per_million(h200.jobs["chat"]["cost_per_million_output_tokens"], "USD") in row
     assert f'{h200.jobs["chat"]["tokens_per_s_per_card"]:,.0f}' in row
     if lang == "zh":
         assert "推理服务" in section and "每百万输出词元" in section
-        text = re.sub(r"<svg.*?</svg>|<[^>]+>", " ", section, flags=re.S)
+        text = re.sub(r"<svg.*?</svg>|<[^>]+>", " ", section, flags=re.DOTALL)
         # no English words of ours left (the scenario's own names are the user's)
         assert not re.search(r"\b(tokens|Serving|objective|per card)\b",
                              text.replace("Serving the 70B model (chat)", ""))
