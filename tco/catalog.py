@@ -32,7 +32,9 @@ from .inputs import (
 from .resources import pricing_dir
 from .yamlio import YamlDoc, check_readable, load_yaml, read_text
 
-PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8")
+PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+# Formats only a serving workload may use (weights quantized after training).
+SERVING_PRECISIONS = ("int8", "fp4")
 STACK_IDS = ("cuda", "rocm", "synapseai", "cann")
 CATALOG_FILES = (
     "accelerators.yaml",
@@ -145,6 +147,8 @@ class Accelerator(_Record):
     peak_tflops_bf16: Figure | None = None
     peak_tflops_fp16: Figure | None = None
     peak_tflops_fp8: Figure | None = None
+    peak_tflops_int8: Figure | None = None  # dense TOPS
+    peak_tflops_fp4: Figure | None = None
     memory_gb: Figure
     memory_bandwidth_gb_per_s: Figure
     scaleup_bandwidth_bidir_gb_per_s: Figure

@@ -223,7 +223,8 @@ def schema(output: str | None) -> None:
 @click.option("--tokens", type=float, help="Training tokens, e.g. 2e12 (not with --serve).")
 @click.option("--card", required=True, help="Accelerator id (see `tco catalog list`).")
 @click.option("--cards", type=int, required=True, help="Number of accelerators.")
-@click.option("--precision", type=click.Choice(["fp64", "fp32", "tf32", "bf16", "fp16", "fp8"]),
+@click.option("--precision", type=click.Choice(["fp64", "fp32", "tf32", "bf16", "fp16", "fp8",
+                                                "int8", "fp4"]),
               default="bf16", show_default=True)
 @click.option("--mfu", type=float, help="Model FLOPs utilization (0-1); default from catalog.")
 @click.option("--region", default="us", show_default=True, help="Electricity region id.")

@@ -66,6 +66,10 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               "TFLOPS (1e12 FLOP/s), not FLOPS"),
     InputSpec("peak_tflops_fp8", "TFLOPS", "Dense FP8 peak", 0.01, 4e4,
               "TFLOPS (1e12 FLOP/s), not FLOPS"),
+    InputSpec("peak_tflops_int8", "TFLOPS", "Dense INT8 peak (TOPS)", 0.01, 4e4,
+              "TOPS (1e12 operations per second), dense, not with sparsity"),
+    InputSpec("peak_tflops_fp4", "TFLOPS", "Dense FP4 peak", 0.01, 8e4,
+              "TFLOPS (1e12 FLOP/s), dense, not with sparsity"),
     _frac("mfu", "Model FLOPs utilization on compute, vendor-tuned (before communication and "
           "lost time)", 0.01, 1.0),
     _frac("mfu_fp8", "FP8 model FLOPs utilization of the FP8 peak, vendor-tuned", 0.01, 1.0),

@@ -355,7 +355,7 @@ class _Resolver:
             "stack_efficiency": (stack.efficiency_vs_cuda, 1.0, ""),
             **({"mfu_fp8": (card.mfu_fp8 or card.mfu, 1.0,
                             "" if card.mfu_fp8 else "no FP8 figure, the BF16 one")}
-               if "fp8" in precisions else {}),
+               if {"fp8", "int8", "fp4"} & set(precisions) else {}),
             "memory_gb": (card.memory_gb, 1.0, ""),
             "tdp_w": (card.tdp_w, 1.0, ""),
             "scaleup_bandwidth_bidir_gb_per_s": (card.scaleup_bandwidth_bidir_gb_per_s, 1.0, ""),

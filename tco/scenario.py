@@ -23,7 +23,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from .catalog import PRECISIONS
+from .catalog import PRECISIONS, SERVING_PRECISIONS
 from .errors import ScenarioError, did_you_mean
 from .inputs import (
     ASSUMPTION_INPUTS,
@@ -36,7 +36,7 @@ from .resolved import (
 from .resources import example_scenario
 from .yamlio import YamlDoc, load_yaml, load_yaml_text
 
-Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8"]
+Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"]
 
 
 def _not_bool(value: Any) -> Any:
@@ -98,6 +98,10 @@ class Workload(_Strict):
     @model_validator(mode="after")
     def _fields_of_kind(self) -> Workload:
         if self.kind != "serve":
+            if self.precision in SERVING_PRECISIONS:
+                raise _field_error("serving_precision", f"{self.precision} is a serving "
+                                   "format (quantized weights); train in bf16, fp16 or fp8",
+                                   "precision")
             if self.tokens is None:
                 raise _field_error("missing", "required field is missing", "tokens")
             for key in SERVE_FIELDS:

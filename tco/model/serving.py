@@ -35,7 +35,10 @@ MS_PER_S = 1000.0
 ACTIVATION_BYTES = 2.0  # a tensor-parallel all-reduce moves 16-bit activations
 # Bytes per weight and per KV-cache element at the workload's precision (true constants of
 # the number formats; an FP8 model keeps an FP8 KV cache, as the MLPerf submissions do).
-BYTES_PER_VALUE = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+BYTES_PER_VALUE = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0,
+                   "int8": 1.0, "fp4": 0.5}
+KV_BYTES_MIN = 1.0  # an FP4 model keeps an FP8 KV cache
+LOW_PRECISION = ("fp8", "int8", "fp4")  # these read the card's FP8 MFU
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ def serve_shape(b: Builder, wid: str, precision: str) -> Shape:
     kv_width = w(wid, "kv_heads") * w(wid, "head_dim")
     kv_w = jq("kv_width", IF(kv_width.gt(0), kv_width, a("kv_hidden_fraction") * hidden),
               "units", "Key/value width: kv heads × head dim (grouped-query attention)")
-    kv = jq("kv_cache_bytes_per_token", 2 * layers * kv_w * by, "B/token",
+    kv = jq("kv_cache_bytes_per_token", 2 * layers * kv_w * max(by, KV_BYTES_MIN), "B/token",
             "KV cache per token: layers × kv heads × head dim × 2 (K and V) × bytes")
     weights = jq("weight_bytes", w(wid, "params") * by, "B",
                  f"Weights at {precision.upper()} ({by:g} bytes per parameter)")
@@ -96,7 +99,7 @@ def rates(b: Builder, wid: str, precision: str, sh: Shape, team: Expr, up: Ref) 
     f_pre = jq("prefill_flops_per_token", n2 + 2 * sh.layers * sh.hidden * prompt,
                "FLOP/token", "Prefill FLOPs per prompt token (2·N + causal attention "
                "2·L·h·prompt)")
-    mfu = c("mfu_fp8") if precision == "fp8" else c("mfu")
+    mfu = c("mfu_fp8") if precision in LOW_PRECISION else c("mfu")
     pre = jq("prefill_seconds", prompt * f_pre / (peak * mfu * a("prefill_mfu_ratio")), "s",
              "Prefill time of one request on a replica (compute-bound)")
     ctx = prompt + out / 2
