@@ -272,7 +272,7 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
             exc.file, exc.field = None, _JOB_OPTIONS.get(exc.field.rsplit(".", 1)[-1],
                                                          exc.field)
         raise
-    c = result.candidates[0]
+    c = result.candidate(card)  # the cluster described, not the rent option generated beside it
     click.echo(to_json(job_dict(result, c)) if fmt == "json" else job_table(result, c), nl=False)
 
 
@@ -360,6 +360,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     from .analysis import report_analyses
     from .dates import output_date
     from .engine import compute
+    from .gcpause import keep_until_exit
 
     if not (xlsx or html or pdf):
         raise click.UsageError("give at least one of --xlsx, --html or --pdf")
@@ -368,6 +369,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     day = output_date()  # read once, before any work: one date for every file written
     loaded, catalog = load(scenario, catalogs)
     result = compute(loaded, catalog)
+    keep_until_exit()
     result.analyses.update(report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing,
                                            result=result))
     if xlsx:

@@ -105,7 +105,7 @@ def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) 
     needs = model.feeding(targets)
     own: dict[str, Any] = {path: values[path] for path in needs.inputs_used()}
     own.update({path: arr[at] for path, arr in
-                layout.per_size(model, resolved, cid, coarse_cards).items()})
+                layout.per_size(model, resolved, cid, coarse_cards, values).items()})
     own[f"{p}.cards"] = trial
     env = needs.evaluate(own)
     feasible, runnable, wall = (np.broadcast_to(np.asarray(env[n], dtype=float), trial.shape)
@@ -215,7 +215,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         scenario_data=resolved.scenario_data, structure=st, inputs=resolved.inputs,
         candidates=rank(candidates), provenance=provenance, model=model,
         components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
-        resolved=resolved,
+        resolved=resolved, env=dict(env),
     )
 
 

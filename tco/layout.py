@@ -178,11 +178,13 @@ def chosen(inp: Input, value: float, step_s: float) -> Input:
                    source=f"chosen by the layout search (step {step_s:.4g} s)")
 
 
-def per_size(model: Model, resolved: Resolved, cid: str, cards: Any) -> dict[str, Any]:
-    """For an array of card counts (sizing), the best layout at each: degree -> array."""
+def per_size(model: Model, resolved: Resolved, cid: str, cards: Any,
+             values: Mapping[str, float]) -> dict[str, Any]:
+    """For an array of card counts (sizing), the best layout at each: degree -> array.
+    `values` are `resolved`'s input values (made once by the caller: a scenario of many
+    candidates has many inputs)."""
     import numpy as np
 
-    values = {path: inp.value for path, inp in resolved.inputs.items()}
     out: dict[str, Any] = {}
     for wid, _prec, kind in resolved.structure.workloads:
         if kind == "serve":

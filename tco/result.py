@@ -72,6 +72,9 @@ class Result:
     validated: Scenario | None = field(default=None, repr=False, compare=False)
     resolved: Resolved | None = field(default=None, repr=False, compare=False)
     # what it was evaluated from (a what-if edits it rather than resolve the scenario again)
+    env: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    # every input and quantity as the engine evaluated it: the analyses start from these
+    # numbers instead of evaluating the model again
 
     @property
     def scenario(self) -> Scenario:

@@ -125,6 +125,15 @@ def test_job_json_for_gpt3_flops():
         v for k, v in data["cost"].items() if k != "total"))
 
 
+def test_job_costs_the_cluster_described_not_the_generated_rent_option():
+    """`tco job --card X --cards N` is the run on N owned X: a scenario also generates an option
+    renting them (tco.resolver), which may rank first, but it is not what was asked for."""
+    data = json.loads(run("job", "--model-params", "7e9", "--tokens", "1e11", "--card",
+                          "h100-sxm", "--cards", "64", "--format", "json").output)
+    assert (data["id"], data["acquire"]) == ("h100-sxm", "buy")
+    assert data["cost"]["rental"] == 0 and data["cost"]["hardware"] > 0
+
+
 def test_unknown_card_is_one_clear_error():
     res = run("job", "--model-params", "7e9", "--tokens", "1e11", "--card", "h100-sx",
               "--cards", "8", ok=False)

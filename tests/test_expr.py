@@ -209,3 +209,23 @@ def test_float_backend_equals_numpy_backend_on_many_npvs():
     scalar = [e.evaluate({"r": float(rates[i]), **{f"f{t}": float(flows[t, i]) for t in range(6)}})
               for i in range(2000)]
     np.testing.assert_array_max_ulp(np.array(scalar), array, maxulp=MAX_ULPS)
+
+
+def test_params_and_children_are_the_whole_node():
+    """fast.py merges two operations when their type, `params()` and children match: every
+    field of every node type must be one or the other, and `params()` names no child."""
+    from dataclasses import fields
+
+    from tco.expr.tree import BinOp, Neg, Npv
+
+    x, y = Ref("x"), Ref("y")
+    nodes = [Const(2.5), x, BinOp("*", x, y), Neg(x), Func("MIN", (x, y)), Npv(x, (y, x)),
+             Func("SUM", ())]
+    for node in nodes:
+        params = dict(node.params())
+        children = [getattr(node, f.name) for f in fields(node) if f.name not in params]
+        flat = [c for v in children for c in (v if isinstance(v, tuple) else (v,))]
+        assert list(node.children()) == flat, type(node).__name__
+        assert not any(isinstance(v, (Ref, Const, BinOp)) for v in params.values())
+    assert BinOp("+", x, y).params() == (("op", "+"),)
+    assert Const(-0.0).params() == (("value", -0.0),)

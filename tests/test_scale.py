@@ -288,6 +288,17 @@ def test_quick_formula_preparation_matches_xlsxwriter():
         assert quick._prepare_formula(f) == plain._prepare_formula(f), f
 
 
+def test_tree_formulas_need_no_preparation():
+    """write_tree_formula skips xlsxwriter's preparation: every function the model's formulas
+    call (tco.expr.FUNCTIONS, and NPV for Npv) must be one it would leave as it is."""
+    from tco.expr import FUNCTIONS
+
+    assert FUNCTIONS | {"NPV"} <= xlsx_module._PLAIN_FUNCTIONS
+    quick = _Worksheet()
+    for f in ["=" + f + "(a,b)" for f in sorted(FUNCTIONS | {"NPV"})]:
+        assert quick._prepare_formula(f) == _Plain()._prepare_formula(f) == f[1:]
+
+
 # --- charts --------------------------------------------------------------------------------
 
 def test_charts_draw_the_best_ranked_and_say_how_many_are_left_out(big):

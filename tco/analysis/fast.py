@@ -5,8 +5,9 @@ scans and Monte Carlo ask for a handful of results (NPV of TCO, cost per job) wh
 inputs change, so `Compiled` prepares the work once:
 
 * it keeps only the formulas the requested quantities depend on;
-* every sub-expression that does not depend on a varied input is taken from one scalar run of
-  `Model.evaluate` (so constants are the engine's own numbers) and never recomputed;
+* every quantity that depends on no varied input is taken from the engine's own values
+  (`Result.env`, or one scalar run of `Model.evaluate`), and every other sub-expression whose
+  operands are all constant is computed once, here, by the node's own `apply`;
 * the rest becomes a flat list of operations, each calling the expression node's own
   `apply` (tco/expr/tree.py), so no formula is restated here; identical operations on identical
   operands are computed once (the yearly cash flows of years 1..H are mostly the same): the
@@ -31,40 +32,55 @@ from ..model import Model
 BLOCK = 8192  # draws per block: a block of float64 is 64 KiB and stays in the CPU cache
 
 
-def _parameters(node: Expr) -> tuple[tuple[str, type, str], ...]:
-    """Every parameter of `node` (its fields that are not children), as it is: by type and repr,
-    so that values that compare equal but compute differently (0.0 and -0.0, 1 and 1.0) stay
-    apart."""
-    return tuple((name, type(value), repr(value)) for name, value in node.params())
+def _parameters(node: Expr) -> tuple[Any, ...]:
+    """Every parameter of `node` (its fields that are not children), as it is: text as itself
+    (an operator, a function's name), anything else by type and repr, so that values that
+    compare equal but compute differently (0.0 and -0.0, 1 and 1.0) stay apart."""
+    return tuple(value if type(value) is str else (name, type(value), repr(value))
+                 for name, value in node.params())
+
+
+def dynamic_quantities(model: Model, varying: set[str]) -> set[str]:
+    """The quantities of `model` that depend on a `varying` input, directly or through others
+    (the model lists every quantity after those it reads)."""
+    out: set[str] = set()
+    for q in model:
+        for name in model.reads(q.name):
+            if name in varying or name in out:
+                out.add(q.name)
+                break
+    return out
 
 
 class Compiled:
     """`targets` of `model` as functions of the `varying` inputs; other inputs stay at `base`."""
 
     def __init__(self, model: Model, base: Mapping[str, float], varying: Iterable[str],
-                 targets: Iterable[str]) -> None:
+                 targets: Iterable[str], env: Mapping[str, Value] | None = None) -> None:
+        """`env`, when given, is `model.evaluate(base)` already made (the engine's own values,
+        `Result.env`): every quantity of `model` and every input in `base`, at those inputs."""
         self.varying = list(dict.fromkeys(varying))
         self.targets = list(dict.fromkeys(targets))
         self._exprs = {q.name: q.expr for q in model}
         unknown = [t for t in self.targets if t not in self._exprs]
         if unknown:
             raise KeyError(f"not quantities of the model: {', '.join(unknown)}")
-        self._base_env = model.evaluate(base)
+        self._base_env = model.evaluate(base) if env is None else env
         self._vary = set(self.varying)
-        self._dyn_memo: dict[int, bool] = {}
+        self._dynamic = dynamic_quantities(model, self._vary)
         self._q_slot: dict[str, int] = {}
         self._node_slot: dict[int, int] = {}
         self._cse: dict[tuple[Any, ...], int] = {}
         self._const_slot: dict[tuple[str, str], int] = {}
         self.values: list[Any] = []  # slot -> constant value (or None for computed slots)
-        self.ops: list[tuple[Callable[[list[Value]], Value], tuple[int, ...], int]] = []
+        self.ops: list[tuple[Expr, tuple[int, ...], int]] = []  # node, operand slots, result
         self.input_slot = {path: self._new_slot(None) for path in self.varying}
         self.target_slot = {t: self._quantity(t) for t in self.targets}
         self.dynamic_targets = [t for t in self.targets if self._is_dyn_slot(t)]
         self._plan = self._with_releases()
         # Only the constants and the operations are kept: the look-ups of compilation would
         # otherwise hold several entries per formula node for as long as the evaluator lives.
-        del self._base_env, self._exprs, self._dyn_memo, self._q_slot, self._node_slot
+        del self._base_env, self._exprs, self._dynamic, self._q_slot, self._node_slot
         del self._cse, self._const_slot
 
     # --- compilation ---------------------------------------------------------------------------
@@ -82,32 +98,23 @@ class Compiled:
     def _is_dyn_slot(self, target: str) -> bool:
         return self.values[self.target_slot[target]] is None
 
-    def _dynamic(self, node: Expr) -> bool:
-        key = id(node)
-        if key not in self._dyn_memo:
-            if isinstance(node, Ref):
-                if node.name in self._exprs:
-                    dyn = self._dynamic(self._exprs[node.name])
-                else:
-                    dyn = node.name in self._vary
-            else:
-                dyn = any(self._dynamic(c) for c in node.children())
-            self._dyn_memo[key] = dyn
-        return self._dyn_memo[key]
-
     def _quantity(self, name: str) -> int:
         if name not in self._q_slot:
-            expr = self._exprs[name]
-            if self._dynamic(expr):
-                self._q_slot[name] = self._emit(expr)
+            if name in self._dynamic:
+                self._q_slot[name] = self._emit(self._exprs[name])
             else:
                 self._q_slot[name] = self._const(self._base_env[name])
         return self._q_slot[name]
 
     def _emit(self, node: Expr) -> int:
+        """The slot of `node`'s value: a constant when none of its operands varies (computed
+        here by the node's own `apply`, on the same values `Model.evaluate` would give it), else
+        an operation."""
         key = id(node)
-        if key in self._node_slot:
-            return self._node_slot[key]
+        slot = self._node_slot.get(key)
+        if slot is not None:
+            return slot
+        values = self.values
         if isinstance(node, Ref):
             if node.name in self._exprs:
                 slot = self._quantity(node.name)
@@ -117,32 +124,42 @@ class Compiled:
                 slot = self._const(self._base_env[node.name])
         elif isinstance(node, Const):
             slot = self._const(node.value)
-        elif not self._dynamic(node):
-            slot = self._const(node.evaluate(self._base_env))
-        elif isinstance(node, Func) and node.name == "IF" and not self._dynamic(node.args[0]):
-            # A constant condition: the result is the chosen branch (same values).
-            cond = node.args[0].evaluate(self._base_env)
-            slot = self._emit(node.args[1] if cond != 0 else node.args[2])
-        else:
-            children: list[Expr] = list(node.children())
-            if isinstance(node, Func) and node.name == "SUM":
-                # x + 0.0 is x: skip constant zero terms.
-                kept = [c for c in children
-                        if self._dynamic(c) or c.evaluate(self._base_env) != 0]
-                children = kept or children[:1]
-                if len(children) == 1:
-                    slot = self._emit(children[0])
-                    self._node_slot[key] = slot
-                    return slot
-            slots = tuple(self._emit(c) for c in children)
-            tag = (type(node), _parameters(node), slots)
-            if tag in self._cse:
-                slot = self._cse[tag]
+        elif isinstance(node, Func) and node.name == "IF":
+            cond = self._emit(node.args[0])
+            if values[cond] is not None:  # only the chosen branch is compiled
+                slot = self._emit(node.args[1] if values[cond] != 0 else node.args[2])
             else:
-                slot = self._new_slot(None)
-                self.ops.append((node.apply, slots, slot))
-                self._cse[tag] = slot
+                slot = self._combine(node, [cond] + [self._emit(c) for c in node.args[1:]])
+        else:
+            slot = self._combine(node, [self._emit(c) for c in node.children()])
         self._node_slot[key] = slot
+        return slot
+
+    def _combine(self, node: Expr, slots: list[int]) -> int:
+        """The slot of `node` on operands in `slots`, with the two shortcuts: an IF whose
+        condition is constant is the chosen branch, and a SUM skips constant zero terms (x +
+        0.0 is x) and is its one term when one is left."""
+        values = self.values
+        if isinstance(node, Func) and node.name == "IF" and values[slots[0]] is not None:
+            return slots[1] if values[slots[0]] != 0 else slots[2]
+        if (isinstance(node, Func) and node.name == "SUM"
+                and any(values[s] is None for s in slots)):
+            slots = [s for s in slots if values[s] is None or values[s] != 0]
+            if len(slots) == 1:
+                return slots[0]
+        return self._operation(node, slots)
+
+    def _operation(self, node: Expr, slots: list[int]) -> int:
+        """`node` applied to the values in `slots`: computed now when they are all constant,
+        else an operation (one per distinct node type, parameters and operands)."""
+        values = self.values
+        if all(values[s] is not None for s in slots):
+            return self._const(node.apply([values[s] for s in slots]))
+        tag = (type(node), _parameters(node), tuple(slots))
+        slot = self._cse.get(tag)
+        if slot is None:
+            slot = self._cse[tag] = self._new_slot(None)
+            self.ops.append((node, tuple(slots), slot))
         return slot
 
     def _with_releases(self) -> list[tuple[Callable[[list[Value]], Value], tuple[int, ...], int,
@@ -155,10 +172,10 @@ class Compiled:
             for a in args:
                 last[a] = k
         plan = []
-        for k, (fn, args, out) in enumerate(self.ops):
+        for k, (node, args, out) in enumerate(self.ops):
             free = tuple(a for a in set(args) if last[a] == k and a not in keep
                          and self.values[a] is None)
-            plan.append((fn, args, out, free))
+            plan.append((node.apply, args, out, free))
         return plan
 
     @property

@@ -245,7 +245,7 @@ class Simulation:
             used = sub.inputs_used()
             reach = set(used)
             compiled = Compiled(sub, {p: base[p] for p in used},
-                                [p for p in ranged if p in reach], targets)
+                                [p for p in ranged if p in reach], targets, env=result.env)
             self.groups.append((first, ids, compiled))
             read |= compiled.inputs_read
         self.plan = plan_draws(result, read)

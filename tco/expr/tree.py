@@ -75,8 +75,7 @@ class Expr:
 
     def params(self) -> tuple[tuple[str, Any], ...]:
         """The node's fields that are not children, as (name, value) pairs, in field order."""
-        values = ((name, getattr(self, name)) for name in _field_names(type(self)))
-        return tuple((name, v) for name, v in values if not _is_child(v))
+        return tuple([(name, getattr(self, name)) for name in _param_names(type(self))])
 
     def apply(self, vals: list[Value]) -> Value:
         """This node's operation on its children's values, in `children()` order.
@@ -143,15 +142,15 @@ class Expr:
 ExprLike = Expr | Number
 
 
+# How a node type declares its children: a field of one of these types (the annotations, as
+# written in this module); every other field is a parameter.
+_CHILD_ANNOTATIONS = frozenset({"Expr", "tuple[Expr, ...]"})
+
+
 @cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
-
-
-def _is_child(value: object) -> bool:
-    if isinstance(value, Expr):
-        return True
-    return isinstance(value, tuple) and all(isinstance(v, Expr) for v in value)
+def _param_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls)  # type: ignore[arg-type]
+                 if f.type not in _CHILD_ANNOTATIONS)
 
 
 def lift(x: ExprLike) -> Expr:

@@ -69,16 +69,23 @@ class Plan:
     names: NameRegistry = field(default_factory=NameRegistry)
     headline: dict[str, dict[str, str]] = field(default_factory=dict)  # cid -> metric -> name
     headline_quantity: dict[str, str] = field(default_factory=dict)  # defined name -> quantity
+    _refs: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)  # see ref_fn
 
     def input_name(self, path: str) -> str:
         return self.names.names[path]
 
     def ref_fn(self, from_sheet: str) -> RefFn:
-        """Inputs by defined name, quantities by cell (sheet-qualified when elsewhere)."""
+        """Inputs by defined name, quantities by cell (sheet-qualified when elsewhere). Each
+        name's text is made once per sheet: a thousand candidates' formulas read each cell
+        several times."""
+        made = self._refs.setdefault(from_sheet, {})
+
         def ref(r: Ref) -> str:
-            if r.name in self.inputs:
-                return self.input_name(r.name)
-            return self.quantities[r.name].ref(from_sheet)
+            text = made.get(r.name)
+            if text is None:
+                text = made[r.name] = (self.input_name(r.name) if r.name in self.inputs
+                                       else self.quantities[r.name].ref(from_sheet))
+            return text
         return ref
 
 

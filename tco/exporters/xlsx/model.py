@@ -50,7 +50,9 @@ def write_quantity(ws: Worksheet, q: Quantity, p: Plan, values: Mapping[str, flo
     value = values[q.name]
     formula = "=" + q.expr.excel(p.ref_fn(cell.sheet))
     fmt = st.value(role, q.unit, value if typical is None else typical)
-    ws.write_formula(cell.row, cell.col, formula, fmt, cached(value, q.unit))
+    # the quick worksheet (workbook._Worksheet) skips the checks a tree's formula never needs
+    write = getattr(ws, "write_tree_formula", ws.write_formula)
+    write(cell.row, cell.col, formula, fmt, cached(value, q.unit))
 
 
 def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import xlsxwriter
+from xlsxwriter import worksheet as _xlsxwriter_worksheet
 from xlsxwriter.utility import xl_rowcol_to_cell_fast
 from xlsxwriter.worksheet import Worksheet
 
@@ -88,6 +89,10 @@ QUICK_SERIES = (3, 3)
 QUICK_SUPPORTED = tuple(int(x) for x in xlsxwriter.__version__.split(".")[:2]) == QUICK_SERIES
 
 
+# A formula cell as xlsxwriter 3.3 stores it (write_tree_formula).
+_FORMULA_CELL = getattr(_xlsxwriter_worksheet, "CellFormulaTuple", None)
+
+
 def _worksheet_class() -> type[Worksheet]:
     return _Worksheet if QUICK_SUPPORTED else Worksheet
 
@@ -148,6 +153,13 @@ class _Worksheet(Worksheet):
                 value = _escape(value)
             self.fh.write(f'<c r="{ref}"{style}{kind_attr}><f>{_escape(cell.formula)}</f>'
                           f"<v>{value}</v></c>")
+
+    def write_tree_formula(self, row: int, col: int, formula: str, fmt: Any, value: Any) -> None:
+        """A formula that tco.expr.formula wrote from an expression tree (with its leading
+        `=`): it calls only `tco.expr.FUNCTIONS` and NPV, none of them a future or dynamic-array
+        function, so it is stored as `_write_formula` would store it after finding that out."""
+        if not self._check_dimensions(row, col):
+            self.table[row][col] = _FORMULA_CELL(formula[1:], fmt, value)
 
     def _prepare_formula(self, formula: str, expand_future_functions: bool = False) -> str:
         if (self.use_future_functions or expand_future_functions or "_xlfn." in formula
