@@ -245,3 +245,41 @@ def test_a_training_only_report_has_no_serving_section(catalog, example):
     from tco.exporters.html import render_html
 
     assert 'id="serving"' not in render_html(example, "en", day=dt.date(2026, 12, 3))
+
+
+# --- what-if, sensitivity and Monte Carlo over serving inputs ---------------------------------
+
+
+def test_sensitivity_of_the_cost_per_token_to_serving_inputs(catalog):
+    from tco.analysis.sensitivity import sensitivity
+
+    loaded = load_scenario(SCENARIO)
+    s = sensitivity(loaded, catalog, swing=0.2, metric="cost_per_million_output_tokens")
+    bars = {b.path: b for b in s.bars["h200-sxm"]}
+    # A 20% slower time per token allows a larger batch: cheaper output tokens; a higher
+    # decode utilization likewise; both are serving inputs the tornado moves.
+    assert "workloads.chat.tpot_ms" in bars and "assumptions.decode_mfu_ratio" in bars
+    base = s.baseline["h200-sxm"]
+    h200 = compute(loaded, catalog).candidate("h200-sxm")
+    assert base == pytest.approx(h200.jobs["chat"]["cost_per_million_output_tokens"])
+    tpot = bars["workloads.chat.tpot_ms"]
+    assert tpot.metric_high < base < tpot.metric_low
+
+
+def test_the_serving_metric_needs_a_serving_workload(catalog, example):
+    from tco.analysis.common import metric_name
+    from tco.errors import TcoError
+
+    with pytest.raises(TcoError, match="needs a serving workload"):
+        metric_name(example, "h100-sxm", "cost_per_million_output_tokens")
+
+
+def test_monte_carlo_draws_the_serving_assumptions(catalog):
+    from tco.analysis.montecarlo import montecarlo
+
+    mc = montecarlo(compute(load_scenario(SCENARIO), catalog), draws=500, seed=3)
+    for path in ("assumptions.decode_mfu_ratio", "assumptions.prefill_mfu_ratio",
+                 "assumptions.hbm_bandwidth_efficiency", "assumptions.tail_latency_ratio"):
+        assert path in mc.varied
+    npv = mc.percentiles["h200-sxm"]["npv_tco"]
+    assert npv["p10"] < npv["p50"] < npv["p90"]
