@@ -224,7 +224,8 @@ def _job_scenario(card: str, cards: int) -> str:
 def test_a_workload_figure_has_the_same_key_and_value_in_job_and_compare(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text(_job_scenario("mi300x", 1024), encoding="utf-8")
-    compared = run_json("compare", str(path), "--format", "json")["candidates"][0]
+    compared = next(c for c in run_json("compare", str(path), "--format", "json")["candidates"]
+                    if c["id"] == "mi300x")  # the owned cluster (`tco job`), not its rent option
     job = run_json("job", "--model-params", "70e9", "--tokens", "2e12", "--card", "mi300x",
                    "--cards", "1024", "--format", "json")
     workload = compared["jobs"]["job"]
