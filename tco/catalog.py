@@ -26,12 +26,15 @@ from .inputs import (
     CANDIDATE_INPUTS,
     FACILITY_INPUTS,
     MONEY_DEFAULTS,
+    SERVE_ASSUMPTIONS,
     InputSpec,
 )
 from .resources import pricing_dir
 from .yamlio import YamlDoc, check_readable, load_yaml, read_text
 
-PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8")
+PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+# Formats only a serving workload may use (weights quantized after training).
+SERVING_PRECISIONS = ("int8", "fp4")
 STACK_IDS = ("cuda", "rocm", "synapseai", "cann")
 CATALOG_FILES = (
     "accelerators.yaml",
@@ -144,6 +147,8 @@ class Accelerator(_Record):
     peak_tflops_bf16: Figure | None = None
     peak_tflops_fp16: Figure | None = None
     peak_tflops_fp8: Figure | None = None
+    peak_tflops_int8: Figure | None = None  # dense TOPS
+    peak_tflops_fp4: Figure | None = None
     memory_gb: Figure
     memory_bandwidth_gb_per_s: Figure
     scaleup_bandwidth_bidir_gb_per_s: Figure
@@ -276,9 +281,7 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     **{("accelerators", k): _C[k] for k in ("memory_gb", "scaleup_bandwidth_bidir_gb_per_s",
                                              "scaleup_domain_cards", "tdp_w", "mfu",
                                              "mfu_fp8")},
-    ("accelerators", "memory_bandwidth_gb_per_s"): InputSpec(
-        "memory_bandwidth_gb_per_s", "GB/s", "Memory bandwidth", 10, 1e5,
-        "GB/s (gigabytes per second); 3.35 TB/s is 3350"),
+    ("accelerators", "memory_bandwidth_gb_per_s"): _C["memory_bandwidth_gb_per_s"],
     ("card_prices", "price_usd"): _C["card_price"],
     ("card_prices", "lead_time_weeks"): _C["lead_time_weeks"],
     ("platforms", "cards_per_node"): _C["cards_per_node"],
@@ -298,6 +301,7 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("cloud_prices", "committed_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     **{("assumptions", k): spec for k, spec in ASSUMPTION_INPUTS.items()},
     **{("assumptions", k): spec for k, spec in MONEY_DEFAULTS.items()},
+    **{("assumptions", k): spec for k, spec in SERVE_ASSUMPTIONS.items()},
 }
 _EXCHANGE_SPEC = InputSpec("exchange_rate", "per USD", "Units of the currency per US dollar",
                            1e-3, 1e5, "units of the currency for one US dollar, e.g. 7.2 CNY")
@@ -347,7 +351,7 @@ def _check_plausible(cat: Catalog, where: _Where) -> None:
 def _check_keys(raw: dict[str, dict[str, Any]], where: _Where) -> None:
     """Mapping sections take known keys only: an unknown one is a typo, not a new figure."""
     currencies = [c for c in get_args(Region.model_fields["currency"].annotation) if c != "USD"]
-    for section, known in (("assumptions", [*ASSUMPTION_INPUTS, *MONEY_DEFAULTS]),
+    for section, known in (("assumptions", [*ASSUMPTION_INPUTS, *MONEY_DEFAULTS, *SERVE_ASSUMPTIONS]),
                            ("exchange_rates", currencies)):
         for key in raw.get(section, {}):
             if key not in known:

@@ -226,34 +226,51 @@ def schema(output: str | None, quote: bool) -> None:
 @cli.command()
 @click.option("--model-params", type=float, required=True, help="Model parameters, e.g. 70e9.")
 @click.option("--active-params", type=float, help="Active parameters per token (MoE).")
-@click.option("--tokens", type=float, required=True, help="Training tokens, e.g. 2e12.")
+@click.option("--tokens", type=float, help="Training tokens, e.g. 2e12 (not with --serve).")
 @click.option("--card", required=True, help="Accelerator id (see `tco catalog list`).")
 @click.option("--cards", type=int, required=True, help="Number of accelerators.")
-@click.option("--precision", type=click.Choice(["fp64", "fp32", "tf32", "bf16", "fp16", "fp8"]),
+@click.option("--precision", type=click.Choice(["fp64", "fp32", "tf32", "bf16", "fp16", "fp8",
+                                                "int8", "fp4"]),
               default="bf16", show_default=True)
 @click.option("--mfu", type=float, help="Model FLOPs utilization (0-1); default from catalog.")
 @click.option("--region", default="us", show_default=True, help="Electricity region id.")
 @click.option("--currency", type=click.Choice(["USD", "CNY", "EUR"]), default="USD",
               show_default=True)
+@click.option("--serve", is_flag=True, help="Serve the model instead of training it: give the "
+              "traffic and request shape below (docs/methodology.md section 18).")
+@click.option("--input-tokens-per-day", type=float, help="Serving: prompt tokens per day.")
+@click.option("--output-tokens-per-day", type=float, help="Serving: output tokens per day.")
+@click.option("--prompt-tokens", type=float, help="Serving: prompt tokens per request.")
+@click.option("--output-tokens", type=float, help="Serving: output tokens per request.")
+@click.option("--peak-to-average", type=float, help="Serving: peak traffic over the average "
+              "(default 1).")
+@click.option("--ttft-ms", type=float, help="Serving objective: time to first token, ms.")
+@click.option("--tpot-ms", type=float, help="Serving objective: time per output token, ms.")
 @catalog_option
 @format_option("table", "json")
-def job(model_params: float, active_params: float | None, tokens: float, card: str, cards: int,
-        precision: str, mfu: float | None, region: str, currency: str,
-        catalogs: tuple[str, ...], fmt: str) -> None:
-    """Quick per-job estimate without a scenario file.
+def job(model_params: float, active_params: float | None, tokens: float | None, card: str,
+        cards: int, precision: str, mfu: float | None, region: str, currency: str, serve: bool,
+        catalogs: tuple[str, ...], fmt: str, **serving: float | None) -> None:
+    """Quick per-job estimate without a scenario file: a training run, or with --serve a
+    serving workload (tokens per second per card, cards at the peak, cost per million
+    tokens).
 
     \b
     Example:
       tco job --model-params 70e9 --tokens 2e12 --card h100-sxm --cards 1024 --format json
+      tco job --serve --model-params 70e9 --precision fp8 --card h200-sxm --cards 16 \\
+        --input-tokens-per-day 2e9 --output-tokens-per-day 5e8 --prompt-tokens 2000 \\
+        --output-tokens 500 --ttft-ms 2000 --tpot-ms 50
     """
     from .catalog import load_catalog
     from .engine import compute
     from .exporters.data import job_dict, job_table, to_json
     from .scenario import quick_job
 
+    serve_fields = _serve_fields(serve, tokens, serving)
     loaded = quick_job(model_params=model_params, active_params=active_params, tokens=tokens,
                        card=card, cards=cards, precision=precision, mfu=mfu, region=region,
-                       currency=currency)
+                       currency=currency, serve=serve_fields)
     try:
         result = compute(loaded, load_catalog(catalogs))
     except TcoError as exc:  # name the option, not the scenario path it was turned into
@@ -267,7 +284,35 @@ def job(model_params: float, active_params: float | None, tokens: float, card: s
 
 _JOB_OPTIONS = {"card": "--card", "cards": "--cards", "params": "--model-params",
                 "active_params": "--active-params", "tokens": "--tokens", "mfu": "--mfu",
-                "region": "--region", "precision": "--precision"}
+                "region": "--region", "precision": "--precision",
+                **{k: "--" + k.replace("_", "-") for k in (
+                    "input_tokens_per_day", "output_tokens_per_day", "prompt_tokens",
+                    "output_tokens", "peak_to_average", "ttft_ms", "tpot_ms")}}
+_SERVE_NEEDS = ("input_tokens_per_day", "output_tokens_per_day", "prompt_tokens",
+                "output_tokens")
+
+
+def _serve_fields(serve: bool, tokens: float | None, serving: dict[str, float | None]
+                  ) -> dict[str, float] | None:
+    """The serving workload's fields from the options, or None for a training run; a missing
+    or misplaced option is a usage error naming it."""
+    given = {k: v for k, v in serving.items() if v is not None}
+    if not serve:
+        if given:
+            raise click.UsageError(f"--{next(iter(given)).replace('_', '-')} is for a serving "
+                                   "workload: add --serve")
+        if tokens is None:
+            raise click.UsageError("Missing option '--tokens' (or --serve for a serving "
+                                   "workload)")
+        return None
+    if tokens is not None:
+        raise click.UsageError("--tokens is for a training run; --serve takes the traffic "
+                               "(--input-tokens-per-day, --output-tokens-per-day)")
+    missing = [k for k in _SERVE_NEEDS if k not in given]
+    if missing:
+        raise click.UsageError("--serve needs " + ", ".join(
+            "--" + k.replace("_", "-") for k in missing))
+    return given
 
 
 @cli.command()
@@ -436,9 +481,11 @@ def diff(scenario_a: str, scenario_b: str, catalogs: tuple[str, ...], fmt: str,
                   "csv": lambda: view.comparison_csv(c)}, output)
 
 
-_METRIC = click.option("--metric", type=click.Choice(["npv_tco", "cost_per_job"]),
+_METRIC = click.option("--metric", type=click.Choice(["npv_tco", "cost_per_job",
+                                                     "cost_per_million_output_tokens"]),
                        default="npv_tco", show_default=True,
-                       help="NPV of TCO, or the cost of one run of the primary workload.")
+                       help="NPV of TCO, the cost of one run of the primary workload, or the "
+                       "first serving workload's cost per million output tokens.")
 
 
 @cli.command()

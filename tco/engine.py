@@ -230,7 +230,9 @@ def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
     model decides (tco.model); this only says which of its rules did."""
     reasons = []
     for wid, job in jobs.items():
-        if not job["fits_memory"]:
+        if "tokens_per_s_per_card" in job:  # a serving workload
+            reasons += serving_reasons(wid, job, inputs)
+        elif not job["fits_memory"]:
             reasons.append(
                 f"{wid}: needs {job['memory_needed_gb']:.1f} GB per card, "
                 f"{job['memory_usable_gb']:.1f} GB usable"
@@ -250,6 +252,25 @@ def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
     if not reasons:  # a rule the model gained that has no words yet still shows
         reasons.append("infeasible by the model's rules")
     return reasons
+
+
+def serving_reasons(wid: str, job: Mapping[str, float], inputs: Mapping[str, float]
+                    ) -> list[str]:
+    """Why a serving workload cannot be served: it does not fit, the objective cannot be met,
+    or the cluster is smaller than the peak needs (tco.model.serving's flags)."""
+    tp = int(job["tensor_parallel"])
+    if not job["fits_memory"]:
+        return [(f"{wid}: the weights and one sequence need {job['memory_needed_gb']:.1f} "
+                 f"GB per card at tensor parallel {tp}, {job['memory_usable_gb']:.1f} GB "
+                 f"usable ({inputs['memory_gb']:g} GB cards)")]
+    if not job["meets_objective"]:
+        return [(f"{wid}: the latency objective cannot be met on this card (best: first "
+                 f"token in {job['ttft_ms']:,.0f} ms, {job['tpot_ms']:.1f} ms per token at "
+                 f"tensor parallel {tp}, one sequence per replica)")]
+    if not job.get("serves_peak", 1.0):
+        return [(f"{wid}: the peak needs {int(job['cards_needed']):,} cards, the cluster "
+                 f"has {int(inputs['cards']):,}")]
+    return []
 
 
 def inputs_by_candidate(resolved: Resolved) -> dict[str, dict[str, float]]:

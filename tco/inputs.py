@@ -66,11 +66,17 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               "TFLOPS (1e12 FLOP/s), not FLOPS"),
     InputSpec("peak_tflops_fp8", "TFLOPS", "Dense FP8 peak", 0.01, 4e4,
               "TFLOPS (1e12 FLOP/s), not FLOPS"),
+    InputSpec("peak_tflops_int8", "TFLOPS", "Dense INT8 peak (TOPS)", 0.01, 4e4,
+              "TOPS (1e12 operations per second), dense, not with sparsity"),
+    InputSpec("peak_tflops_fp4", "TFLOPS", "Dense FP4 peak", 0.01, 8e4,
+              "TFLOPS (1e12 FLOP/s), dense, not with sparsity"),
     _frac("mfu", "Model FLOPs utilization on compute, vendor-tuned (before communication and "
           "lost time)", 0.01, 1.0),
     _frac("mfu_fp8", "FP8 model FLOPs utilization of the FP8 peak, vendor-tuned", 0.01, 1.0),
     _frac("stack_efficiency", "Software-stack efficiency relative to CUDA", 0.01, 1.5),
     InputSpec("memory_gb", "GB", "Memory per accelerator", 1, 2048, "GB per card"),
+    InputSpec("memory_bandwidth_gb_per_s", "GB/s", "Memory bandwidth per accelerator", 10, 1e5,
+              "GB/s (gigabytes per second); 3.35 TB/s is 3350"),
     InputSpec("tdp_w", "W", "Accelerator power (TDP)", 10, 5000, "watts per card"),
     InputSpec("scaleup_bandwidth_bidir_gb_per_s", "GB/s", "Scale-up bandwidth per card "
               "(bidirectional)", 1, 1e5, "GB/s (gigabytes per second), both directions"),
@@ -135,6 +141,46 @@ WORKLOAD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("global_batch_tokens", "tokens", "Global batch size", 1e3, 1e9),
     InputSpec("seq_len_tokens", "tokens", "Sequence length", 16, 1e7),
     InputSpec("experts_per_token", "experts", "Experts each token is routed to (MoE)", 1, 256),
+]}
+
+# A serving workload (`kind: serve`): its traffic, its requests' shape and its latency
+# objective; besides `params` and `active_params` of WORKLOAD_INPUTS. Resolved only for serve
+# workloads, so a training-only scenario's inputs are unchanged.
+SERVE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("input_tokens_per_day", "tokens/day", "Prompt (input) tokens served per day",
+              0, 1e16, "a count such as 2e9"),
+    InputSpec("output_tokens_per_day", "tokens/day", "Generated (output) tokens served per "
+              "day", 1, 1e16, "a count such as 1e9"),
+    InputSpec("peak_to_average", "ratio", "Peak traffic over the daily average (the fleet is "
+              "sized for the peak)", 1, 100, "a ratio of 1 or more, e.g. 2.5"),
+    InputSpec("prompt_tokens", "tokens", "Prompt tokens per request", 1, 1e7),
+    InputSpec("output_tokens", "tokens", "Output tokens per request", 1, 1e6),
+    InputSpec("ttft_ms", "ms", "Objective: time to the first token", 1, 1e6,
+              "milliseconds, e.g. 2000 for 2 s"),
+    InputSpec("tpot_ms", "ms", "Objective: time per output token", 0.1, 1e5,
+              "milliseconds per token, e.g. 50 (20 tokens/s per user)"),
+    InputSpec("layers", "layers", "Transformer layers (0: inferred from the parameters)",
+              0, 1000, integer=True),
+    InputSpec("kv_heads", "heads", "Key/value heads (0: inferred, grouped-query attention)",
+              0, 1024, integer=True),
+    InputSpec("head_dim", "units", "Width of one attention head (0: inferred)", 0, 4096,
+              integer=True),
+]}
+
+# Serving assumptions: resolved only when the scenario serves (pricing/assumptions.yaml).
+SERVE_ASSUMPTIONS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("prefill_mfu_ratio", "ratio", "Prefill: utilization of the peak over the card's "
+              "(vendor-tuned training) MFU", 0.1, 3.0),
+    InputSpec("decode_mfu_ratio", "ratio", "Decode, when compute-bound: utilization of the "
+              "peak over the card's (vendor-tuned training) MFU", 0.1, 3.0),
+    _frac("hbm_bandwidth_efficiency", "Decode: share of the memory bandwidth sustained "
+          "reading weights and KV cache", 0.05, 1.0),
+    InputSpec("max_batch_sequences", "sequences", "Largest decode batch a serving engine "
+              "runs per replica", 1, 1e5),
+    InputSpec("tail_latency_ratio", "ratio", "Latency objectives are percentiles (p99): the "
+              "objective over the mean the engine must run at", 1, 10),
+    InputSpec("allreduce_latency_s", "s", "Latency of one small tensor-parallel all-reduce "
+              "in decode", 0, 1e-2),
 ]}
 
 # The parallel layout of each workload on each candidate: chosen by the engine's search

@@ -31,9 +31,40 @@ def layout_path(cid: str, wid: str, degree: str) -> str:
     return f"candidates.{cid}.layout.{wid}.{degree}"
 
 
-def targets(cid: str, wid: str) -> list[str]:
+def targets(cid: str, wid: str, serve: bool = False) -> list[str]:
+    if serve:
+        return [f"{cid}.{wid}.{t}" for t in SERVE_TARGETS]
     return [f"{cid}.{wid}.step_seconds", f"{cid}.{wid}.fits_memory",
             f"{cid}.{wid}.memory_needed_gb"]
+
+
+SERVE_TARGETS = ("tokens_per_s_per_card", "fits_memory", "meets_objective", "step_seconds")
+
+
+def serve_grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
+               cards_max: float) -> list[tuple[int, ...]]:
+    """A serving workload chooses only its tensor-parallel degree (one replica within the
+    scale-up domain); its other degrees stay 1 (docs/methodology.md §18)."""
+    p = f"candidates.{cid}"
+    tp_max = min(values[f"{p}.scaleup_domain_cards"], values[f"{p}.cards_per_node"],
+                 values["assumptions.tensor_parallel_max"], max(cards_max, 1))
+    inp = resolved.inputs[layout_path(cid, wid, "tp")]
+    tps = [int(inp.value)] if inp.origin == "scenario" else [x for x in POWERS if x <= tp_max]
+    return [(tp, 1, 1, 1, 1, 0) for tp in tps]
+
+
+def best_serving(got: Mapping[str, Any], combos: list[tuple[int, ...]], cards: Any) -> Any:
+    """The degree with the most output tokens per second per card among those that fit, meet
+    the objective and have the cards; else the largest (the most memory and bandwidth)."""
+    import numpy as np
+
+    tp = np.asarray([c[0] for c in combos], dtype=float)
+    n = np.asarray(cards, dtype=float)
+    n = n[..., None] if n.ndim else n
+    ok = (got["fits_memory"] > 0) & (got["meets_objective"] > 0) & (tp <= n)
+    rate = np.where(ok, got["tokens_per_s_per_card"], -np.inf)
+    fallback = np.argmax(np.where(tp <= n, tp, -1.0), axis=-1)
+    return np.where(ok.any(axis=-1), np.argmax(rate, axis=-1), fallback)
 
 
 def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
@@ -76,7 +107,9 @@ def evaluate_grid(model: Model, values: Mapping[str, float], cid: str, wid: str,
     """The search's targets for every combination (axis -1) and card count (leading axes)."""
     import numpy as np
 
-    needs = model.feeding(targets(cid, wid))
+    serve = f"{cid}.{wid}.tokens_per_s_per_card" in model.expressions()
+    names = targets(cid, wid, serve)
+    needs = model.feeding(names)
     env: dict[str, Any] = {path: values[path] for path in needs.inputs_used()}
     arr = np.asarray(combos, dtype=float)
     for i, d in enumerate(DEGREES):
@@ -85,7 +118,7 @@ def evaluate_grid(model: Model, values: Mapping[str, float], cid: str, wid: str,
     out = needs.evaluate(env)
     shape = np.broadcast(np.asarray(cards), arr[:, 0]).shape
     return {t.rsplit(".", 1)[1]: np.broadcast_to(np.asarray(out[t], dtype=float), shape)
-            for t in targets(cid, wid)}
+            for t in names}
 
 
 def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any) -> Any:
@@ -123,10 +156,15 @@ def choose(model: Model, resolved: Resolved, cids: list[str]) -> Resolved:
     inputs = dict(resolved.inputs)
     for cid in cids:
         cards = values[f"candidates.{cid}.cards"]
-        for wid, _prec, _kind in resolved.structure.workloads:
-            combos = grid(values, resolved, cid, wid, cards)
-            got = evaluate_grid(model, values, cid, wid, combos, cards)
-            pick = combos[int(best(got, combos, fits_cards(combos, cards)))]
+        for wid, _prec, kind in resolved.structure.workloads:
+            if kind == "serve":
+                combos = serve_grid(values, resolved, cid, wid, cards)
+                got = evaluate_grid(model, values, cid, wid, combos, cards)
+                pick = combos[int(best_serving(got, combos, cards))]
+            else:
+                combos = grid(values, resolved, cid, wid, cards)
+                got = evaluate_grid(model, values, cid, wid, combos, cards)
+                pick = combos[int(best(got, combos, fits_cards(combos, cards)))]
             step = float(got["step_seconds"][combos.index(pick)])
             for d, v in zip(DEGREES, pick):
                 path = layout_path(cid, wid, d)
@@ -148,10 +186,15 @@ def per_size(model: Model, resolved: Resolved, cid: str, cards: Any,
     import numpy as np
 
     out: dict[str, Any] = {}
-    for wid, _prec, _kind in resolved.structure.workloads:
-        combos = grid(values, resolved, cid, wid, float(np.max(cards)))
-        got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
-        pick = best(got, combos, fits_cards(combos, cards))
+    for wid, _prec, kind in resolved.structure.workloads:
+        if kind == "serve":
+            combos = serve_grid(values, resolved, cid, wid, float(np.max(cards)))
+            got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
+            pick = best_serving(got, combos, cards)
+        else:
+            combos = grid(values, resolved, cid, wid, float(np.max(cards)))
+            got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
+            pick = best(got, combos, fits_cards(combos, cards))
         arr = np.asarray(combos, dtype=float)[pick]
         for i, d in enumerate(DEGREES):
             out[layout_path(cid, wid, d)] = arr[:, i]

@@ -38,6 +38,9 @@ class Structure:
     inputs_of: tuple[str, ...]  # whose inputs it reads: itself, or the option it was made from
     barred: tuple[str, ...]  # candidates that may not be bought here (export control, licence)
     rent: tuple[str, ...]  # candidates with a cloud price
+    # the serving objectives given (`workloads.<id>.ttft_ms` / `.tpot_ms`); a serve workload
+    # without one is offline (maximum throughput)
+    objectives: tuple[str, ...] = ()
 
 
 @dataclass
@@ -120,6 +123,9 @@ def value_problem(value: Any, spec: InputSpec, currency: str, usd_to_currency: f
     return None
 
 
+WHOLE_WORKLOAD_KEYS = ("layers", "kv_heads", "head_dim")  # a serving model's shape
+
+
 def set_path(data: dict[str, Any], path: str, value: float) -> None:
     """Set input `path` in scenario data (as the scenario file would write it)."""
     head, _, rest = path.partition(".")
@@ -144,6 +150,11 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
                 key = rest.removeprefix(prefix)
                 if head == "candidates" and key == "cards":
                     rec.update(cards=int(value), deadline_days=None, power_cap_kw=None)
+                elif head == "workloads" and key in WHOLE_WORKLOAD_KEYS:
+                    rec[key] = int(value)  # as validation stores a whole number
+                elif head == "workloads" and key == "tpot_ms":
+                    rec.pop("tokens_per_s_per_user", None)  # the objective's other form
+                    rec[key] = value
                 else:
                     rec[key] = value
                 return

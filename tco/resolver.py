@@ -26,6 +26,8 @@ from .inputs import (
     FACILITY_INPUTS,
     FINANCE_INPUTS,
     LAYOUT_INPUTS,
+    SERVE_ASSUMPTIONS,
+    SERVE_INPUTS,
     TARGET_INPUTS,
     TEAM_INPUTS,
     TOP_INPUTS,
@@ -34,7 +36,10 @@ from .inputs import (
     InputSpec,
 )
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
-from .scenario import Candidate, Loaded
+from .scenario import Candidate, Loaded, Workload
+
+# The workload inputs a serving workload shares with training ones.
+SERVE_SHARED = ("params", "active_params")
 
 FAMILIARITY_SPEC = InputSpec("familiarity", "fraction", "Team familiarity with the stack "
                              "(share of porting effort already done)", 0, 1,
@@ -84,6 +89,8 @@ class _Resolver:
         self.fx_note = "" if self.sc.currency == "USD" else (
             f" (USD x {self.fx:g} {self.sc.currency}/USD)")
         self.inputs = _Inputs()
+        self.objectives: list[str] = []  # serving objectives given: workloads.<id>.<key>
+        self.serve_assumed = False
 
     def resolved(self) -> Resolved:
         self.assumptions()
@@ -110,6 +117,7 @@ class _Resolver:
             inputs_of=tuple(infos[cid].inputs_of or cid for cid in priced),
             barred=tuple(cid for cid in priced if infos[cid].blocking),
             rent=tuple(cid for cid in rent if cid in priced),
+            objectives=tuple(self.objectives),
         )
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
@@ -203,6 +211,8 @@ class _Resolver:
         for w in self.sc.workloads:
             base = ["workloads", w.id]
             for key, spec in WORKLOAD_INPUTS.items():
+                if w.kind == "serve" and key not in SERVE_SHARED:
+                    continue
                 given = getattr(w, key)
                 if given is not None:
                     self.put(self.given(base + [key], given, spec))
@@ -219,8 +229,47 @@ class _Resolver:
             if self.inputs[f"{p}.active_params"].value > self.inputs[f"{p}.params"].value:
                 raise self.loaded.error("active_params cannot exceed params",
                                         base + ["active_params"])
+            if w.kind == "serve":
+                self.serve_inputs(w)
             out.append((w.id, w.precision, w.kind))
+        unused = [k for k in SERVE_ASSUMPTIONS if k in self.sc.assumptions]
+        if unused and not self.serve_assumed:
+            raise self.loaded.error(f"'{unused[0]}' is a serving assumption and no workload "
+                                    "serves (kind: serve)", ["assumptions", unused[0]])
         return out
+
+    def serve_inputs(self, w: Workload) -> None:
+        """A serving workload's traffic, request shape and objective (given ones only: no
+        objective is an offline workload; tokens_per_s_per_user is given as tpot_ms)."""
+        base = ["workloads", w.id]
+        for key, spec in SERVE_INPUTS.items():
+            value = getattr(w, key)
+            if key == "tpot_ms" and w.tokens_per_s_per_user is not None:
+                inp = self.given(base + ["tokens_per_s_per_user"],
+                                 1000 / w.tokens_per_s_per_user, spec)
+                inp.path = ".".join(base + [key])
+                inp.source += f" (1000 / tokens_per_s_per_user {w.tokens_per_s_per_user:g})"
+                self.put(inp)
+                self.objectives.append(inp.path)
+            elif value is not None:
+                self.put(self.given(base + [key], value, spec))
+                if key in ("ttft_ms", "tpot_ms"):
+                    self.objectives.append(".".join(base + [key]))
+            elif key == "peak_to_average":
+                self.put(Input(path=".".join(base + [key]), value=1.0, spec=spec,
+                               origin="default", source="default: traffic flat over the day"))
+            elif key in ("layers", "kv_heads", "head_dim"):
+                self.put(Input(path=".".join(base + [key]), value=0.0, spec=spec,
+                               origin="default", source="default: inferred from the "
+                               "parameters (docs/methodology.md §18)"))
+        if not self.serve_assumed:
+            self.serve_assumed = True
+            for key, spec in SERVE_ASSUMPTIONS.items():
+                if key in self.sc.assumptions:
+                    self.put(self.given(["assumptions", key], self.sc.assumptions[key], spec))
+                else:
+                    self.put(_fig_input(f"assumptions.{key}", self.catalog.assumption(key),
+                                        spec))
 
     # --- candidates ------------------------------------------------------------------------
 
@@ -319,7 +368,7 @@ class _Resolver:
             "stack_efficiency": (stack.efficiency_vs_cuda, 1.0, ""),
             **({"mfu_fp8": (card.mfu_fp8 or card.mfu, 1.0,
                             "" if card.mfu_fp8 else "no FP8 figure, the BF16 one")}
-               if "fp8" in precisions else {}),
+               if {"fp8", "int8", "fp4"} & set(precisions) else {}),
             "memory_gb": (card.memory_gb, 1.0, ""),
             "tdp_w": (card.tdp_w, 1.0, ""),
             "scaleup_bandwidth_bidir_gb_per_s": (card.scaleup_bandwidth_bidir_gb_per_s, 1.0, ""),
@@ -339,6 +388,8 @@ class _Resolver:
         }
         for prec in precisions:
             figs[f"peak_tflops_{prec}"] = (card.peak(prec), 1.0, "")
+        if any(w.kind == "serve" for w in sc.workloads):  # decode reads memory
+            figs["memory_bandwidth_gb_per_s"] = (card.memory_bandwidth_gb_per_s, 1.0, "")
         rent_note = ""
         cloud = self.catalog.cloud_prices.get(card.id)
         if cloud is not None:
@@ -357,6 +408,10 @@ class _Resolver:
             self.put(self.given(base + ["cards"], c.cards, CANDIDATE_INPUTS["cards"]))
             return
         kind = "deadline_days" if c.deadline_days is not None else "power_cap_kw"
+        if kind == "deadline_days" and self.sc.workloads[0].kind == "serve":
+            raise self.loaded.error(
+                "deadline_days sizes the cluster for a run of the first workload, which serves; "
+                "give cards, or list a training workload first", base + [kind])
         value = float(getattr(c, kind))
         if not (math.isfinite(value) and value > 0):
             raise self.loaded.error(f"expected a positive number, found {value!r}", base + [kind])

@@ -18,15 +18,17 @@ from pydantic import (
     Field,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
-from .catalog import PRECISIONS
+from .catalog import PRECISIONS, SERVING_PRECISIONS
 from .errors import ScenarioError, did_you_mean
 from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
+    SERVE_ASSUMPTIONS,
 )
 from .resolved import (
     show_value,
@@ -34,7 +36,7 @@ from .resolved import (
 from .resources import example_scenario
 from .yamlio import YamlDoc, load_yaml, load_yaml_text
 
-Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8"]
+Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"]
 
 
 def _not_bool(value: Any) -> Any:
@@ -59,18 +61,85 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+TRAINING_ONLY = ("tokens", "runs_per_year", "global_batch_tokens", "seq_len_tokens",
+                 "experts_per_token")
+SERVE_REQUIRED = ("input_tokens_per_day", "output_tokens_per_day", "prompt_tokens",
+                  "output_tokens")
+
+
 class Workload(_Strict):
+    """A training run (`pretrain`, `finetune`) or a serving workload (`serve`: traffic per
+    day, the shape of a request and an optional latency objective; docs/methodology.md §18)."""
+
     id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     name: str | None = None
-    kind: Literal["pretrain", "finetune"] = "pretrain"
+    kind: Literal["pretrain", "finetune", "serve"] = "pretrain"
     params: Num
     active_params: Num | None = None
-    tokens: Num
+    tokens: Num | None = None
     precision: Precision = "bf16"
     runs_per_year: Num = 1.0
     global_batch_tokens: Num | None = None
     seq_len_tokens: Num | None = None
     experts_per_token: Num | None = None
+    # serve only
+    input_tokens_per_day: Num | None = None
+    output_tokens_per_day: Num | None = None
+    peak_to_average: Num | None = None
+    prompt_tokens: Num | None = None
+    output_tokens: Num | None = None
+    ttft_ms: Num | None = None
+    tpot_ms: Num | None = None
+    tokens_per_s_per_user: Num | None = None
+    layers: Whole | None = None
+    kv_heads: Whole | None = None
+    head_dim: Whole | None = None
+
+    @model_validator(mode="after")
+    def _fields_of_kind(self) -> Workload:
+        if self.kind != "serve":
+            if self.precision in SERVING_PRECISIONS:
+                raise _field_error("serving_precision", f"{self.precision} is a serving "
+                                   "format (quantized weights); train in bf16, fp16 or fp8",
+                                   "precision")
+            if self.tokens is None:
+                raise _field_error("missing", "required field is missing", "tokens")
+            for key in SERVE_FIELDS:
+                if getattr(self, key) is not None:
+                    raise _field_error("unknown_field", f"'{key}' is for a serving workload "
+                                       "(kind: serve)", key)
+            return self
+        for key in TRAINING_ONLY:
+            if key in self.model_fields_set:
+                raise _field_error("unknown_field", f"'{key}' is for a training workload; a "
+                                   "serving workload (kind: serve) has traffic per day "
+                                   "instead", key)
+        for key in SERVE_REQUIRED:
+            if getattr(self, key) is None:
+                raise _field_error("missing", f"required for a serving workload: {key}", key)
+        if self.tpot_ms is not None and self.tokens_per_s_per_user is not None:
+            raise _field_error("conflict", "give tpot_ms or tokens_per_s_per_user, not both "
+                               "(tpot_ms = 1000 / tokens_per_s_per_user)",
+                               "tokens_per_s_per_user")
+        if self.tokens_per_s_per_user is not None and not self.tokens_per_s_per_user > 0:
+            raise _field_error("not_positive", "expected a positive number of tokens per "
+                               f"second, found {self.tokens_per_s_per_user:g}",
+                               "tokens_per_s_per_user")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Only the fields of the workload's kind: a training scenario's data (and digest) is
+        what it was before serving existed."""
+        data = handler(self)
+        drop = TRAINING_ONLY if self.kind == "serve" else SERVE_FIELDS
+        return {k: v for k, v in data.items()
+                if not (k in drop or (k in SERVE_FIELDS and v is None))}
+
+
+SERVE_FIELDS = ("input_tokens_per_day", "output_tokens_per_day", "peak_to_average",
+                "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms",
+                "tokens_per_s_per_user", "layers", "kv_heads", "head_dim")
 
 
 class Candidate(BaseModel):
@@ -117,6 +186,7 @@ class Candidate(BaseModel):
 
 
 _CANDIDATE_FIELDS = list(Candidate.model_fields) + list(CANDIDATE_INPUTS)
+_ASSUMPTION_KEYS = [*ASSUMPTION_INPUTS, *SERVE_ASSUMPTIONS]
 
 
 class Facility(_Strict):
@@ -192,10 +262,10 @@ class Scenario(_Strict):
     @classmethod
     def _known_assumptions(cls, value: dict[str, float]) -> dict[str, float]:
         for key in value:
-            if key not in ASSUMPTION_INPUTS:
+            if key not in _ASSUMPTION_KEYS:
                 raise _field_error(
                     "unknown_field",
-                    f"unknown assumption '{key}'{did_you_mean(key, ASSUMPTION_INPUTS)}", key)
+                    f"unknown assumption '{key}'{did_you_mean(key, _ASSUMPTION_KEYS)}", key)
         return value
 
     @model_validator(mode="after")
@@ -310,15 +380,19 @@ def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:
     return parse_scenario(load_yaml_text(text, file, ScenarioError))
 
 
-def quick_job(*, model_params: float, active_params: float | None, tokens: float, card: str,
-              cards: int, precision: str, mfu: float | None, region: str, currency: str
-              ) -> Loaded:
-    """A one-workload, one-candidate scenario for `tco job` (default finance and team)."""
+def quick_job(*, model_params: float, active_params: float | None, tokens: float | None,
+              card: str, cards: int, precision: str, mfu: float | None, region: str,
+              currency: str, serve: dict[str, float] | None = None) -> Loaded:
+    """A one-workload, one-candidate scenario for `tco job` (default finance and team); with
+    `serve` (the serving fields given), a serving workload (`tco job --serve`)."""
     cand: dict[str, Any] = {"id": card, "card": card, "cards": cards}
     if mfu is not None:
         cand["mfu"] = mfu
-    work: dict[str, Any] = {"id": "job", "params": model_params, "tokens": tokens,
-                            "precision": precision}
+    work: dict[str, Any] = {"id": "job", "params": model_params, "precision": precision}
+    if serve is not None:
+        work.update(kind="serve", **serve)
+    else:
+        work["tokens"] = tokens
     if active_params is not None:
         work["active_params"] = active_params
     data = {"name": "quick job", "currency": currency, "workloads": [work],

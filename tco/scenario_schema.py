@@ -22,6 +22,8 @@ from .inputs import (
     CANDIDATE_INPUTS,
     FACILITY_INPUTS,
     FINANCE_INPUTS,
+    SERVE_ASSUMPTIONS,
+    SERVE_INPUTS,
     TARGET_INPUTS,
     TEAM_INPUTS,
     TOP_INPUTS,
@@ -99,7 +101,9 @@ def scenario_schema() -> JsonObj:
     layout["propertyNames"] = {"enum": _layout_keys()}  # older pydantic leaves it out
     defs = schema["$defs"]
     _describe(schema["properties"], TOP_INPUTS)
-    _describe(defs["Workload"]["properties"], WORKLOAD_INPUTS)
+    _describe(defs["Workload"]["properties"], {**WORKLOAD_INPUTS, **SERVE_INPUTS})
+    defs["Workload"]["properties"]["tokens_per_s_per_user"]["description"] = (
+        "Objective: output tokens per second per user (instead of tpot_ms = 1000 / this)")
     _describe(defs["Facility"]["properties"], FACILITY_INPUTS)
     _describe(defs["Finance"]["properties"], FINANCE_INPUTS)
     _describe(defs["Team"]["properties"], TEAM_INPUTS)
@@ -115,7 +119,8 @@ def scenario_schema() -> JsonObj:
     schema["properties"]["assumptions"] = {
         "type": "object", "additionalProperties": False,
         "description": "Model defaults to override (docs/methodology.md section 2)",
-        "properties": {key: _number(spec) for key, spec in ASSUMPTION_INPUTS.items()},
+        "properties": {key: _number(spec) for key, spec in
+                       {**ASSUMPTION_INPUTS, **SERVE_ASSUMPTIONS}.items()},
     }
     schema["properties"]["distributions"]["description"] = (
         "Monte Carlo distributions of your own, by input path (candidates.<id>.card_price, "

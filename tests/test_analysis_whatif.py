@@ -206,13 +206,16 @@ def _outcome(run):
         return None, exc.render()
 
 
-@pytest.mark.parametrize("scenario", ["example", "tricky"])
+SERVE = Path(__file__).parents[1] / "tco" / "scenarios" / "train-and-serve.yaml"
+
+
+@pytest.mark.parametrize("scenario", ["example", "tricky", "serve"])
 def test_editing_resolved_inputs_equals_resolving_the_edited_scenario(catalog, scenario):
     """For every input path of the built-in example (what `tco init` writes) and of a scenario
     with a loan, a power cap, EUR, FP8 and an unpriced candidate: the what-if's direct edit
     gives the engine's result for the edited scenario, down to every source and digest, or
     refuses the value with the same message; or it leaves the edit to a full resolve."""
-    loaded = load_scenario(None if scenario == "example" else TRICKY)
+    loaded = load_scenario({"example": None, "tricky": TRICKY, "serve": SERVE}[scenario])
     before = compute(loaded, catalog)
     fx = before.resolved.usd_to_currency
     direct = set()

@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 from report_support import require
 
+from tco.engine import compute
 from tco.expr import IF, MAX, MIN, NPV0, PMT, ROUNDDOWN, ROUNDUP, SUM, Const, Neg, Ref
 from tco.expr.javascript import _WRITERS, javascript, program
 from tco.expr.tree import Expr
+from tco.resources import example_scenario
+from tco.scenario import load_scenario
 
 SETTINGS = 40  # random settings of every ranged input
 
@@ -69,7 +72,10 @@ def test_functions_and_edge_cases_equal_the_float_backend(tmp_path):
             assert same(row[k], float(w)), (k, case, row[k], w)
 
 
-def test_the_model_in_javascript_equals_the_engine(example, tmp_path):
+@pytest.mark.parametrize("scenario", ["example", "train-and-serve"])
+def test_the_model_in_javascript_equals_the_engine(scenario, catalog, tmp_path):
+    path = example_scenario().parent / f"{scenario}.yaml"
+    example = compute(load_scenario(path), catalog)
     model = example.model
     base = {p: i.value for p, i in example.inputs.items()}
     ranged = [p for p, i in example.inputs.items()

@@ -26,7 +26,7 @@ from tco.exporters.fields import FIELDS, JOB_FIELDS, WORKLOAD_FIELDS, fields
 from tco.exporters.schema import COMMANDS, output_schema, schema_text
 from tco.model import build_model
 from tco.resources import output_schema as shipped_schema_path
-from tco.scenario import load_scenario_text
+from tco.scenario import load_scenario, load_scenario_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,6 +45,9 @@ facility: {region: us}
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
+
+
+SERVE_SCENARIO = Path(__file__).parents[1] / "tco" / "scenarios" / "train-and-serve.yaml"
 
 
 def run_json(*args: str):
@@ -259,15 +262,16 @@ def test_job_reasons_are_reasons_and_notes_are_notes():
     assert data["blocking"]
 
 
-def test_every_table_quantity_is_a_model_quantity_in_the_tables_unit(example):
-    model = build_model(example.structure)
-    primary = example.candidates[0].primary_workload
-    # Over every option: a rented one has no `cloud_npv` (it is the rent), a bought one has.
+def test_every_table_quantity_is_a_model_quantity_in_the_tables_unit(example, catalog):
+    # The serving keys are the serving workload's quantities (the train-and-serve scenario).
+    serving = compute(load_scenario(SERVE_SCENARIO), catalog)
     units = {}
-    for q in model:
-        if q.year is None and q.workload in (None, primary):
-            key = (q.workload is not None, q.name.rsplit(".", 1)[1])
-            assert units.setdefault(key, q.unit) == q.unit, (key, q.unit)
+    for result, wid in ((example, example.candidates[0].primary_workload), (serving, "chat")):
+        # Over every option: a rented one has no `cloud_npv` (it is the rent), a bought one has.
+        for q in build_model(result.structure):
+            if q.year is None and q.workload in (None, wid):
+                key = (q.workload is not None, q.name.rsplit(".", 1)[1])
+                assert units.setdefault(key, q.unit) == q.unit, (key, q.unit)
     currency = example.currency
     for f in FIELDS:
         if f.scope not in ("primary", "workload", "horizon") or f.kind == "boolean":

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from tco.engine import compute
-from tco.scenario import load_scenario_text
+from tco.scenario import load_scenario, load_scenario_text
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "methodology.md"
+EXAMPLES = Path(__file__).resolve().parents[1] / "tco" / "scenarios"
 # The first header cell of the tables that define model quantities (the others list inputs).
 QUANTITY_TABLES = ("Quantity", "Component")
 
@@ -64,7 +65,8 @@ def keys(catalog, example) -> set[str]:
     # both scenarios rent, g3 at its quoted price: the cloud comparison is in the models
     assert example.structure.rent and "g3" in other.structure.rent
     assert len(other.structure.workloads) == 2
-    return model_keys(example) | model_keys(other)
+    serving = compute(load_scenario(EXAMPLES / "train-and-serve.yaml"), catalog)
+    return model_keys(example) | model_keys(other) | model_keys(serving)
 
 
 def test_every_model_quantity_has_a_formula_row(keys):

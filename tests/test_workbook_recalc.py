@@ -146,6 +146,7 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
     base = tmp_path_factory.mktemp("workbooks")
     example = compute(load_scenario(), catalog)
     tricky = compute(load_scenario(TRICKY), catalog)
+    serve = compute(load_scenario(example_scenario().parent / "train-and-serve.yaml"), catalog)
     doc = yaml.safe_load(example_scenario().read_text(encoding="utf-8"))
     doc["facility"]["electricity_price_per_kwh"] = NEW_ELECTRICITY_PRICE
     edited = compute(load_scenario_text(yaml.safe_dump(doc)), catalog)
@@ -155,17 +156,18 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
 
     files = {"example": base / "example.xlsx", "tricky": base / "tricky.xlsx",
              "planted": base / "planted.xlsx", "edited": base / "edited.xlsx",
-             "names": base / "names.xlsx", "zh": base / "zh.xlsx"}
+             "names": base / "names.xlsx", "zh": base / "zh.xlsx", "serve": base / "serve.xlsx"}
     write_workbook(example, files["example"], generated=DAY)
     write_workbook(tricky, files["tricky"], generated=DAY)
     write_workbook(zh, files["zh"], generated=DAY, lang="zh")
+    write_workbook(serve, files["serve"], generated=DAY)  # serving formulas (issue 14)
     plant_wrong_values(files["example"], files["planted"])
     edit_electricity_price(files["example"], files["edited"], NEW_ELECTRICITY_PRICE)
     awkward_names_workbook(files["names"])
     out = recalculate(list(files.values()), base / "recalculated",
                       tmp_path_factory.mktemp("libreoffice-profile"))
     results = {"example": example, "tricky": tricky, "planted": example, "edited": edited,
-               "names": None, "zh": zh}
+               "names": None, "zh": zh, "serve": serve}
     return {k: Case(results[k], files[k], out[k], "zh" if k == "zh" else "en") for k in files}
 
 
@@ -178,7 +180,7 @@ def expected_named_values(result, lang: str = "en") -> dict[str, float]:
     return out
 
 
-@pytest.mark.parametrize("case", ["example", "tricky", "zh"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve"])
 def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
@@ -189,7 +191,7 @@ def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     assert not wrong
 
 
-@pytest.mark.parametrize("case", ["example", "tricky", "zh"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve"])
 def test_every_model_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()

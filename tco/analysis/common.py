@@ -10,8 +10,9 @@ if TYPE_CHECKING:
     from ..inputs import Input
     from ..result import Result
 
-METRICS = ("npv_tco", "cost_per_job")
-METRIC_LABELS = {"npv_tco": "NPV of TCO", "cost_per_job": "cost per run"}
+METRICS = ("npv_tco", "cost_per_job", "cost_per_million_output_tokens")
+METRIC_LABELS = {"npv_tco": "NPV of TCO", "cost_per_job": "cost per run",
+                 "cost_per_million_output_tokens": "cost per million output tokens served"}
 
 
 def metric_name(result: Result, cid: str, metric: str) -> str:
@@ -20,6 +21,12 @@ def metric_name(result: Result, cid: str, metric: str) -> str:
         return f"{cid}.npv_tco"
     if metric == "cost_per_job":
         return f"{cid}.{result.structure.workloads[0][0]}.cost_per_job"
+    if metric == "cost_per_million_output_tokens":  # the first serving workload's
+        serving = [wid for wid, _p, kind in result.structure.workloads if kind == "serve"]
+        if not serving:
+            raise TcoError("--metric cost_per_million_output_tokens needs a serving workload "
+                           "(kind: serve) in the scenario")
+        return f"{cid}.{serving[0]}.cost_per_million_output_tokens"
     raise TcoError(f"unknown metric '{metric}'; expected one of {', '.join(METRICS)}")
 
 

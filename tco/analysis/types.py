@@ -28,7 +28,7 @@ class TornadoBar:
 
 @dataclass
 class Sensitivity:
-    metric: str  # "npv_tco" or "cost_per_job"
+    metric: str  # "npv_tco", "cost_per_job" or "cost_per_million_output_tokens"
     mode: str  # "swing" (every input +/- swing) or "range" (catalog low/high)
     swing: float | None
     baseline: dict[str, float]  # candidate id -> metric at baseline

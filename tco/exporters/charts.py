@@ -251,7 +251,7 @@ def _label_line_ends(ax: Axes, ends: list[list], x: float) -> None:
 
 
 def bars(names: Sequence[str], values: Sequence[float], labels: Sequence[str], axis_label: str,
-         highlight: int | None, lang: str, title: str) -> str:
+         highlight: int | None, lang: str, title: str, prefix: str = "time") -> str:
     """Horizontal bars (first on top), each with its value written at the end."""
     with _style(lang):
         fig, ax = _figure(WIDTH_IN, 0.6 + 0.36 * len(names))
@@ -270,7 +270,7 @@ def bars(names: Sequence[str], values: Sequence[float], labels: Sequence[str], a
         ax.grid(axis="x", color=GRID, linewidth=0.6)
         ax.set_axisbelow(True)
         ax.set_xlim(0, max(vals.max(), 1e-9) * 1.3)
-        return _finish(fig, "time", title, lang)
+        return _finish(fig, prefix, title, lang)
 
 
 def tornado(labels: Sequence[str], metric_low: Sequence[float], metric_high: Sequence[float],

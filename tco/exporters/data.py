@@ -33,12 +33,14 @@ from .fields import (
     CANDIDATE_FIELDS,
     CSV_COLUMNS,
     CSV_TEXT_COLUMNS,
-    JOB_FIELDS,
-    WORKLOAD_FIELDS,
     YEARLY_COLUMNS,
     Field,
+    workload_fields,
 )
 from .fmt import money, number
+from .serving_view import csv_header as serve_csv_header
+from .serving_view import csv_values as serve_csv_values
+from .serving_view import serve_job_rows, serving_block
 
 # Cells a spreadsheet would read as a formula (CWE-1236). Prefixed with an apostrophe.
 _FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
@@ -121,7 +123,8 @@ def _attribute(c: CandidateResult, path: str) -> Any:
     return obj
 
 
-def _value(f: Field, c: CandidateResult, workload: str, workloads: list[str]) -> Any:
+def _value(f: Field, c: CandidateResult, workload: str,
+           workloads: list[tuple[str, str]]) -> Any:
     if not _holds(f, c, workload):
         return [] if f.kind == "yearly" else None
     if f.scope == "candidate":
@@ -130,7 +133,7 @@ def _value(f: Field, c: CandidateResult, workload: str, workloads: list[str]) ->
     if f.scope == "horizon":
         return _clean(c.values[f.quantity])
     if f.scope == "workloads":
-        return {wid: workload_dict(c, wid) for wid in workloads}
+        return {wid: workload_dict(c, wid, kind) for wid, kind in workloads}
     if f.scope == "yearly":
         return yearly_rows(c)
     job = c.jobs[workload]  # primary or workload
@@ -143,13 +146,14 @@ def _value(f: Field, c: CandidateResult, workload: str, workloads: list[str]) ->
     return _clean(job[f.quantity])
 
 
-def _workload_ids(result: Result) -> list[str]:
-    return [wid for wid, _precision, _kind in result.structure.workloads]
+def _workload_ids(result: Result) -> list[tuple[str, str]]:
+    return [(wid, kind) for wid, _precision, kind in result.structure.workloads]
 
 
-def workload_dict(c: CandidateResult, wid: str) -> dict[str, Any]:
-    """One workload's per-run figures: `jobs.<wid>` in compare JSON, the same keys as `tco job`."""
-    return {f.key: _value(f, c, wid, []) for f in WORKLOAD_FIELDS}
+def workload_dict(c: CandidateResult, wid: str, kind: str = "pretrain") -> dict[str, Any]:
+    """One workload's per-run figures: `jobs.<wid>` in compare JSON, the same keys as `tco job`
+    (a serving workload's keys are its own: fields.SERVE_WORKLOAD_FIELDS)."""
+    return {f.key: _value(f, c, wid, []) for f in workload_fields(kind)}
 
 
 def candidate_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
@@ -164,9 +168,10 @@ def job_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
     one workload (the keys of compare's `jobs.<workload>`; `feasible` is the candidate's), and
     the provenance."""
     wid = c.primary_workload
-    return {**{f.key: _value(f, c, wid, []) for f in JOB_FIELDS if f.scope == "candidate"},
+    fields = workload_fields(dict(_workload_ids(result))[wid], job=True)
+    return {**{f.key: _value(f, c, wid, []) for f in fields if f.scope == "candidate"},
             "currency": result.currency,
-            **{f.key: _value(f, c, wid, []) for f in JOB_FIELDS if f.scope == "workload"},
+            **{f.key: _value(f, c, wid, []) for f in fields if f.scope == "workload"},
             "provenance": provenance(result)}
 
 
@@ -190,11 +195,11 @@ def compare_csv(result: Result) -> str:
     joined by "; ", then the currency and the provenance."""
     cols, texts = list(CSV_COLUMNS), list(CSV_TEXT_COLUMNS)  # the table's CSV keys
     prov = provenance(result)
-    rows: list[list[Any]] = [cols + texts + ["currency", *prov]]
+    rows: list[list[Any]] = [cols + texts + ["currency", *prov] + serve_csv_header(result)]
     for c in result.candidates:
         d = candidate_dict(result, c)
         rows.append([d[k] for k in cols] + ["; ".join(d[k]) for k in texts]
-                    + [result.currency, *prov.values()])
+                    + [result.currency, *prov.values()] + serve_csv_values(result, c))
     return csv_text(rows)
 
 
@@ -236,8 +241,8 @@ def compare_table(result: Result) -> str:
         status = "; ".join(barred + c.notes) if barred or c.notes else "ok"
         rows.append([
             str(n), c.id, c.info.acquire, f"{int(c.inputs['cards']):,}",
-            "x".join(str(int(job[k])) for k in ("tensor_parallel", "pipeline_parallel",
-                                                 "context_parallel", "expert_parallel")),
+            "x".join(str(int(job.get(k, 1))) for k in ("tensor_parallel", "pipeline_parallel",
+                                                        "context_parallel", "expert_parallel")),
             number(job["wall_days"], 1),
             money(job["cost_per_job"], cur), money(v["npv_tco"], cur),
             money(v["cost_per_run_horizon"], cur), number(v["cost_per_gpu_hour"], 2),
@@ -263,8 +268,8 @@ def compare_table(result: Result) -> str:
               "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
               "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
               "for the region or licence-barred, so never recommended.\n")
-    return (title + text_table(header, rows, "lllllrrrrrrl") + said + legend + foot
-            + provenance_line(result))
+    return (title + text_table(header, rows, "lllllrrrrrrl") + serving_block(result) + said
+            + legend + foot + provenance_line(result))
 
 
 def provenance_line(result: Result) -> str:
@@ -290,13 +295,19 @@ def job_table(result: Result, c: CandidateResult) -> str:
         return "\n".join(lines) + "\n"
     if not c.feasible:  # say why; do not print times and costs as if the job could run
         rows = [
-            ["training compute", f"{d['train_flops']:.3e} FLOP"],
+            *([["training compute", f"{d['train_flops']:.3e} FLOP"]] if "train_flops" in d
+              else []),
             ["memory needed per card", f"{number(d['memory_needed_gb'], 1)} GB"],
             ["memory usable per card", f"{number(d['memory_usable_gb'], 1)} GB"],
         ]
         lines.append(text_table(["quantity", "value"], rows, "lr").rstrip())
         lines.append(printable("INFEASIBLE: " + "; ".join(c.reasons)))
         return "\n".join(lines) + "\n" + provenance_line(result)
+    if "tokens_per_s_per_card" in d:  # a serving workload (`tco job --serve`)
+        rows = serve_job_rows(d, cur)
+        lines.append(text_table(["quantity", "value"], rows, "lr").rstrip())
+        return "\n".join(lines + [f"note: {printable(n)}" for n in c.notes + c.info.flags]
+                         ) + "\n" + provenance_line(result)
     rows = [
         ["training compute", f"{d['train_flops']:.3e} FLOP"],
         ["layout", layout_text(d)],

@@ -54,9 +54,12 @@ class Field:
     kind: str = "number"
     when: str = "quantified"
     csv: bool = False  # a column of `tco compare --format csv`
+    # a `workload` field: of a training workload (train), a serving one (serve) or both
+    applies: str = "train"
 
     def __post_init__(self) -> None:
         assert self.scope in SCOPES and self.when in WHEN and self.kind in KINDS, self
+        assert self.applies in ("train", "serve", "both"), self
 
     @property
     def nullable(self) -> bool:
@@ -160,7 +163,7 @@ FIELDS: tuple[Field, ...] = (
     Field("train_flops", "train_flops", _W, "FLOP", "Training compute of one run ((6 x active "
           "parameters + attention FLOPs per token) x tokens)", when="priced"),
     Field("tensor_parallel", "tensor_parallel", _W, "cards", "Layout: tensor-parallel degree "
-          "(chosen by the layout search or pinned)", "integer", "priced"),
+          "(chosen by the layout search or pinned)", "integer", "priced", applies="both"),
     Field("pipeline_parallel", "pipeline_parallel", _W, "stages", "Layout: pipeline-parallel "
           "stages", "integer", "priced"),
     Field("virtual_stages", "virtual_stages", _W, "stages", "Layout: virtual pipeline stages "
@@ -182,23 +185,55 @@ FIELDS: tuple[Field, ...] = (
     Field("scaling_efficiency", "scaling_efficiency", _W, "fraction", "Ideal compute time / "
           "step time", when="priced"),
     Field("memory_needed_gb", "memory_needed_gb", _W, "GB",
-          "Memory one card needs (sharded training state and activations)", when="priced"),
+          "Memory one card needs (sharded training state and activations)", when="priced", applies="both"),
     Field("memory_usable_gb", "memory_usable_gb", _W, "GB", "Memory usable on one card",
-          when="priced"),
+          when="priced", applies="both"),
     Field("feasible", "feasible", _W, "", "Whether this workload fits in memory and makes "
-          "progress", "boolean", "priced"),
-    Field("gpu_hours", "gpu_hours", _W, "card-h", "Accelerator-hours of one run"),
-    Field("wall_days", "wall_days", _W, "days", "Wall-clock days of one run"),
+          "progress", "boolean", "priced", applies="both"),
+    Field("gpu_hours", "gpu_hours", _W, "card-h", "Accelerator-hours of one run", applies="both"),
+    Field("wall_days", "wall_days", _W, "days", "Wall-clock days of one run", applies="both"),
     Field("effective_mfu", "mfu_effective", _W, "fraction",
           "Effective utilization of the card's peak over the run, lost time included"),
     Field("energy_kwh", "energy_facility_kwh", _W, "kWh", "Facility energy (IT x PUE) of one "
-          "run"),
-    Field("energy_it_kwh", "energy_it_kwh", _W, "kWh", "IT energy of one run"),
-    Field("co2e_kg", "co2e_kg", _W, "kg CO2e", "Emissions of one run"),
+          "run", applies="both"),
+    Field("energy_it_kwh", "energy_it_kwh", _W, "kWh", "IT energy of one run", applies="both"),
+    Field("co2e_kg", "co2e_kg", _W, "kg CO2e", "Emissions of one run", applies="both"),
     Field("cost", "cost_per_job", _W, MONEY, "Cost of one run by cost line (`total` is their "
-          "sum), fixed costs spread over every available cluster-hour", "cost"),
+          "sum), fixed costs spread over every available cluster-hour", "cost", applies="both"),
     Field("cost_per_million_tokens", "cost_per_million_tokens", _W, f"{MONEY}/1e6 tokens",
-          "Cost of one run per million training tokens"),
+          "Cost of one run per million training tokens (a serving workload: per million "
+          "tokens served, prompt and output)", applies="both"),
+    # --- a serving workload (`kind: serve`; docs/methodology.md §18): its "run" is a year ------
+    Field("tokens_per_s_per_card", "tokens_per_s_per_card", _W, "tokens/s", "Output tokens per "
+          "second per card at the latency objective (prefill included)", when="priced",
+          applies="serve"),
+    Field("input_tokens_per_s_per_card", "input_tokens_per_s_per_card", _W, "tokens/s",
+          "Prompt tokens per second per card at the same time", when="priced",
+          applies="serve"),
+    Field("batch_sequences", "batch_sequences", _W, "sequences", "Sequences decoded together "
+          "per replica (memory, engine and objective limits)", when="priced", applies="serve"),
+    Field("ttft_ms", "ttft_ms", _W, "ms", "Time to first token (mean)", when="priced",
+          applies="serve"),
+    Field("tpot_ms", "tpot_ms", _W, "ms", "Time per output token (mean)", when="priced",
+          applies="serve"),
+    Field("meets_objective", "meets_objective", _W, "", "Whether the latency objective is met "
+          "(always, with none: offline)", "boolean", "priced", applies="serve"),
+    Field("cards_needed", "cards_needed", _W, "cards", "Cards the peak traffic needs (whole "
+          "replicas)", when="priced", applies="serve"),
+    Field("average_cards_busy", "average_cards_busy", _W, "cards", "Cards busy serving, on "
+          "average over the day", when="priced", applies="serve"),
+    Field("kv_cache_bytes_per_token", "kv_cache_bytes_per_token", _W, "B/token", "KV cache "
+          "per token (layers x kv heads x head dim x 2 x bytes)", when="priced",
+          applies="serve"),
+    Field("energy_per_input_token_j", "energy_per_input_token_j", _W, "J", "Facility energy "
+          "per prompt token", when="priced", applies="serve"),
+    Field("energy_per_output_token_j", "energy_per_output_token_j", _W, "J", "Facility energy "
+          "per output token", when="priced", applies="serve"),
+    Field("cost_per_million_input_tokens", "cost_per_million_input_tokens", _W,
+          f"{MONEY}/1e6 tokens", "Cost per million prompt tokens (the year's serving cost "
+          "split by the card-seconds prefill and decode take)", applies="serve"),
+    Field("cost_per_million_output_tokens", "cost_per_million_output_tokens", _W,
+          f"{MONEY}/1e6 tokens", "Cost per million output tokens", applies="serve"),
 )
 
 # The per-run cost lines of the `cost` object (model quantities cost_<line>; `total` is
@@ -243,11 +278,22 @@ def fields(*scopes: str) -> tuple[Field, ...]:
 
 
 CANDIDATE_FIELDS = fields("candidate", "primary", "horizon", "workloads", "yearly")
-WORKLOAD_FIELDS = fields("workload")
+ALL_WORKLOAD_FIELDS = fields("workload")
+WORKLOAD_FIELDS = tuple(f for f in ALL_WORKLOAD_FIELDS if f.applies != "serve")
+SERVE_WORKLOAD_FIELDS = tuple(f for f in ALL_WORKLOAD_FIELDS if f.applies != "train")
 _CANDIDATE_KEYS = {f.key for f in fields("candidate")}
 # `tco job`: the candidate, then its one workload (`feasible` is the candidate's).
 JOB_FIELDS = fields("candidate") + tuple(f for f in WORKLOAD_FIELDS
                                          if f.key not in _CANDIDATE_KEYS)
+SERVE_JOB_FIELDS = fields("candidate") + tuple(f for f in SERVE_WORKLOAD_FIELDS
+                                               if f.key not in _CANDIDATE_KEYS)
+
+
+def workload_fields(kind: str, job: bool = False) -> tuple[Field, ...]:
+    """The keys of one workload's object (`jobs.<id>`; the `tco job` object with `job`)."""
+    if kind == "serve":
+        return SERVE_JOB_FIELDS if job else SERVE_WORKLOAD_FIELDS
+    return JOB_FIELDS if job else WORKLOAD_FIELDS
 # `tco compare --format csv`: the scalar columns in table order, then the text lists (joined by
 # "; "), then the currency and the provenance.
 CSV_COLUMNS = tuple(f.key for f in CANDIDATE_FIELDS if f.csv and f.kind != "strings")

@@ -23,6 +23,7 @@ from ..result import CandidateResult, Result
 from . import charts, live
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
 from .i18n import Segment, Strings
+from .serving_report import serve_detail_rows, serving_section
 
 TORNADO_BARS = 10
 MC_SERIES = 5
@@ -167,6 +168,7 @@ class View:
             "summary": self.summary(),
             "comparison": self.comparison(),
             "charts": self.charts(),
+            "serving": serving_section(self),
             "details": [self.detail(c) for c in r.candidates if c.priced],
             "infeasible": [{"name": self.name(c), "id": c.id,
                             "reasons": [s.message(x) for x in c.reasons]}
@@ -244,8 +246,12 @@ class View:
     def meta(self) -> list[dict[str, Any]]:
         s, r, p = self.s, self.r, self.r.provenance
         w = r.scenario.workloads[0]
-        workload = s("workload_value", name=w.name or w.id, params=self.count(w.params),
-                     tokens=self.count(w.tokens), runs=number(w.runs_per_year, 0))
+        workload = (s("workload_value", name=w.name or w.id, params=self.count(w.params),
+                      tokens=self.count(w.tokens), runs=number(w.runs_per_year, 0))
+                    if w.kind != "serve" else
+                    s("workload_serve_value", name=w.name or w.id, params=self.count(w.params),
+                      inp=self.count(w.input_tokens_per_day),
+                      out=self.count(w.output_tokens_per_day)))
         items = [
             (s("meta_date"), self.date_text(), False),
             (s("meta_workload"), workload, True),
@@ -572,7 +578,7 @@ class View:
             (s("d_energy"), self.live("mwh", f"{w}.energy_facility_kwh",
                                       job["energy_facility_kwh"])),
             (s("d_co2"), self.live("tco2", f"{w}.co2e_kg", job["co2e_kg"])),
-        ]
+        ] if "mfu_effective" in job else serve_detail_rows(self, c)
         money_rows = [("d_capex", "capex_total"), ("d_npv", "npv_tco"),
                       ("d_undiscounted", "undiscounted_tco"),
                       ("d_eac", "equivalent_annual_cost"), ("d_gpu_hour", "cost_per_gpu_hour"),

@@ -20,10 +20,13 @@ from typing import Any
 
 from ..model import YEAR_SHARES
 from .fields import (
+    ALL_WORKLOAD_FIELDS,
     CANDIDATE_FIELDS,
     COST_LINES,
     JOB_FIELDS,
     MONEY,
+    SERVE_JOB_FIELDS,
+    SERVE_WORKLOAD_FIELDS,
     WORKLOAD_FIELDS,
     YEARLY_COLUMNS,
     Field,
@@ -85,7 +88,8 @@ def field_schema(f: Field) -> JsonObj:
     if f.kind == "cost":
         return {"anyOf": [_ref("cost"), {"type": "null"}], "description": text}
     if f.kind == "workloads":
-        return {"type": "object", "description": text, "additionalProperties": _ref("workload")}
+        return {"type": "object", "description": text, "additionalProperties": {
+            "anyOf": [_ref("workload"), _ref("serve_workload")]}}
     if f.kind == "yearly":
         return _array(_ref("yearly_row"), text)
     raise ValueError(f.kind)
@@ -104,7 +108,7 @@ def _null_rule(fields: tuple[Field, ...]) -> JsonObj:
             if f.when == "quantified":
                 orelse[f.key] = {"not": {"type": "null"}}
     if any(f.kind == "workloads" for f in fields):
-        inner = _null_rule(WORKLOAD_FIELDS)
+        inner = _null_rule(ALL_WORKLOAD_FIELDS)
         then["jobs"] = {"additionalProperties": inner["then"]}
         orelse["jobs"] = {"additionalProperties": {"properties": {
             **inner["else"]["properties"], "feasible": {"const": True}}}}
@@ -193,6 +197,12 @@ def _workload() -> JsonObj:
     return _table_object(WORKLOAD_FIELDS, "One run of one workload on the candidate's cluster")
 
 
+def _serve_workload() -> JsonObj:
+    return _table_object(SERVE_WORKLOAD_FIELDS, "A serving workload (`kind: serve`) on the "
+                         "candidate's cluster: its figures at the latency objective, and a "
+                         "year of serving as its 'run'")
+
+
 def _compare() -> JsonObj:
     return _obj({
         "scenario": _t("string", "Scenario name"),
@@ -232,12 +242,19 @@ def _recommendation() -> JsonObj:
 
 
 def _job() -> JsonObj:
-    obj = _table_object(JOB_FIELDS, "`tco job --format json`: the candidate, then one run of "
-                        "its one workload (`feasible` is the candidate's)",
-                        {"currency": _currency()}, after="blocking")
+    return {"description": "`tco job --format json`: a training run, or a serving workload "
+                           "(`tco job --serve`)",
+            "anyOf": [_job_object(JOB_FIELDS, "the candidate, then one run of its one "
+                                              "workload (`feasible` is the candidate's)"),
+                      _job_object(SERVE_JOB_FIELDS, "the candidate, then its serving "
+                                                    "workload (`feasible` is the candidate's)")]}
+
+
+def _job_object(fields: tuple[Field, ...], description: str) -> JsonObj:
+    obj = _table_object(fields, description, {"currency": _currency()}, after="blocking")
     obj["properties"]["provenance"] = _ref("provenance")
     obj["required"] = list(obj["properties"])
-    return {**obj, **_null_rule(JOB_FIELDS)}
+    return {**obj, **_null_rule(fields)}
 
 
 # --- the analyses ----------------------------------------------------------------------------
@@ -425,6 +442,7 @@ def output_schema() -> JsonObj:
         "catalog_show": _catalog_show(),
         "candidate": _candidate(),
         "workload": _workload(),
+        "serve_workload": _serve_workload(),
         "cost": _cost(),
         "yearly_row": _yearly_row(),
         "provenance": _provenance(),

@@ -13,9 +13,10 @@ from .cluster import cluster
 from .decision import feasibility, tier
 from .jobcost import job_costs
 from .operations import delivered, hours, running
+from .serving import Serving, serving, token_costs
 from .step import bandwidths
 from .timeline import plan_work, timeline
-from .training import software_factor, training_run
+from .training import Run, software_factor, training_run
 
 
 def build_model(structure: Structure) -> Model:
@@ -33,8 +34,15 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     priced_rent = cid in st.rent  # the card has a cloud price (always, when rented)
     cl = cluster(b)
     links, team = bandwidths(b), software_factor(b, st.stacks[k])
-    runs = {wid: training_run(b, wid, precision, cl, links, team)
-            for wid, precision, _kind in st.workloads}
+    serves: dict[str, Serving] = {}
+    runs: dict[str, Run] = {}
+    for wid, precision, kind in st.workloads:
+        if kind == "serve":
+            serves[wid] = serving(b, wid, precision, cl, links[0], team, st.objectives,
+                                  peak_must_fit=st.acquire[k] == "buy")
+            runs[wid] = serves[wid].run
+        else:
+            runs[wid] = training_run(b, wid, precision, cl, links, team)
     feasible = feasibility(b, st.sizing[k], runs[st.workloads[0][0]], list(runs.values()), cl)
     cx = capex(b, cl, money) if owned else no_capex(b, money)
     h = hours(b, runs, owned)
@@ -48,5 +56,7 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     hz = horizon_results(b, horizon, flows, work, plan, money)
     tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"))
     job_costs(b, runs, cx, run, h, work, horizon, money, owned)
+    for wid, sv in serves.items():
+        token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)
     if st.acquire[k] == "buy" and priced_rent:
         renting(b, cl, h, run, work, hz, horizon, money)

@@ -4,7 +4,7 @@ can run, times the run's wall time, plus the run's own electricity and a share o
 from __future__ import annotations
 
 from ..expr import MAX, SUM, Const, Ref
-from .base import Builder, fin, w
+from .base import Builder, fin
 from .capex import Capex
 from .operations import Delivered, Hours, Running
 from .training import Run
@@ -53,5 +53,6 @@ def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hour
                  "One-time porting spread over the horizon's runs"),
         ]
         cost = b.jq(wid, "cost_per_job", SUM(*lines), money, "Cost per run")
-        b.jq(wid, "cost_per_million_tokens", cost / (w(wid, "tokens") / TOKENS_PER_MILLION),
-             money, "Cost per million training tokens")
+        b.jq(wid, "cost_per_million_tokens", cost / (r.tokens / TOKENS_PER_MILLION),
+             money, "Cost per million tokens served (prompt and output)" if r.serving
+             else "Cost per million training tokens")

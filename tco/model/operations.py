@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..expr import IF, MAX, MIN, PMT, SUM, Const, Expr, Ref
-from .base import Builder, a, fin, w
+from .base import Builder, a, fin
 from .capex import Capex
 from .cluster import Cluster
 from .timeline import Timeline, Work
@@ -53,7 +53,7 @@ class Delivered:
 
 
 def _demand(runs: dict[str, Run]) -> Expr:
-    return SUM(*[w(wid, "runs_per_year") * r.wall_h for wid, r in runs.items()])
+    return SUM(*[r.per_year * r.wall_h for r in runs.values()])
 
 
 def hours(b: Builder, runs: dict[str, Run], owned: bool) -> Hours:
@@ -153,7 +153,7 @@ def year_costs(b: Builder, t: int, cl: Cluster, h: Hours, run: Running, tl: Time
 def delivered(b: Builder, runs: dict[str, Run], h: Hours) -> Delivered:
     """The work planned per year, and what the capacity completes of it in a full year."""
     q = b.q
-    per_year = {wid: w(wid, "runs_per_year") for wid in runs}
+    per_year = {wid: r.per_year for wid, r in runs.items()}
     planned_gpu = q("planned_gpu_hours_per_year",
                     SUM(*[per_year[wid] * r.gpu_h for wid, r in runs.items()]), "card-h/yr",
                     "Accelerator-hours per year the planned runs need", "horizon")

@@ -20,6 +20,9 @@ class Run:
     gpu_h: Ref
     e_fac: Ref
     feasible: Ref
+    tokens: Expr  # tokens per run (trained, or served in a year of serving)
+    per_year: Expr  # runs per year (a year of serving is one)
+    serving: bool = False
 
 
 def software_factor(b: Builder, stack: str) -> Ref:
@@ -60,4 +63,5 @@ def training_run(b: Builder, wid: str, precision: str, cl: Cluster, links: tuple
     jq("co2e_kg", e_fac * Ref("facility.carbon_kg_per_kwh"), "kg CO2e", "Emissions per run")
     feasible = jq("feasible", AND(st.fits, cl.goodput.gt(0)), "flag",
                   "Feasible: fits in memory and makes progress")
-    return Run(flops, wall_h, wall_d, gpu_h, e_fac, feasible)
+    return Run(flops, wall_h, wall_d, gpu_h, e_fac, feasible, w(wid, "tokens"),
+               w(wid, "runs_per_year"))

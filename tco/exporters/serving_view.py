@@ -1,0 +1,89 @@
+"""Serving workloads (`kind: serve`) in the text outputs: the block under `tco compare`'s
+table, the columns `tco compare --format csv` gains, and `tco job --serve`'s table. Every
+number is a model quantity of the workload (tco/model/serving.py); nothing is computed here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import JOB_COMPONENTS
+from ..result import CandidateResult, Result
+from .fmt import SYMBOLS, money, number
+
+# The serving figures each output shows, by the workload's key (fields.SERVE_WORKLOAD_FIELDS).
+CSV_KEYS = ("tokens_per_s_per_card", "cards_needed", "ttft_ms", "tpot_ms",
+            "cost_per_million_input_tokens", "cost_per_million_output_tokens",
+            "energy_per_output_token_j")
+
+
+def per_million(x: float | None, currency: str) -> str:
+    """A price per million tokens, to the thousandth ($0.152)."""
+    if x is None:
+        return "n/a"
+    return f"{SYMBOLS.get(currency, currency + ' ')}{x:,.3f}"
+
+
+def serve_workloads(result: Result) -> list[str]:
+    return [wid for wid, _p, kind in result.structure.workloads if kind == "serve"]
+
+
+def serving_block(result: Result) -> str:
+    """Under the compare table: for each serving workload, each candidate's figures at the
+    objective (an infeasible candidate shows why instead)."""
+    from .data import printable, text_table
+
+    cur, out = result.currency, ""
+    for wid in serve_workloads(result):
+        rows = []
+        for c in result.candidates:
+            job = c.jobs.get(wid)
+            if not c.feasible or job is None:
+                rows.append([c.id, *["-"] * 7])
+                continue
+            rows.append([c.id, str(int(job["tensor_parallel"])),
+                         number(job["tokens_per_s_per_card"], 0),
+                         f"{number(job['ttft_ms'], 0)} / {number(job['tpot_ms'], 1)}",
+                         f"{int(job['cards_needed']):,}",
+                         per_million(job["cost_per_million_input_tokens"], cur),
+                         per_million(job["cost_per_million_output_tokens"], cur),
+                         number(job["energy_per_output_token_j"], 2)])
+        header = ["candidate", "TP", "tokens/s/card", "TTFT/TPOT ms", "cards at peak",
+                  f"{cur}/M in", f"{cur}/M out", "J/out token"]
+        out += (f"\nServing {printable(wid)} (output tokens per second per card at the "
+                "objective; cost per million tokens over the card-hours serving uses):\n"
+                + text_table(header, rows, "lrrrrrrr"))
+    return out
+
+
+def csv_header(result: Result) -> list[str]:
+    return [f"{wid}.{k}" for wid in serve_workloads(result) for k in CSV_KEYS]
+
+
+def csv_values(result: Result, c: CandidateResult) -> list[Any]:
+    """The serving columns of one candidate's CSV row (empty when not quantified)."""
+    out: list[Any] = []
+    for wid in serve_workloads(result):
+        job = c.jobs.get(wid, {})
+        out += [job[k] if c.quantified and k in job else None for k in CSV_KEYS]
+    return out
+
+
+def serve_job_rows(d: dict[str, Any], cur: str) -> list[list[str]]:
+    """`tco job --serve`: the serving workload's figures, then its year's cost lines."""
+    rows = [
+        ["tensor parallel (cards per replica)", str(d["tensor_parallel"])],
+        ["batch (sequences per replica)", number(d["batch_sequences"], 0)],
+        ["time to first token", f"{number(d['ttft_ms'], 0)} ms"],
+        ["time per output token", f"{number(d['tpot_ms'], 1)} ms"],
+        ["output tokens/s per card", number(d["tokens_per_s_per_card"], 0)],
+        ["prompt tokens/s per card", number(d["input_tokens_per_s_per_card"], 0)],
+        ["cards busy on average", number(d["average_cards_busy"], 1)],
+        ["cards at the peak", f"{int(d['cards_needed']):,}"],
+        ["energy per output token", f"{number(d['energy_per_output_token_j'], 3)} J"],
+        ["cost per million prompt tokens", per_million(d["cost_per_million_input_tokens"], cur)],
+        ["cost per million output tokens", per_million(d["cost_per_million_output_tokens"], cur)],
+    ]
+    for comp in JOB_COMPONENTS:
+        rows.append([f"cost of a year: {comp}", money(d["cost"][comp], cur)])
+    rows.append(["cost of a year: total", money(d["cost"]["total"], cur)])
+    return rows
