@@ -39,6 +39,7 @@ from .fields import (
     Field,
 )
 from .fmt import money, number
+from .workloads import workload_table, workloads_json
 
 # Cells a spreadsheet would read as a formula (CWE-1236). Prefixed with an apostrophe.
 _FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
@@ -176,6 +177,7 @@ def compare_dict(result: Result) -> dict[str, Any]:
         "currency": result.currency,
         "horizon_years": result.structure.horizon_years,
         "recommendation": recommendation_dict(result),
+        "workloads": workloads_json(result),
         "candidates": [candidate_dict(result, c) for c in result.candidates],
         "provenance": provenance(result),
     }
@@ -263,8 +265,8 @@ def compare_table(result: Result) -> str:
               "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
               "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
               "for the region or licence-barred, so never recommended.\n")
-    return (title + text_table(header, rows, "lllllrrrrrrl") + said + legend + foot
-            + provenance_line(result))
+    return (title + text_table(header, rows, "lllllrrrrrrl") + workload_table(result) + said
+            + legend + foot + provenance_line(result))
 
 
 def provenance_line(result: Result) -> str:

@@ -178,6 +178,10 @@ FIELDS: tuple[Field, ...] = (
           "Memory one card needs (sharded training state and activations)", when="priced"),
     Field("memory_usable_gb", "memory_usable_gb", _W, "GB", "Memory usable on one card",
           when="priced"),
+    Field("mixture_of_experts", "mixture_of_experts", _W, "", "A mixture of experts (fewer "
+          "active than total parameters): its times and costs are optimistic (every layer an "
+          "expert layer at the dense MFU, perfectly balanced experts; methodology section 16)",
+          "boolean", "priced"),
     Field("feasible", "feasible", _W, "", "Whether this workload fits in memory and makes "
           "progress", "boolean", "priced"),
     Field("gpu_hours", "gpu_hours", _W, "card-h", "Accelerator-hours of one run"),

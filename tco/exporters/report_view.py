@@ -17,9 +17,10 @@ from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
 from ..recommend import recommend
 from ..result import CandidateResult, Result
-from . import charts
+from . import charts, report_workloads
 from .fmt import CHART_CANDIDATES, money, money_full, number, percent
 from .i18n import Segment, Strings
+from .workloads import Workload, plan_workloads
 
 TORNADO_BARS = 10
 MC_SERIES = 5
@@ -123,6 +124,8 @@ class View:
             "kpis": self.kpis(),
             "summary": self.summary(),
             "comparison": self.comparison(),
+            "workloads": {"columns": report_workloads.columns(self),
+                          "tables": report_workloads.section(self)},
             "charts": self.charts(),
             "details": [self.detail(c) for c in r.candidates if c.priced],
             "infeasible": [{"name": self.name(c), "id": c.id,
@@ -138,9 +141,7 @@ class View:
 
     def meta(self) -> list[dict[str, Any]]:
         s, r, p = self.s, self.r, self.r.provenance
-        w = r.scenario.workloads[0]
-        workload = s("workload_value", name=w.name or w.id, params=self.count(w.params),
-                     tokens=self.count(w.tokens), runs=number(w.runs_per_year, 0))
+        workload = report_workloads.plan_line(self)
         items = [
             (s("meta_date"), self.date_text(), False),
             (s("meta_workload"), workload, True),
@@ -314,18 +315,8 @@ class View:
             more = " " + more
         names = [self.name(c) for c in priced]
         hl = next((i for i, c in enumerate(priced) if c is self.rec), None)
-        workload = self.r.scenario.workloads[0]
-        wname = workload.name or workload.id
-        out = []
-
-        parts = [charts.Series(s.component(k), [c.job[f"cost_{k}"] for c in priced])
-                 for k in self.r.job_components]
-        title = s("h_cost_per_job")
-        svg = charts.stacked_bars(names, parts, [c.job["cost_per_job"] for c in priced],
-                                  s("chart_cost_axis", currency=self.cur), self.money, hl, lang,
-                                  title)
-        out.append(Chart("chart-cost", title, s("cap_cost_per_job", workload=wname) + more,
-                         Markup(svg)))
+        out = [self.cost_chart(w, priced, names, hl, more, n)
+               for n, w in enumerate(plan_workloads(self.r))]
 
         years = [int(y["year"]) for y in priced[0].yearly]
         series = [charts.Series(self.name(c), [y["cumulative"] for y in c.yearly], c is self.rec)
@@ -335,11 +326,8 @@ class View:
                                       s("chart_year_axis"), self.money, lang, title)
         out.append(Chart("chart-cashflow", title, s("cap_cashflow") + more, Markup(svg)))
 
-        title = s("h_time")
-        svg = charts.bars(names, [c.job["wall_days"] for c in priced],
-                          [self.days(c.job["wall_days"]) for c in priced],
-                          s("chart_days_axis"), hl, lang, title)
-        out.append(Chart("chart-time", title, s("cap_time", workload=wname) + more, Markup(svg)))
+        out += [self.time_chart(w, priced, names, hl, more, n)
+                for n, w in enumerate(plan_workloads(self.r))]
 
         sens = self.r.analyses.get("sensitivity")
         if isinstance(sens, Sensitivity):
@@ -350,6 +338,37 @@ class View:
         if isinstance(mc, MonteCarlo) and mc.percentiles:
             out.append(self.montecarlo(mc))
         return out
+
+    def cost_chart(self, w: Workload, priced: list[CandidateResult], names: list[str],
+                   hl: int | None, more: str, n: int) -> Chart:
+        """Cost per run of workload `w` by component; `chart-cost` for the first workload,
+        `chart-cost-<n+1>` for the others."""
+        from markupsafe import Markup
+
+        s = self.s
+        jobs = [c.jobs[w.id] for c in priced]
+        parts = [charts.Series(s.component(k), [j[f"cost_{k}"] for j in jobs])
+                 for k in self.r.job_components]
+        title = s("h_cost_per_job") + ("" if n == 0 else s("title_workload", name=w.name))
+        svg = charts.stacked_bars(names, parts, [j["cost_per_job"] for j in jobs],
+                                  s("chart_cost_axis", currency=self.cur), self.money, hl,
+                                  self.lang, title)
+        return Chart("chart-cost" + ("" if n == 0 else f"-{n + 1}"), title,
+                     s("cap_cost_per_job", workload=w.name) + more, Markup(svg),
+                     warnings=report_workloads.moe_warning(self, w))
+
+    def time_chart(self, w: Workload, priced: list[CandidateResult], names: list[str],
+                   hl: int | None, more: str, n: int) -> Chart:
+        from markupsafe import Markup
+
+        s = self.s
+        days = [c.jobs[w.id]["wall_days"] for c in priced]
+        title = s("h_time") + ("" if n == 0 else s("title_workload", name=w.name))
+        svg = charts.bars(names, days, [self.days(d) for d in days], s("chart_days_axis"), hl,
+                          self.lang, title)
+        return Chart("chart-time" + ("" if n == 0 else f"-{n + 1}"), title,
+                     s("cap_time", workload=w.name) + more, Markup(svg),
+                     warnings=report_workloads.moe_warning(self, w))
 
     def tornado(self, sens: Sensitivity) -> Chart | None:
         from markupsafe import Markup
@@ -478,6 +497,7 @@ class View:
             "spec": spec,
             "groups": [(s("d_performance"), run), (s("d_costs"), costs)],
             "per_run": per_run, "years": years, "flows": flows,
+            "workloads": report_workloads.detail_rows(self, c),
             "notes": [s.message(n) for n in c.notes],
             "reasons": [s.message(n) for n in c.reasons],
         }
@@ -536,8 +556,9 @@ class View:
 
     def caveats(self) -> list[str]:
         s = self.s
-        return [s("cav_prices"), s("cav_throughput"), s("cav_risks"),
-                s("cav_currency", currency=self.cur), s("cav_sources"), s("cav_date")]
+        return [s("cav_prices"), s("cav_throughput"), *report_workloads.caveats(self),
+                s("cav_risks"), s("cav_currency", currency=self.cur), s("cav_sources"),
+                s("cav_date")]
 
 
 def money_prefix(currency: str) -> str:

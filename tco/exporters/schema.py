@@ -202,11 +202,29 @@ def _compare() -> JsonObj:
         "recommendation": {"anyOf": [_recommendation(), {"type": "null"}],
                            "description": "The recommended option, null when no option may "
                                           "be used here"},
+        "workloads": _array(_plan_workload(), "The plan's workloads in scenario order (the "
+                            "first is the primary, whose figures head each candidate)"),
         "candidates": _array(_ref("candidate"), "Every option, ranked: the cheapest that "
                              "delivers the plan and may be used here first, infeasible ones "
                              "last"),
         "provenance": _ref("provenance"),
     }, "`tco compare --format json`")
+
+
+def _plan_workload() -> JsonObj:
+    return _obj({
+        "id": _t("string", "Workload id, the key of each candidate's `jobs`"),
+        "name": _t("string", "Workload name (the id when the scenario gives none)"),
+        "kind": _t("string", "pretrain or finetune"),
+        "precision": _t("string", "Training precision (which peak and MFU are read)"),
+        "runs_per_year": _t("number", "Runs planned per year", "runs/yr"),
+        "params": _t("number", "Parameters", "parameters"),
+        "active_params": _t("number", "Parameters active per token", "parameters"),
+        "mixture_of_experts": _t("boolean", "Fewer active than total parameters: its results "
+                                            "are optimistic (`warning`)"),
+        "warning": _t("string", "The methodology's warning on mixture-of-experts results; "
+                                "null for a dense model", null=True),
+    }, "One workload of the plan")
 
 
 def _recommendation() -> JsonObj:

@@ -18,6 +18,7 @@ from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
 from ...recommend import recommend
 from ...result import CandidateResult, Result
 from ..fmt import CHART_CANDIDATES
+from ..workloads import MOE_WARNING, Workload, plan_workloads
 from .inputs import text
 from .layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
 from .model import cumulative_range
@@ -91,7 +92,8 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     _heading(ws, result, st, generated)
     feasible = [c for c in result.candidates if c.feasible and c.priced]
     row = _npv_table(w, 7, feasible)
-    row = _job_table(w, row, feasible)
+    for n, wl in enumerate(plan_workloads(result)):
+        row = _job_table(w, row, feasible, wl, n == 0)
     row = _infeasible_table(w, row)
     breakdown_first = _breakdown_table(w, row, feasible)
     ws.set_column(0, 0, 15)
@@ -165,24 +167,35 @@ def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
     return first + max(len(feasible), 1) + 1
 
 
-def _job_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
-    """The ranking by cost per run of the primary workload; the row after it."""
+def _job_table(w: _Writer, row: int, feasible: list[CandidateResult], wl: Workload,
+               primary: bool) -> int:
+    """The ranking by cost per run of one workload (a mixture of experts with the
+    methodology's warning under its title); the row after it."""
     ws, st, values = w.ws, w.st, w.values
-    by_job = sorted(feasible, key=lambda c: (c.job["cost_per_job"], c.id))
-    text(ws, row, 0, "Ranked by cost per run of the primary workload", st("label"))
+    by_job = sorted(feasible, key=lambda c: (c.jobs[wl.id]["cost_per_job"], c.id))
+    which = "the primary workload, " if primary else "workload "
+    text(ws, row, 0, f"Ranked by cost per run of {which}{wl.label}, {wl.runs_per_year:g} "
+         "runs a year", st("label"))
     row += 1
+    if wl.moe:
+        text(ws, row, 0, f"Note: {wl.label} is a mixture of experts; {MOE_WARNING}.",
+             st("subtitle"))
+        row += 1
     w.header(row, ["Rank", "Candidate", "Name", "Cost per run", "Cost per million tokens",
                    "Days per run", "GPU-hours per run", "Energy per run (kWh)",
                    "Cost rank (live)"])
     first = row + 1
-    job_costs = [values[f"{c.id}.{c.primary_workload}.cost_per_job"] for c in by_job]
+    job_costs = [values[f"{c.id}.{wl.id}.cost_per_job"] for c in by_job]
     for i, c in enumerate(by_job):
         r = first + i
-        job = f"{c.id}.{c.primary_workload}"
+        job = f"{c.id}.{wl.id}"
         ws.write_number(r, 0, i + 1, st("rank"))
         text(ws, r, 1, c.id)
         text(ws, r, 2, c.info.name)
-        w.headline(r, 3, c, "cost_per_job")
+        if primary:  # the headline's defined name
+            w.headline(r, 3, c, "cost_per_job")
+        else:
+            w.quantity(r, 3, f"{job}.cost_per_job", "amount")
         w.quantity(r, 4, f"{job}.cost_per_million_tokens", "price")
         w.quantity(r, 5, f"{job}.wall_days", "days")
         w.quantity(r, 6, f"{job}.gpu_hours", "count")
@@ -212,7 +225,9 @@ def _infeasible_table(w: _Writer, row: int) -> int:
 def _breakdown_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
     """Cost per run by component; the first row of its data (the bar chart reads it)."""
     ws, st = w.ws, w.st
-    text(ws, row, 0, "Cost per run by component (primary workload)", st("label"))
+    first_workload = plan_workloads(w.result)[0]
+    text(ws, row, 0, f"Cost per run by component (the primary workload, "
+         f"{first_workload.label})", st("label"))
     row += 1
     w.header(row, ["", "Candidate", "Name"] + [JOB_COMPONENT_LABELS[k] for k in JOB_COMPONENTS]
              + ["Total"])
