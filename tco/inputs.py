@@ -92,6 +92,9 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
            0, 1e5),
     _money("cloud_price_per_card_hour", "money/card-h", "Cloud rental per card-hour", 0.01, 500,
            "per card-hour, not per instance-hour"),
+    _money("shortfall_price_per_card_hour", "money/card-h", "Rent per card-hour of the same "
+           "sustained compute on another card, closing a shortfall (a card with no cloud "
+           "price)", 0.01, 500, "per card-hour of this card's sustained compute"),
 ]}
 
 # A candidate sized by the engine has one target instead of a card count: the cluster must meet

@@ -86,7 +86,10 @@ def recommend(result: Result) -> Recommendation | None:
             f"no option that may be used here delivers the whole plan; this one has the "
             f"lowest NPV among them, {_money(npv, cur)}, and delivers "
             f"{rec.values['plan_delivered_fraction']:.0%} of it "
-            f"({rec.values['plan_shortfall_runs']:.1f} runs short)")
+            f"({rec.values['plan_shortfall_runs']:.1f} runs short)"
+            + (f"; renting the shortfall would bring the whole plan to "
+               f"{_money(rec.values['npv_tco_plan_closed'], cur)}"
+               if "npv_tco_plan_closed" in rec.values else ""))
     if other is not None:
         what, which = ("buying", "bought") if rented else ("renting", "rented")
         gap = other.values["npv_tco"] - npv

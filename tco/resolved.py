@@ -38,6 +38,9 @@ class Structure:
     inputs_of: tuple[str, ...]  # whose inputs it reads: itself, or the option it was made from
     barred: tuple[str, ...]  # candidates that may not be bought here (export control, licence)
     rent: tuple[str, ...]  # candidates with a cloud price
+    # candidates whose shortfall can be priced: a cloud price, or a rent of the same peak
+    # compute on another card (`shortfall_price_per_card_hour`, tco.shortfall_price)
+    shortfall_rent: tuple[str, ...] = ()
 
 
 @dataclass

@@ -34,6 +34,7 @@ from .inputs import (
 )
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
 from .scenario import Candidate, Loaded
+from .shortfall_price import cheapest_rent
 
 FAMILIARITY_SPEC = InputSpec("familiarity", "fraction", "Team familiarity with the stack "
                              "(share of porting effort already done)", 0, 1,
@@ -100,6 +101,9 @@ class _Resolver:
             inputs_of=tuple(infos[cid].inputs_of or cid for cid in priced),
             barred=tuple(cid for cid in priced if infos[cid].blocking),
             rent=tuple(cid for cid in rent if cid in priced),
+            shortfall_rent=tuple(cid for cid in priced if cid in rent or f"candidates."
+                                 f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
+                                 in self.inputs),
         )
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
@@ -247,8 +251,11 @@ class _Resolver:
                                origin="catalog"))
             else:
                 self.put(_fig_input(f"{p}.{key}", fig, spec, scale, note and f"{note}: "))
+        if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
+                c.overrides:
+            self.shortfall_price(c, card, p)
         for key in c.overrides:
-            if key in figs:
+            if key in figs or f"{p}.{key}" in self.inputs:  # shortfall_price_per_card_hour
                 continue
             if key != "cloud_price_per_card_hour":
                 raise self.loaded.error(f"'{key}' is not used by this scenario", base + [key])
@@ -336,6 +343,20 @@ class _Resolver:
                 rent_note = "no committed cloud price is published: renting uses on-demand"
             figs["cloud_price_per_card_hour"] = (fig, fx, fx_note)
         return figs, rent_note
+
+    def shortfall_price(self, c: Candidate, card: Accelerator, p: str) -> None:
+        """A card with no cloud price: the rent of the same peak compute on the cheapest card
+        a cloud sells (tco.shortfall_price), or the scenario's own figure."""
+        key, spec = "shortfall_price_per_card_hour", CANDIDATE_INPUTS["shortfall_price_per_card_hour"]
+        if key in c.overrides:
+            self.put(self.given(["candidates", c.id, key], c.overrides[key], spec))
+            return
+        found = cheapest_rent(self.catalog, card, self.sc.facility.region, self.sc.rent_pricing)
+        if found is not None:
+            self.put(Input(path=f"{p}.{key}", value=found.usd_per_card_hour * self.fx,
+                           spec=spec, low=found.low_usd * self.fx, high=found.high_usd * self.fx,
+                           source=found.source + self.fx_note, as_of=found.as_of,
+                           origin="derived"))
 
     def size_rule(self, c: Candidate, info: CandidateInfo) -> None:
         """The cluster size: given, or a target (deadline or power cap) the engine sizes for."""

@@ -350,7 +350,7 @@ _STRUCTURE = _record(Structure, {
     "currency": _str, "horizon_years": _int, "workloads": _tuple(_tuple(_str, 3)),
     "candidates": _tuple(_str), "stacks": _tuple(_str), "sizing": _tuple(_str),
     "acquire": _tuple(_str), "inputs_of": _tuple(_str), "barred": _tuple(_str),
-    "rent": _tuple(_str)})
+    "rent": _tuple(_str), "shortfall_rent": _tuple(_str)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})

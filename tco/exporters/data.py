@@ -29,6 +29,7 @@ from ..errors import printable
 from ..model import JOB_COMPONENTS
 from ..recommend import recommend, recommendation_dict
 from ..result import CandidateResult, Result
+from . import shortfall
 from .fields import (
     CANDIDATE_FIELDS,
     CSV_COLUMNS,
@@ -265,8 +266,8 @@ def compare_table(result: Result) -> str:
               "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
               "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
               "for the region or licence-barred, so never recommended.\n")
-    return (title + text_table(header, rows, "lllllrrrrrrl") + workload_table(result) + said
-            + legend + foot + provenance_line(result))
+    return (title + text_table(header, rows, "lllllrrrrrrl") + workload_table(result)
+            + shortfall.table_block(result) + said + legend + foot + provenance_line(result))
 
 
 def provenance_line(result: Result) -> str:

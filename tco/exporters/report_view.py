@@ -17,7 +17,7 @@ from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
 from ..recommend import recommend
 from ..result import CandidateResult, Result
-from . import charts, report_workloads
+from . import charts, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, money, money_full, number, percent
 from .i18n import Segment, Strings
 from .workloads import Workload, plan_workloads
@@ -236,6 +236,7 @@ class View:
                 consider.append(s.segments(
                     "sum_incomplete", name=self.name(c), npv=self.money(c.values["npv_tco"]),
                     pct=percent(c.values["plan_delivered_fraction"], 0)))
+                consider += shortfall.consider(self, c)
         excluded = [self.name(c) for c in self.r.candidates if not c.feasible]
         if excluded:
             consider.append(s.segments("sum_infeasible", names=s("name_sep").join(excluded)))
@@ -481,6 +482,7 @@ class View:
             (s("d_per_mtok"), self.money(job["cost_per_million_tokens"])),
             (s("d_runs"), number(v["runs_over_horizon"], 1)),
         ]
+        costs += shortfall.detail_rows(self, c)
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.money(v["cloud_npv"])))
             be = v["breakeven_utilization"]

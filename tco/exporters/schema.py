@@ -76,7 +76,10 @@ def field_schema(f: Field) -> JsonObj:
     when = {"always": "", "priced": " Null when the candidate could not be priced.",
             "quantified": " Null unless the candidate is priced and feasible.",
             "cloud": " Null unless the candidate is priced and feasible and the catalog has "
-                     "a cloud price for the card."}[f.when]
+                     "a cloud price for the card.",
+            "shortfall": " Null unless the candidate is priced and feasible and its shortfall "
+                         "can be priced (a cloud price for the card, or for another card usable "
+                         "in the region)."}[f.when]
     text = _text(f.description, f.unit) + ("." + when if when else "")
     if f.kind in _JSON_TYPE:
         return _t(_JSON_TYPE[f.kind], text, null=f.nullable)
@@ -93,7 +96,7 @@ def field_schema(f: Field) -> JsonObj:
 
 def _null_rule(fields: tuple[Field, ...]) -> JsonObj:
     """Infeasible: every quantified figure is null (or empty); feasible: none of them is."""
-    quantified = [f for f in fields if f.when in ("quantified", "cloud")]
+    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall")]
     then: JsonObj = {}
     orelse: JsonObj = {}
     for f in quantified:

@@ -13,6 +13,7 @@ from .cluster import cluster
 from .decision import feasibility, tier
 from .jobcost import job_costs
 from .operations import delivered, hours, running
+from .shortfall import shortfall_cost
 from .step import bandwidths
 from .timeline import plan_work, timeline
 from .training import software_factor, training_run
@@ -46,6 +47,8 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     m = Money(cx, run, cl, h, work, plan, owned)
     flows = cash_flows(b, horizon, m, tl, money)
     hz = horizon_results(b, horizon, flows, work, plan, money)
+    if cid in st.shortfall_rent:
+        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent)
     tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"))
     job_costs(b, runs, cx, run, h, work, horizon, money, owned)
     if st.acquire[k] == "buy" and priced_rent:
