@@ -18,7 +18,7 @@ from .gcpause import paused_gc
 from .inputs import Input
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
 from .resolved import CandidateInfo, Resolved, with_values
-from .result import COMPLETE_FRACTION, CandidateResult, Provenance, Result
+from .result import COMPLETE_FRACTION, CandidateResult, PortfolioResult, Provenance, Result
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -43,9 +43,16 @@ SIZE_STEP_INPUT = "cards_per_node"
 
 def _sizing_targets(resolved: Resolved, cid: str) -> list[str]:
     """The quantities the size of `cid` is chosen by (the first three), and its layouts."""
-    primary = resolved.structure.workloads[0][0]
+    primary = primary_of(resolved, cid)
     return [f"{cid}.feasible", f"{cid}.runnable", f"{cid}.{primary}.wall_days"] + [
         f"{cid}.{wid}.step_seconds" for wid, _p, _k in resolved.structure.workloads]
+
+
+def primary_of(resolved: Resolved, cid: str) -> str:
+    """The first workload option `cid` carries (every option carries the plan's first unless
+    it is assigned others): its run is the deadline's and the headline's."""
+    info = resolved.candidates[cid]
+    return next(wid for wid, _p, _k in resolved.structure.workloads if info.carries(wid))
 
 
 def sizing_inputs(model: Model, resolved: Resolved, cid: str) -> set[str]:
@@ -170,7 +177,6 @@ def _first(v: object) -> float:
 
 def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Result:
     st = resolved.structure
-    primary = st.workloads[0][0]
     candidates = []
     own_inputs = inputs_by_candidate(resolved)
     for cid, info in resolved.candidates.items():
@@ -192,7 +198,8 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
                 else:
                     values[q.name[len(cid) + 1:]] = v  # ids may contain dots
             if not values["feasible"]:
-                reasons += infeasible_reasons(info, cand_inputs, values, jobs)
+                reasons += infeasible_reasons(info, cand_inputs, values, {
+                    wid: job for wid, job in jobs.items() if info.carries(wid)})
             if not reasons and values["runs_completed_fraction"] < COMPLETE_FRACTION:
                 notes.append(
                     f"the cluster completes only {values['runs_completed_fraction']:.0%} "
@@ -205,7 +212,8 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
                              f"{target:g} {unit}")
         candidates.append(CandidateResult(
             id=cid, info=info, feasible=not reasons, reasons=reasons, notes=notes,
-            inputs=cand_inputs, values=values, jobs=jobs, yearly=yearly, primary_workload=primary,
+            inputs=cand_inputs, values=values, jobs=jobs, yearly=yearly,
+            primary_workload=primary_of(resolved, cid),
         ))
     provenance = Provenance(
         tool_version=__version__, catalog_digest=resolved.catalog_digest,
@@ -215,8 +223,20 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         scenario_data=resolved.scenario_data, structure=st, inputs=resolved.inputs,
         candidates=rank(candidates), provenance=provenance, model=model,
         components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
-        resolved=resolved,
+        resolved=resolved, portfolios=portfolio_results(resolved, model, env),
     )
+
+
+def portfolio_results(resolved: Resolved, model: Model, env: Mapping[str, object]
+                      ) -> list[PortfolioResult]:
+    """Each portfolio's quantities (tco/model/portfolio.py), ranked by tier then NPV."""
+    names = {p["id"]: p.get("name") or p["id"]
+             for p in resolved.scenario_data.get("portfolios", [])}
+    out = []
+    for pid, *options in resolved.structure.portfolios:
+        values = {q.name[len(pid) + 1:]: _first(env[q.name]) for q in model.of_candidate(pid)}
+        out.append(PortfolioResult(pid, names.get(pid, pid), list(options), values))
+    return sorted(out, key=lambda p: (p.tier, p.values["npv_tco"], p.id))
 
 
 def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],

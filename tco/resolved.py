@@ -41,6 +41,10 @@ class Structure:
     # candidates whose shortfall can be priced: a cloud price, or a rent of the same peak
     # compute on another card (`shortfall_price_per_card_hour`, tco.shortfall_price)
     shortfall_rent: tuple[str, ...] = ()
+    # each candidate's workloads (ids), in the order of `candidates`; () carries every one
+    assigned: tuple[tuple[str, ...], ...] = ()
+    # portfolios costed together: (id, option, option, ...)
+    portfolios: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass
@@ -64,6 +68,10 @@ class CandidateInfo:
     blocking: list[str] = field(default_factory=list)  # flags that bar buying it here
     infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
     notes: list[str] = field(default_factory=list)
+    workloads: list[str] = field(default_factory=list)  # the workloads it carries; [] = all
+
+    def carries(self, wid: str) -> bool:
+        return not self.workloads or wid in self.workloads
 
     @property
     def inputs_id(self) -> str:

@@ -32,6 +32,9 @@ from .inputs import (
     Input,
     InputSpec,
 )
+from .policy import check_policy, lift_bars
+from .portfolio import assigned_workloads, portfolios
+from .rent_tiers import tier_figure
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
 from .scenario import Candidate, Loaded
 from .shortfall_price import cheapest_rent
@@ -90,6 +93,7 @@ class _Resolver:
             if rented:
                 rent.append(c.id)
         self.check_distributions()
+        check_policy(self.loaded, self.catalog)
         rent += self.rent_options(infos, rent)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
         structure = Structure(
@@ -104,6 +108,8 @@ class _Resolver:
             shortfall_rent=tuple(cid for cid in priced if cid in rent or f"candidates."
                                  f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
                                  in self.inputs),
+            assigned=tuple(tuple(infos[cid].workloads) for cid in priced),
+            portfolios=portfolios(self.loaded, infos, priced, [w[0] for w in workloads]),
         )
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
@@ -261,6 +267,10 @@ class _Resolver:
                 raise self.loaded.error(f"'{key}' is not used by this scenario", base + [key])
             self.put(self.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
         info.acquire = c.acquire
+        info.workloads = assigned_workloads(self.loaded, c)
+        if info.workloads:
+            info.notes.append(f"carries {', '.join(info.workloads)} only: a part of the plan, "
+                              "costed whole in a portfolio")
         if c.acquire != "buy" and f"{p}.cloud_price_per_card_hour" not in self.inputs:
             raise self.loaded.error(
                 f"{c.acquire} rents, and renting needs a cloud price: the catalog has none "
@@ -270,6 +280,7 @@ class _Resolver:
         self.size_rule(c, info)
         self.layout_pins(c)
         self.risk_policy(card, stack, info)
+        lift_bars(self.loaded, card.id, info)
         if stack.id != "cuda" and card.mfu_basis == "vendor-tuned":
             info.notes.append(f"MFU: the vendor-tuned figure x the team factor for "
                               f"{stack.name.split(' (')[0]} (by team.familiarity)")
@@ -336,12 +347,14 @@ class _Resolver:
         rent_note = ""
         cloud = self.catalog.cloud_prices.get(card.id)
         if cloud is not None:
-            committed = cloud.committed_usd_per_card_hour
-            fig = (committed if sc.rent_pricing == "committed" and committed
-                   else cloud.on_demand_usd_per_card_hour)
-            if sc.rent_pricing == "committed" and not committed:
-                rent_note = "no committed cloud price is published: renting uses on-demand"
-            figs["cloud_price_per_card_hour"] = (fig, fx, fx_note)
+            fig, tier, rent_note = tier_figure(cloud, sc.rent_pricing)
+            scale, note = fx, fx_note
+            if tier == "spot":  # the price of a useful card-hour: preempted work is paid too
+                over = self.inputs["assumptions.spot_overhead_fraction"].value
+                scale, note = fx * (1 + over), (
+                    f"spot price x (1 + {over:g} spot overhead, "
+                    f"assumptions.spot_overhead_fraction){fx_note}")
+            figs["cloud_price_per_card_hour"] = (fig, scale, note)
         return figs, rent_note
 
     def shortfall_price(self, c: Candidate, card: Accelerator, p: str) -> None:

@@ -94,6 +94,9 @@ class Candidate(BaseModel):
     # search (tco.layout). Example: layout: {llama-70b: {tp: 8, pp: 4}}
     layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute"], Whole]] = {}
     acquire: Literal["buy", "rent", "hybrid"] = "buy"
+    # The workloads this option carries (ids); default every workload of the plan. An option
+    # that carries only some of them is costed as part of a portfolio (below).
+    workloads: list[str] | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _one_sizing(self) -> Candidate:
@@ -166,11 +169,29 @@ class Distribution(_Strict):
         return self
 
 
+class Policy(_Strict):
+    """What the buyer holds: lifts the catalog's export-control and licence bars for the
+    cards named, with a note every output prints (tco.policy)."""
+
+    holds_licence: list[str] = []  # catalog card ids
+    note: str | None = Field(default=None, max_length=500)
+
+
+class Portfolio(_Strict):
+    """Options costed together, each carrying its own workloads; together they carry every
+    workload of the plan exactly once."""
+
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: str | None = None
+    options: list[str] = Field(min_length=2)
+
+
 class Scenario(_Strict):
     name: str = Field(default="Untitled scenario", max_length=200)
     description: str | None = None
     currency: Literal["USD", "CNY", "EUR"] = "USD"
-    rent_pricing: Literal["on_demand", "committed"] = "committed"
+    # committed: 1-year; committed_3yr: 3-year; spot: interruptible, with its overhead
+    rent_pricing: Literal["on_demand", "committed", "committed_3yr", "spot"] = "committed"
     # auto: besides the candidates, rent each bought card that has a cloud price (one option per
     # card, the size of the first candidate with it); none: only the candidates listed
     rent_options: Literal["auto", "none"] = "auto"
@@ -183,6 +204,8 @@ class Scenario(_Strict):
     team: Team = Team()
     assumptions: dict[str, Num] = {}
     distributions: dict[str, Distribution] = {}
+    portfolios: list[Portfolio] = []
+    policy: Policy = Policy()
 
     @field_validator("assumptions")
     @classmethod

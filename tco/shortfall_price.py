@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .catalog import Accelerator, Catalog, Figure
+from .rent_tiers import tier_figure
 
 
 @dataclass(frozen=True)
@@ -27,12 +28,12 @@ class ShortfallPrice:
 
 
 def _tier(catalog: Catalog, card_id: str, pricing: str) -> Figure | None:
+    """The card's cloud price at the scenario's tier (spot is not used: closing a shortfall
+    on preemptible capacity is not a plan; its on-demand price stands in)."""
     cloud = catalog.cloud_prices.get(card_id)
     if cloud is None:
         return None
-    if pricing == "committed" and cloud.committed_usd_per_card_hour is not None:
-        return cloud.committed_usd_per_card_hour
-    return cloud.on_demand_usd_per_card_hour
+    return tier_figure(cloud, "on_demand" if pricing == "spot" else pricing)[0]
 
 
 def _sustained(card: Accelerator) -> float | None:

@@ -19,7 +19,7 @@ def metric_name(result: Result, cid: str, metric: str) -> str:
     if metric == "npv_tco":
         return f"{cid}.npv_tco"
     if metric == "cost_per_job":
-        return f"{cid}.{result.structure.workloads[0][0]}.cost_per_job"
+        return f"{cid}.{result.candidate(cid).primary_workload}.cost_per_job"
     raise TcoError(f"unknown metric '{metric}'; expected one of {', '.join(METRICS)}")
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import printable
 from ..model import JOB_COMPONENTS
+from ..policy import policy_dict
 from ..recommend import recommend, recommendation_dict
 from ..result import CandidateResult, Result
 from . import shortfall
@@ -40,6 +41,7 @@ from .fields import (
     Field,
 )
 from .fmt import money, number
+from .portfolios import portfolio_block, portfolios_json
 from .workloads import workload_table, workloads_json
 
 # Cells a spreadsheet would read as a formula (CWE-1236). Prefixed with an apostrophe.
@@ -132,7 +134,7 @@ def _value(f: Field, c: CandidateResult, workload: str, workloads: list[str]) ->
     if f.scope == "horizon":
         return _clean(c.values[f.quantity])
     if f.scope == "workloads":
-        return {wid: workload_dict(c, wid) for wid in workloads}
+        return {wid: workload_dict(c, wid) for wid in workloads if c.info.carries(wid)}
     if f.scope == "yearly":
         return yearly_rows(c)
     job = c.jobs[workload]  # primary or workload
@@ -179,6 +181,8 @@ def compare_dict(result: Result) -> dict[str, Any]:
         "horizon_years": result.structure.horizon_years,
         "recommendation": recommendation_dict(result),
         "workloads": workloads_json(result),
+        "portfolios": portfolios_json(result),
+        "policy": policy_dict(result.scenario_data),
         "candidates": [candidate_dict(result, c) for c in result.candidates],
         "provenance": provenance(result),
     }
@@ -267,7 +271,18 @@ def compare_table(result: Result) -> str:
               "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
               "for the region or licence-barred, so never recommended.\n")
     return (title + text_table(header, rows, "lllllrrrrrrl") + workload_table(result)
-            + shortfall.table_block(result) + said + legend + foot + provenance_line(result))
+            + shortfall.table_block(result) + portfolio_block(result) + policy_line(result)
+            + said + legend + foot + provenance_line(result))
+
+
+def policy_line(result: Result) -> str:
+    """What the buyer holds (tco.policy), above the recommendation it may change."""
+    policy = policy_dict(result.scenario_data)
+    if policy is None:
+        return ""
+    held = ", ".join(policy["holds_licence"]) or "nothing"  # type: ignore[arg-type]
+    note = f": {printable(str(policy['note']))}" if policy["note"] else ""
+    return f"\nPolicy: the buyer holds a licence for {held}{note}\n"
 
 
 def provenance_line(result: Result) -> str:

@@ -83,6 +83,9 @@ FIELDS: tuple[Field, ...] = (
           "string", "always", True),
     Field("cards", "inputs.cards", _C, "cards", "Accelerators in the cluster (after sizing)",
           "integer", "always", True),
+    Field("carries", "carries", _C, "", "The workloads (ids) it carries: every workload of the "
+          "plan unless the scenario assigns it some (`candidates[].workloads`); an option "
+          "carrying only some is part of a portfolio", "strings", "always"),
     Field("feasible", "feasible", _C, "", "Whether it can run every workload: priced, fits in "
           "memory, makes progress between interruptions", "boolean", "always", True),
     Field("reasons", "reasons", _C, "", "Why it is infeasible; empty when feasible", "strings",

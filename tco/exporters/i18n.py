@@ -88,5 +88,5 @@ class Strings:
         for pattern, zh in self._messages:
             m = pattern.match(text)
             if m:
-                return zh.format(**m.groupdict())
+                return zh.format(**{k: v or "" for k, v in m.groupdict().items()})
         return text

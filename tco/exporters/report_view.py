@@ -15,9 +15,10 @@ from typing import Any
 
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
+from ..policy import policy_dict
 from ..recommend import recommend
 from ..result import CandidateResult, Result
-from . import charts, report_workloads, shortfall
+from . import charts, report_portfolios, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, money, money_full, number, percent
 from .i18n import Segment, Strings
 from .workloads import Workload, plan_workloads
@@ -74,7 +75,10 @@ class View:
         self.lang = lang
         self.cur = result.currency
         self.date = report_date
-        self.rec = result.recommended
+        said = recommend(result)
+        # a recommended portfolio: its id; the single options are then none of them "the" one
+        self.portfolio = said.option if said is not None and said.mode == "portfolio" else ""
+        self.rec = None if self.portfolio else result.recommended
         self.complete = [c for c in result.candidates if is_complete(c) and not c.info.blocking]
 
     # --- formatting ----------------------------------------------------------------------------
@@ -124,6 +128,7 @@ class View:
             "kpis": self.kpis(),
             "summary": self.summary(),
             "comparison": self.comparison(),
+            "portfolios": report_portfolios.section(self),
             "workloads": {"columns": report_workloads.columns(self),
                           "tables": report_workloads.section(self)},
             "charts": self.charts(),
@@ -151,6 +156,11 @@ class View:
             (s("meta_catalog"), p.catalog_digest, False),
             (s("meta_scenario"), p.scenario_digest, False),
         ]
+        policy = policy_dict(r.scenario_data)
+        if policy is not None:
+            items.append((s("meta_policy"), s(
+                "policy_value", cards=s("name_sep").join(policy["holds_licence"]) or "–",
+                note=policy["note"] or ""), True))
         return [{"label": label, "value": value, "wide": wide} for label, value, wide in items]
 
     def kpis(self) -> list[Cell]:
@@ -169,6 +179,9 @@ class View:
     def summary(self) -> dict[str, Any]:
         s, rec = self.s, self.rec
         consider: list[list[Segment]] = []
+        said = recommend(self.r)
+        if said is not None and said.mode == "portfolio":
+            return report_portfolios.summary(self, said)
         if rec is None:
             barred = [c for c in self.r.candidates if c.feasible and c.info.blocking]
             if barred:  # feasible options exist, but none may be bought here
@@ -177,7 +190,6 @@ class View:
                         "consider": consider}
             return {"headline": s.segments("sum_none"), "why": [], "consider": consider}
         years = s("years", n=self.r.structure.horizon_years)
-        said = recommend(self.r)
         assert said is not None and said.option == rec.id  # one recommendation everywhere
         cards = number(rec.inputs["cards"], 0)
         if said.mode == "rent":
@@ -314,10 +326,7 @@ class View:
             "cap_top", shown=number(len(priced), 0), total=number(len(ranked), 0))
         if more and self.lang != "zh":
             more = " " + more
-        names = [self.name(c) for c in priced]
-        hl = next((i for i, c in enumerate(priced) if c is self.rec), None)
-        out = [self.cost_chart(w, priced, names, hl, more, n)
-               for n, w in enumerate(plan_workloads(self.r))]
+        out = [self.cost_chart(w, priced, more, n) for n, w in enumerate(plan_workloads(self.r))]
 
         years = [int(y["year"]) for y in priced[0].yearly]
         series = [charts.Series(self.name(c), [y["cumulative"] for y in c.yearly], c is self.rec)
@@ -327,8 +336,7 @@ class View:
                                       s("chart_year_axis"), self.money, lang, title)
         out.append(Chart("chart-cashflow", title, s("cap_cashflow") + more, Markup(svg)))
 
-        out += [self.time_chart(w, priced, names, hl, more, n)
-                for n, w in enumerate(plan_workloads(self.r))]
+        out += [self.time_chart(w, priced, more, n) for n, w in enumerate(plan_workloads(self.r))]
 
         sens = self.r.analyses.get("sensitivity")
         if isinstance(sens, Sensitivity):
@@ -340,13 +348,21 @@ class View:
             out.append(self.montecarlo(mc))
         return out
 
-    def cost_chart(self, w: Workload, priced: list[CandidateResult], names: list[str],
-                   hl: int | None, more: str, n: int) -> Chart:
+    def carriers(self, w: Workload, priced: list[CandidateResult]
+                 ) -> tuple[list[CandidateResult], list[str], int | None]:
+        """The drawn options that carry workload `w`, their names and the highlighted one."""
+        sub = [c for c in priced if c.info.carries(w.id)]
+        return sub, [self.name(c) for c in sub], next(
+            (i for i, c in enumerate(sub) if c is self.rec), None)
+
+    def cost_chart(self, w: Workload, priced: list[CandidateResult], more: str,
+                   n: int) -> Chart:
         """Cost per run of workload `w` by component; `chart-cost` for the first workload,
         `chart-cost-<n+1>` for the others."""
         from markupsafe import Markup
 
         s = self.s
+        priced, names, hl = self.carriers(w, priced)
         jobs = [c.jobs[w.id] for c in priced]
         parts = [charts.Series(s.component(k), [j[f"cost_{k}"] for j in jobs])
                  for k in self.r.job_components]
@@ -358,11 +374,12 @@ class View:
                      s("cap_cost_per_job", workload=w.name) + more, Markup(svg),
                      warnings=report_workloads.moe_warning(self, w))
 
-    def time_chart(self, w: Workload, priced: list[CandidateResult], names: list[str],
-                   hl: int | None, more: str, n: int) -> Chart:
+    def time_chart(self, w: Workload, priced: list[CandidateResult], more: str,
+                   n: int) -> Chart:
         from markupsafe import Markup
 
         s = self.s
+        priced, names, hl = self.carriers(w, priced)
         days = [c.jobs[w.id]["wall_days"] for c in priced]
         title = s("h_time") + ("" if n == 0 else s("title_workload", name=w.name))
         svg = charts.bars(names, days, [self.days(d) for d in days], s("chart_days_axis"), hl,

@@ -66,7 +66,7 @@ def section(view: View) -> list[dict[str, Any]]:
                               "cost_per_job")]
             rows.append({"id": c.id, "name": view.name(c), "recommended": c is view.rec,
                          "cells": cells})
-        out.append({"id": w.id, "title": s("workload_title", name=w.name, id=w.id,
+        out.append({"id": w.id, "title": s("workload_title", name=w.label,
                                            runs=number(w.runs_per_year, 0)),
                     "moe": w.moe, "warnings": moe_warning(view, w), "rows": rows})
     return out

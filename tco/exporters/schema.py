@@ -207,11 +207,43 @@ def _compare() -> JsonObj:
                                           "be used here"},
         "workloads": _array(_plan_workload(), "The plan's workloads in scenario order (the "
                             "first is the primary, whose figures head each candidate)"),
+        "policy": {"anyOf": [_obj({
+            "holds_licence": _strings("Cards (catalog ids) the buyer holds a licence for: "
+                                      "their export-control or licence bars are lifted"),
+            "note": _t("string", "The scenario's note on the policy", null=True),
+        }, "What the buyer holds (the scenario's `policy`)"), {"type": "null"}],
+            "description": "What the buyer holds; null when the scenario states nothing"},
+        "portfolios": _array(_portfolio(), "Portfolios (`portfolios` of the scenario), ranked "
+                             "by tier then NPV; empty when it has none"),
         "candidates": _array(_ref("candidate"), "Every option, ranked: the cheapest that "
                              "delivers the plan and may be used here first, infeasible ones "
                              "last"),
         "provenance": _ref("provenance"),
     }, "`tco compare --format json`")
+
+
+def _portfolio() -> JsonObj:
+    def num(text: str, unit: str) -> JsonObj:
+        return _t("number", text + "; null when infeasible", unit, null=True)
+
+    return _obj({
+        "id": _t("string", "Portfolio id, as in the scenario"),
+        "name": _t("string", "Portfolio name (the id when the scenario gives none)"),
+        "options": _strings("Its options' ids"),
+        "carries": {"type": "object", "description": "Option id -> the workloads it carries",
+                    "additionalProperties": _strings("Workload ids")},
+        "feasible": _t("boolean", "Whether every option runs its workloads"),
+        "barred": _strings("Its options barred here (export control, licence)"),
+        "tier": _t("integer", "Ranking tier, the options' rule: 0 may be used here and "
+                              "delivers the plan, 1 delivers less, 2 barred, 3 infeasible"),
+        "npv_tco": num("NPV of delivering the plan: the sum of its options'", "currency"),
+        "undiscounted_tco": num("Undiscounted TCO, the sum of its options'", "currency"),
+        "capex_total": num("Capex, the sum of its options'", "currency"),
+        "plan_delivered_fraction": num("Share of the plan delivered: the smallest share any "
+                                       "option delivers of its part", "fraction"),
+        "plan_shortfall_runs": num("Planned runs still waiting at the horizon, every option",
+                                   "runs"),
+    }, "Options costed together, each carrying its own workloads")
 
 
 def _plan_workload() -> JsonObj:
@@ -233,9 +265,10 @@ def _plan_workload() -> JsonObj:
 def _recommendation() -> JsonObj:
     return _obj({
         "option": _t("string", "Id of the recommended option (the first of `candidates`)"),
-        "mode": {"enum": ["buy", "rent", "hybrid"],
+        "mode": {"enum": ["buy", "rent", "hybrid", "portfolio"],
                  "description": "How the capacity is got: buy (outright or with a loan), rent, "
-                                "or hybrid (buy, and rent what the cluster cannot do)"},
+                                "hybrid (buy, and rent what the cluster cannot do), or "
+                                "portfolio (options costed together, `options`)"},
         "name": _t("string", "The option's name"),
         "card_name": _t("string", "The accelerator's name"),
         "cards": _t("integer", "Accelerators in the cluster bought or rented", "cards"),
@@ -249,6 +282,8 @@ def _recommendation() -> JsonObj:
                                "(hybrid)'"),
         "reasons": _array(_t("string", "A reason"), "Why, in English: its rank and what the "
                           "other mode would cost"),
+        "options": _strings("The option ids it consists of: [option] for one option, the "
+                            "portfolio's options for a portfolio"),
     }, "The recommendation: the best-ranked option that may be used here")
 
 

@@ -76,8 +76,8 @@ def workloads_json(result: Result) -> list[dict[str, Any]]:
 
 def runs(c: CandidateResult, wid: str) -> dict[str, float] | None:
     """One run of workload `wid` on option `c`: None when its numbers do not hold
-    (not priced, or infeasible)."""
-    if not c.quantified:
+    (not priced, or infeasible) or the option does not carry the workload."""
+    if not c.quantified or not c.info.carries(wid):
         return None
     return c.jobs.get(wid)
 

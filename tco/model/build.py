@@ -13,6 +13,7 @@ from .cluster import cluster
 from .decision import feasibility, tier
 from .jobcost import job_costs
 from .operations import delivered, hours, running
+from .portfolio import portfolio
 from .shortfall import shortfall_cost
 from .step import bandwidths
 from .timeline import plan_work, timeline
@@ -23,6 +24,8 @@ def build_model(structure: Structure) -> Model:
     model = Model(structure)
     for cid in structure.candidates:
         candidate(model, structure, cid)
+    for members in structure.portfolios:
+        portfolio(model, structure, members[0], members[1:])
     return model
 
 
@@ -36,12 +39,16 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     links, team = bandwidths(b), software_factor(b, st.stacks[k])
     runs = {wid: training_run(b, wid, precision, cl, links, team)
             for wid, precision, _kind in st.workloads}
-    feasible = feasibility(b, st.sizing[k], runs[st.workloads[0][0]], list(runs.values()), cl)
+    # the workloads it carries (all unless assigned): their runs are its demand and its plan
+    carried = {wid: r for wid, r in runs.items() if not st.assigned or not st.assigned[k]
+               or wid in st.assigned[k]}
+    feasible = feasibility(b, st.sizing[k], next(iter(carried.values())),
+                           list(carried.values()), cl)
     cx = capex(b, cl, money) if owned else no_capex(b, money)
-    h = hours(b, runs, owned)
+    h = hours(b, carried, owned)
     rent_price: Expr = b.c("cloud_price_per_card_hour") if priced_rent else Const(0.0)
     run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price)
-    work = delivered(b, runs, h)
+    work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned)
     plan = plan_work(b, horizon, tl, h.demand, h.available, st.acquire[k])
     m = Money(cx, run, cl, h, work, plan, owned)
@@ -49,7 +56,8 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     hz = horizon_results(b, horizon, flows, work, plan, money)
     if cid in st.shortfall_rent:
         shortfall_cost(b, horizon, work, plan, hz, money, priced_rent)
-    tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"))
+    tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"),
+         partial=len(carried) < len(runs))
     job_costs(b, runs, cx, run, h, work, horizon, money, owned)
     if st.acquire[k] == "buy" and priced_rent:
         renting(b, cl, h, run, work, hz, horizon, money)

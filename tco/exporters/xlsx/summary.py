@@ -15,6 +15,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ...engine import tier
 from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
+from ...policy import policy_dict
 from ...recommend import recommend
 from ...result import CandidateResult, Result
 from ..fmt import CHART_CANDIDATES
@@ -92,6 +93,7 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     _heading(ws, result, st, generated)
     feasible = [c for c in result.candidates if c.feasible and c.priced]
     row = _npv_table(w, 7, feasible)
+    row = _portfolio_table(w, row)
     for n, wl in enumerate(plan_workloads(result)):
         row = _job_table(w, row, feasible, wl, n == 0)
     row = _infeasible_table(w, row)
@@ -115,6 +117,11 @@ def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
          f"Generated {generated} by tco {result.provenance.tool_version}. Inputs are on "
          "Assumptions (blue cells); every number here follows them after recalculation.",
          st("subtitle"))
+    policy = policy_dict(result.scenario_data)
+    if policy is not None:
+        text(ws, 3, 0, "Policy: the buyer holds a licence for "
+             + (", ".join(policy["holds_licence"]) or "nothing")  # type: ignore[arg-type]
+             + (f": {policy['note']}" if policy["note"] else ""), st("subtitle"))
     text(ws, 4, 0, "Recommendation", st("label"))
     text(ws, 4, 1, _recommendation(result), st("label"))
     text(ws, 5, 1, "Order and recommendation as computed by the engine at generation; the "
@@ -126,6 +133,9 @@ def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
 def _recommendation(result: Result) -> str:
     rec, said = result.recommended, recommend(result)
     barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
+    if said is not None and said.mode == "portfolio":
+        return (f"{said.action()} (portfolio {said.option}): the lowest NPV of delivering the "
+                "plan among the options and portfolios that may be used here and deliver it")
     if rec is not None and said is not None:
         if not said.delivers_plan:
             return (f"{said.action()} ({rec.id}): the lowest NPV among the options that may "
@@ -167,12 +177,34 @@ def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
     return first + max(len(feasible), 1) + 1
 
 
+def _portfolio_table(w: _Writer, row: int) -> int:
+    """Portfolios: options costed together, their NPV and tier as live formulas."""
+    ws, st, result = w.ws, w.st, w.result
+    if not result.portfolios:
+        return row
+    text(ws, row, 0, "Portfolios: options costed together, each carrying its workloads",
+         st("label"))
+    row += 1
+    w.header(row, ["Portfolio", "Name", "Options (workloads)", "NPV of TCO", "Tier (live)"])
+    for port in result.portfolios:
+        row += 1
+        text(ws, row, 0, port.id)
+        text(ws, row, 1, port.name)
+        text(ws, row, 2, "; ".join(f"{oid} ({', '.join(result.candidate(oid).carries)})"
+                                   for oid in port.options), st("wrap"))
+        w.quantity(row, 3, f"{port.id}.npv_tco", "amount")
+        target = w.p.quantities[f"{port.id}.tier"].ref(SUMMARY)
+        ws.write_formula(row, 4, f"={target}", st("formula", "0"), port.tier)
+    return row + 2
+
+
 def _job_table(w: _Writer, row: int, feasible: list[CandidateResult], wl: Workload,
                primary: bool) -> int:
     """The ranking by cost per run of one workload (a mixture of experts with the
     methodology's warning under its title); the row after it."""
     ws, st, values = w.ws, w.st, w.values
-    by_job = sorted(feasible, key=lambda c: (c.jobs[wl.id]["cost_per_job"], c.id))
+    by_job = sorted((c for c in feasible if c.info.carries(wl.id)),
+                    key=lambda c: (c.jobs[wl.id]["cost_per_job"], c.id))
     which = "the primary workload, " if primary else "workload "
     text(ws, row, 0, f"Ranked by cost per run of {which}{wl.label}, {wl.runs_per_year:g} "
          "runs a year", st("label"))
@@ -192,7 +224,7 @@ def _job_table(w: _Writer, row: int, feasible: list[CandidateResult], wl: Worklo
         ws.write_number(r, 0, i + 1, st("rank"))
         text(ws, r, 1, c.id)
         text(ws, r, 2, c.info.name)
-        if primary:  # the headline's defined name
+        if c.primary_workload == wl.id:  # the headline's defined name
             w.headline(r, 3, c, "cost_per_job")
         else:
             w.quantity(r, 3, f"{job}.cost_per_job", "amount")
@@ -226,8 +258,8 @@ def _breakdown_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> i
     """Cost per run by component; the first row of its data (the bar chart reads it)."""
     ws, st = w.ws, w.st
     first_workload = plan_workloads(w.result)[0]
-    text(ws, row, 0, f"Cost per run by component (the primary workload, "
-         f"{first_workload.label})", st("label"))
+    text(ws, row, 0, f"Cost per run by component (each option's first workload; "
+         f"{first_workload.label} unless it carries others)", st("label"))
     row += 1
     w.header(row, ["", "Candidate", "Name"] + [JOB_COMPONENT_LABELS[k] for k in JOB_COMPONENTS]
              + ["Total"])
