@@ -119,21 +119,22 @@ def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) 
                                 for n in targets)
     feasible, runnable = feasible > 0, runnable > 0
     usable = runnable & np.isfinite(wall) & (wall > 0)
+    kind = resolved.candidates[cid].sizing
     if feasible.any():
-        # deadline: the first (smallest) size meeting it; power cap: the fastest within
-        # it (past some size more cards only slow a run: interruptions grow with size)
-        pick = (int(np.argmax(feasible)) if resolved.candidates[cid].sizing == "deadline_days"
+        # deadline, plan: the first (smallest) size meeting it; power cap: the fastest
+        # within it (past some size more cards only slow a run: interruptions grow with size)
+        pick = (int(np.argmax(feasible)) if kind in ("deadline_days", "plan")
                 else int(np.argmin(np.where(feasible, wall, np.inf))))
-    elif resolved.candidates[cid].sizing == "deadline_days":
+    elif kind in ("deadline_days", "plan"):
         pick = int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
     else:
         within = np.asarray(env.get(f"{cid}.within_power_cap", 0.0)) > 0
         within = np.broadcast_to(within, trial.shape)
         pick = int(np.nonzero(within)[0][-1]) if within.any() else 0
     cards = float(trial[pick])
-    kind = resolved.candidates[cid].sizing
     return replace(resolved.inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
-                   source=f"sized for {kind} = {values[f'{p}.{kind}']:g}")
+                   source="sized to deliver the plan (cards: auto)" if kind == "plan"
+                   else f"sized for {kind} = {values[f'{p}.{kind}']:g}")
 
 
 def compute(loaded: Loaded, catalog: Catalog) -> Result:
@@ -204,7 +205,10 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
                 notes.append(
                     f"the cluster completes only {values['runs_completed_fraction']:.0%} "
                     "of the planned runs per year")
-            if info.sizing != "cards":
+            if info.sizing == "plan":
+                notes.append(f"sized to {int(cand_inputs['cards']):,} cards to deliver the "
+                             "plan (cards: auto)")
+            elif info.sizing != "cards":
                 target = cand_inputs[info.sizing]
                 unit = "days" if info.sizing == "deadline_days" else "kW"
                 notes.append(f"sized to {int(cand_inputs['cards']):,} cards for "
@@ -258,6 +262,9 @@ def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
     if not values.get("meets_deadline", 1.0):
         reasons.append(f"no cluster up to {largest:,} cards finishes a run within "
                        f"{inputs['deadline_days']:g} days")
+    if not values.get("meets_plan", 1.0):
+        reasons.append(f"no cluster up to {largest:,} cards delivers the whole plan within "
+                       "the horizon")
     if not values.get("within_power_cap", 1.0):
         reasons.append(
             f"{'one server' if inputs['cards'] <= inputs['cards_per_node'] else 'the cluster'} "

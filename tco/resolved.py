@@ -61,7 +61,7 @@ class CandidateInfo:
     cooling: str
     stack: str
     stack_name: str
-    sizing: str  # cards | deadline_days | power_cap_kw
+    sizing: str  # cards | deadline_days | power_cap_kw | plan (cards: auto)
     acquire: str = "buy"  # buy | rent
     inputs_of: str = ""  # a generated rent option: the candidate whose card and size it rents
     flags: list[str] = field(default_factory=list)

@@ -374,6 +374,13 @@ class _Resolver:
     def size_rule(self, c: Candidate, info: CandidateInfo) -> None:
         """The cluster size: given, or a target (deadline or power cap) the engine sizes for."""
         base = ["candidates", c.id]
+        if c.cards == "auto":  # the engine sizes it to deliver the plan (sizing "plan")
+            info.sizing = "plan"
+            self.inputs.put(Input(path=f"{'.'.join(base)}.cards", value=1.0,
+                                  spec=CANDIDATE_INPUTS["cards"],
+                                  source="to be sized to deliver the plan (cards: auto)",
+                                  origin="derived"))
+            return
         if c.cards is not None:
             self.put(self.given(base + ["cards"], c.cards, CANDIDATE_INPUTS["cards"]))
             return

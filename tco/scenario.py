@@ -84,7 +84,7 @@ class Candidate(BaseModel):
     name: str | None = None
     notes: str | None = None
     vendor: str | None = None
-    cards: Whole | None = None
+    cards: Whole | Literal["auto"] | None = None  # auto: the smallest that delivers the plan
     deadline_days: Num | None = None
     power_cap_kw: Num | None = None
     platform: str | None = None
@@ -248,7 +248,8 @@ _FIRST = ("extra_forbidden", "unknown_field")  # a typo also causes a 'missing' 
 def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
     errors = exc.errors()
     err = next((e for e in errors if e.get("type") in _FIRST), errors[0])
-    loc = [str(x) for x in err["loc"]]
+    # a union's member tags (`function-before[...]`, `literal['auto']`) are not fields
+    loc = [str(x) for x in err["loc"] if "[" not in str(x)]
     # Lists are addressed by index in pydantic; name the record by its id instead.
     named: list[str] = []
     data: Any = doc.data
@@ -270,7 +271,8 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
     elif kind == "missing":
         msg = "required field is missing"
     elif kind.startswith("int"):
-        msg = f"expected a whole number, found {show_value(found)}"
+        also = " or auto" if isinstance(found, str) and loc[-1:] == ["cards"] else ""
+        msg = f"expected a whole number{also}, found {show_value(found)}"
     elif kind.startswith("float"):
         msg = f"expected a number, found {show_value(found)}"
     elif kind == "string_pattern_mismatch":

@@ -369,7 +369,7 @@ _CANDIDATE = _record(CandidateInfo, {
 RESOLVED_FIELDS = ("structure", "inputs", "candidates", "file", "scenario_data",
                    "catalog_digest", "usd_to_currency", "read_by_resolve", "sized")
 RECORDS = {Structure: _STRUCTURE, InputSpec: _SPEC, Input: _INPUT, CandidateInfo: _CANDIDATE}
-SIZING_KINDS = ("deadline_days", "power_cap_kw")
+SIZING_KINDS = ("deadline_days", "power_cap_kw", "plan")
 
 
 def encode(digest: str, resolved: Resolved) -> bytes:

@@ -10,7 +10,7 @@ from .capex import capex, no_capex
 from .cashflows import Money, cash_flows, horizon_results
 from .cloud import renting
 from .cluster import cluster
-from .decision import feasibility, tier
+from .decision import feasibility, plan_target, tier
 from .jobcost import job_costs
 from .operations import delivered, hours, running
 from .portfolio import portfolio
@@ -54,6 +54,8 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     m = Money(cx, run, cl, h, work, plan, owned)
     flows = cash_flows(b, horizon, m, tl, money)
     hz = horizon_results(b, horizon, flows, work, plan, money)
+    if st.sizing[k] == "plan":  # cards: auto, sized to deliver the plan
+        feasible = plan_target(b, feasible, Ref(f"{cid}.plan_delivered_fraction"))
     if cid in st.shortfall_rent:
         shortfall_cost(b, horizon, work, plan, hz, money, priced_rent)
     tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"),

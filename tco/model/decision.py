@@ -26,7 +26,19 @@ def feasibility(b: Builder, sizing: str, primary: Run, runs: list[Run], cl: Clus
                    "Facility power within the power cap", "cluster")
         return q("feasible", AND(runnable, target), "flag",
                  "Feasible: runs every workload within the power cap", "cluster")
+    if sizing == "plan":  # cards: auto; the target is set after the plan (plan_target)
+        return runnable
     return q("feasible", runnable, "flag", "Feasible: runs every workload", "cluster")
+
+
+def plan_target(b: Builder, runnable: Ref, delivered_fraction: Ref) -> Ref:
+    """`cards: auto`: the cluster must deliver the whole plan over the horizon (sizing picks
+    the smallest that does)."""
+    target = b.q("meets_plan", delivered_fraction.ge(COMPLETE_FRACTION), "flag",
+                 "Delivers the whole plan over the horizon (the size target of cards: auto)",
+                 "cluster")
+    return b.q("feasible", AND(runnable, target), "flag",
+               "Feasible: runs every workload and delivers the plan", "cluster")
 
 
 def tier_formula(feasible: ExprLike, barred: bool, completed_fraction: ExprLike,
