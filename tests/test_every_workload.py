@@ -144,3 +144,12 @@ def test_the_workbook_ranks_each_workload_and_notes_the_moe(two):
         assert str(ws.cell(r + 1, 4).value).startswith("=Model!")
         assert vs.cell(r + 1, 4).value == pytest.approx(two.candidate(cid).jobs[MOE]
                                                         ["cost_per_job"], rel=1e-12)
+
+
+def test_tco_job_notes_the_warning_for_a_mixture_of_experts_only():
+    base = ["job", "--tokens", "1e12", "--card", "h100-sxm", "--cards", "512"]
+    moe = CliRunner().invoke(cli, [*base, "--model-params", "100e9", "--active-params", "20e9"])
+    dense = CliRunner().invoke(cli, [*base, "--model-params", "34e9"])
+    assert moe.exit_code == 0 and dense.exit_code == 0, moe.output + dense.output
+    assert f"note: {MOE_WARNING}" in moe.output
+    assert MOE_WARNING not in dense.output

@@ -42,7 +42,7 @@ from .fields import (
 )
 from .fmt import money, number
 from .portfolios import portfolio_block, portfolios_json
-from .workloads import workload_table, workloads_json
+from .workloads import MOE_WARNING, workload_table, workloads_json
 
 # Cells a spreadsheet would read as a formula (CWE-1236). Prefixed with an apostrophe.
 _FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
@@ -331,4 +331,6 @@ def job_table(result: Result, c: CandidateResult) -> str:
     lines.append(text_table(["quantity", "value"], rows, "lr").rstrip())
     for n in c.notes + c.info.flags:
         lines.append(f"note: {printable(n)}")
+    if d.get("mixture_of_experts"):
+        lines.append(f"note: {MOE_WARNING}")
     return "\n".join(lines) + "\n" + provenance_line(result)
