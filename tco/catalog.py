@@ -219,7 +219,9 @@ class Stack(_Record):
 class CloudPrice(_Record):
     card: str
     on_demand_usd_per_card_hour: Figure
-    committed_usd_per_card_hour: Figure | None = None
+    committed_usd_per_card_hour: Figure | None = None  # 1-year
+    committed_3yr_usd_per_card_hour: Figure | None = None
+    spot_usd_per_card_hour: Figure | None = None  # interruptible; see spot_overhead_fraction
     notes: str | None = None
 
 
@@ -299,6 +301,8 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("stacks", "licence_per_card_year_usd"): _C["licence_per_card_year"],
     ("cloud_prices", "on_demand_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     ("cloud_prices", "committed_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
+    ("cloud_prices", "committed_3yr_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
+    ("cloud_prices", "spot_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     **{("assumptions", k): spec for k, spec in ASSUMPTION_INPUTS.items()},
     **{("assumptions", k): spec for k, spec in MONEY_DEFAULTS.items()},
     **{("assumptions", k): spec for k, spec in SERVE_ASSUMPTIONS.items()},

@@ -18,7 +18,7 @@ from .gcpause import paused_gc
 from .inputs import Input
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
 from .resolved import CandidateInfo, Resolved, with_values
-from .result import COMPLETE_FRACTION, CandidateResult, Provenance, Result
+from .result import COMPLETE_FRACTION, CandidateResult, PortfolioResult, Provenance, Result
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -43,9 +43,16 @@ SIZE_STEP_INPUT = "cards_per_node"
 
 def _sizing_targets(resolved: Resolved, cid: str) -> list[str]:
     """The quantities the size of `cid` is chosen by (the first three), and its layouts."""
-    primary = resolved.structure.workloads[0][0]
+    primary = primary_of(resolved, cid)
     return [f"{cid}.feasible", f"{cid}.runnable", f"{cid}.{primary}.wall_days"] + [
         f"{cid}.{wid}.step_seconds" for wid, _p, _k in resolved.structure.workloads]
+
+
+def primary_of(resolved: Resolved, cid: str) -> str:
+    """The first workload option `cid` carries (every option carries the plan's first unless
+    it is assigned others): its run is the deadline's and the headline's."""
+    info = resolved.candidates[cid]
+    return next(wid for wid, _p, _k in resolved.structure.workloads if info.carries(wid))
 
 
 def sizing_inputs(model: Model, resolved: Resolved, cid: str) -> set[str]:
@@ -112,21 +119,22 @@ def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) 
                                 for n in targets)
     feasible, runnable = feasible > 0, runnable > 0
     usable = runnable & np.isfinite(wall) & (wall > 0)
+    kind = resolved.candidates[cid].sizing
     if feasible.any():
-        # deadline: the first (smallest) size meeting it; power cap: the fastest within
-        # it (past some size more cards only slow a run: interruptions grow with size)
-        pick = (int(np.argmax(feasible)) if resolved.candidates[cid].sizing == "deadline_days"
+        # deadline, plan: the first (smallest) size meeting it; power cap: the fastest
+        # within it (past some size more cards only slow a run: interruptions grow with size)
+        pick = (int(np.argmax(feasible)) if kind in ("deadline_days", "plan")
                 else int(np.argmin(np.where(feasible, wall, np.inf))))
-    elif resolved.candidates[cid].sizing == "deadline_days":
+    elif kind in ("deadline_days", "plan"):
         pick = int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
     else:
         within = np.asarray(env.get(f"{cid}.within_power_cap", 0.0)) > 0
         within = np.broadcast_to(within, trial.shape)
         pick = int(np.nonzero(within)[0][-1]) if within.any() else 0
     cards = float(trial[pick])
-    kind = resolved.candidates[cid].sizing
     return replace(resolved.inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
-                   source=f"sized for {kind} = {values[f'{p}.{kind}']:g}")
+                   source="sized to deliver the plan (cards: auto)" if kind == "plan"
+                   else f"sized for {kind} = {values[f'{p}.{kind}']:g}")
 
 
 def compute(loaded: Loaded, catalog: Catalog) -> Result:
@@ -170,7 +178,6 @@ def _first(v: object) -> float:
 
 def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Result:
     st = resolved.structure
-    primary = st.workloads[0][0]
     candidates = []
     own_inputs = inputs_by_candidate(resolved)
     for cid, info in resolved.candidates.items():
@@ -192,10 +199,14 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
                 else:
                     values[q.name[len(cid) + 1:]] = v  # ids may contain dots
             if not values["feasible"]:
-                reasons += infeasible_reasons(info, cand_inputs, values, jobs)
+                reasons += infeasible_reasons(info, cand_inputs, values, {
+                    wid: job for wid, job in jobs.items() if info.carries(wid)})
             if not reasons and values["runs_completed_fraction"] < COMPLETE_FRACTION:
                 notes.append(completes_note(values["runs_completed_fraction"]))
-            if info.sizing != "cards":
+            if info.sizing == "plan":
+                notes.append(f"sized to {int(cand_inputs['cards']):,} cards to deliver the "
+                             "plan (cards: auto)")
+            elif info.sizing != "cards":
                 target = cand_inputs[info.sizing]
                 unit = "days" if info.sizing == "deadline_days" else "kW"
                 notes.append(f"sized to {int(cand_inputs['cards']):,} cards for "
@@ -203,7 +214,8 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
                              f"{target:g} {unit}")
         candidates.append(CandidateResult(
             id=cid, info=info, feasible=not reasons, reasons=reasons, notes=notes,
-            inputs=cand_inputs, values=values, jobs=jobs, yearly=yearly, primary_workload=primary,
+            inputs=cand_inputs, values=values, jobs=jobs, yearly=yearly,
+            primary_workload=primary_of(resolved, cid),
         ))
     provenance = Provenance(
         tool_version=__version__, catalog_digest=resolved.catalog_digest,
@@ -213,7 +225,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         scenario_data=resolved.scenario_data, structure=st, inputs=resolved.inputs,
         candidates=rank(candidates), provenance=provenance, model=model,
         components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
-        resolved=resolved, env=dict(env),
+        resolved=resolved, env=dict(env), portfolios=portfolio_results(resolved, model, env),
     )
 
 
@@ -221,6 +233,18 @@ def completes_note(fraction: float) -> str:
     """The note of a cluster that completes fewer runs than planned (the live report writes it
     again from this sentence when a reader's change moves the fraction)."""
     return f"the cluster completes only {fraction:.0%} of the planned runs per year"
+
+
+def portfolio_results(resolved: Resolved, model: Model, env: Mapping[str, object]
+                      ) -> list[PortfolioResult]:
+    """Each portfolio's quantities (tco/model/portfolio.py), ranked by tier then NPV."""
+    names = {p["id"]: p.get("name") or p["id"]
+             for p in resolved.scenario_data.get("portfolios", [])}
+    out = []
+    for pid, *options in resolved.structure.portfolios:
+        values = {q.name[len(pid) + 1:]: _first(env[q.name]) for q in model.of_candidate(pid)}
+        out.append(PortfolioResult(pid, names.get(pid, pid), list(options), values))
+    return sorted(out, key=lambda p: (p.tier, p.values["npv_tco"], p.id))
 
 
 def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
@@ -244,6 +268,9 @@ def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
     if not values.get("meets_deadline", 1.0):
         reasons.append(f"no cluster up to {largest:,} cards finishes a run within "
                        f"{inputs['deadline_days']:g} days")
+    if not values.get("meets_plan", 1.0):
+        reasons.append(f"no cluster up to {largest:,} cards delivers the whole plan within "
+                       "the horizon")
     if not values.get("within_power_cap", 1.0):
         reasons.append(
             f"{'one server' if inputs['cards'] <= inputs['cards_per_node'] else 'the cluster'} "

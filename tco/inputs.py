@@ -98,6 +98,9 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
            0, 1e5),
     _money("cloud_price_per_card_hour", "money/card-h", "Cloud rental per card-hour", 0.01, 500,
            "per card-hour, not per instance-hour"),
+    _money("shortfall_price_per_card_hour", "money/card-h", "Rent per card-hour of the same "
+           "sustained compute on another card, closing a shortfall (a card with no cloud "
+           "price)", 0.01, 500, "per card-hour of this card's sustained compute"),
 ]}
 
 # A candidate sized by the engine has one target instead of a card count: the cluster must meet
@@ -245,6 +248,8 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               1, 256),
     InputSpec("global_batch_tokens", "tokens", "Default global batch", 1e3, 1e9),
     InputSpec("seq_len_tokens", "tokens", "Default sequence length", 16, 1e7),
+    _frac("spot_overhead_fraction", "Extra card-hours a training job needs on spot capacity "
+          "(work lost to preemptions and restarts), per useful card-hour", 0.0, 5.0),
     InputSpec("card_failure_rate_per_hour", "1/card-h", "Interruptions per card-hour", 0, 1e-2),
     InputSpec("restart_hours", "h", "Time to restart after an interruption", 0, 48),
     InputSpec("checkpoint_interval_hours", "h", "Checkpoint interval", 0, 48),

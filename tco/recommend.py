@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .result import CandidateResult, Result
+from .result import CandidateResult, PortfolioResult, Result
 
-MODES = ("buy", "rent", "hybrid")
+MODES = ("buy", "rent", "hybrid", "portfolio")
+# `rent_pricing` tiers in words (the JSON's `pricing` keeps the tier, dashed)
+PRICING_WORDS = {"committed-3yr": "3-year committed"}
 
 
 @dataclass(frozen=True)
@@ -29,12 +31,16 @@ class Recommendation:
     runner_up: CandidateResult | None  # the next option that may be used and delivers
     other_mode: CandidateResult | None  # the cheapest usable option of the other mode
     reasons: list[str] = field(default_factory=list)  # in English (JSON, table)
+    options: list[str] = field(default_factory=list)  # a portfolio's options (else [option])
+    parts: list[str] = field(default_factory=list)  # a portfolio's: each option's action
 
     def action(self) -> str:
         """"rent NVIDIA B200 at committed prices", "buy ...", "buy ... and rent what it
-        cannot do (hybrid)"."""
+        cannot do (hybrid)", "combine: buy ... for w1; rent ... for w2" (a portfolio)."""
+        if self.mode == "portfolio":
+            return "combine: " + "; ".join(self.parts)
         if self.mode == "rent":
-            return f"rent {self.card_name} at {self.pricing} prices"
+            return f"rent {self.card_name} at {PRICING_WORDS.get(self.pricing, self.pricing)} prices"
         if self.mode == "hybrid":
             return f"buy {self.card_name} and rent what it cannot do (hybrid)"
         return f"buy {self.card_name}"
@@ -56,8 +62,13 @@ def _money(x: float, currency: str) -> str:
 
 
 def recommend(result: Result) -> Recommendation | None:
-    """The best-ranked option that may be used here, with its reasons; None when none may."""
+    """The best-ranked option (or portfolio of options) that may be used here, with its
+    reasons; None when none may."""
     rec = result.recommended
+    port = best_portfolio(result)
+    if port is not None and (rec is None or not delivers(rec)
+                             or port.values["npv_tco"] < rec.values["npv_tco"]):
+        return _portfolio(result, port, rec if rec is not None and delivers(rec) else None)
     if rec is None:
         return None
     cur, years = result.currency, result.structure.horizon_years
@@ -86,7 +97,10 @@ def recommend(result: Result) -> Recommendation | None:
             f"no option that may be used here delivers the whole plan; this one has the "
             f"lowest NPV among them, {_money(npv, cur)}, and delivers "
             f"{rec.values['plan_delivered_fraction']:.0%} of it "
-            f"({rec.values['plan_shortfall_runs']:.1f} runs short)")
+            f"({rec.values['plan_shortfall_runs']:.1f} runs short)"
+            + (f"; renting the shortfall would bring the whole plan to "
+               f"{_money(rec.values['npv_tco_plan_closed'], cur)}"
+               if "npv_tco_plan_closed" in rec.values else ""))
     if other is not None:
         what, which = ("buying", "bought") if rented else ("renting", "rented")
         gap = other.values["npv_tco"] - npv
@@ -105,13 +119,59 @@ def recommend(result: Result) -> Recommendation | None:
         elif use is None or be > use:
             reasons.append(f"buying the same cluster ({source.id}) would pay only if it were "
                            f"busy more than {be:.0%} of the year")
+    if port is not None:
+        gap = port.values["npv_tco"] - npv
+        reasons.append(f"the cheapest portfolio ({port.id}) costs "
+                       f"{_money(port.values['npv_tco'], cur)} to deliver the plan, "
+                       f"{_money(gap, cur)} more")
     if mode != "rent" and rec.values.get("ready_years", 0) > 0:
         reasons.append(f"first useful work {rec.values['ready_years'] * 12:.1f} months after "
                        "the order (delivery and porting); the runs planned meanwhile are "
                        + ("caught up within the horizon" if ok else "partly lost"))
     return Recommendation(rec.id, mode, rec.info.name, rec.info.card_name,
                           int(rec.inputs["cards"]), pricing, npv, ok, runner_up, other,
-                          reasons)
+                          reasons, [rec.id])
+
+
+def best_portfolio(result: Result) -> PortfolioResult | None:
+    """The cheapest portfolio that may be used here and delivers the plan."""
+    from .exporters.portfolios import usable as may_use
+
+    return next((p for p in result.portfolios if may_use(result, p) and p.tier == 0), None)
+
+
+def _option_action(result: Result, c: CandidateResult) -> str:
+    pricing = str(result.scenario_data.get("rent_pricing", "committed")).replace("_", "-")
+    verb = {"rent": f"rent {c.info.card_name} at {pricing} prices",
+            "hybrid": f"buy {c.info.card_name} and rent what it cannot do"}.get(
+        c.info.acquire, f"buy {c.info.card_name}")
+    return f"{verb} ({c.id}, {int(c.inputs['cards']):,} cards) for {', '.join(c.carries)}"
+
+
+def _portfolio(result: Result, port: PortfolioResult, single: CandidateResult | None
+               ) -> Recommendation:
+    """A portfolio recommended: it delivers the plan for less than any single option."""
+    cur, years = result.currency, result.structure.horizon_years
+    npv = port.values["npv_tco"]
+    members = [result.candidate(oid) for oid in port.options]
+    reasons = []
+    if single is not None:
+        gap = single.values["npv_tco"] - npv
+        reasons.append(
+            f"lowest NPV of delivering the plan over {years} years: its options together cost "
+            f"{_money(npv, cur)}, {_money(gap, cur)} "
+            f"({gap / single.values['npv_tco']:.0%}) less than the best single option, "
+            f"{single.id}")
+    else:
+        reasons.append(f"no single option that may be used here delivers the plan; together "
+                       f"its options do, for {_money(npv, cur)} over {years} years")
+    for c in members:
+        reasons.append(f"{c.id} carries {', '.join(c.carries)}: "
+                       f"{_money(c.values['npv_tco'], cur)}")
+    return Recommendation(
+        port.id, "portfolio", port.name, " + ".join(c.info.card_name for c in members),
+        sum(int(c.inputs["cards"]) for c in members), "", npv, True, single, None, reasons,
+        list(port.options), [_option_action(result, c) for c in members])
 
 
 def recommendation_dict(result: Result) -> dict[str, object] | None:
@@ -121,4 +181,5 @@ def recommendation_dict(result: Result) -> dict[str, object] | None:
         return None
     return {"option": r.option, "mode": r.mode, "name": r.name, "card_name": r.card_name,
             "cards": r.cards, "pricing": r.pricing or None, "npv_tco": r.npv_tco,
-            "delivers_plan": r.delivers_plan, "action": r.action(), "reasons": r.reasons}
+            "delivers_plan": r.delivers_plan, "action": r.action(), "reasons": r.reasons,
+            "options": r.options}

@@ -41,6 +41,13 @@ class Structure:
     # the serving objectives given (`workloads.<id>.ttft_ms` / `.tpot_ms`); a serve workload
     # without one is offline (maximum throughput)
     objectives: tuple[str, ...] = ()
+    # candidates whose shortfall can be priced: a cloud price, or a rent of the same peak
+    # compute on another card (`shortfall_price_per_card_hour`, tco.shortfall_price)
+    shortfall_rent: tuple[str, ...] = ()
+    # each candidate's workloads (ids), in the order of `candidates`; () carries every one
+    assigned: tuple[tuple[str, ...], ...] = ()
+    # portfolios costed together: (id, option, option, ...)
+    portfolios: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass
@@ -57,13 +64,17 @@ class CandidateInfo:
     cooling: str
     stack: str
     stack_name: str
-    sizing: str  # cards | deadline_days | power_cap_kw
+    sizing: str  # cards | deadline_days | power_cap_kw | plan (cards: auto)
     acquire: str = "buy"  # buy | rent
     inputs_of: str = ""  # a generated rent option: the candidate whose card and size it rents
     flags: list[str] = field(default_factory=list)
     blocking: list[str] = field(default_factory=list)  # flags that bar buying it here
     infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
     notes: list[str] = field(default_factory=list)
+    workloads: list[str] = field(default_factory=list)  # the workloads it carries; [] = all
+
+    def carries(self, wid: str) -> bool:
+        return not self.workloads or wid in self.workloads
 
     @property
     def inputs_id(self) -> str:

@@ -35,8 +35,12 @@ from .inputs import (
     Input,
     InputSpec,
 )
+from .policy import check_policy, lift_bars
+from .portfolio import assigned_workloads, portfolios
+from .rent_tiers import tier_figure
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
 from .scenario import Candidate, Loaded, Workload
+from .shortfall_price import cheapest_rent
 
 # The workload inputs a serving workload shares with training ones.
 SERVE_SHARED = ("params", "active_params")
@@ -106,6 +110,7 @@ class _Resolver:
             if rented:
                 rent.append(c.id)
         self.check_distributions()
+        check_policy(self.loaded, self.catalog)
         rent += self.rent_options(infos, rent)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
         structure = Structure(
@@ -118,6 +123,11 @@ class _Resolver:
             barred=tuple(cid for cid in priced if infos[cid].blocking),
             rent=tuple(cid for cid in rent if cid in priced),
             objectives=tuple(self.objectives),
+            shortfall_rent=tuple(cid for cid in priced if cid in rent or f"candidates."
+                                 f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
+                                 in self.inputs),
+            assigned=tuple(tuple(infos[cid].workloads) for cid in priced),
+            portfolios=portfolios(self.loaded, infos, priced, [w[0] for w in workloads]),
         )
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
@@ -309,13 +319,20 @@ class _Resolver:
                                origin="catalog"))
             else:
                 self.put(_fig_input(f"{p}.{key}", fig, spec, scale, note and f"{note}: "))
+        if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
+                c.overrides:
+            self.shortfall_price(c, card, p)
         for key in c.overrides:
-            if key in figs:
+            if key in figs or f"{p}.{key}" in self.inputs:  # shortfall_price_per_card_hour
                 continue
             if key != "cloud_price_per_card_hour":
                 raise self.loaded.error(f"'{key}' is not used by this scenario", base + [key])
             self.put(self.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
         info.acquire = c.acquire
+        info.workloads = assigned_workloads(self.loaded, c)
+        if info.workloads:
+            info.notes.append(f"carries {', '.join(info.workloads)} only: a part of the plan, "
+                              "costed whole in a portfolio")
         if c.acquire != "buy" and f"{p}.cloud_price_per_card_hour" not in self.inputs:
             raise self.loaded.error(
                 f"{c.acquire} rents, and renting needs a cloud price: the catalog has none "
@@ -325,6 +342,7 @@ class _Resolver:
         self.size_rule(c, info)
         self.layout_pins(c)
         self.risk_policy(card, stack, info)
+        lift_bars(self.loaded, card.id, info)
         if stack.id != "cuda" and card.mfu_basis == "vendor-tuned":
             info.notes.append(f"MFU: the vendor-tuned figure x the team factor for "
                               f"{stack.name.split(' (')[0]} (by team.familiarity)")
@@ -393,17 +411,40 @@ class _Resolver:
         rent_note = ""
         cloud = self.catalog.cloud_prices.get(card.id)
         if cloud is not None:
-            committed = cloud.committed_usd_per_card_hour
-            fig = (committed if sc.rent_pricing == "committed" and committed
-                   else cloud.on_demand_usd_per_card_hour)
-            if sc.rent_pricing == "committed" and not committed:
-                rent_note = "no committed cloud price is published: renting uses on-demand"
-            figs["cloud_price_per_card_hour"] = (fig, fx, fx_note)
+            fig, tier, rent_note = tier_figure(cloud, sc.rent_pricing)
+            scale, note = fx, fx_note
+            if tier == "spot":  # the price of a useful card-hour: preempted work is paid too
+                over = self.inputs["assumptions.spot_overhead_fraction"].value
+                scale, note = fx * (1 + over), (
+                    f"spot price x (1 + {over:g} spot overhead, "
+                    f"assumptions.spot_overhead_fraction){fx_note}")
+            figs["cloud_price_per_card_hour"] = (fig, scale, note)
         return figs, rent_note
+
+    def shortfall_price(self, c: Candidate, card: Accelerator, p: str) -> None:
+        """A card with no cloud price: the rent of the same peak compute on the cheapest card
+        a cloud sells (tco.shortfall_price), or the scenario's own figure."""
+        key, spec = "shortfall_price_per_card_hour", CANDIDATE_INPUTS["shortfall_price_per_card_hour"]
+        if key in c.overrides:
+            self.put(self.given(["candidates", c.id, key], c.overrides[key], spec))
+            return
+        found = cheapest_rent(self.catalog, card, self.sc.facility.region, self.sc.rent_pricing)
+        if found is not None:
+            self.put(Input(path=f"{p}.{key}", value=found.usd_per_card_hour * self.fx,
+                           spec=spec, low=found.low_usd * self.fx, high=found.high_usd * self.fx,
+                           source=found.source + self.fx_note, as_of=found.as_of,
+                           origin="derived"))
 
     def size_rule(self, c: Candidate, info: CandidateInfo) -> None:
         """The cluster size: given, or a target (deadline or power cap) the engine sizes for."""
         base = ["candidates", c.id]
+        if c.cards == "auto":  # the engine sizes it to deliver the plan (sizing "plan")
+            info.sizing = "plan"
+            self.inputs.put(Input(path=f"{'.'.join(base)}.cards", value=1.0,
+                                  spec=CANDIDATE_INPUTS["cards"],
+                                  source="to be sized to deliver the plan (cards: auto)",
+                                  origin="derived"))
+            return
         if c.cards is not None:
             self.put(self.given(base + ["cards"], c.cards, CANDIDATE_INPUTS["cards"]))
             return

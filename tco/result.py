@@ -54,8 +54,31 @@ class CandidateResult:
         return self.priced and self.values["plan_delivered_fraction"] >= COMPLETE_FRACTION
 
     @property
+    def carries(self) -> list[str]:
+        """The workloads it carries (every one of the plan unless assigned)."""
+        return list(self.info.workloads) or list(self.jobs)
+
+    @property
     def job(self) -> dict[str, float]:
         return self.jobs.get(self.primary_workload, {})
+
+
+@dataclass
+class PortfolioResult:
+    """Options costed together (tco/model/portfolio.py): its quantities by key."""
+
+    id: str
+    name: str
+    options: list[str]
+    values: dict[str, float]
+
+    @property
+    def feasible(self) -> bool:
+        return bool(self.values["feasible"])
+
+    @property
+    def tier(self) -> int:
+        return int(self.values["tier"])
 
 
 @dataclass
@@ -69,6 +92,7 @@ class Result:
     components: tuple[str, ...]
     job_components: tuple[str, ...]
     analyses: dict[str, object] = field(default_factory=dict)  # filled by tco.analysis
+    portfolios: list[PortfolioResult] = field(default_factory=list)  # ranked as candidates
     validated: Scenario | None = field(default=None, repr=False, compare=False)
     resolved: Resolved | None = field(default=None, repr=False, compare=False)
     # what it was evaluated from (a what-if edits it rather than resolve the scenario again)

@@ -153,7 +153,7 @@ class Candidate(BaseModel):
     name: str | None = None
     notes: str | None = None
     vendor: str | None = None
-    cards: Whole | None = None
+    cards: Whole | Literal["auto"] | None = None  # auto: the smallest that delivers the plan
     deadline_days: Num | None = None
     power_cap_kw: Num | None = None
     platform: str | None = None
@@ -163,6 +163,9 @@ class Candidate(BaseModel):
     # search (tco.layout). Example: layout: {llama-70b: {tp: 8, pp: 4}}
     layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute"], Whole]] = {}
     acquire: Literal["buy", "rent", "hybrid"] = "buy"
+    # The workloads this option carries (ids); default every workload of the plan. An option
+    # that carries only some of them is costed as part of a portfolio (below).
+    workloads: list[str] | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _one_sizing(self) -> Candidate:
@@ -240,11 +243,29 @@ class Distribution(_Strict):
         return self
 
 
+class Policy(_Strict):
+    """What the buyer holds: lifts the catalog's export-control and licence bars for the
+    cards named, with a note every output prints (tco.policy)."""
+
+    holds_licence: list[str] = []  # catalog card ids
+    note: str | None = Field(default=None, max_length=500)
+
+
+class Portfolio(_Strict):
+    """Options costed together, each carrying its own workloads; together they carry every
+    workload of the plan exactly once."""
+
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: str | None = None
+    options: list[str] = Field(min_length=2)
+
+
 class Scenario(_Strict):
     name: str = Field(default="Untitled scenario", max_length=200)
     description: str | None = None
     currency: Literal["USD", "CNY", "EUR"] = "USD"
-    rent_pricing: Literal["on_demand", "committed"] = "committed"
+    # committed: 1-year; committed_3yr: 3-year; spot: interruptible, with its overhead
+    rent_pricing: Literal["on_demand", "committed", "committed_3yr", "spot"] = "committed"
     # auto: besides the candidates, rent each bought card that has a cloud price (one option per
     # card, the size of the first candidate with it); none: only the candidates listed
     rent_options: Literal["auto", "none"] = "auto"
@@ -257,6 +278,8 @@ class Scenario(_Strict):
     team: Team = Team()
     assumptions: dict[str, Num] = {}
     distributions: dict[str, Distribution] = {}
+    portfolios: list[Portfolio] = []
+    policy: Policy = Policy()
 
     @field_validator("assumptions")
     @classmethod
@@ -299,7 +322,8 @@ _FIRST = ("extra_forbidden", "unknown_field")  # a typo also causes a 'missing' 
 def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
     errors = exc.errors()
     err = next((e for e in errors if e.get("type") in _FIRST), errors[0])
-    loc = [str(x) for x in err["loc"]]
+    # a union's member tags (`function-before[...]`, `literal['auto']`) are not fields
+    loc = [str(x) for x in err["loc"] if "[" not in str(x)]
     # Lists are addressed by index in pydantic; name the record by its id instead.
     named: list[str] = []
     data: Any = doc.data
@@ -321,7 +345,8 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
     elif kind == "missing":
         msg = "required field is missing"
     elif kind.startswith("int"):
-        msg = f"expected a whole number, found {show_value(found)}"
+        also = " or auto" if isinstance(found, str) and loc[-1:] == ["cards"] else ""
+        msg = f"expected a whole number{also}, found {show_value(found)}"
     elif kind.startswith("float"):
         msg = f"expected a number, found {show_value(found)}"
     elif kind == "string_pattern_mismatch":

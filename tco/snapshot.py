@@ -350,7 +350,8 @@ _STRUCTURE = _record(Structure, {
     "currency": _str, "horizon_years": _int, "workloads": _tuple(_tuple(_str, 3)),
     "candidates": _tuple(_str), "stacks": _tuple(_str), "sizing": _tuple(_str),
     "acquire": _tuple(_str), "inputs_of": _tuple(_str), "barred": _tuple(_str),
-    "rent": _tuple(_str), "objectives": _tuple(_str)})
+    "rent": _tuple(_str), "objectives": _tuple(_str), "shortfall_rent": _tuple(_str),
+    "assigned": _tuple(_tuple(_str)), "portfolios": _tuple(_tuple(_str))})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})
@@ -363,12 +364,12 @@ _CANDIDATE = _record(CandidateInfo, {
     "platform": _str, "platform_name": _str, "cooling": _str, "stack": _str,
     "stack_name": _str, "sizing": _str, "acquire": _str, "inputs_of": _str,
     "flags": _list(_str), "blocking": _list(_str),
-    "infeasible": _list(_str), "notes": _list(_str)})
+    "infeasible": _list(_str), "notes": _list(_str), "workloads": _list(_str)})
 # Resolved's own fields, decoded by `decode` (the validated scenario object is never kept).
 RESOLVED_FIELDS = ("structure", "inputs", "candidates", "file", "scenario_data",
                    "catalog_digest", "usd_to_currency", "read_by_resolve", "sized")
 RECORDS = {Structure: _STRUCTURE, InputSpec: _SPEC, Input: _INPUT, CandidateInfo: _CANDIDATE}
-SIZING_KINDS = ("deadline_days", "power_cap_kw")
+SIZING_KINDS = ("deadline_days", "power_cap_kw", "plan")
 
 
 def encode(digest: str, resolved: Resolved) -> bytes:

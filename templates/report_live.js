@@ -287,11 +287,19 @@
     }
   }
 
+  // parts shown only while a quantity is above zero (an option's shortfall)
+  const conditional = Array.from(document.querySelectorAll("[data-when]"),
+    (el) => ({ el, q: Number(el.dataset.when) }));
+
   function renderFigures(v) {
     for (const f of figures) {
       const x = v[f.q];
       setText(f.el, FORMATS[f.f](x));
       if (f.value) f.el.setAttribute("data-value", full(x));
+    }
+    for (const r of conditional) {
+      const hide = !(v[r.q] > 0);
+      if (r.el.hidden !== hide) r.el.hidden = hide;
     }
   }
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..catalog import Catalog
-from ..engine import compute, input_values, size_clusters
+from ..engine import compute, input_values, primary_of, size_clusters
 from ..errors import TcoError, UnknownId, did_you_mean
 from ..model import Model, build_model
 from ..resolved import Structure
@@ -181,12 +181,11 @@ class _ScalarEngine:
         others = frozenset(resolved.structure.candidates) - set(self.pair)
         resolved = size_clusters(model, replace(resolved, sized=others))
         values = input_values(resolved)
-        primary = resolved.structure.workloads[0][0]
         out = []
         for cid in self.pair:
             env = model.evaluate(values, candidate=cid)
             name = (f"{cid}.npv_tco" if self.metric == "npv_tco"
-                    else f"{cid}.{primary}.cost_per_job")
+                    else f"{cid}.{primary_of(resolved, cid)}.cost_per_job")
             out.append(float(np.asarray(env[name]).reshape(-1)[0]))
         return out[0], out[1]
 

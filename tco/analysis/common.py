@@ -20,7 +20,7 @@ def metric_name(result: Result, cid: str, metric: str) -> str:
     if metric == "npv_tco":
         return f"{cid}.npv_tco"
     if metric == "cost_per_job":
-        return f"{cid}.{result.structure.workloads[0][0]}.cost_per_job"
+        return f"{cid}.{result.candidate(cid).primary_workload}.cost_per_job"
     if metric == "cost_per_million_output_tokens":  # the first serving workload's
         serving = [wid for wid, _p, kind in result.structure.workloads if kind == "serve"]
         if not serving:

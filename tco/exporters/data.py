@@ -27,8 +27,10 @@ from typing import Any
 
 from ..errors import printable
 from ..model import JOB_COMPONENTS
+from ..policy import policy_dict
 from ..recommend import recommend, recommendation_dict
 from ..result import CandidateResult, Result
+from . import shortfall
 from .fields import (
     CANDIDATE_FIELDS,
     CSV_COLUMNS,
@@ -38,9 +40,11 @@ from .fields import (
     workload_fields,
 )
 from .fmt import money, number
+from .portfolios import portfolio_block, portfolios_json
 from .serving_view import csv_header as serve_csv_header
 from .serving_view import csv_values as serve_csv_values
 from .serving_view import serve_job_rows, serving_block
+from .workloads import MOE_WARNING, workload_table, workloads_json
 
 # Cells a spreadsheet would read as a formula (CWE-1236). Prefixed with an apostrophe.
 _FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
@@ -133,7 +137,8 @@ def _value(f: Field, c: CandidateResult, workload: str,
     if f.scope == "horizon":
         return _clean(c.values[f.quantity])
     if f.scope == "workloads":
-        return {wid: workload_dict(c, wid, kind) for wid, kind in workloads}
+        return {wid: workload_dict(c, wid, kind) for wid, kind in workloads
+                if c.info.carries(wid)}
     if f.scope == "yearly":
         return yearly_rows(c)
     job = c.jobs[workload]  # primary or workload
@@ -181,6 +186,9 @@ def compare_dict(result: Result) -> dict[str, Any]:
         "currency": result.currency,
         "horizon_years": result.structure.horizon_years,
         "recommendation": recommendation_dict(result),
+        "workloads": workloads_json(result),
+        "portfolios": portfolios_json(result),
+        "policy": policy_dict(result.scenario_data),
         "candidates": [candidate_dict(result, c) for c in result.candidates],
         "provenance": provenance(result),
     }
@@ -268,8 +276,20 @@ def compare_table(result: Result) -> str:
               "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
               "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
               "for the region or licence-barred, so never recommended.\n")
-    return (title + text_table(header, rows, "lllllrrrrrrl") + serving_block(result) + said
-            + legend + foot + provenance_line(result))
+    return (title + text_table(header, rows, "lllllrrrrrrl") + serving_block(result)
+            + workload_table(result)
+            + shortfall.table_block(result) + portfolio_block(result) + policy_line(result)
+            + said + legend + foot + provenance_line(result))
+
+
+def policy_line(result: Result) -> str:
+    """What the buyer holds (tco.policy), above the recommendation it may change."""
+    policy = policy_dict(result.scenario_data)
+    if policy is None:
+        return ""
+    held = ", ".join(policy["holds_licence"]) or "nothing"  # type: ignore[arg-type]
+    note = f": {printable(str(policy['note']))}" if policy["note"] else ""
+    return f"\nPolicy: the buyer holds a licence for {held}{note}\n"
 
 
 def provenance_line(result: Result) -> str:
@@ -324,4 +344,6 @@ def job_table(result: Result, c: CandidateResult) -> str:
     lines.append(text_table(["quantity", "value"], rows, "lr").rstrip())
     for n in c.notes + c.info.flags:
         lines.append(f"note: {printable(n)}")
+    if d.get("mixture_of_experts"):
+        lines.append(f"note: {MOE_WARNING}")
     return "\n".join(lines) + "\n" + provenance_line(result)

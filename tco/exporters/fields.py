@@ -28,6 +28,8 @@ When says when a field holds a value; otherwise it is null (an empty list for `y
 - `quantified`: priced and feasible (`CandidateResult.quantified`): no time or cost of an option
   that does not fit or makes no progress.
 - `cloud`: quantified, and the catalog has a cloud price for the card.
+- `shortfall`: quantified, and its shortfall can be priced (a cloud price for the card, or
+  a rent of the same peak compute on another card usable in the region).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS, YEAR_SHARES, YEAR_TOTALS
 
 SCOPES = ("candidate", "primary", "horizon", "workload", "workloads", "yearly")
-WHEN = ("always", "priced", "quantified", "cloud")
+WHEN = ("always", "priced", "quantified", "cloud", "shortfall")
 # number | integer | boolean | string | strings (a list of text) | cost (the per-run cost lines)
 # | workloads (workload id -> workload fields) | yearly (a list of yearly cash-flow rows)
 KINDS = ("number", "integer", "boolean", "string", "strings", "cost", "workloads", "yearly")
@@ -84,6 +86,9 @@ FIELDS: tuple[Field, ...] = (
           "string", "always", True),
     Field("cards", "inputs.cards", _C, "cards", "Accelerators in the cluster (after sizing)",
           "integer", "always", True),
+    Field("carries", "carries", _C, "", "The workloads (ids) it carries: every workload of the "
+          "plan unless the scenario assigns it some (`candidates[].workloads`); an option "
+          "carrying only some is part of a portfolio", "strings", "always"),
     Field("feasible", "feasible", _C, "", "Whether it can run every workload: priced, fits in "
           "memory, makes progress between interruptions", "boolean", "always", True),
     Field("reasons", "reasons", _C, "", "Why it is infeasible; empty when feasible", "strings",
@@ -136,6 +141,17 @@ FIELDS: tuple[Field, ...] = (
     Field("plan_delivered_fraction", "plan_delivered_fraction", _H, "fraction",
           "Share of the horizon's planned runs delivered by its end (1: the whole plan; the "
           "ranking's first tier)"),
+    Field("shortfall_card_hours", "shortfall_card_hours", _H, "card-h", "Accelerator-hours "
+          "of the planned runs still waiting at the horizon (0 when the plan is delivered)",
+          when="shortfall"),
+    Field("shortfall_rent_price", "shortfall_rent_price", _H, f"{MONEY}/card-h", "Rent per "
+          "card-hour that closes the shortfall: the card's cloud price, or the same peak "
+          "compute on the cheapest rented card usable in the region", when="shortfall"),
+    Field("shortfall_rent_cost", "shortfall_rent_cost", _H, MONEY, "Rent of "
+          "`shortfall_card_hours` at `shortfall_rent_price` (undiscounted)", when="shortfall"),
+    Field("npv_tco_plan_closed", "npv_tco_plan_closed", _H, MONEY, "NPV of delivering the "
+          "whole plan: `npv_tco` plus the rent closing the shortfall, paid in the horizon's "
+          "last year", when="shortfall"),
     Field("ready_years", "ready_years", _H, "years",
           "Years from the decision to the first useful work (delivery and porting)"),
     Field("team_software_factor", "team_software_factor", _H, "fraction", "Share of the "
@@ -188,6 +204,10 @@ FIELDS: tuple[Field, ...] = (
           "Memory one card needs (sharded training state and activations)", when="priced", applies="both"),
     Field("memory_usable_gb", "memory_usable_gb", _W, "GB", "Memory usable on one card",
           when="priced", applies="both"),
+    Field("mixture_of_experts", "mixture_of_experts", _W, "", "A mixture of experts (fewer "
+          "active than total parameters): its times and costs are optimistic (every layer an "
+          "expert layer at the dense MFU, perfectly balanced experts; methodology section 16)",
+          "boolean", "priced"),
     Field("feasible", "feasible", _W, "", "Whether this workload fits in memory and makes "
           "progress", "boolean", "priced", applies="both"),
     Field("gpu_hours", "gpu_hours", _W, "card-h", "Accelerator-hours of one run", applies="both"),

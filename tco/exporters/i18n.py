@@ -105,7 +105,7 @@ class Strings:
         for pattern, zh in self._messages:
             m = pattern.match(text)
             if m:
-                groups = m.groupdict()
+                groups = {k: v or "" for k, v in m.groupdict().items()}
                 if "region" in groups:
                     groups["region"] = place_names().get(groups["region"], groups["region"])
                 for key in ("name", "rest"):  # a sentence inside the sentence

@@ -18,12 +18,14 @@ import numpy as np
 
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
+from ..policy import policy_dict
 from ..recommend import recommend
 from ..result import CandidateResult, Result
-from . import charts, live
+from . import charts, live, report_portfolios, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
 from .i18n import Segment, Strings
 from .serving_report import serve_detail_rows, serving_section
+from .workloads import Workload, training_workloads
 
 TORNADO_BARS = 10
 MC_SERIES = 5
@@ -93,7 +95,10 @@ class View:
         self.lang = lang
         self.cur = result.currency
         self.date = report_date
-        self.rec = result.recommended
+        said = recommend(result)
+        # a recommended portfolio: its id; the single options are then none of them "the" one
+        self.portfolio = said.option if said is not None and said.mode == "portfolio" else ""
+        self.rec = None if self.portfolio else result.recommended
         self.complete = [c for c in result.candidates if is_complete(c) and not c.info.blocking]
         self.at = live.slots(result)
 
@@ -167,6 +172,9 @@ class View:
             "kpis": self.kpis(),
             "summary": self.summary(),
             "comparison": self.comparison(),
+            "portfolios": report_portfolios.section(self),
+            "workloads": {"columns": report_workloads.columns(self),
+                          "tables": report_workloads.section(self)},
             "charts": self.charts(),
             "serving": serving_section(self),
             "details": [self.detail(c) for c in r.candidates if c.priced],
@@ -245,13 +253,7 @@ class View:
 
     def meta(self) -> list[dict[str, Any]]:
         s, r, p = self.s, self.r, self.r.provenance
-        w = r.scenario.workloads[0]
-        workload = (s("workload_value", name=w.name or w.id, params=self.count(w.params),
-                      tokens=self.count(w.tokens), runs=number(w.runs_per_year, 0))
-                    if w.kind != "serve" else
-                    s("workload_serve_value", name=w.name or w.id, params=self.count(w.params),
-                      inp=self.count(w.input_tokens_per_day),
-                      out=self.count(w.output_tokens_per_day)))
+        workload = report_workloads.plan_line(self)
         items = [
             (s("meta_date"), self.date_text(), False),
             (s("meta_workload"), workload, True),
@@ -261,6 +263,11 @@ class View:
             (s("meta_catalog"), p.catalog_digest, False),
             (s("meta_scenario"), p.scenario_digest, False),
         ]
+        policy = policy_dict(r.scenario_data)
+        if policy is not None:
+            items.append((s("meta_policy"), s(
+                "policy_value", cards=s("name_sep").join(policy["holds_licence"]) or "–",
+                note=policy["note"] or ""), True))
         return [{"label": label, "value": value, "wide": wide} for label, value, wide in items]
 
     def kpis(self) -> list[Cell]:
@@ -282,6 +289,9 @@ class View:
     def summary(self) -> dict[str, Any]:
         s, rec = self.s, self.rec
         consider: list[list[Segment]] = []
+        said = recommend(self.r)
+        if said is not None and said.mode == "portfolio":
+            return report_portfolios.summary(self, said)
         if rec is None:
             barred = [c for c in self.r.candidates if c.feasible and c.info.blocking]
             if barred:  # feasible options exist, but none may be bought here
@@ -290,7 +300,6 @@ class View:
                         "consider": consider}
             return {"headline": s.segments("sum_none"), "why": [], "consider": consider}
         years = s("years", n=self.r.structure.horizon_years)
-        said = recommend(self.r)
         assert said is not None and said.option == rec.id  # one recommendation everywhere
         cards = number(rec.inputs["cards"], 0)
         if said.mode == "rent":
@@ -349,6 +358,7 @@ class View:
                 consider.append(s.segments(
                     "sum_incomplete", name=self.name(c), npv=self.money(c.values["npv_tco"]),
                     pct=percent(c.values["plan_delivered_fraction"], 0)))
+                consider += shortfall.consider(self, c)
         excluded = [self.name(c) for c in self.r.candidates if not c.feasible]
         if excluded:
             consider.append(s.segments("sum_infeasible", names=s("name_sep").join(excluded)))
@@ -429,21 +439,8 @@ class View:
             "cap_top", shown=number(len(priced), 0), total=number(len(ranked), 0))
         if more and self.lang != "zh":
             more = " " + more
-        names = [self.name(c) for c in priced]
-        hl = next((i for i, c in enumerate(priced) if c is self.rec), None)
-        workload = self.r.scenario.workloads[0]
-        wname = workload.name or workload.id
-        out = []
-
-        parts = [charts.Series(s.component(k), [c.job[f"cost_{k}"] for c in priced])
-                 for k in self.r.job_components]
-        title = s("h_cost_per_job")
-        totals = [c.job["cost_per_job"] for c in priced]
-        svg = charts.stacked_bars(names, parts, totals,
-                                  s("chart_cost_axis", currency=self.cur), self.axis(totals), hl,
-                                  lang, title)
-        out.append(Chart("chart-cost", title, s("cap_cost_per_job", workload=wname) + more,
-                         Markup(svg)))
+        out = [self.cost_chart(w, priced, more, n)
+               for n, w in enumerate(training_workloads(self.r))]
 
         years = [int(y["year"]) for y in priced[0].yearly]
         series = [charts.Series(self.name(c), [y["cumulative"] for y in c.yearly], c is self.rec)
@@ -455,11 +452,7 @@ class View:
                                       title)
         out.append(Chart("chart-cashflow", title, s("cap_cashflow") + more, Markup(svg)))
 
-        title = s("h_time")
-        svg = charts.bars(names, [c.job["wall_days"] for c in priced],
-                          [self.days(c.job["wall_days"]) for c in priced],
-                          s("chart_days_axis"), hl, lang, title)
-        out.append(Chart("chart-time", title, s("cap_time", workload=wname) + more, Markup(svg)))
+        out += [self.time_chart(w, priced, more, n) for n, w in enumerate(training_workloads(self.r))]
 
         sens = self.r.analyses.get("sensitivity")
         if isinstance(sens, Sensitivity):
@@ -470,6 +463,47 @@ class View:
         if isinstance(mc, MonteCarlo) and mc.percentiles:
             out.append(self.montecarlo(mc))
         return out
+
+    def carriers(self, w: Workload, priced: list[CandidateResult]
+                 ) -> tuple[list[CandidateResult], list[str], int | None]:
+        """The drawn options that carry workload `w`, their names and the highlighted one."""
+        sub = [c for c in priced if c.info.carries(w.id)]
+        return sub, [self.name(c) for c in sub], next(
+            (i for i, c in enumerate(sub) if c is self.rec), None)
+
+    def cost_chart(self, w: Workload, priced: list[CandidateResult], more: str,
+                   n: int) -> Chart:
+        """Cost per run of workload `w` by component; `chart-cost` for the first workload,
+        `chart-cost-<n+1>` for the others."""
+        from markupsafe import Markup
+
+        s = self.s
+        priced, names, hl = self.carriers(w, priced)
+        jobs = [c.jobs[w.id] for c in priced]
+        parts = [charts.Series(s.component(k), [j[f"cost_{k}"] for j in jobs])
+                 for k in self.r.job_components]
+        title = s("h_cost_per_job") + ("" if n == 0 else s("title_workload", name=w.name))
+        totals = [j["cost_per_job"] for j in jobs]
+        svg = charts.stacked_bars(names, parts, totals,
+                                  s("chart_cost_axis", currency=self.cur), self.axis(totals), hl,
+                                  self.lang, title)
+        return Chart("chart-cost" + ("" if n == 0 else f"-{n + 1}"), title,
+                     s("cap_cost_per_job", workload=w.name) + more, Markup(svg),
+                     warnings=report_workloads.moe_warning(self, w))
+
+    def time_chart(self, w: Workload, priced: list[CandidateResult], more: str,
+                   n: int) -> Chart:
+        from markupsafe import Markup
+
+        s = self.s
+        priced, names, hl = self.carriers(w, priced)
+        days = [c.jobs[w.id]["wall_days"] for c in priced]
+        title = s("h_time") + ("" if n == 0 else s("title_workload", name=w.name))
+        svg = charts.bars(names, days, [self.days(d) for d in days], s("chart_days_axis"), hl,
+                          self.lang, title)
+        return Chart("chart-time" + ("" if n == 0 else f"-{n + 1}"), title,
+                     s("cap_time", workload=w.name) + more, Markup(svg),
+                     warnings=report_workloads.moe_warning(self, w))
 
     def tornado(self, sens: Sensitivity) -> Chart | None:
         from markupsafe import Markup
@@ -614,7 +648,9 @@ class View:
             "id": c.id, "name": self.name(c), "recommended": c is self.rec,
             "spec": spec,
             "groups": [(s("d_performance"), run), (s("d_costs"), costs)],
-            "per_run": per_run, "years": years, "flows": flows,
+            "per_run": per_run, "shortfall": shortfall.detail_table(self, c),
+            "years": years, "flows": flows,
+            "workloads": report_workloads.detail_rows(self, c),
             "notes": [s.message(n) for n in c.notes],
             "reasons": [s.message(n) for n in c.reasons],
         }
@@ -676,8 +712,9 @@ class View:
 
     def caveats(self) -> list[str]:
         s = self.s
-        return [s("cav_prices"), s("cav_throughput"), s("cav_risks"),
-                s("cav_currency", currency=self.cur), s("cav_sources"), s("cav_date")]
+        return [s("cav_prices"), s("cav_throughput"), *report_workloads.caveats(self),
+                s("cav_risks"), s("cav_currency", currency=self.cur), s("cav_sources"),
+                s("cav_date")]
 
 
 def money_prefix(currency: str) -> str:

@@ -79,7 +79,10 @@ def field_schema(f: Field) -> JsonObj:
     when = {"always": "", "priced": " Null when the candidate could not be priced.",
             "quantified": " Null unless the candidate is priced and feasible.",
             "cloud": " Null unless the candidate is priced and feasible and the catalog has "
-                     "a cloud price for the card."}[f.when]
+                     "a cloud price for the card.",
+            "shortfall": " Null unless the candidate is priced and feasible and its shortfall "
+                         "can be priced (a cloud price for the card, or for another card usable "
+                         "in the region)."}[f.when]
     text = _text(f.description, f.unit) + ("." + when if when else "")
     if f.kind in _JSON_TYPE:
         return _t(_JSON_TYPE[f.kind], text, null=f.nullable)
@@ -97,7 +100,7 @@ def field_schema(f: Field) -> JsonObj:
 
 def _null_rule(fields: tuple[Field, ...]) -> JsonObj:
     """Infeasible: every quantified figure is null (or empty); feasible: none of them is."""
-    quantified = [f for f in fields if f.when in ("quantified", "cloud")]
+    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall")]
     then: JsonObj = {}
     orelse: JsonObj = {}
     for f in quantified:
@@ -212,6 +215,16 @@ def _compare() -> JsonObj:
         "recommendation": {"anyOf": [_recommendation(), {"type": "null"}],
                            "description": "The recommended option, null when no option may "
                                           "be used here"},
+        "workloads": _array(_plan_workload(), "The plan's workloads in scenario order (the "
+                            "first is the primary, whose figures head each candidate)"),
+        "policy": {"anyOf": [_obj({
+            "holds_licence": _strings("Cards (catalog ids) the buyer holds a licence for: "
+                                      "their export-control or licence bars are lifted"),
+            "note": _t("string", "The scenario's note on the policy", null=True),
+        }, "What the buyer holds (the scenario's `policy`)"), {"type": "null"}],
+            "description": "What the buyer holds; null when the scenario states nothing"},
+        "portfolios": _array(_portfolio(), "Portfolios (`portfolios` of the scenario), ranked "
+                             "by tier then NPV; empty when it has none"),
         "candidates": _array(_ref("candidate"), "Every option, ranked: the cheapest that "
                              "delivers the plan and may be used here first, infeasible ones "
                              "last"),
@@ -219,12 +232,53 @@ def _compare() -> JsonObj:
     }, "`tco compare --format json`")
 
 
+def _portfolio() -> JsonObj:
+    def num(text: str, unit: str) -> JsonObj:
+        return _t("number", text + "; null when infeasible", unit, null=True)
+
+    return _obj({
+        "id": _t("string", "Portfolio id, as in the scenario"),
+        "name": _t("string", "Portfolio name (the id when the scenario gives none)"),
+        "options": _strings("Its options' ids"),
+        "carries": {"type": "object", "description": "Option id -> the workloads it carries",
+                    "additionalProperties": _strings("Workload ids")},
+        "feasible": _t("boolean", "Whether every option runs its workloads"),
+        "barred": _strings("Its options barred here (export control, licence)"),
+        "tier": _t("integer", "Ranking tier, the options' rule: 0 may be used here and "
+                              "delivers the plan, 1 delivers less, 2 barred, 3 infeasible"),
+        "npv_tco": num("NPV of delivering the plan: the sum of its options'", "currency"),
+        "undiscounted_tco": num("Undiscounted TCO, the sum of its options'", "currency"),
+        "capex_total": num("Capex, the sum of its options'", "currency"),
+        "plan_delivered_fraction": num("Share of the plan delivered: the smallest share any "
+                                       "option delivers of its part", "fraction"),
+        "plan_shortfall_runs": num("Planned runs still waiting at the horizon, every option",
+                                   "runs"),
+    }, "Options costed together, each carrying its own workloads")
+
+
+def _plan_workload() -> JsonObj:
+    return _obj({
+        "id": _t("string", "Workload id, the key of each candidate's `jobs`"),
+        "name": _t("string", "Workload name (the id when the scenario gives none)"),
+        "kind": _t("string", "pretrain or finetune"),
+        "precision": _t("string", "Training precision (which peak and MFU are read)"),
+        "runs_per_year": _t("number", "Runs planned per year", "runs/yr"),
+        "params": _t("number", "Parameters", "parameters"),
+        "active_params": _t("number", "Parameters active per token", "parameters"),
+        "mixture_of_experts": _t("boolean", "Fewer active than total parameters: its results "
+                                            "are optimistic (`warning`)"),
+        "warning": _t("string", "The methodology's warning on mixture-of-experts results; "
+                                "null for a dense model", null=True),
+    }, "One workload of the plan")
+
+
 def _recommendation() -> JsonObj:
     return _obj({
         "option": _t("string", "Id of the recommended option (the first of `candidates`)"),
-        "mode": {"enum": ["buy", "rent", "hybrid"],
+        "mode": {"enum": ["buy", "rent", "hybrid", "portfolio"],
                  "description": "How the capacity is got: buy (outright or with a loan), rent, "
-                                "or hybrid (buy, and rent what the cluster cannot do)"},
+                                "hybrid (buy, and rent what the cluster cannot do), or "
+                                "portfolio (options costed together, `options`)"},
         "name": _t("string", "The option's name"),
         "card_name": _t("string", "The accelerator's name"),
         "cards": _t("integer", "Accelerators in the cluster bought or rented", "cards"),
@@ -238,6 +292,8 @@ def _recommendation() -> JsonObj:
                                "(hybrid)'"),
         "reasons": _array(_t("string", "A reason"), "Why, in English: its rank and what the "
                           "other mode would cost"),
+        "options": _strings("The option ids it consists of: [option] for one option, the "
+                            "portfolio's options for a portfolio"),
     }, "The recommendation: the best-ranked option that may be used here")
 
 

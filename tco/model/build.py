@@ -10,10 +10,12 @@ from .capex import capex, no_capex
 from .cashflows import Money, cash_flows, horizon_results
 from .cloud import renting
 from .cluster import cluster
-from .decision import feasibility, tier
+from .decision import feasibility, plan_target, tier
 from .jobcost import job_costs
 from .operations import delivered, hours, running
+from .portfolio import portfolio
 from .serving import Serving, serving, token_costs
+from .shortfall import shortfall_cost
 from .step import bandwidths
 from .timeline import plan_work, timeline
 from .training import Run, software_factor, training_run
@@ -23,6 +25,8 @@ def build_model(structure: Structure) -> Model:
     model = Model(structure)
     for cid in structure.candidates:
         candidate(model, structure, cid)
+    for members in structure.portfolios:
+        portfolio(model, structure, members[0], members[1:])
     return model
 
 
@@ -43,18 +47,27 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
             runs[wid] = serves[wid].run
         else:
             runs[wid] = training_run(b, wid, precision, cl, links, team)
-    feasible = feasibility(b, st.sizing[k], runs[st.workloads[0][0]], list(runs.values()), cl)
+    # the workloads it carries (all unless assigned): their runs are its demand and its plan
+    carried = {wid: r for wid, r in runs.items() if not st.assigned or not st.assigned[k]
+               or wid in st.assigned[k]}
+    feasible = feasibility(b, st.sizing[k], next(iter(carried.values())),
+                           list(carried.values()), cl)
     cx = capex(b, cl, money) if owned else no_capex(b, money)
-    h = hours(b, runs, owned)
+    h = hours(b, carried, owned)
     rent_price: Expr = b.c("cloud_price_per_card_hour") if priced_rent else Const(0.0)
     run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price)
-    work = delivered(b, runs, h)
+    work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned)
     plan = plan_work(b, horizon, tl, h.demand, h.available, st.acquire[k])
     m = Money(cx, run, cl, h, work, plan, owned)
     flows = cash_flows(b, horizon, m, tl, money)
     hz = horizon_results(b, horizon, flows, work, plan, money)
-    tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"))
+    if st.sizing[k] == "plan":  # cards: auto, sized to deliver the plan
+        feasible = plan_target(b, feasible, Ref(f"{cid}.plan_delivered_fraction"))
+    if cid in st.shortfall_rent:
+        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent)
+    tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"),
+         partial=len(carried) < len(runs))
     job_costs(b, runs, cx, run, h, work, horizon, money, owned)
     for wid, sv in serves.items():
         token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)

@@ -26,19 +26,35 @@ def feasibility(b: Builder, sizing: str, primary: Run, runs: list[Run], cl: Clus
                    "Facility power within the power cap", "cluster")
         return q("feasible", AND(runnable, target), "flag",
                  "Feasible: runs every workload within the power cap", "cluster")
+    if sizing == "plan":  # cards: auto; the target is set after the plan (plan_target)
+        return runnable
     return q("feasible", runnable, "flag", "Feasible: runs every workload", "cluster")
 
 
-def tier_formula(feasible: ExprLike, barred: bool, completed_fraction: ExprLike) -> Expr:
+def plan_target(b: Builder, runnable: Ref, delivered_fraction: Ref) -> Ref:
+    """`cards: auto`: the cluster must deliver the whole plan over the horizon (sizing picks
+    the smallest that does)."""
+    target = b.q("meets_plan", delivered_fraction.ge(COMPLETE_FRACTION), "flag",
+                 "Delivers the whole plan over the horizon (the size target of cards: auto)",
+                 "cluster")
+    return b.q("feasible", AND(runnable, target), "flag",
+               "Feasible: runs every workload and delivers the plan", "cluster")
+
+
+def tier_formula(feasible: ExprLike, barred: bool, completed_fraction: ExprLike,
+                 partial: bool = False) -> Expr:
     """The ranking tier: 0 feasible, may be bought and completes every planned run; 1 may be
-    bought but completes fewer; 2 feasible but barred (export control, licence); 3 infeasible.
+    bought but completes fewer (or carries only some workloads: `partial`, a portfolio's
+    part); 2 feasible but barred (export control, licence); 3 infeasible.
     Every candidate ranks by (tier, NPV of TCO): the engine on floats, Monte Carlo on arrays of
     draws and the workbook as a live formula all read this one quantity."""
-    allowed = IF(lift(completed_fraction).ge(COMPLETE_FRACTION), 0.0, 1.0)
+    allowed: Expr = (lift(1.0) if partial
+                     else IF(lift(completed_fraction).ge(COMPLETE_FRACTION), 0.0, 1.0))
     return IF(lift(feasible), 2.0 if barred else allowed, 3.0)
 
 
-def tier(b: Builder, feasible: Ref, barred: bool, completed_fraction: Ref) -> Ref:
-    return b.q("tier", tier_formula(feasible, barred, completed_fraction), "tier",
-               "Ranking tier: 0 delivers every run, 1 fewer runs, 2 barred here, 3 infeasible",
-               "horizon")
+def tier(b: Builder, feasible: Ref, barred: bool, completed_fraction: Ref,
+         partial: bool = False) -> Ref:
+    return b.q("tier", tier_formula(feasible, barred, completed_fraction, partial), "tier",
+               "Ranking tier: 0 delivers every run, 1 fewer runs (or only some workloads), "
+               "2 barred here, 3 infeasible", "horizon")

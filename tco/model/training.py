@@ -61,6 +61,9 @@ def training_run(b: Builder, wid: str, precision: str, cl: Cluster, links: tuple
     e_fac = jq("energy_facility_kwh", e_it * c("pue"), "kWh",
                "Facility energy per run (IT x PUE)")
     jq("co2e_kg", e_fac * Ref("facility.carbon_kg_per_kwh"), "kg CO2e", "Emissions per run")
+    jq("mixture_of_experts", w(wid, "active_params").lt(w(wid, "params")), "flag",
+       "Mixture of experts (fewer active than total parameters): results optimistic, "
+       "methodology §16")
     feasible = jq("feasible", AND(st.fits, cl.goodput.gt(0)), "flag",
                   "Feasible: fits in memory and makes progress")
     return Run(flops, wall_h, wall_d, gpu_h, e_fac, feasible, w(wid, "tokens"),

@@ -66,6 +66,8 @@ class Plan:
     quantities: dict[str, Cell] = field(default_factory=dict)  # quantity name -> cell
     model_sections: list[Section] = field(default_factory=list)
     priced: list[str] = field(default_factory=list)  # candidate ids with model columns
+    # the Model sheet's columns: the priced candidates, then the portfolios
+    columns: list[str] = field(default_factory=list)
     cash_rows: dict[str, int] = field(default_factory=dict)  # candidate -> first row of block
     names: NameRegistry = field(default_factory=NameRegistry)
     headline: dict[str, dict[str, str]] = field(default_factory=dict)  # cid -> metric -> name
@@ -174,7 +176,8 @@ def plan(result: Result, lang: str = "en") -> Plan:
 
     # Model: sections of per-candidate quantities, one column per candidate.
     p.priced = list(result.structure.candidates)
-    col_of = {cid: M_FIRST + i for i, cid in enumerate(p.priced)}
+    p.columns = p.priced + [members[0] for members in result.structure.portfolios]
+    col_of = {cid: M_FIRST + i for i, cid in enumerate(p.columns)}
     msections: dict[str, Section] = {"cluster": Section(t("Cluster"), [])}
     for wid, _precision, _kind in result.structure.workloads:
         w = next(x for x in result.scenario.workloads if x.id == wid)
@@ -241,6 +244,9 @@ def engine_values(result: Result) -> dict[str, float]:
                 values[q.name] = c.jobs[q.workload][q.name.rsplit(".", 1)[1]]
             else:
                 values[q.name] = c.values[q.name[len(cid) + 1:]]
+    for port in result.portfolios:
+        for q in result.model.of_candidate(port.id):
+            values[q.name] = port.values[q.name[len(port.id) + 1:]]
     return values
 
 

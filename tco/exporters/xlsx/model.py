@@ -62,7 +62,8 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
         text(ws, 0, col, t(title), st("header"))
     text(ws, 1, M_LABEL, t("Candidate name"), st("label"))
     name = {c.id: t.name(c.info.name) for c in result.candidates}
-    for i, cid in enumerate(p.priced):
+    name.update({port.id: t("Portfolio: {name}", name=port.name) for port in result.portfolios})
+    for i, cid in enumerate(p.columns):
         text(ws, 0, M_FIRST + i, cid, st("header"))
         text(ws, 1, M_FIRST + i, name[cid], st("wrap"))
     described: dict[tuple[int, str], Quantity] = {}
@@ -80,7 +81,7 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
     row = MODEL_HEADER_ROWS
     for section in p.model_sections:
         text(ws, row, M_LABEL, section.title, st("section"))
-        for col in range(M_KEY, M_FIRST + len(p.priced)):
+        for col in range(M_KEY, M_FIRST + len(p.columns)):
             ws.write_blank(row, col, None, st("section"))
         row += 1 + len(section.rows)
     for (row, key), q in described.items():
@@ -90,7 +91,7 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
     ws.set_column(M_LABEL, M_LABEL, 58)
     ws.set_column(M_KEY, M_KEY, 34)
     ws.set_column(M_UNIT, M_UNIT, 14)
-    ws.set_column(M_FIRST, M_FIRST + max(len(p.priced) - 1, 0), 17)
+    ws.set_column(M_FIRST, M_FIRST + max(len(p.columns) - 1, 0), 17)
     ws.freeze_panes(MODEL_HEADER_ROWS, M_FIRST)
     ws.protect("", {"format_columns": True, "format_rows": True})
 

@@ -16,9 +16,11 @@ from xlsxwriter.worksheet import Worksheet
 
 from ...engine import tier
 from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
+from ...policy import policy_dict
 from ...recommend import Recommendation, recommend
 from ...result import CandidateResult, Result
 from ..fmt import CHART_CANDIDATES
+from ..workloads import Workload, plan_workloads, training_workloads
 from .inputs import text
 from .layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
 from .model import cumulative_range
@@ -92,7 +94,9 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     _heading(ws, result, st, generated)
     feasible = [c for c in result.candidates if c.feasible and c.priced]
     row = _npv_table(w, 7, feasible)
-    row = _job_table(w, row, feasible)
+    row = _portfolio_table(w, row)
+    for n, wl in enumerate(training_workloads(result)):
+        row = _job_table(w, row, feasible, wl, n == 0)
     row = _infeasible_table(w, row)
     breakdown_first = _breakdown_table(w, row, feasible)
     ws.set_column(0, 0, 15)
@@ -115,6 +119,12 @@ def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
                      "follows them after recalculation.", cur=cur,
                      years=result.structure.horizon_years, day=generated,
                      version=result.provenance.tool_version), st("subtitle"))
+    policy = policy_dict(result.scenario_data)
+    if policy is not None:
+        held = ", ".join(policy["holds_licence"]) or t("nothing")  # type: ignore[arg-type]
+        note = f": {policy['note']}" if policy["note"] else ""
+        text(ws, 3, 0, t("Policy: the buyer holds a licence for {cards}{note}", cards=held,
+                         note=note), st("subtitle"))
     text(ws, 4, 0, t("Recommendation"), st("label"))
     text(ws, 4, 1, _recommendation(result, st), st("label"))
     text(ws, 5, 1, t("Order and recommendation as computed by the engine at generation; the "
@@ -135,6 +145,9 @@ def _action(said: Recommendation, st: Styles) -> str:
 def _recommendation(result: Result, st: Styles) -> str:
     rec, said, t = result.recommended, recommend(result), st.t
     barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
+    if said is not None and said.mode == "portfolio":
+        return (f"{said.action()} (portfolio {said.option}): the lowest NPV of delivering the "
+                "plan among the options and portfolios that may be used here and deliver it")
     if rec is not None and said is not None:
         if not said.delivers_plan:
             return t("{action} ({id}): the lowest NPV among the options that may be used here "
@@ -178,24 +191,56 @@ def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
     return first + max(len(feasible), 1) + 1
 
 
-def _job_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
-    """The ranking by cost per run of the primary workload; the row after it."""
-    ws, st, values = w.ws, w.st, w.values
-    by_job = sorted(feasible, key=lambda c: (c.job["cost_per_job"], c.id))
-    text(ws, row, 0, st.t("Ranked by cost per run of the primary workload"), st("label"))
+def _portfolio_table(w: _Writer, row: int) -> int:
+    """Portfolios: options costed together, their NPV and tier as live formulas."""
+    ws, st, result = w.ws, w.st, w.result
+    if not result.portfolios:
+        return row
+    text(ws, row, 0, st.t("Portfolios: options costed together, each carrying its workloads"),
+         st("label"))
     row += 1
+    w.header(row, ["Portfolio", "Name", "Options (workloads)", "NPV of TCO", "Tier (live)"])
+    for port in result.portfolios:
+        row += 1
+        text(ws, row, 0, port.id)
+        text(ws, row, 1, port.name)
+        text(ws, row, 2, "; ".join(f"{oid} ({', '.join(result.candidate(oid).carries)})"
+                                   for oid in port.options), st("wrap"))
+        w.quantity(row, 3, f"{port.id}.npv_tco", "amount")
+        target = w.p.quantities[f"{port.id}.tier"].ref(SUMMARY)
+        ws.write_formula(row, 4, f"={target}", st("formula", "0"), port.tier)
+    return row + 2
+
+
+def _job_table(w: _Writer, row: int, feasible: list[CandidateResult], wl: Workload,
+               primary: bool) -> int:
+    """The ranking by cost per run of one workload (a mixture of experts with the
+    methodology's warning under its title); the row after it."""
+    ws, st, values = w.ws, w.st, w.values
+    by_job = sorted((c for c in feasible if c.info.carries(wl.id)),
+                    key=lambda c: (c.jobs[wl.id]["cost_per_job"], c.id))
+    title = ("Ranked by cost per run of the primary workload, {label}, {runs} runs a year"
+             if primary else "Ranked by cost per run of workload {label}, {runs} runs a year")
+    text(ws, row, 0, st.t(title, label=wl.label, runs=f"{wl.runs_per_year:g}"), st("label"))
+    row += 1
+    if wl.moe:
+        text(ws, row, 0, st.t.strings("moe_warning", name=wl.label), st("subtitle"))
+        row += 1
     w.header(row, ["Rank", "Candidate", "Name", "Cost per run", "Cost per million tokens",
                    "Days per run", "GPU-hours per run", "Energy per run (kWh)",
                    "Cost rank (live)"])
     first = row + 1
-    job_costs = [values[f"{c.id}.{c.primary_workload}.cost_per_job"] for c in by_job]
+    job_costs = [values[f"{c.id}.{wl.id}.cost_per_job"] for c in by_job]
     for i, c in enumerate(by_job):
         r = first + i
-        job = f"{c.id}.{c.primary_workload}"
+        job = f"{c.id}.{wl.id}"
         ws.write_number(r, 0, i + 1, st("rank"))
         text(ws, r, 1, c.id)
         text(ws, r, 2, st.t.name(c.info.name))
-        w.headline(r, 3, c, "cost_per_job")
+        if c.primary_workload == wl.id:  # the headline's defined name
+            w.headline(r, 3, c, "cost_per_job")
+        else:
+            w.quantity(r, 3, f"{job}.cost_per_job", "amount")
         w.quantity(r, 4, f"{job}.cost_per_million_tokens", "price")
         w.quantity(r, 5, f"{job}.wall_days", "days")
         w.quantity(r, 6, f"{job}.gpu_hours", "count")
@@ -225,7 +270,9 @@ def _infeasible_table(w: _Writer, row: int) -> int:
 def _breakdown_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
     """Cost per run by component; the first row of its data (the bar chart reads it)."""
     ws, st = w.ws, w.st
-    text(ws, row, 0, st.t("Cost per run by component (primary workload)"), st("label"))
+    first_workload = (training_workloads(w.result) or plan_workloads(w.result))[0]
+    text(ws, row, 0, st.t("Cost per run by component (each option's first workload; {label} "
+                          "unless it carries others)", label=first_workload.label), st("label"))
     row += 1
     w.header(row, ["", "Candidate", "Name"] + [st.t.component(k, JOB_COMPONENT_LABELS[k])
                                                for k in JOB_COMPONENTS] + ["Total"])

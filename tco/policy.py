@@ -1,0 +1,56 @@
+"""What the buyer holds (methodology §13, "Policy in the scenario").
+
+Export-control and licence bars are catalog defaults (tco.resolver.risk_policy). A scenario
+may state that the buyer holds what lifts them for some cards (`policy.holds_licence`: an
+export licence, or a licence agreement for a gaming card's data-centre use), with a note
+that every output prints. The bar then stays a risk flag, saying it is lifted and why, and
+the option may be recommended.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import did_you_mean
+
+if TYPE_CHECKING:  # a quick what-if prints the policy without importing pydantic
+    from .catalog import Catalog
+    from .resolved import CandidateInfo
+    from .scenario import Loaded
+
+LIFTED = "lifted by the scenario's policy (the buyer holds a licence)"
+
+
+def check_policy(loaded: Loaded, catalog: Catalog) -> None:
+    """Every card the policy names is a catalog card, named once."""
+    held = loaded.scenario.policy.holds_licence
+    cards = list(catalog.accelerators)
+    for card in held:
+        if card not in catalog.accelerators:
+            raise loaded.error(f"unknown card '{card}'{did_you_mean(card, cards)}; expected "
+                               "catalog card ids (`tco catalog list`)",
+                               ["policy", "holds_licence"])
+        if held.count(card) > 1:
+            raise loaded.error(f"card '{card}' is listed twice", ["policy", "holds_licence"])
+
+
+def lift_bars(loaded: Loaded, card_id: str, info: CandidateInfo) -> None:
+    """A card the buyer holds a licence for: its bars become flags saying they are lifted."""
+    policy = loaded.scenario.policy
+    if card_id not in policy.holds_licence or not info.blocking:
+        return
+    note = f": {policy.note}" if policy.note else ""
+    lifted = [f"{bar}; {LIFTED}{note}" for bar in info.blocking]
+    info.flags = [lifted[info.blocking.index(f)] if f in info.blocking else f
+                  for f in info.flags]
+    info.blocking = []
+
+
+def policy_dict(scenario_data: dict[str, object]) -> dict[str, object] | None:
+    """`policy` in `tco compare` JSON: what the buyer holds and the note; null when none."""
+    policy = scenario_data.get("policy") or {}
+    assert isinstance(policy, dict)
+    if not policy.get("holds_licence") and not policy.get("note"):
+        return None
+    return {"holds_licence": list(policy.get("holds_licence") or []),
+            "note": policy.get("note")}

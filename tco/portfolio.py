@@ -1,0 +1,68 @@
+"""Workload assignment and portfolios, checked at resolution (methodology §14, "Portfolios").
+
+An option may carry only some workloads of the plan (`candidates[].workloads`); a portfolio
+(`portfolios[]`) costs options together, and together they must carry every workload exactly
+once. Each mistake is one message naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .errors import did_you_mean
+from .resolved import CandidateInfo
+from .scenario import Candidate, Loaded
+
+
+def assigned_workloads(loaded: Loaded, c: Candidate) -> list[str]:
+    """The workloads option `c` carries, checked; [] when it carries every one."""
+    if c.workloads is None:
+        return []
+    known = [w.id for w in loaded.scenario.workloads]
+    where = ["candidates", c.id, "workloads"]
+    seen: set[str] = set()
+    for wid in c.workloads:
+        if wid not in known:
+            raise loaded.error(f"unknown workload '{wid}'{did_you_mean(wid, known)}; expected "
+                               f"workload ids of this scenario ({', '.join(known)})", where)
+        if wid in seen:
+            raise loaded.error(f"workload '{wid}' is listed twice", where)
+        seen.add(wid)
+    if len(seen) == len(known):
+        return []  # every workload: the same as not assigning
+    return [wid for wid in known if wid in seen]  # in the plan's order
+
+
+def portfolios(loaded: Loaded, infos: Mapping[str, CandidateInfo], priced: Sequence[str],
+               workloads: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """Each portfolio as (id, option, ...), checked: known options, each workload of the plan
+    carried by exactly one of them. Portfolios with an option that cannot be priced are left
+    out (that option's reason is shown with it)."""
+    out = []
+    ids = set(infos)
+    for p in loaded.scenario.portfolios:
+        where = ["portfolios", p.id, "options"]
+        if p.id in ids:
+            raise loaded.error(f"portfolio id '{p.id}' is also an option's id; give it "
+                               "another", ["portfolios", p.id, "id"])
+        ids.add(p.id)
+        carrier: dict[str, str] = {}
+        for oid in p.options:
+            if oid not in infos:
+                raise loaded.error(f"unknown option '{oid}'{did_you_mean(oid, list(infos))}",
+                                   where)
+            if p.options.count(oid) > 1:
+                raise loaded.error(f"option '{oid}' is listed twice", where)
+            for wid in infos[oid].workloads or workloads:
+                if wid in carrier:
+                    raise loaded.error(
+                        f"workload '{wid}' is carried by both '{carrier[wid]}' and '{oid}'; "
+                        "give each option its own workloads (candidates[].workloads)", where)
+                carrier[wid] = oid
+        missing = [wid for wid in workloads if wid not in carrier]
+        if missing:
+            raise loaded.error(f"no option of the portfolio carries workload(s) "
+                               f"{', '.join(missing)}", where)
+        if all(oid in priced for oid in p.options):
+            out.append((p.id, *p.options))
+    return tuple(out)

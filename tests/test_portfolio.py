@@ -1,0 +1,144 @@
+"""Workload assignment and portfolios (issue 13): an option may carry only some workloads
+(`candidates[].workloads`), and a portfolio costs options together.
+
+Worked by hand from the methodology (§6 demand, §8, §14 portfolios): an option's demand is
+the runs per year of the workloads it carries times their wall hours; a portfolio's NPV is
+the sum of its options'; an option carrying part of the plan ranks in tier 1 (it does not
+deliver the plan alone), the portfolio in tier 0 when each option delivers its part.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from tco.cli import cli
+from tco.engine import compute
+from tco.exporters.html import render_html
+from tco.exporters.xlsx.workbook import workbook_bytes
+from tco.recommend import recommend
+from tco.scenario import load_scenario_text
+
+PLAN = (
+    "name: portfolio\nrent_options: none\ncost_of_delay_per_week: 0\n"
+    "workloads:\n"
+    "  - {id: pre, params: 70e9, tokens: 2e11, runs_per_year: 2}\n"
+    "  - {id: ft, kind: finetune, params: 7e9, tokens: 2e10, runs_per_year: 12}\n"
+    "finance: {horizon_years: 3, discount_rate: 0.08}\n"
+    "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n")
+OPTIONS = (
+    "candidates:\n"
+    "  - {id: all-h100, card: h100-sxm, cards: 2048, lead_time_weeks: 0}\n"
+    "  - {id: pre-h100, card: h100-sxm, cards: 256, workloads: [pre], lead_time_weeks: 0}\n"
+    "  - {id: rd-l40s, card: l40s, cards: 8, workloads: [ft], lead_time_weeks: 0}\n"
+    "  - {id: l40s-all, card: l40s, cards: 8, lead_time_weeks: 0}\n"
+    "portfolios:\n"
+    "  - {id: split, name: 'H100 pre-training, L40S fine-tuning', options: [pre-h100, rd-l40s]}\n")
+
+
+@pytest.fixture(scope="module")
+def result(catalog):
+    return compute(load_scenario_text(PLAN + OPTIONS), catalog)
+
+
+def test_an_assigned_option_carries_only_its_workloads(result):
+    rd, whole = result.candidate("rd-l40s"), result.candidate("l40s-all")
+    # demand: 12 fine-tuning runs a year x one run's wall hours (the pre-training not counted)
+    assert rd.values["demand_hours_per_year"] == pytest.approx(
+        12 * rd.jobs["ft"]["wall_hours"], rel=1e-12)
+    assert rd.values["planned_runs_per_year"] == 12
+    assert rd.carries == ["ft"] and rd.primary_workload == "ft"
+    # 8 L40S cannot hold a 70B model; carrying only the fine-tuning, they are feasible
+    assert not whole.feasible and any(r.startswith("pre:") for r in whole.reasons)
+    assert rd.feasible
+    assert rd.values["plan_delivered_fraction"] == 1 and rd.values["tier"] == 1  # a part only
+
+
+def test_a_portfolio_is_the_sum_of_its_options_and_delivers_the_plan(result):
+    port = next(p for p in result.portfolios if p.id == "split")
+    pre, rd = result.candidate("pre-h100"), result.candidate("rd-l40s")
+    assert port.values["npv_tco"] == pytest.approx(
+        pre.values["npv_tco"] + rd.values["npv_tco"], rel=1e-12)
+    assert port.values["capex_total"] == pytest.approx(
+        pre.values["capex_total"] + rd.values["capex_total"], rel=1e-12)
+    assert port.values["plan_delivered_fraction"] == min(
+        pre.values["plan_delivered_fraction"], rd.values["plan_delivered_fraction"]) == 1
+    assert port.tier == 0 and port.feasible
+
+
+def test_the_cheaper_portfolio_is_recommended_everywhere(result, tmp_path):
+    """2,048 H100 for both workloads cost more than 256 H100 plus 8 L40S (the same plan)."""
+    whole = result.candidate("all-h100")
+    port = next(p for p in result.portfolios if p.id == "split")
+    assert whole.values["tier"] == 0 and port.values["npv_tco"] < whole.values["npv_tco"]
+    said = recommend(result)
+    assert said is not None and said.mode == "portfolio" and said.option == "split"
+    assert said.options == ["pre-h100", "rd-l40s"] and said.runner_up is whole
+    path = tmp_path / "p.yaml"
+    path.write_text(PLAN + OPTIONS)
+    out = CliRunner().invoke(cli, ["compare", str(path), "--format", "json"])
+    d = json.loads(out.output)
+    assert d["recommendation"]["mode"] == "portfolio"
+    assert d["recommendation"]["options"] == ["pre-h100", "rd-l40s"]
+    assert d["portfolios"][0]["npv_tco"] == port.values["npv_tco"]
+    assert d["portfolios"][0]["carries"] == {"pre-h100": ["pre"], "rd-l40s": ["ft"]}
+    rd = next(c for c in d["candidates"] if c["id"] == "rd-l40s")
+    assert list(rd["jobs"]) == ["ft"] and rd["carries"] == ["ft"]
+    table = CliRunner().invoke(cli, ["compare", str(path)]).output
+    assert "Recommendation: combine: buy NVIDIA H100" in table
+    assert "  split: pre-h100 (pre) + rd-l40s (ft): NPV" in table
+    for lang, headline in (("en", "combine the options of"), ("zh", "建议：采用组合")):
+        html = render_html(result, lang)
+        assert headline in html and 'data-portfolio="split"' in html
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(result)))
+    values = openpyxl.load_workbook(io.BytesIO(workbook_bytes(result)), data_only=True)
+    ws, vs = wb["Summary"], values["Summary"]
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "split")
+    assert str(ws.cell(r := row, 4).value).startswith("=Model!")
+    assert vs.cell(r, 4).value == pytest.approx(port.values["npv_tco"], rel=1e-12)
+
+
+@pytest.mark.parametrize("options, field, message", [
+    ("  - {id: a, card: h100-sxm, cards: 8, workloads: [pretrain]}\n",
+     "candidates.a.workloads", "unknown workload 'pretrain' (did you mean: pre?)"),
+    ("  - {id: a, card: h100-sxm, cards: 8, workloads: [ft, ft]}\n",
+     "candidates.a.workloads", "workload 'ft' is listed twice"),
+    (("  - {id: a, card: h100-sxm, cards: 8, workloads: [pre]}\n"
+     "  - {id: b, card: l40s, cards: 8}\n"
+     "portfolios:\n  - {id: p, options: [a, b]}\n"),
+     "portfolios.p.options", "workload 'pre' is carried by both 'a' and 'b'"),
+    (("  - {id: a, card: h100-sxm, cards: 8, workloads: [pre]}\n"
+     "  - {id: b, card: l40s, cards: 8, workloads: [pre]}\n"
+     "portfolios:\n  - {id: p, options: [a, b]}\n"),
+     "portfolios.p.options", "workload 'pre' is carried by both 'a' and 'b'"),
+    (("  - {id: a, card: h100-sxm, cards: 8, workloads: [pre]}\n"
+     "  - {id: b, card: l40s, cards: 8, workloads: [pre]}\n"
+     "portfolios:\n  - {id: p, options: [a, c]}\n"),
+     "portfolios.p.options", "unknown option 'c'"),
+    (("  - {id: a, card: h100-sxm, cards: 8, workloads: [pre]}\n"
+     "  - {id: b, card: l40s, cards: 8, workloads: [pre]}\n"
+     "portfolios:\n  - {id: p, options: [a, a]}\n"),
+     "portfolios.p.options", "option 'a' is listed twice"),
+])
+def test_bad_assignments_get_one_clear_message(tmp_path, options, field, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(PLAN + "candidates:\n" + options)
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 2, out.output
+    assert field in out.output and message in out.output, out.output
+    assert "Traceback" not in out.output
+
+
+def test_a_portfolio_that_misses_a_workload_is_refused(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(PLAN + "candidates:\n"
+                    "  - {id: a, card: h100-sxm, cards: 8, workloads: [pre]}\n"
+                    "  - {id: b, card: h100-sxm, cards: 8, workloads: [pre]}\n"
+                    "  - {id: c, card: l40s, cards: 8, workloads: [ft]}\n"
+                    "portfolios:\n  - {id: p, options: [a]}\n")
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 2 and "portfolios" in out.output  # fewer than two options

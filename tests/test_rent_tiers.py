@@ -1,0 +1,60 @@
+"""Rent tiers (issue 13, methodology §10): on-demand, 1-year and 3-year committed, and spot
+with its interruption overhead, each from its sourced catalog figure (pricing/cloud.yaml,
+pricing/assumptions.yaml); a tier without a figure falls back to a dearer one and says so."""
+
+from __future__ import annotations
+
+import pytest
+from test_options import ANNUITY_5
+
+from tco.engine import compute
+from tco.recommend import recommend
+from tco.scenario import load_scenario_text
+
+
+def _scenario(pricing: str) -> str:
+    return ("name: tiers\nrent_options: none\ncost_of_delay_per_week: 0\n"
+            f"rent_pricing: {pricing}\n"
+            "workloads:\n  - {id: w, params: 7e9, tokens: 2e11, runs_per_year: 4}\n"
+            "candidates:\n  - {id: h, card: h100-sxm, cards: 64, acquire: rent}\n"
+            "  - {id: m, card: mi300x, cards: 64, acquire: rent}\n"
+            "  - {id: l, card: l40s, cards: 64, acquire: rent}\n"
+            "finance: {horizon_years: 5, discount_rate: 0.08}\n"
+            "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n")
+
+
+@pytest.mark.parametrize("pricing, price", [
+    ("on_demand", 3.49),  # pricing/cloud.yaml h100-sxm on-demand typical
+    ("committed", 2.35),  # 1-year committed typical
+    ("committed_3yr", 1.75),  # 3-year: on-demand 3.49 x 0.50 = 1.745, stored as 1.75
+    ("spot", 1.52 * 1.10),  # spot typical 1.52 x (1 + 0.10 spot overhead) = 1.672
+])
+def test_each_tier_reads_its_figure(catalog, pricing, price):
+    r = compute(load_scenario_text(_scenario(pricing)), catalog)
+    h = r.candidate("h")
+    assert h.inputs["cloud_price_per_card_hour"] == pytest.approx(price, rel=1e-12)
+    # the rented option's NPV: porting 0 (CUDA, familiar), upkeep 0, rent of four runs a year
+    rent = 4 * h.job["gpu_hours"] * price
+    assert h.values["npv_tco"] == pytest.approx(ANNUITY_5 * rent, rel=1e-12)
+
+
+def test_spot_carries_its_overhead_in_the_source_and_the_range(catalog):
+    r = compute(load_scenario_text(_scenario("spot")), catalog)
+    inp = r.inputs["candidates.h.cloud_price_per_card_hour"]
+    assert inp.source.startswith("spot price x (1 + 0.1 spot overhead, "
+                                 "assumptions.spot_overhead_fraction): RunPod H100 SXM spot")
+    assert (inp.low, inp.high) == pytest.approx((0.81 * 1.1, 3.44 * 1.1), rel=1e-12)
+    said = recommend(r)
+    assert said is not None and said.pricing == "spot"
+
+
+def test_a_tier_without_a_figure_falls_back_and_says_so(catalog):
+    """The MI300X has no spot price in the catalog: spot rents on-demand (1.99); the L40S has
+    no 3-year price: 3-year rents 1-year committed (1.00)."""
+    spot = compute(load_scenario_text(_scenario("spot")), catalog).candidate("m")
+    assert spot.inputs["cloud_price_per_card_hour"] == 1.99
+    assert "no spot cloud price is published: renting uses on-demand" in spot.notes
+    three = compute(load_scenario_text(_scenario("committed_3yr")), catalog).candidate("l")
+    assert three.inputs["cloud_price_per_card_hour"] == 1.0
+    assert ("no 3-year committed cloud price is published: renting uses 1-year committed"
+            in three.notes)
