@@ -63,6 +63,23 @@ def test_the_cli_table_shows_a_run_of_each_workload_on_each_option(two):
     assert "[MoE+]: " + MOE_WARNING in block  # the footnote
 
 
+def test_the_csv_has_each_workloads_columns_equal_to_the_engine(two):
+    import csv
+
+    out = CliRunner().invoke(cli, ["compare", str(SCENARIO), "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    rows = list(csv.DictReader(io.StringIO(out.output)))
+    assert [r["id"] for r in rows] == [c.id for c in two.candidates]
+    for row, c in zip(rows, two.candidates):
+        for wid in (DENSE, MOE):
+            if c.quantified:
+                assert float(row[f"{wid}.cost.total"]) == c.jobs[wid]["cost_per_job"]
+                assert float(row[f"{wid}.wall_days"]) == c.jobs[wid]["wall_days"]
+                assert row[f"{wid}.mixture_of_experts"] == str(wid == MOE)
+            else:  # no numbers for an option whose numbers do not hold
+                assert row[f"{wid}.cost.total"] == ""
+
+
 def test_json_lists_the_plan_with_the_moe_flag_and_both_workloads_per_option(two):
     out = CliRunner().invoke(cli, ["compare", str(SCENARIO), "--format", "json"])
     assert out.exit_code == 0, out.output

@@ -45,6 +45,8 @@ from .serving_view import csv_header as serve_csv_header
 from .serving_view import csv_values as serve_csv_values
 from .serving_view import serve_job_rows, serving_block
 from .workloads import MOE_WARNING, workload_table, workloads_json
+from .workloads import csv_header as workload_csv_header
+from .workloads import csv_values as workload_csv_values
 
 # Cells a spreadsheet would read as a formula (CWE-1236). Prefixed with an apostrophe.
 _FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
@@ -203,11 +205,13 @@ def compare_csv(result: Result) -> str:
     joined by "; ", then the currency and the provenance."""
     cols, texts = list(CSV_COLUMNS), list(CSV_TEXT_COLUMNS)  # the table's CSV keys
     prov = provenance(result)
-    rows: list[list[Any]] = [cols + texts + ["currency", *prov] + serve_csv_header(result)]
+    rows: list[list[Any]] = [cols + texts + ["currency", *prov] + serve_csv_header(result)
+                             + workload_csv_header(result)]
     for c in result.candidates:
         d = candidate_dict(result, c)
         rows.append([d[k] for k in cols] + ["; ".join(d[k]) for k in texts]
-                    + [result.currency, *prov.values()] + serve_csv_values(result, c))
+                    + [result.currency, *prov.values()] + serve_csv_values(result, c)
+                    + workload_csv_values(result, c))
     return csv_text(rows)
 
 

@@ -92,6 +92,34 @@ def runs(c: CandidateResult, wid: str) -> dict[str, float] | None:
     return c.jobs.get(wid)
 
 
+# A training workload's columns in `tco compare --format csv` (named `<workload>.<key>`, as the
+# serving columns are), when the plan has more than one: the main columns show each option's
+# primary workload only.
+# Each is the figure's path under `jobs.<workload>` in JSON, and the model quantity it is.
+CSV_KEYS = {"cost.total": "cost_per_job", "wall_days": "wall_days", "gpu_hours": "gpu_hours",
+            "cost_per_million_tokens": "cost_per_million_tokens",
+            "mixture_of_experts": "mixture_of_experts"}
+
+
+def csv_header(result: Result) -> list[str]:
+    plan = training_workloads(result)
+    return [f"{w.id}.{k}" for w in plan for k in CSV_KEYS] if len(plan) > 1 else []
+
+
+def csv_values(result: Result, c: CandidateResult) -> list[Any]:
+    """One option's per-workload columns: empty where its numbers do not hold or it does not
+    carry the workload."""
+    plan = training_workloads(result)
+    if len(plan) < 2:
+        return []
+    out: list[Any] = []
+    for w in plan:
+        job = runs(c, w.id) or {}
+        out += [(bool(job[q]) if q == "mixture_of_experts" else job[q]) if q in job else None
+                for q in CSV_KEYS.values()]
+    return out
+
+
 def layout_short(job: dict[str, float]) -> str:
     """TP x PP x CP x EP, as in the CLI table."""
     return "x".join(str(int(job[k])) for k in ("tensor_parallel", "pipeline_parallel",
