@@ -80,8 +80,10 @@ def recommend(result: Result) -> Recommendation | None:
     pool = [c for c in result.candidates if (delivers(c) if ok else usable(c))]
     runner_up = next((c for c in pool if c is not rec), None)
     rented = mode == "rent"
-    other = next((c for c in result.candidates if usable(c) and c is not rec
-                  and (c.info.acquire != "rent") == rented), None)
+    # the other mode's cheapest option on the same basis: delivering the plan (an option
+    # short of it, or carrying part of it, would compare a part with the whole)
+    other = next((c for c in result.candidates if (delivers(c) if ok else usable(c))
+                  and c is not rec and (c.info.acquire != "rent") == rented), None)
     reasons = []
     if ok and runner_up is not None:
         diff = runner_up.values["npv_tco"] - npv

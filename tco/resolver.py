@@ -507,11 +507,14 @@ class _Resolver:
         if self.sc.rent_options != "auto":
             return []
         done = {info.card for info in infos.values() if info.acquire == "rent"}
+        wids = [w.id for w in self.sc.workloads]
         made = []
         for cid in list(infos):
             info = infos[cid]
             if info.acquire != "buy" or info.infeasible or cid not in rent or info.card in done:
                 continue
+            if not all(info.carries(w) for w in wids):
+                continue  # renting part of the plan is not an option for the whole of it
             done.add(info.card)
             gid = f"{cid}-rent"
             while gid in infos:

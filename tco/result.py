@@ -50,8 +50,11 @@ class CandidateResult:
 
     @property
     def completes_all_runs(self) -> bool:
-        """Delivers the whole plan over the horizon (the ranking's first tier)."""
-        return self.priced and self.values["plan_delivered_fraction"] >= COMPLETE_FRACTION
+        """Delivers the whole plan over the horizon (the ranking's first tier: every workload
+        carried, none short; an option carrying part of the plan delivers all of its own part
+        and is still not the whole)."""
+        return (self.priced and self.values["plan_delivered_fraction"] >= COMPLETE_FRACTION
+                and all(self.info.carries(wid) for wid in self.jobs))
 
     @property
     def carries(self) -> list[str]:

@@ -68,11 +68,17 @@ def _describe(props: JsonObj, specs: dict[str, InputSpec]) -> None:
         prop.pop("title", None)
 
 
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
 def _stable(node: Any) -> Any:
     """pydantic's schema in the shape its newer releases write, whichever release is installed
-    (the shipped file must not depend on it): a lone `allOf: [{$ref}]` is the `$ref` itself."""
+    (the shipped file must not depend on it): a lone `allOf: [{$ref}]` is the `$ref` itself,
+    and a `const` states its type."""
     if isinstance(node, dict):
         out = {k: _stable(v) for k, v in node.items()}
+        if "const" in out and "type" not in out and type(out["const"]) in _JSON_TYPES:
+            out["type"] = _JSON_TYPES[type(out["const"])]
         all_of = out.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1 and set(all_of[0]) == {"$ref"}:
             del out["allOf"]

@@ -401,7 +401,11 @@
     const excluded = order.filter((c) => !c.feasible).map((c) => c.name);
     if (excluded.length) consider.push(["sum_infeasible", { names: excluded.join(T.name_sep) }]);
     const rented = rec.mode === "rent";
-    const other = order.find((c) => usable(c) && c !== rec && (c.mode !== "rent") === rented);
+    // tco.recommend: the other mode's cheapest on the same basis (delivering the plan when the
+    // recommended option does)
+    const ok = complete(rec, v) && usable(rec);
+    const other = order.find((c) => (ok ? usable(c) && complete(c, v) : usable(c)) && c !== rec
+      && (c.mode !== "rent") === rented);
     if (rented && other) {
       consider.push(["sum_buy_dearer", { name: other.name, npv: money(npvOf(other)),
         diff: money(npvOf(other) - npv) }]);

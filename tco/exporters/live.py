@@ -46,6 +46,21 @@ SENSITIVE_EXTRA = 4  # inputs outside FAMILIES the sensitivity ranking may add
 # The largest model a report carries live (the example has about 3,700 quantities, some 260 an
 # option): the page's script grows with it, and a report of hundreds of options stays static.
 MAX_QUANTITIES = 20_000
+
+
+def carried_live(result: Result) -> bool:
+    """Whether the page's script recomputes everything the report shows for this plan. Not
+    yet for plans with portfolios, a serving workload, more than one training workload or an
+    option carrying part of the plan: their sections (portfolio ranking, serving, every
+    workload) are not bound to the model in the page, so such a report stays a static
+    document rather than show figures of two different states (docs/report.md)."""
+    kinds = [kind for _wid, _p, kind in result.structure.workloads]
+    return (len(result.model.quantities) <= MAX_QUANTITIES and bool(result.candidates)
+            and not result.structure.portfolios and "serve" not in kinds
+            and len(kinds) == 1
+            and all(not c.info.workloads for c in result.candidates))
+
+
 SENTINEL_TEXT = "987654321e100"  # a value outside every plausible range, easy to find again
 # The words the page's summary, status pills, charts and panel need (templates/strings.yaml).
 TEXT_KEYS = (

@@ -235,12 +235,13 @@ class View:
 
     def live_page(self) -> dict[str, Any]:
         """The live model's scripts and panel; none for a model too large to carry
-        (live.MAX_QUANTITIES), whose report stays a static document."""
+        (live.MAX_QUANTITIES) or a plan whose sections the page does not recompute yet
+        (live.carried_live), whose report stays a static document."""
         from markupsafe import Markup
 
         from ..resources import templates_dir
 
-        if len(self.r.model.quantities) > live.MAX_QUANTITIES or not self.r.candidates:
+        if not live.carried_live(self.r):
             return {"enabled": False, "panel": []}
         data = live.payload(self.r, self.s, self.lang, self.at,
                             [self.live_candidate(c) for c in self.r.candidates],

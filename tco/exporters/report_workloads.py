@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..result import CandidateResult
 from .fmt import number
-from .workloads import Workload, layout_short, plan_workloads, runs, training_workloads
+from .workloads import (
+    Workload,
+    layout_short,
+    plan_workloads,
+    runs,
+    shows_each,
+    training_workloads,
+)
 
 if TYPE_CHECKING:
     from .report_view import View
@@ -40,11 +47,8 @@ def moe_warning(view: View, w: Workload) -> list[str]:
 
 
 def shown(view: View) -> bool:
-    """Whether the per-workload pieces add anything: more than one workload, or a mixture
-    of experts (whose warning must sit with its figures). One dense workload is the
-    comparison table's own."""
-    plan = training_workloads(view.r)
-    return len(plan) > 1 or any(w.moe for w in plan)
+    """Whether the per-workload pieces add anything (tco.exporters.workloads.shows_each)."""
+    return shows_each(view.r)
 
 
 def section(view: View) -> list[dict[str, Any]]:

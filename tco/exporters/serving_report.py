@@ -27,7 +27,8 @@ def serving_section(view: View) -> list[dict[str, Any]]:
     for w in r.scenario.workloads:
         if w.kind != "serve":
             continue
-        shown = [c for c in r.candidates if c.feasible and w.id in c.jobs]
+        shown = [c for c in r.candidates if c.feasible and w.id in c.jobs
+                 and c.info.carries(w.id)]
         rows = []
         for c in shown:
             job = c.jobs[w.id]

@@ -36,6 +36,8 @@ def serving_block(result: Result) -> str:
     for wid in serve_workloads(result):
         rows = []
         for c in result.candidates:
+            if not c.info.carries(wid):
+                continue  # another option serves it (methodology §14: no output shows it)
             job = c.jobs.get(wid)
             if not c.feasible or job is None:
                 rows.append([c.id, *["-"] * 7])
@@ -63,7 +65,7 @@ def csv_values(result: Result, c: CandidateResult) -> list[Any]:
     """The serving columns of one candidate's CSV row (empty when not quantified)."""
     out: list[Any] = []
     for wid in serve_workloads(result):
-        job = c.jobs.get(wid, {})
+        job = c.jobs.get(wid, {}) if c.info.carries(wid) else {}
         out += [job[k] if c.quantified and k in job else None for k in CSV_KEYS]
     return out
 

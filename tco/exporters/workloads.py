@@ -61,6 +61,16 @@ def training_workloads(result: Result) -> list[Workload]:
     return [w for w in plan_workloads(result) if w.kind != "serve"]
 
 
+def shows_each(result: Result) -> bool:
+    """Whether the outputs list each training workload on its own (per-workload tables, CSV
+    columns, charts): more than one, a mixture of experts (whose warning sits with its
+    figures), or a plan whose primary workload serves (the ranking's run columns are then not
+    a training run's). One dense training workload is the ranking's own."""
+    plan = training_workloads(result)
+    return (len(plan) > 1 or any(w.moe for w in plan)
+            or (bool(plan) and plan_workloads(result)[0].kind == "serve"))
+
+
 def _moe(result: Result, wid: str, params: float, active: float) -> bool:
     """The model's flag, read from the first option that computed it; the same comparison
     of the inputs when no option was priced."""
@@ -103,14 +113,14 @@ CSV_KEYS = {"cost.total": "cost_per_job", "wall_days": "wall_days", "gpu_hours":
 
 def csv_header(result: Result) -> list[str]:
     plan = training_workloads(result)
-    return [f"{w.id}.{k}" for w in plan for k in CSV_KEYS] if len(plan) > 1 else []
+    return [f"{w.id}.{k}" for w in plan for k in CSV_KEYS] if shows_each(result) else []
 
 
 def csv_values(result: Result, c: CandidateResult) -> list[Any]:
     """One option's per-workload columns: empty where its numbers do not hold or it does not
     carry the workload."""
     plan = training_workloads(result)
-    if len(plan) < 2:
+    if not shows_each(result):
         return []
     out: list[Any] = []
     for w in plan:
@@ -134,7 +144,7 @@ def workload_table(result: Result) -> str:
     from .fmt import money, number
 
     plan = training_workloads(result)
-    if len(plan) < 2 and not any(w.moe for w in plan):
+    if not shows_each(result):
         return ""
     cur = result.currency
     header = ["workload", "candidate", "runs/yr", "layout", "days/run", "card-h/run",
