@@ -47,14 +47,14 @@ DAY = date(2026, 1, 15)
 
 ALLOWED = frozenset({
     # units
-    "GB", "TB", "GiB", "TFLOPS", "PFLOP", "FLOP", "FLOPs", "CNY", "USD", "EUR", "GbE", "kW",
+    "GB", "TB", "GiB", "TFLOPS", "PFLOP", "FLOP", "FLOPs", "CNY", "USD", "EUR", "GbE", "kW", "ms",
     "CO2e", "CO₂e",
     # proper names of vendors, products and software the Chinese text keeps
     "NVIDIA", "AMD", "Intel", "Huawei", "CUDA", "ROCm", "CANN", "GeForce", "Ascend", "Gaudi",
-    "PaLM", "Llama", "tco",
+    "PaLM", "Llama", "tco", "Transformer",
     # abbreviations read as they are
     "TCO", "MFU", "PUE", "TDP", "IT", "MoE", "BF16", "FP8", "FP16", "FP32", "FP64", "TF32",
-    "P10", "P50", "P90", "TRUE", "FALSE", "AI",
+    "P10", "P50", "P90", "TRUE", "FALSE", "AI", "KV", "p99",
 })
 # Columns of ids, paths and formulas (their headers in the zh workbook).
 ID_COLUMNS = frozenset({"路径", "键", "定义名称", "公式"})
@@ -281,3 +281,24 @@ def test_cny_amounts_in_the_zh_workbook_read_in_wan_and_yi(package):
     row = header[0].row + 1
     assert "万" in ws.cell(row, cols["TCO 净现值"]).number_format
     assert "万" not in ws.cell(row, cols["每加速卡小时成本"]).number_format
+
+
+@pytest.fixture(scope="module")
+def serving_package(tmp_path_factory):
+    """The features of issues 13 and 14 in Chinese: serving and training, workloads assigned
+    to options, a portfolio, cards: auto and a held licence (tests/data/serve_and_assign.yaml)."""
+    catalog = load_catalog()
+    loaded = load_scenario(Path(__file__).parent / "data" / "serve_and_assign.yaml")
+    result = compute(loaded, catalog)
+    result.analyses.update(report_analyses(loaded, catalog, draws=500, seed=1, result=result))
+    out = tmp_path_factory.mktemp("zh-serving")
+    write_html(result, out / "report.zh.html", lang="zh", day=DAY)
+    write_workbook(result, out / "workbook.zh.xlsx", generated=DAY, lang="zh")
+    return result, catalog, out
+
+
+def test_the_zh_serving_report_and_workbook_have_no_english_left(serving_package):
+    result, catalog, out = serving_package
+    texts = html_texts(out / "report.zh.html") + workbook_texts(out / "workbook.zh.xlsx")
+    left = _leftovers(texts, quoted_text(result, catalog))
+    assert not left, "\n".join(f"{v[0]}: {k!r} -> {v[1:]}" for k, v in left.items())

@@ -134,7 +134,9 @@ class View:
         return f"{x:,.0f}"
 
     def name(self, c: CandidateResult) -> str:
-        return c.info.name
+        """The option's name; a generated rent option's ("<name>, rented") in the reader's
+        language."""
+        return self.s.message(c.info.name) if self.lang != "en" else c.info.name
 
     def fmt(self, kind: str, x: float) -> str:
         """A figure written the way `kind` says; templates/report_live.js has the same kinds."""

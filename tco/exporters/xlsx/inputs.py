@@ -25,7 +25,8 @@ from .styles import Styles
 MAX_CELL_CHARS = 32767
 ORIGINS = {"catalog": "catalog", "scenario": "scenario", "default": "default",
            "derived": "derived", "quote": "quote"}
-SIZING = {"cards": "cards", "deadline_days": "deadline_days", "power_cap_kw": "power_cap_kw"}
+SIZING = {"cards": "cards", "deadline_days": "deadline_days", "power_cap_kw": "power_cap_kw",
+          "plan": "cards: auto"}
 
 
 def text(ws: Worksheet, row: int, col: int, value: object, fmt: object = None) -> None:
