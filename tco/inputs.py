@@ -36,7 +36,12 @@ class InputSpec:
         shown = "" if unit == "fraction" else f" {unit}"
         hint = f"; expected {self.hint}" if self.hint else ""
         return (f"found {value:g}, outside the plausible range {lo:g} to {hi:g}{shown} for "
-                f"{self.label[0].lower() + self.label[1:]}{hint}")
+                f"{_lower_first(self.label)}{hint}")
+
+
+def _lower_first(label: str) -> str:
+    """'Electricity price' -> 'electricity price', but 'VAT rate' stays (an abbreviation)."""
+    return label if label[1:2].isupper() else label[0].lower() + label[1:]
 
 
 def _frac(key: str, label: str, lo: float = 0.0, hi: float = 1.0) -> InputSpec:

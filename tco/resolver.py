@@ -468,10 +468,20 @@ class _Resolver:
         the engine's layout search fills in (tco.layout)."""
         base = ["candidates", c.id, "layout"]
         wids = [w.id for w in self.sc.workloads]
+        kinds = {w.id: w.kind for w in self.sc.workloads}
         for wid in c.layout:
             if wid not in wids:
                 raise self.loaded.error(f"unknown workload '{wid}'{did_you_mean(wid, wids)}",
                                         base + [wid])
+            if c.workloads and wid not in c.workloads:
+                raise self.loaded.error(
+                    f"pins a layout for workload '{wid}', which this option does not carry "
+                    f"(its workloads: {', '.join(c.workloads)})", base + [wid])
+            other = sorted(set(c.layout[wid]) - {"tp"})
+            if kinds[wid] == "serve" and other:
+                raise self.loaded.error(
+                    f"a serving workload is laid out by its tensor-parallel degree only: "
+                    f"expected tp, found {', '.join(other)}", base + [wid, other[0]])
         for wid in wids:
             pins = c.layout.get(wid, {})
             for key, spec in LAYOUT_INPUTS.items():
