@@ -225,7 +225,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         scenario_data=resolved.scenario_data, structure=st, inputs=resolved.inputs,
         candidates=rank(candidates), provenance=provenance, model=model,
         components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
-        resolved=resolved, env=dict(env), portfolios=portfolio_results(resolved, model, env),
+        resolved=resolved, env=env if isinstance(env, dict) else dict(env), portfolios=portfolio_results(resolved, model, env),
     )
 
 

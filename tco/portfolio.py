@@ -23,8 +23,8 @@ def assigned_workloads(loaded: Loaded, c: Candidate) -> list[str]:
     seen: set[str] = set()
     for wid in c.workloads:
         if wid not in known:
-            raise loaded.error(f"unknown workload '{wid}'; expected a workload id of this "
-                               f"scenario ({', '.join(known)})", where)
+            hint = did_you_mean(wid, known, list_up_to=len(known))  # says what is expected
+            raise loaded.error(f"unknown workload '{wid}'{hint}", where)
         if wid in seen:
             raise loaded.error(f"workload '{wid}' is listed twice", where)
         seen.add(wid)

@@ -232,7 +232,11 @@ def plan(result: Result, lang: str = "en") -> Plan:
 
 def engine_values(result: Result) -> dict[str, float]:
     """Every input and quantity as the Python engine computes it (the cached cell values):
-    the values the Result holds (tco.engine.assemble), which the model gives for its inputs."""
+    the values the Result holds (tco.engine.assemble), which the model gives for its inputs.
+    The engine's own mapping when the Result keeps it (a thousand candidates' values are
+    not copied again)."""
+    if result.env is not None and all(type(v) is float for v in result.env.values()):
+        return result.env
     values = {path: scalar(inp.value) for path, inp in result.inputs.items()}
     by_id = {c.id: c for c in result.candidates}
     for cid in result.structure.candidates:
