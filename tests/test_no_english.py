@@ -178,16 +178,22 @@ def workbook_texts(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def package(tmp_path_factory):
-    catalog = load_catalog([PACKAGE / "quotes.csv"])
-    loaded = load_scenario(PACKAGE / "scenario.yaml")
+def _zh_outputs(tmp_path_factory, scenario: Path, quotes: list[Path], name: str):
+    """The zh report and workbook of `scenario`: (result, catalog, their folder)."""
+    catalog = load_catalog(quotes)
+    loaded = load_scenario(scenario)
     result = compute(loaded, catalog)
     result.analyses.update(report_analyses(loaded, catalog, draws=500, seed=1, result=result))
-    out = tmp_path_factory.mktemp("zh")
+    out = tmp_path_factory.mktemp(name)
     write_html(result, out / "report.zh.html", lang="zh", day=DAY)
     write_workbook(result, out / "workbook.zh.xlsx", generated=DAY, lang="zh")
     return result, catalog, out
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory):
+    return _zh_outputs(tmp_path_factory, PACKAGE / "scenario.yaml", [PACKAGE / "quotes.csv"],
+                       "zh")
 
 
 def _leftovers(texts, quoted) -> dict[str, list[str]]:
@@ -287,14 +293,8 @@ def test_cny_amounts_in_the_zh_workbook_read_in_wan_and_yi(package):
 def serving_package(tmp_path_factory):
     """The features of issues 13 and 14 in Chinese: serving and training, workloads assigned
     to options, a portfolio, cards: auto and a held licence (tests/data/serve_and_assign.yaml)."""
-    catalog = load_catalog()
-    loaded = load_scenario(Path(__file__).parent / "data" / "serve_and_assign.yaml")
-    result = compute(loaded, catalog)
-    result.analyses.update(report_analyses(loaded, catalog, draws=500, seed=1, result=result))
-    out = tmp_path_factory.mktemp("zh-serving")
-    write_html(result, out / "report.zh.html", lang="zh", day=DAY)
-    write_workbook(result, out / "workbook.zh.xlsx", generated=DAY, lang="zh")
-    return result, catalog, out
+    return _zh_outputs(tmp_path_factory, Path(__file__).parent / "data" / "serve_and_assign.yaml",
+                       [], "zh-serving")
 
 
 def test_the_zh_serving_report_and_workbook_have_no_english_left(serving_package):
