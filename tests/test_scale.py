@@ -307,7 +307,7 @@ def test_charts_draw_the_best_ranked_and_say_how_many_are_left_out(big):
     assert len(priced) > CHART_CANDIDATES
     page = render_html(result)
     sentence = (f"The {CHART_CANDIDATES} best-ranked of {len(priced)} priced candidates are "
-                "drawn; the comparison table and the candidate details list every one.")
+                "drawn; the comparison table lists every one.")
     for chart in ("chart-cost", "chart-cashflow", "chart-time"):
         figure = re.search(rf'<figure id="{chart}".*?</figure>', page, flags=re.DOTALL).group(0)
         assert sentence in figure
@@ -319,6 +319,34 @@ def test_charts_draw_the_best_ranked_and_say_how_many_are_left_out(big):
     assert page.count('data-key="npv_tco"') == len(priced)
     zh = render_html(result, lang="zh")
     assert f"图中仅绘出排名前 {CHART_CANDIDATES} 的方案（共 {len(priced)} 个已定价方案）" in zh
+
+
+def test_a_long_static_report_details_the_best_ranked_and_says_where_the_rest_are(catalog):
+    """Past live.MAX_QUANTITIES the page is static; with more than DETAIL_LIMIT priced options
+    it details the first DETAIL_LIMIT in rank order (the recommendation among them) and lists
+    their inputs only; the comparison table keeps every option."""
+    from tco.exporters import live
+    from tco.exporters.report_view import DETAIL_LIMIT
+
+    result = compute(many(8), catalog)
+    assert not live.carried_live(result)
+    priced = [c for c in result.candidates if c.priced]
+    assert len(priced) > DETAIL_LIMIT
+    page = render_html(result)
+    details = re.search(r'<section id="details".*?</section>', page, flags=re.DOTALL).group(0)
+    shown = re.findall(r'<article class="candidate-detail[^"]*" id="candidate-([^"]+)"', details)
+    assert shown == [c.id for c in priced[:DETAIL_LIMIT]]
+    assert result.recommended is not None and result.recommended.id in shown
+    sentence = (f"The {DETAIL_LIMIT} highest-ranked options are detailed here, with their "
+                f"inputs; the other {len(priced) - DETAIL_LIMIT} are in the comparison table")
+    assert details.count(sentence) == 1
+    inputs = re.search(r'<section id="assumptions".*?</section>', page, flags=re.DOTALL).group(0)
+    assert sentence in inputs
+    listed = set(re.findall(r'data-input="candidates\.(.+?)\.[a-z_]+"', inputs))
+    own = {c.info.inputs_of or c.id for c in priced[:DETAIL_LIMIT]}
+    assert listed == own  # the detailed options' inputs (a rent option's under its source)
+    comparison = re.search(r'<section id="comparison".*?</section>', page, flags=re.DOTALL).group(0)
+    assert comparison.count("<tr") == len(result.candidates) + 1
 
 
 def test_the_example_draws_every_candidate(example):

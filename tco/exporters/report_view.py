@@ -28,6 +28,7 @@ from .serving_report import serve_detail_rows, serving_section
 from .workloads import Workload, training_workloads
 
 TORNADO_BARS = 10
+DETAIL_LIMIT = 30  # options detailed in a static report; the rest: table, workbook, JSON
 MC_SERIES = 5
 
 
@@ -101,6 +102,22 @@ class View:
         self.rec = None if self.portfolio else result.recommended
         self.complete = [c for c in result.candidates if is_complete(c) and not c.info.blocking]
         self.at = live.slots(result)
+        self.detail_ids = self._detail_ids()
+
+    def _detail_ids(self) -> set[str] | None:
+        """The options a long static report details: the first DETAIL_LIMIT priced ones in rank
+        order (the recommendation among them, and the option a generated rent option reads its
+        inputs from); None (all) when there are no more than that, or the page is live. The
+        others are in the comparison table, the workbook and the JSON: a thousand detail pages
+        help no reader."""
+        r = self.r
+        priced = [c for c in r.candidates if c.priced]
+        if len(priced) <= DETAIL_LIMIT or live.carried_live(r):
+            return None
+        shown = priced[:DETAIL_LIMIT]
+        if self.rec is not None and self.rec not in shown:
+            shown[-1] = self.rec
+        return {c.id for c in shown}
 
     # --- formatting ----------------------------------------------------------------------------
     def money(self, x: float) -> str:
@@ -179,7 +196,8 @@ class View:
                           "tables": report_workloads.section(self)},
             "charts": self.charts(),
             "serving": serving_section(self),
-            "details": [self.detail(c) for c in r.candidates if c.priced],
+            "details": [self.detail(c) for c in self.detailed()],
+            "details_omitted": self.omitted_note(),
             "infeasible": [{"name": self.name(c), "id": c.id,
                             "reasons": [s.message(x) for x in c.reasons]}
                            for c in r.candidates if not c.feasible],
@@ -673,21 +691,40 @@ class View:
         text = _plain(x)
         return money_prefix(self.cur) + text if inp.spec.money else text
 
+    def detailed(self) -> list[CandidateResult]:
+        """The priced options the report details."""
+        ids = self.detail_ids
+        return [c for c in self.r.candidates if c.priced and (ids is None or c.id in ids)]
+
+    def omitted_note(self) -> str:
+        """What the details and assumptions leave out, and where it is; '' when nothing."""
+        if self.detail_ids is None:
+            return ""
+        shown = len(self.detailed())
+        priced = sum(1 for c in self.r.candidates if c.priced)
+        return self.s("details_omitted", shown=shown, omitted=priced - shown)
+
     def assumptions(self) -> dict[str, Any]:
+        # a generated rent option reads its source's inputs: they are listed there, once; in a
+        # long static report (detail_ids) only the detailed options' inputs are listed
+        listed = [c for c in self.r.candidates if not c.info.inputs_of]
+        if self.detail_ids is not None:
+            ids = {c.info.inputs_of or c.id for c in self.detailed()}
+            listed = [c for c in listed if c.id in ids]
+        per: dict[str, list[dict[str, str]]] = {c.id: [] for c in listed}
         shared: list[dict[str, str]] = []
-        per: dict[str, list[dict[str, str]]] = {}
         for path, inp in self.r.inputs.items():
             if path.startswith("candidates."):
                 cid = path.removeprefix("candidates.").rsplit(".", 1)[0]  # ids may have dots
-                per.setdefault(cid, []).append(self.input_row(inp))
+                if cid in per:
+                    per[cid].append(self.input_row(inp))
             else:
                 shared.append(self.input_row(inp))
-        # a generated rent option reads its source's inputs: they are listed there, once
-        groups = [{"name": self.name(c), "id": c.id, "rows": per.get(c.id, [])}
-                  for c in self.r.candidates if not c.info.inputs_of]
+        groups = [{"name": self.name(c), "id": c.id, "rows": per[c.id]} for c in listed]
         estimates = sum(1 for i in self.r.inputs.values() if i.source.startswith("estimate"))
         intro = self.s("assumptions_intro", estimates=estimates, total=len(self.r.inputs))
-        return {"intro": intro, "shared": shared, "candidates": groups}
+        return {"intro": intro, "shared": shared, "candidates": groups,
+                "omitted": self.omitted_note()}
 
     def methodology(self) -> list[str]:
         s, inputs = self.s, self.r.inputs
