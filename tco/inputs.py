@@ -249,6 +249,15 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
           "hidden behind compute"),
     _frac("dp_overlap_fraction", "Share of compute time that can hide data-parallel and "
           "pipeline communication"),
+    InputSpec("collective_base_latency_s", "s", "Start-up time of one collective", 0, 1e-2),
+    InputSpec("scaleup_hop_latency_s", "s", "Latency of one ring step on the scale-up link",
+              0, 1e-2),
+    InputSpec("scaleout_hop_latency_s", "s", "Latency of one ring step over the network",
+              0, 1e-2),
+    InputSpec("dp_bucket_min_params", "parameters", "Smallest data-parallel gradient bucket",
+              1e5, 1e11),
+    InputSpec("dp_bucket_params_per_replica", "parameters", "Gradient bucket parameters per "
+              "data-parallel replica", 0, 1e9),
     InputSpec("experts_per_token", "experts", "Default experts each token is routed to (MoE)",
               1, 256),
     InputSpec("global_batch_tokens", "tokens", "Default global batch", 1e3, 1e9),

@@ -105,8 +105,9 @@ def test_layout_example_in_the_text_is_the_models(catalog):
     m = re.search(r"2,048 A100 \(the search picks t = (\d+), p = (\d+), no recomputation, "
                   r"(\d+) replicas of (\d+) micro-batches, ([0-9.]+) GB per card\): compute "
                   r"([0-9.]+) s per step, tensor traffic ([0-9.]+) s of which half \(([0-9.]+) "
-                  r"s\) is exposed, data-parallel traffic ([0-9.]+) s hidden behind compute; "
-                  r"step ([0-9.]+) s, scaling efficiency ([0-9]+\.[0-9]+)", text)
+                  r"s\) is exposed, data-parallel traffic ([0-9.]+) s hidden behind one "
+                  r"micro-batch \(0\.9 × [0-9.]+ / \d+ = [0-9.]+ s\) and the ([0-9.]+) s "
+                  r"bubble; step ([0-9.]+) s, scaling efficiency ([0-9]+\.[0-9]+)", text)
     assert m, "the worked example of section 4 changed shape"
     job = compute(load_scenario_text(LAYOUT_SCENARIO), catalog).candidate("a100").jobs["w70"]
     t, p, dp, micro = (int(x) for x in m.groups()[:4])
@@ -114,7 +115,7 @@ def test_layout_example_in_the_text_is_the_models(catalog):
                                  job["data_parallel"], job["micro_batches"])
     assert job["activation_recompute"] == 0
     keys = ["memory_needed_gb", "compute_seconds", "tp_comm_seconds", "exposed_comm_seconds",
-            "dp_comm_seconds", "step_seconds", "scaling_efficiency"]
+            "dp_comm_seconds", "bubble_seconds", "step_seconds", "scaling_efficiency"]
     for key, shown in zip(keys, m.groups()[4:]):
         decimals = len(shown.split(".")[1])
         assert round(job[key], decimals) == float(shown), key

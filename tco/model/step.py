@@ -160,26 +160,67 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
     def jq(key: str, expr: Expr, label: str) -> Ref:
         return b.jq(wid, key, expr, "s", label)
 
+    lat = latencies(b, wid, sh)
     t_tp = jq("tp_comm_seconds", tok_rank * tp * lay * 16 * h * (tp - 1) / tp
-              * (1 + rc / 2) / up,
+              * (1 + rc / 2) / up + lat["tp"],
               "Tensor-parallel all-gather/reduce-scatter time per step (scale-up)")
     t_cp = jq("cp_comm_seconds", tok_rank * cp * lay * 12 * a("kv_hidden_fraction") * h
-              * (cp - 1) / cp / within_domain(b, tp * cp, up, out),
+              * (cp - 1) / cp / within_domain(b, tp * cp, up, out) + lat["cp"],
               "Context-parallel key/value ring time per step")
     t_ep = jq("ep_comm_seconds", tok_rank * lay * k * h * 2 * 4 * (ep - 1) / ep
-              / within_domain(b, tp * cp * ep, up, out),
+              / within_domain(b, tp * cp * ep, up, out) + lat["ep"],
               "Expert-parallel all-to-all time per step (dispatch and combine, both passes)")
-    t_pp = jq("pp_comm_seconds", IF(pp.gt(1), 2 * 2 * h * tok_rank * vp, 0) / out,
+    t_pp = jq("pp_comm_seconds", IF(pp.gt(1), 2 * 2 * h * tok_rank * vp, 0) / out + lat["pp"],
               "Pipeline point-to-point time per step (activations and their gradients)")
     shard = (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep) / (
         tp * pp)
     group = sh.dp * cp
     inside = MIN(group, MAX(1, cpn / (tp * cp)))
     t_dp = jq("dp_comm_seconds", a("dp_bytes_per_param") * shard
-              * ((inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group) / out),
+              * ((inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group) / out)
+              + dp_latency(b, wid, shard, group, inside),
               "Data-parallel reduce-scatter + all-gather time per step (scale-up inside a "
               "server, then the network)")
     return {"tp": t_tp, "cp": t_cp, "ep": t_ep, "pp": t_pp, "dp": t_dp}
+
+
+def hop_latency(b: Builder, span: Expr) -> Expr:
+    """One step of a collective between neighbours of a group of `span` consecutive cards:
+    over the scale-up link inside the domain, else over the network."""
+    inside = span.le(MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node")))
+    return IF(inside, a("scaleup_hop_latency_s"), a("scaleout_hop_latency_s"))
+
+
+def latencies(b: Builder, wid: str, sh: Shape) -> dict[str, Expr]:
+    """The latency part (α) of the tensor, context, expert and pipeline collectives per step:
+    how many each card runs per step times the time each takes before any byte has arrived
+    (a ring of n ranks takes n − 1 steps; NCCL's cost model, methodology §4)."""
+    tp, pp, vp, cp, ep, rc = (layout_ref(b, wid, d) for d in DEGREES)
+    base = a("collective_base_latency_s")
+    per_mb = sh.layers / pp * sh.micro  # layer passes per card per step
+    ring_tp = base + (tp - 1) * a("scaleup_hop_latency_s")
+    return {
+        # 4 all-gathers + 4 reduce-scatters per layer and micro-batch (more with recompute)
+        "tp": IF(tp.gt(1), 8 * per_mb * (1 + rc / 2) * ring_tp, 0),
+        # c − 1 ring steps forward and again backward, per layer and micro-batch
+        "cp": 2 * (cp - 1) * per_mb * (base + hop_latency(b, tp * cp)),
+        # 4 all-to-alls per layer and micro-batch
+        "ep": IF(ep.gt(1), 4 * per_mb * (base + hop_latency(b, tp * cp * ep)), 0),
+        # a send forward and one backward per micro-batch and virtual stage
+        "pp": IF(pp.gt(1), 2 * vp * sh.micro * (base + a("scaleout_hop_latency_s")), 0),
+    }
+
+
+def dp_latency(b: Builder, wid: str, shard: Expr, group: Expr, inside: Expr) -> Expr:
+    """The latency part of the data-parallel reduce-scatter and all-gather per step: the shard
+    goes in buckets of MAX(40M, 1M × D) parameters (Megatron-LM's default), each bucket a
+    reduce-scatter and an all-gather over a ring of D ranks, D − D/k steps over the scale-up
+    link and D/k − 1 over the network (k ranks per server)."""
+    buckets = MAX(1, shard / MAX(a("dp_bucket_min_params"),
+                                 a("dp_bucket_params_per_replica") * group))
+    ring = (a("collective_base_latency_s") + (group - group / inside)
+            * a("scaleup_hop_latency_s") + (group / inside - 1) * a("scaleout_hop_latency_s"))
+    return IF(group.gt(1), 2 * buckets * ring, 0)
 
 
 def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref, Ref],
@@ -196,7 +237,8 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
     exposed = b.jq(
         wid, "exposed_comm_seconds",
         (1 - a("comm_overlap_fraction")) * (t["tp"] + t["cp"] + t["ep"])
-        + MAX(0, t["dp"] + t["pp"] - a("dp_overlap_fraction") * comp), "s",
+        + MAX(0, t["pp"] - a("dp_overlap_fraction") * comp)
+        + MAX(0, t["dp"] - a("dp_overlap_fraction") * comp / sh.micro - bubble), "s",
         "Communication not hidden behind compute, per step")
     step = b.jq(wid, "step_seconds", comp + bubble + exposed, "s", "Time per training step")
     return Step(f_tok, step, ideal, fits, need, have)
