@@ -407,12 +407,16 @@ def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:
 
 def quick_job(*, model_params: float, active_params: float | None, tokens: float | None,
               card: str, cards: int, precision: str, mfu: float | None, region: str,
-              currency: str, serve: dict[str, float] | None = None) -> Loaded:
+              currency: str, serve: dict[str, float] | None = None,
+              layout: dict[str, int] | None = None) -> Loaded:
     """A one-workload, one-candidate scenario for `tco job` (default finance and team); with
-    `serve` (the serving fields given), a serving workload (`tco job --serve`)."""
+    `serve` (the serving fields given), a serving workload (`tco job --serve`); `layout` pins
+    parallel degrees (`--layout`)."""
     cand: dict[str, Any] = {"id": card, "card": card, "cards": cards}
     if mfu is not None:
         cand["mfu"] = mfu
+    if layout:
+        cand["layout"] = {"job": layout}
     work: dict[str, Any] = {"id": "job", "params": model_params, "precision": precision}
     if serve is not None:
         work.update(kind="serve", **serve)
