@@ -258,6 +258,8 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               1e5, 1e11),
     InputSpec("dp_bucket_params_per_replica", "parameters", "Gradient bucket parameters per "
               "data-parallel replica", 0, 1e9),
+    InputSpec("expert_gemm_tile_rows", "tokens", "Rows of an expert GEMM's tile (MoE)", 1,
+              4096),
     InputSpec("experts_per_token", "experts", "Default experts each token is routed to (MoE)",
               1, 256),
     InputSpec("global_batch_tokens", "tokens", "Default global batch", 1e3, 1e9),

@@ -80,8 +80,9 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     cp_max = values[f"{wp}.seq_len_tokens"] / MIN_CONTEXT_SHARD_TOKENS
     # A mixture of experts shards its experts at least as far as it is sparse (params /
     # active params, to a power of two), so that each card holds about as many expert weights
-    # as dense ones: the search has no term for the expert GEMMs' efficiency, which is what
-    # rules out small expert groups in practice (docs/methodology.md §4).
+    # as dense ones. The step charges small expert GEMMs (padding, weight reads), but not
+    # router imbalance, which is what rules out small expert groups in practice: without this
+    # rule the search puts DeepSeek-V3 on 4-card expert groups (docs/methodology.md §4).
     sparsity = values[f"{wp}.params"] / values[f"{wp}.active_params"]
     options = {
         "tp": [x for x in POWERS if x <= tp_max], "pp": [x for x in POWERS if x <= layers],

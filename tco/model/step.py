@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from ..expr import IF, MAX, MIN, Expr, Ref
 from .base import Builder, a, w
-from .units import BYTES_PER_GB, FLOPS_PER_TFLOPS
+from .units import BYTES_PER_GB, BYTES_PER_VALUE, FLOPS_PER_TFLOPS
+
+FFN_SHARE = 2.0 / 3.0  # of 12·h² parameters per layer, the feed-forward block's 8·h²
 
 DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute")
 DEGREE_LABELS = {
@@ -142,11 +144,38 @@ def compute_time(b: Builder, wid: str, precision: str, cards: Ref, sh: Shape,
     ideal = b.jq(wid, "ideal_step_seconds",
                  f_tok * w(wid, "global_batch_tokens") / (cards * sustained), "s",
                  "Step time with no recomputation, bubble or communication")
+    slow = expert_gemm(b, wid, precision, sustained, f_tok)
     comp = b.jq(wid, "compute_seconds",
-                ideal * (1 + rc / 3) * MAX(1, sh.dp / sh.seqs), "s",
+                ideal * (1 + rc / 3) * MAX(1, sh.dp / sh.seqs) * slow, "s",
                 "Compute time per step (recomputation adds a forward pass; replicas without "
-                "a sequence idle)")
+                "a sequence idle; small expert GEMMs run slower)")
     return ideal, comp
+
+
+def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref) -> Expr:
+    """How much longer the step's compute takes because a mixture of experts' expert GEMMs
+    have few rows (tokens per expert per micro-batch): padded to the kernel's tile, and bound
+    by reading the expert's weights when the rows are too few to hide them (roofline)."""
+    def jq(key: str, expr: Expr, unit: str, label: str) -> Ref:
+        return b.jq(wid, key, expr, unit, label)
+
+    cp, ep = layout_ref(b, wid, "cp"), layout_ref(b, wid, "ep")
+    n, act, k = w(wid, "params"), w(wid, "active_params"), w(wid, "experts_per_token")
+    moe = act.lt(n)
+    experts = jq("experts_inferred", IF(moe, k * (n - (1 - FFN_SHARE) * act)
+                                       / (FFN_SHARE * act), 0), "experts",
+                 "Routed experts per layer, inferred from the parameters (MoE)")
+    rows = jq("tokens_per_expert", IF(moe, w(wid, "seq_len_tokens") / cp * ep * k
+                                      / MAX(experts, 1), 0), "tokens",
+              "Tokens each expert's GEMMs take per micro-batch (MoE)")
+    tile = a("expert_gemm_tile_rows")
+    weights_bound = (BYTES_PER_VALUE[precision] * sustained
+                     / (2 * MAX(rows, 1) * b.c("memory_bandwidth_gb_per_s") * BYTES_PER_GB))
+    slowdown = jq("expert_gemm_slowdown",
+                  IF(moe, MAX((rows + tile / 2) / MAX(rows, 1), weights_bound), 1), "ratio",
+                  "Expert GEMM time over the same FLOPs at dense efficiency (MoE)")
+    share = FFN_SHARE * a("flops_per_param_token") * act / f_tok
+    return 1 + IF(moe, share * (slowdown - 1), 0)
 
 
 def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, Ref]:
