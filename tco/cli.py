@@ -234,7 +234,8 @@ def schema(output: str | None, quote: bool) -> None:
               default="bf16", show_default=True)
 @click.option("--mfu", type=float, help="Model FLOPs utilization (0-1); default from catalog.")
 @click.option("--layout", "layout_text", metavar="DEGREE=N,...",
-              help="Pin parallel degrees, e.g. tp=8,pp=4 (tp, pp, vp, cp, ep, recompute); "
+              help="Pin parallel degrees, e.g. tp=8,pp=4 (tp, pp, vp, cp, ep, recompute, "
+              "zero3); "
               "the search chooses the rest. A serving job takes tp only.")
 @click.option("--region", default="us", show_default=True, help="Electricity region id.")
 @click.option("--currency", type=click.Choice(["USD", "CNY", "EUR"]), default="USD",
@@ -299,7 +300,7 @@ _SERVE_NEEDS = ("input_tokens_per_day", "output_tokens_per_day", "prompt_tokens"
                 "output_tokens")
 
 
-_DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute")
+_DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3")
 
 
 def _layout_option(text: str | None, serve: bool) -> dict[str, int] | None:
@@ -318,9 +319,9 @@ def _layout_option(text: str | None, serve: bool) -> dict[str, int] | None:
                                    f"{', '.join(_DEGREES)}")
         if key in pins:
             raise click.UsageError(f"--layout: {key} is given twice")
-        low = 0 if key == "recompute" else 1
-        if not value.isdigit() or not low <= int(value) <= (1 if key == "recompute" else 4096):
-            want = "0 or 1" if key == "recompute" else "a whole number from 1 to 4096"
+        flag = key in ("recompute", "zero3")
+        if not value.isdigit() or not int(not flag) <= int(value) <= (1 if flag else 4096):
+            want = "0 or 1" if flag else "a whole number from 1 to 4096"
             raise click.UsageError(f"--layout: {key}={value}; expected {want}")
         pins[key] = int(value)
     if serve and set(pins) - {"tp"}:

@@ -201,6 +201,8 @@ LAYOUT_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("ep", "cards", "Expert-parallel degree", 1, 4096, integer=True),
     InputSpec("recompute", "flag", "Full activation recomputation (1) or none (0)", 0, 1,
               integer=True),
+    InputSpec("zero3", "flag", "Parameters and gradients sharded over the data-parallel group "
+              "(1, ZeRO-3 / FSDP) or the optimizer state only (0, ZeRO-1)", 0, 1, integer=True),
 ]}
 
 TEAM_INPUTS: dict[str, InputSpec] = {s.key: s for s in [

@@ -52,7 +52,7 @@ def serve_grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: s
     pins = pinned(resolved, cid, wid)
     check_tensor_pin(values, resolved, cid, wid, pins)
     tps = [pins["tp"]] if "tp" in pins else [x for x in POWERS if x <= tp_max]
-    return [(tp, 1, 1, 1, 1, 0) for tp in tps]
+    return [(tp, 1, 1, 1, 1, 0, 0) for tp in tps]
 
 
 def best_serving(got: Mapping[str, Any], combos: list[tuple[int, ...]], cards: Any) -> Any:
@@ -88,14 +88,14 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
         "tp": [x for x in POWERS if x <= tp_max], "pp": [x for x in POWERS if x <= layers],
         "vp": [1, 2, 4, 8], "cp": [x for x in POWERS[:5] if x <= max(cp_max, 1)],
         "ep": expert_degrees(sparsity, cards_max),
-        "recompute": [0, 1],
+        "recompute": [0, 1], "zero3": [0, 1],
     }
     pins = pinned(resolved, cid, wid)
     check_tensor_pin(values, resolved, cid, wid, pins)
     options.update({d: [v] for d, v in pins.items()})
     out = []
     for combo in itertools.product(*(options[d] for d in DEGREES)):
-        tp, pp, vp, cp, ep, _ = combo
+        tp, pp, vp, cp, ep, _, _ = combo
         if (tp * pp * cp > cards_max or (pp == 1 and vp > 1) or pp * vp > layers
                 or ep * tp * pp > cards_max):
             continue
@@ -187,7 +187,7 @@ def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any) -> A
     fastest = np.min(step, axis=-1, keepdims=True)
     # the simplest of the near-fastest: fewest pipeline, context, expert and virtual stages,
     # then the smallest tensor group, recomputation last
-    simple = np.asarray([(c[1] * c[2] * c[3] * c[4]) * 16 + c[0] + 0.5 * c[5]
+    simple = np.asarray([(c[1] * c[2] * c[3] * c[4]) * 16 + c[0] + 0.5 * c[5] + 0.75 * c[6]
                          for c in combos], dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.where(step <= fastest * NEAR_BEST, simple + step / fastest * 1e-6, np.inf)

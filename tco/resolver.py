@@ -489,7 +489,8 @@ class _Resolver:
                 if key in pins:
                     self.put(self.given(where, pins[key], spec))
                 else:
-                    self.put(Input(path=".".join(where), value=float(key != "recompute"),
+                    self.put(Input(path=".".join(where),
+                                   value=float(key not in ("recompute", "zero3")),
                                    spec=spec, source="to be chosen by the layout search",
                                    origin="derived"))
 

@@ -65,6 +65,7 @@ def test_a_slower_pinned_layout_costs_more_hours():
     ("tp=0", "tp=0; expected a whole number from 1 to 4096"),
     ("pp=two", "pp=two; expected a whole number"),
     ("recompute=2", "recompute=2; expected 0 or 1"),
+    ("zero3=3", "zero3=3; expected 0 or 1"),
     # H100: 8 cards per NVLink domain and per server
     ("tp=16", ("--layout tp: tensor parallelism stays inside the scale-up domain: expected "
                "tp at most 8 on this card, found 16")),
@@ -124,3 +125,12 @@ def test_a_mixture_of_experts_on_too_few_cards_is_infeasible_not_a_crash():
                                    "--tokens", "1e12", "--card", "h100-sxm", "--cards", "8"])
     assert res.exit_code == 0, res.output
     assert "INFEASIBLE" in res.output and "GB per card" in res.output
+
+
+def test_zero3_can_be_pinned_and_is_reported():
+    code, out = run("--layout", "tp=8,zero3=1")
+    assert code == 0, out
+    row = next(line for line in out.splitlines() if line.startswith("layout"))
+    assert ", ZeRO-3" in row and row.endswith("(pinned: tp, zero3)")
+    _, js = run("--layout", "tp=8,zero3=1", "--format", "json")
+    assert json.loads(js)["parameter_sharding"] == 1

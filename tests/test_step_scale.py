@@ -31,8 +31,8 @@ UP, OUT = 360e9, 42.5e9
 BASE, HOP_UP, HOP_OUT = 8.4e-6, 3.4e-6, 9.6e-6
 
 
-def job(pp: int = 1, **assumptions: float) -> dict[str, float]:
-    text = SCENARIO.replace("PP", str(pp))
+def job(pp: int = 1, zero3: int = 0, **assumptions: float) -> dict[str, float]:
+    text = SCENARIO.replace("PP", str(pp)).replace("recompute: 0", f"recompute: 0, zero3: {zero3}")
     if assumptions:
         text += "assumptions:\n" + "".join(f"  {k}: {v}\n" for k, v in assumptions.items())
     (cand,) = compute(load_scenario_text(text, "scale"), _catalog()).candidates
@@ -107,3 +107,32 @@ def test_latency_counts_on_a_single_replica_are_zero():
         "4194304", "32768")
     (cand,) = compute(load_scenario_text(text, "scale"), _catalog()).candidates
     assert cand.jobs["w"]["dp_comm_seconds"] == 0
+
+
+def test_zero3_shards_parameters_and_gradients_over_the_replicas():
+    z1 = job()
+    z3 = job(zero3=1)
+    # Weights and gradients, 4 bytes x 70e9 / 8 = 35e9 B per card with ZeRO-1; with ZeRO-3
+    # split over the 128 replicas, plus two layers gathered (computing, prefetched):
+    # 35e9 x (1/128 + 2 / 70.876) = 35e9 x 0.0360308 = 1.2611e9 B.
+    # Saving: 35e9 x (1 - 0.0360308) = 33.739 GB per card.
+    assert z3["parameter_sharding"] == 1 and z1["parameter_sharding"] == 0
+    saved = z1["memory_needed_gb"] - z3["memory_needed_gb"]
+    assert saved == pytest.approx(35 * (1 - (1 / 128 + 2 / z1["layers"])), rel=1e-9)
+    assert saved == pytest.approx(33.739, rel=1e-4)
+
+
+def test_zero3_moves_the_parameters_every_micro_batch():
+    z3 = job(zero3=1)
+    # 1.5 x 4 bytes x 8.75e9 x 8 micro-batches x (1 - 1/128) / 42.5e9 = 9.8051 s, and a
+    # collective per layer for each of the 3 passes of each micro-batch, each a ring of 128
+    # servers (1,227.6 us): 3 x 70.876 x 8 x 1,227.6e-6 = 2.0882 s.
+    bandwidth = 1.5 * 4 * 8.75e9 * 8 * (1 - 1 / 128) / 42.5e9
+    latency = 3 * z3["layers"] * 8 * (8.4e-6 + 127 * 9.6e-6)
+    assert bandwidth == pytest.approx(9.8051, rel=1e-4)
+    assert latency == pytest.approx(2.0882, rel=1e-4)
+    assert z3["dp_comm_seconds"] == pytest.approx(bandwidth + latency, rel=1e-9)
+    # prefetched layer by layer: it hides behind 0.9 of the whole step's compute
+    comp = z3["compute_seconds"]
+    assert z3["exposed_comm_seconds"] == pytest.approx(
+        0.5 * z3["tp_comm_seconds"] + z3["dp_comm_seconds"] - 0.9 * comp, rel=1e-9)

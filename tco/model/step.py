@@ -19,7 +19,7 @@ from .units import BYTES_PER_GB, BYTES_PER_VALUE, FLOPS_PER_TFLOPS
 
 FFN_SHARE = 2.0 / 3.0  # of 12·h² parameters per layer, the feed-forward block's 8·h²
 
-DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute")
+DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3")
 DEGREE_LABELS = {
     "tp": "Tensor-parallel degree (within the scale-up domain)",
     "pp": "Pipeline-parallel stages",
@@ -27,7 +27,14 @@ DEGREE_LABELS = {
     "cp": "Context-parallel degree (sequence split)",
     "ep": "Expert-parallel degree (mixture of experts)",
     "recompute": "Activation recomputation (1 full, 0 none)",
+    "zero3": "Parameters and gradients sharded over the data-parallel group (1 ZeRO-3/FSDP, "
+             "0 ZeRO-1)",
 }
+# ZeRO-3 moves 3 x the parameters' bytes per micro-batch (all-gather forward, all-gather
+# backward, reduce-scatter) where ZeRO-1 moves 2 x per step: 1.5 x dp_bytes_per_param
+# (Rajbhandari et al. 2020, arXiv 1910.02054, s.7.2.2).
+ZERO3_TRAFFIC_RATIO = 1.5
+ZERO3_GATHERED_LAYERS = 2  # the layer computing and the one prefetched (FSDP, arXiv 2304.11277)
 
 
 @dataclass(frozen=True)
@@ -63,9 +70,9 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
     for d in DEGREES:
         key = {"tp": "tensor_parallel", "pp": "pipeline_parallel", "vp": "virtual_stages",
                "cp": "context_parallel", "ep": "expert_parallel",
-               "recompute": "activation_recompute"}[d]
+               "recompute": "activation_recompute", "zero3": "parameter_sharding"}[d]
         jq(key, layout_ref(b, wid, d),
-           {"recompute": "0/1", "pp": "stages", "vp": "stages"}.get(d, "cards"),
+           {"recompute": "0/1", "zero3": "0/1", "pp": "stages", "vp": "stages"}.get(d, "cards"),
            DEGREE_LABELS[d])
     hidden = jq("hidden_size", (a("hidden_per_layer_ratio") * w(wid, "active_params") / 12)
                 ** (1.0 / 3.0), "units", "Inferred hidden size")
@@ -83,15 +90,19 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
 
 
 def memory(b: Builder, wid: str, cards: Ref, sh: Shape) -> tuple[Ref, Ref, Ref]:
-    """Memory needed per card (weights and gradients over tensor x pipeline (x expert), the
-    optimizer state over every card, activations of the micro-batches in flight)."""
+    """Memory needed per card (weights and gradients over tensor x pipeline (x expert), and
+    with ZeRO-3 over the data-parallel group too, the optimizer state over every card,
+    activations of the micro-batches in flight)."""
     c = b.c
-    tp, pp, cp, ep, rc = (layout_ref(b, wid, d) for d in ("tp", "pp", "cp", "ep", "recompute"))
+    tp, pp, cp, ep, rc, z3 = (layout_ref(b, wid, d)
+                              for d in ("tp", "pp", "cp", "ep", "recompute", "zero3"))
     dense = w(wid, "active_params")
     experts = w(wid, "params") - w(wid, "active_params")
-    state = (a("weight_grad_bytes_per_param") * (dense + experts / ep) / (tp * pp)
-             + (a("state_bytes_per_param") - a("weight_grad_bytes_per_param"))
-             * w(wid, "params") / cards)
+    shard = (dense + experts / ep) / (tp * pp)
+    wg = a("weight_grad_bytes_per_param")
+    state = (wg * shard * IF(z3.gt(0), 1 / (sh.dp * cp)
+                             + ZERO3_GATHERED_LAYERS * pp / sh.layers, 1)
+             + (a("state_bytes_per_param") - wg) * w(wid, "params") / cards)
     per_layer = (rc * a("activation_checkpoint_bytes")
                  + (1 - rc) * a("activation_working_bytes"))
     act = (w(wid, "seq_len_tokens") / cp * sh.hidden / tp
@@ -180,7 +191,7 @@ def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref
 
 def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, Ref]:
     """Seconds per step each card spends moving data, by kind."""
-    tp, pp, vp, cp, ep, rc = (layout_ref(b, wid, d) for d in DEGREES)
+    tp, pp, vp, cp, ep, rc, z3 = (layout_ref(b, wid, d) for d in DEGREES)
     h, lay = sh.hidden, sh.layers / pp
     cpn = b.c("cards_per_node")
     k = w(wid, "experts_per_token")
@@ -206,10 +217,12 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
     group = sh.dp * cp
     inside = MIN(group, MAX(1, cpn / (tp * cp)))
     t_dp = jq("dp_comm_seconds", a("dp_bytes_per_param") * shard
+              * IF(z3.gt(0), ZERO3_TRAFFIC_RATIO * sh.micro, 1)
               * ((inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group) / out)
-              + dp_latency(b, wid, shard, group, inside),
+              + IF(z3.gt(0), 3 * lay * sh.micro * dp_ring(group, inside),
+                   dp_latency(b, wid, shard, group, inside)),
               "Data-parallel reduce-scatter + all-gather time per step (scale-up inside a "
-              "server, then the network)")
+              "server, then the network; with ZeRO-3 every micro-batch)")
     return {"tp": t_tp, "cp": t_cp, "ep": t_ep, "pp": t_pp, "dp": t_dp}
 
 
@@ -224,7 +237,7 @@ def latencies(b: Builder, wid: str, sh: Shape) -> dict[str, Expr]:
     """The latency part (α) of the tensor, context, expert and pipeline collectives per step:
     how many each card runs per step times the time each takes before any byte has arrived
     (a ring of n ranks takes n − 1 steps; NCCL's cost model, methodology §4)."""
-    tp, pp, vp, cp, ep, rc = (layout_ref(b, wid, d) for d in DEGREES)
+    tp, pp, vp, cp, ep, rc, _ = (layout_ref(b, wid, d) for d in DEGREES)
     base = a("collective_base_latency_s")
     per_mb = sh.layers / pp * sh.micro  # layer passes per card per step
     ring_tp = base + (tp - 1) * a("scaleup_hop_latency_s")
@@ -247,9 +260,15 @@ def dp_latency(b: Builder, wid: str, shard: Expr, group: Expr, inside: Expr) -> 
     link and D/k − 1 over the network (k ranks per server)."""
     buckets = MAX(1, shard / MAX(a("dp_bucket_min_params"),
                                  a("dp_bucket_params_per_replica") * group))
+    return 2 * buckets * dp_ring(group, inside)
+
+
+def dp_ring(group: Expr, inside: Expr) -> Expr:
+    """The latency of one collective over the data-parallel ring of `group` ranks, `inside`
+    of them per server (none for a single replica)."""
     ring = (a("collective_base_latency_s") + (group - group / inside)
             * a("scaleup_hop_latency_s") + (group / inside - 1) * a("scaleout_hop_latency_s"))
-    return IF(group.gt(1), 2 * buckets * ring, 0)
+    return IF(group.gt(1), ring, 0)
 
 
 def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref, Ref],
@@ -267,7 +286,8 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
         wid, "exposed_comm_seconds",
         (1 - a("comm_overlap_fraction")) * (t["tp"] + t["cp"] + t["ep"])
         + MAX(0, t["pp"] - a("dp_overlap_fraction") * comp)
-        + MAX(0, t["dp"] - a("dp_overlap_fraction") * comp / sh.micro - bubble), "s",
+        + MAX(0, t["dp"] - a("dp_overlap_fraction") * comp
+              / IF(layout_ref(b, wid, "zero3").gt(0), 1, sh.micro) - bubble), "s",
         "Communication not hidden behind compute, per step")
     step = b.jq(wid, "step_seconds", comp + bubble + exposed, "s", "Time per training step")
     return Step(f_tok, step, ideal, fits, need, have)
