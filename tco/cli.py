@@ -233,6 +233,10 @@ def schema(output: str | None, quote: bool) -> None:
                                                 "int8", "fp4"]),
               default="bf16", show_default=True)
 @click.option("--mfu", type=float, help="Model FLOPs utilization (0-1); default from catalog.")
+@click.option("--layout", "layout_text", metavar="DEGREE=N,...",
+              help="Pin parallel degrees, e.g. tp=8,pp=4 (tp, pp, vp, cp, ep, recompute, "
+              "zero3); "
+              "the search chooses the rest. A serving job takes tp only.")
 @click.option("--region", default="us", show_default=True, help="Electricity region id.")
 @click.option("--currency", type=click.Choice(["USD", "CNY", "EUR"]), default="USD",
               show_default=True)
@@ -249,8 +253,9 @@ def schema(output: str | None, quote: bool) -> None:
 @catalog_option
 @format_option("table", "json")
 def job(model_params: float, active_params: float | None, tokens: float | None, card: str,
-        cards: int, precision: str, mfu: float | None, region: str, currency: str, serve: bool,
-        catalogs: tuple[str, ...], fmt: str, **serving: float | None) -> None:
+        cards: int, precision: str, mfu: float | None, layout_text: str | None, region: str,
+        currency: str, serve: bool, catalogs: tuple[str, ...], fmt: str,
+        **serving: float | None) -> None:
     """Quick per-job estimate without a scenario file: a training run, or with --serve a
     serving workload (tokens per second per card, cards at the peak, cost per million
     tokens).
@@ -258,6 +263,7 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
     \b
     Example:
       tco job --model-params 70e9 --tokens 2e12 --card h100-sxm --cards 1024 --format json
+      tco job --model-params 70e9 --tokens 2e12 --card h100-sxm --cards 1024 --layout tp=8,pp=4
       tco job --serve --model-params 70e9 --precision fp8 --card h200-sxm --cards 16 \\
         --input-tokens-per-day 2e9 --output-tokens-per-day 5e8 --prompt-tokens 2000 \\
         --output-tokens 500 --ttft-ms 2000 --tpot-ms 50
@@ -268,15 +274,17 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
     from .scenario import quick_job
 
     serve_fields = _serve_fields(serve, tokens, serving)
+    pins = _layout_option(layout_text, serve)
     loaded = quick_job(model_params=model_params, active_params=active_params, tokens=tokens,
                        card=card, cards=cards, precision=precision, mfu=mfu, region=region,
-                       currency=currency, serve=serve_fields)
+                       currency=currency, serve=serve_fields, layout=pins)
     try:
         result = compute(loaded, load_catalog(catalogs))
     except TcoError as exc:  # name the option, not the scenario path it was turned into
         if exc.file == "command line" and exc.field:
-            exc.file, exc.field = None, _JOB_OPTIONS.get(exc.field.rsplit(".", 1)[-1],
-                                                         exc.field)
+            key = exc.field.rsplit(".", 1)[-1]
+            exc.file, exc.field = None, (f"--layout {key}" if ".layout." in exc.field
+                                         else _JOB_OPTIONS.get(key, exc.field))
         raise
     c = result.candidate(card)  # the cluster described, not the rent option generated beside it
     click.echo(to_json(job_dict(result, c)) if fmt == "json" else job_table(result, c), nl=False)
@@ -290,6 +298,36 @@ _JOB_OPTIONS = {"card": "--card", "cards": "--cards", "params": "--model-params"
                     "output_tokens", "peak_to_average", "ttft_ms", "tpot_ms")}}
 _SERVE_NEEDS = ("input_tokens_per_day", "output_tokens_per_day", "prompt_tokens",
                 "output_tokens")
+
+
+_DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3")
+
+
+def _layout_option(text: str | None, serve: bool) -> dict[str, int] | None:
+    """`--layout tp=8,pp=4` as pinned degrees; a malformed one is a usage error naming it."""
+    if text is None:
+        return None
+    example = "expected DEGREE=N[,DEGREE=N...], e.g. --layout tp=8,pp=4"
+    pins: dict[str, int] = {}
+    for part in (p.strip() for p in text.split(",")):
+        key, eq, value = part.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not eq or not key or not value:
+            raise click.UsageError(f"--layout: '{part}' is not DEGREE=N; {example}")
+        if key not in _DEGREES:
+            raise click.UsageError(f"--layout: unknown degree '{key}'; expected one of "
+                                   f"{', '.join(_DEGREES)}")
+        if key in pins:
+            raise click.UsageError(f"--layout: {key} is given twice")
+        flag = key in ("recompute", "zero3")
+        if not value.isdigit() or not int(not flag) <= int(value) <= (1 if flag else 4096):
+            want = "0 or 1" if flag else "a whole number from 1 to 4096"
+            raise click.UsageError(f"--layout: {key}={value}; expected {want}")
+        pins[key] = int(value)
+    if serve and set(pins) - {"tp"}:
+        raise click.UsageError("--layout: a serving job is laid out by its tensor-parallel "
+                               "degree only; expected tp=N")
+    return pins
 
 
 def _serve_fields(serve: bool, tokens: float | None, serving: dict[str, float | None]

@@ -123,7 +123,8 @@ def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) 
     if feasible.any():
         # deadline, plan: the first (smallest) size meeting it; power cap: the fastest
         # within it (past some size more cards only slow a run: interruptions grow with size)
-        pick = (int(np.argmax(feasible)) if kind in ("deadline_days", "plan")
+        pick = (_confirmed(model, resolved, cid, values, own, np.nonzero(feasible)[0], trial)
+                if kind in ("deadline_days", "plan")
                 else int(np.argmin(np.where(feasible, wall, np.inf))))
     elif kind in ("deadline_days", "plan"):
         pick = int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
@@ -135,6 +136,26 @@ def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) 
     return replace(resolved.inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
                    source="sized to deliver the plan (cards: auto)" if kind == "plan"
                    else f"sized for {kind} = {values[f'{p}.{kind}']:g}")
+
+
+def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
+               own: dict[str, Any], sizes: Any, trial: Any, tries: int = 8) -> int:
+    """The first of the trial sizes `sizes` (indices, smallest first, each feasible with the
+    coarse grid's layout) that is still feasible with the layout the search picks at exactly
+    that size: that choice prefers the simplest of the layouts within 1 % of the fastest, so
+    it may miss a deadline the grid's layout met by less than that."""
+    import numpy as np
+
+    from . import layout
+
+    needs = model.feeding(_sizing_targets(resolved, cid)[:1])
+    for i in sizes[:tries]:
+        cards = trial[i:i + 1]
+        env = {**own, **layout.per_size(model, resolved, cid, cards, values),
+               f"candidates.{cid}.cards": cards}
+        if np.asarray(needs.evaluate(env)[f"{cid}.feasible"]).ravel()[0] > 0:
+            return int(i)
+    return int(sizes[0])
 
 
 def compute(loaded: Loaded, catalog: Catalog) -> Result:

@@ -201,6 +201,8 @@ LAYOUT_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("ep", "cards", "Expert-parallel degree", 1, 4096, integer=True),
     InputSpec("recompute", "flag", "Full activation recomputation (1) or none (0)", 0, 1,
               integer=True),
+    InputSpec("zero3", "flag", "Parameters and gradients sharded over the data-parallel group "
+              "(1, ZeRO-3 / FSDP) or the optimizer state only (0, ZeRO-1)", 0, 1, integer=True),
 ]}
 
 TEAM_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
@@ -249,6 +251,17 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
           "hidden behind compute"),
     _frac("dp_overlap_fraction", "Share of compute time that can hide data-parallel and "
           "pipeline communication"),
+    InputSpec("collective_base_latency_s", "s", "Start-up time of one collective", 0, 1e-2),
+    InputSpec("scaleup_hop_latency_s", "s", "Latency of one ring step on the scale-up link",
+              0, 1e-2),
+    InputSpec("scaleout_hop_latency_s", "s", "Latency of one ring step over the network",
+              0, 1e-2),
+    InputSpec("dp_bucket_min_params", "parameters", "Smallest data-parallel gradient bucket",
+              1e5, 1e11),
+    InputSpec("dp_bucket_params_per_replica", "parameters", "Gradient bucket parameters per "
+              "data-parallel replica", 0, 1e9),
+    InputSpec("expert_gemm_tile_rows", "tokens", "Rows of an expert GEMM's tile (MoE)", 1,
+              4096),
     InputSpec("experts_per_token", "experts", "Default experts each token is routed to (MoE)",
               1, 256),
     InputSpec("global_batch_tokens", "tokens", "Default global batch", 1e3, 1e9),

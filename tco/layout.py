@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from .errors import ScenarioError
 from .inputs import Input
 from .model import Model
 from .model.step import DEGREES
@@ -48,9 +49,10 @@ def serve_grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: s
     p = f"candidates.{cid}"
     tp_max = min(values[f"{p}.scaleup_domain_cards"], values[f"{p}.cards_per_node"],
                  values["assumptions.tensor_parallel_max"], max(cards_max, 1))
-    inp = resolved.inputs[layout_path(cid, wid, "tp")]
-    tps = [int(inp.value)] if inp.origin == "scenario" else [x for x in POWERS if x <= tp_max]
-    return [(tp, 1, 1, 1, 1, 0) for tp in tps]
+    pins = pinned(resolved, cid, wid)
+    check_tensor_pin(values, resolved, cid, wid, pins)
+    tps = [pins["tp"]] if "tp" in pins else [x for x in POWERS if x <= tp_max]
+    return [(tp, 1, 1, 1, 1, 0, 0) for tp in tps]
 
 
 def best_serving(got: Mapping[str, Any], combos: list[tuple[int, ...]], cards: Any) -> Any:
@@ -78,28 +80,82 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     cp_max = values[f"{wp}.seq_len_tokens"] / MIN_CONTEXT_SHARD_TOKENS
     # A mixture of experts shards its experts at least as far as it is sparse (params /
     # active params, to a power of two), so that each card holds about as many expert weights
-    # as dense ones: the search has no term for the expert GEMMs' efficiency, which is what
-    # rules out small expert groups in practice (docs/methodology.md §4).
+    # as dense ones. The step charges small expert GEMMs (padding, weight reads), but not
+    # router imbalance, which is what rules out small expert groups in practice: without this
+    # rule the search puts DeepSeek-V3 on 4-card expert groups (docs/methodology.md §4).
     sparsity = values[f"{wp}.params"] / values[f"{wp}.active_params"]
-    moe = sparsity > 1
     options = {
         "tp": [x for x in POWERS if x <= tp_max], "pp": [x for x in POWERS if x <= layers],
         "vp": [1, 2, 4, 8], "cp": [x for x in POWERS[:5] if x <= max(cp_max, 1)],
-        "ep": [x for x in POWERS if (moe and 2 * x > sparsity) or x == 1 and not moe],
-        "recompute": [0, 1],
+        "ep": expert_degrees(sparsity, cards_max),
+        "recompute": [0, 1], "zero3": [0, 1],
     }
-    for d in DEGREES:
-        inp = resolved.inputs[layout_path(cid, wid, d)]
-        if inp.origin == "scenario":
-            options[d] = [int(inp.value)]
+    pins = pinned(resolved, cid, wid)
+    check_tensor_pin(values, resolved, cid, wid, pins)
+    options.update({d: [v] for d, v in pins.items()})
     out = []
     for combo in itertools.product(*(options[d] for d in DEGREES)):
-        tp, pp, vp, cp, ep, _ = combo
+        tp, pp, vp, cp, ep, _, _ = combo
         if (tp * pp * cp > cards_max or (pp == 1 and vp > 1) or pp * vp > layers
                 or ep * tp * pp > cards_max):
             continue
         out.append(combo)
+    if not out:
+        raise unplaceable(resolved, cid, wid, pins, cards_max, layers)
     return out
+
+
+def expert_degrees(sparsity: float, cards_max: float) -> list[int]:
+    """Expert-parallel degrees to try: 1 for a dense model; for a mixture of experts those at
+    least as large as it is sparse, or, on a cluster too small for any, the largest group it
+    has (the memory check then says whether the experts fit)."""
+    if sparsity <= 1:
+        return [1]
+    wide = [x for x in POWERS if 2 * x > sparsity]
+    if any(x <= cards_max for x in wide):
+        return wide
+    return [max(x for x in POWERS if x <= max(cards_max, 1))]
+
+
+def pinned(resolved: Resolved, cid: str, wid: str) -> dict[str, int]:
+    """The degrees the scenario (or `tco job --layout`) pins, by degree."""
+    out = {}
+    for d in DEGREES:
+        inp = resolved.inputs[layout_path(cid, wid, d)]
+        if inp.origin == "scenario":
+            out[d] = int(inp.value)
+    return out
+
+
+def check_tensor_pin(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
+                     pins: Mapping[str, int]) -> None:
+    """A pinned tensor-parallel group must fit in the scale-up domain: the model charges its
+    traffic at scale-up bandwidth (docs/methodology.md §4)."""
+    p = f"candidates.{cid}"
+    domain = int(min(values[f"{p}.scaleup_domain_cards"], values[f"{p}.cards_per_node"]))
+    if pins.get("tp", 1) > domain:
+        raise ScenarioError(
+            f"tensor parallelism stays inside the scale-up domain: expected tp at most "
+            f"{domain} on this card, found {pins['tp']}", file=resolved.file,
+            field=layout_path(cid, wid, "tp"))
+
+
+def unplaceable(resolved: Resolved, cid: str, wid: str, pins: Mapping[str, int],
+                cards_max: float, layers: float) -> ScenarioError:
+    """Why no layout fits the pinned degrees: the first constraint they break."""
+    g = {d: pins.get(d, 1) for d in DEGREES}
+    if g["pp"] == 1 and g["vp"] > 1:
+        key, msg = "vp", "virtual stages (vp > 1) need a pipeline: expected pp > 1 with vp"
+    elif g["pp"] * g["vp"] > layers:
+        key = "pp"
+        msg = (f"pp × vp = {g['pp'] * g['vp']} stages for a model of about {layers:.0f} "
+               "layers: expected at most one layer per virtual stage")
+    else:
+        key = next((d for d in ("tp", "pp", "cp", "ep") if d in pins), "ep")
+        need = max(g["tp"] * g["pp"] * g["cp"], g["ep"] * g["tp"] * g["pp"])
+        msg = (f"the pinned layout needs {need} cards per replica (tp × pp × cp, or ep × tp × "
+               f"pp), more than the cluster's {cards_max:,.0f}")
+    return ScenarioError(msg, file=resolved.file, field=layout_path(cid, wid, key))
 
 
 def evaluate_grid(model: Model, values: Mapping[str, float], cid: str, wid: str,
@@ -131,7 +187,7 @@ def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any) -> A
     fastest = np.min(step, axis=-1, keepdims=True)
     # the simplest of the near-fastest: fewest pipeline, context, expert and virtual stages,
     # then the smallest tensor group, recomputation last
-    simple = np.asarray([(c[1] * c[2] * c[3] * c[4]) * 16 + c[0] + 0.5 * c[5]
+    simple = np.asarray([(c[1] * c[2] * c[3] * c[4]) * 16 + c[0] + 0.5 * c[5] + 0.75 * c[6]
                          for c in combos], dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.where(step <= fastest * NEAR_BEST, simple + step / fastest * 1e-6, np.inf)

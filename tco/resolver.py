@@ -406,8 +406,8 @@ class _Resolver:
         }
         for prec in precisions:
             figs[f"peak_tflops_{prec}"] = (card.peak(prec), 1.0, "")
-        if any(w.kind == "serve" for w in sc.workloads):  # decode reads memory
-            figs["memory_bandwidth_gb_per_s"] = (card.memory_bandwidth_gb_per_s, 1.0, "")
+        # decode reads memory, and so do small expert GEMMs (a mixture of experts)
+        figs["memory_bandwidth_gb_per_s"] = (card.memory_bandwidth_gb_per_s, 1.0, "")
         rent_note = ""
         cloud = self.catalog.cloud_prices.get(card.id)
         if cloud is not None:
@@ -489,7 +489,8 @@ class _Resolver:
                 if key in pins:
                     self.put(self.given(where, pins[key], spec))
                 else:
-                    self.put(Input(path=".".join(where), value=float(key != "recompute"),
+                    self.put(Input(path=".".join(where),
+                                   value=float(key not in ("recompute", "zero3")),
                                    spec=spec, source="to be chosen by the layout search",
                                    origin="derived"))
 

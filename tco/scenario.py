@@ -161,7 +161,8 @@ class Candidate(BaseModel):
     stack: str | None = None
     # Pinned parallel degrees, by workload id; a degree not given is chosen by the layout
     # search (tco.layout). Example: layout: {llama-70b: {tp: 8, pp: 4}}
-    layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute"], Whole]] = {}
+    layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute", "zero3"],
+                           Whole]] = {}
     acquire: Literal["buy", "rent", "hybrid"] = "buy"
     # The workloads this option carries (ids); default every workload of the plan. An option
     # that carries only some of them is costed as part of a portfolio (below).
@@ -407,12 +408,16 @@ def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:
 
 def quick_job(*, model_params: float, active_params: float | None, tokens: float | None,
               card: str, cards: int, precision: str, mfu: float | None, region: str,
-              currency: str, serve: dict[str, float] | None = None) -> Loaded:
+              currency: str, serve: dict[str, float] | None = None,
+              layout: dict[str, int] | None = None) -> Loaded:
     """A one-workload, one-candidate scenario for `tco job` (default finance and team); with
-    `serve` (the serving fields given), a serving workload (`tco job --serve`)."""
+    `serve` (the serving fields given), a serving workload (`tco job --serve`); `layout` pins
+    parallel degrees (`--layout`)."""
     cand: dict[str, Any] = {"id": card, "card": card, "cards": cards}
     if mfu is not None:
         cand["mfu"] = mfu
+    if layout:
+        cand["layout"] = {"job": layout}
     work: dict[str, Any] = {"id": "job", "params": model_params, "precision": precision}
     if serve is not None:
         work.update(kind="serve", **serve)

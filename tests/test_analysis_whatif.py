@@ -75,7 +75,12 @@ def test_multiplier_equals_engine_and_resizes_a_deadline_cluster(catalog):
     assert_same_as_engine(c, expected)
     a100 = next(x for x in c.candidates if x.id == "a100-deadline")
     assert any("re-sized" in n for n in a100.notes)  # lower MFU needs a bigger cluster
-    assert expected.candidate("a100-deadline").inputs["cards"] > 1264
+    # 10% less compute per card needs about 1 / 0.9 the cards (1,120 -> 1,248 on the shipped
+    # catalog; communication and whole servers move it a little)
+    base = compute(loaded, catalog).candidate("a100-deadline").inputs["cards"]
+    after = expected.candidate("a100-deadline").inputs["cards"]
+    assert after > base
+    assert after == pytest.approx(base / 0.9, rel=0.03)
 
 
 def test_components_add_up_and_electricity_change_is_attributed_to_electricity(catalog):

@@ -4,7 +4,7 @@ servers whose owned hours cover the planned runs within the horizon (methodology
 Worked by hand: a 7B model on 2T tokens, four runs a year, on H100 (8 per server), no lead
 time and a familiar CUDA team (nothing to port): the cluster delivers the plan when four
 runs fit in the hours it may run, 8,760 x 0.85 = 7,446 h a year. The engine's wall hours
-per run at 32 and at 40 cards are read from fixed-size candidates; the check around them is
+per run at 24 and at 32 cards are read from fixed-size candidates; the check around them is
 done here.
 """
 
@@ -22,8 +22,8 @@ TEXT = (
     "workloads:\n  - {id: w, params: 7e9, tokens: 2e12, runs_per_year: 4}\n"
     "candidates:\n"
     "  - {id: auto, card: h100-sxm, cards: auto, lead_time_weeks: 0}\n"
+    "  - {id: c24, card: h100-sxm, cards: 24, lead_time_weeks: 0}\n"
     "  - {id: c32, card: h100-sxm, cards: 32, lead_time_weeks: 0}\n"
-    "  - {id: c40, card: h100-sxm, cards: 40, lead_time_weeks: 0}\n"
     "finance: {horizon_years: 5, discount_rate: 0.08}\n"
     "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n")
 HOURS = 8760 * 0.85  # 7,446 h a year the owned cluster may run
@@ -35,14 +35,14 @@ def result(catalog):
 
 
 def test_auto_picks_the_smallest_cluster_that_delivers_the_plan(result):
-    c32, c40, auto = (result.candidate(x) for x in ("c32", "c40", "auto"))
-    assert 4 * c32.job["wall_hours"] > HOURS  # 32 cards: four runs need more than a year
-    assert 4 * c40.job["wall_hours"] <= HOURS  # 40 cards (one server more): they fit
-    assert c32.values["plan_delivered_fraction"] < 1 <= c40.values["plan_delivered_fraction"]
-    assert auto.inputs["cards"] == 40
-    assert auto.values["npv_tco"] == pytest.approx(c40.values["npv_tco"], rel=1e-12)
+    c24, c32, auto = (result.candidate(x) for x in ("c24", "c32", "auto"))
+    assert 4 * c24.job["wall_hours"] > HOURS  # 24 cards: four runs need more than a year
+    assert 4 * c32.job["wall_hours"] <= HOURS  # 32 cards (one server more): they fit
+    assert c24.values["plan_delivered_fraction"] < 1 <= c32.values["plan_delivered_fraction"]
+    assert auto.inputs["cards"] == 32
+    assert auto.values["npv_tco"] == pytest.approx(c32.values["npv_tco"], rel=1e-12)
     assert auto.values["meets_plan"] == 1 and auto.feasible
-    assert "sized to 40 cards to deliver the plan (cards: auto)" in auto.notes
+    assert "sized to 32 cards to deliver the plan (cards: auto)" in auto.notes
     src = result.inputs["candidates.auto.cards"].source
     assert src == "sized to deliver the plan (cards: auto)"
 

@@ -103,18 +103,33 @@ def test_layout_example_in_the_text_is_the_models(catalog):
     give: the degrees, the memory and each time of the step."""
     text = re.sub(r"\s+", " ", DOC.read_text(encoding="utf-8"))
     m = re.search(r"2,048 A100 \(the search picks t = (\d+), p = (\d+), no recomputation, "
-                  r"(\d+) replicas of (\d+) micro-batches, ([0-9.]+) GB per card\): compute "
-                  r"([0-9.]+) s per step, tensor traffic ([0-9.]+) s of which half \(([0-9.]+) "
-                  r"s\) is exposed, data-parallel traffic ([0-9.]+) s hidden behind compute; "
-                  r"step ([0-9.]+) s, scaling efficiency ([0-9]+\.[0-9]+)", text)
+                  r"ZeRO-(\d), ([0-9,]+) replicas of (\d+) micro-batch(?:es)?, ([0-9.]+) GB per "
+                  r"card\): compute ([0-9.]+) s per step, tensor traffic ([0-9.]+) s of which half "
+                  r"\(([0-9.]+) s\) is exposed, data-parallel traffic ([0-9.]+) s hidden behind "
+                  r"the step's compute \(0\.9 × [0-9.]+ = [0-9.]+ s\); step ([0-9.]+) s, "
+                  r"scaling efficiency ([0-9]+\.[0-9]+)", text)
     assert m, "the worked example of section 4 changed shape"
     job = compute(load_scenario_text(LAYOUT_SCENARIO), catalog).candidate("a100").jobs["w70"]
-    t, p, dp, micro = (int(x) for x in m.groups()[:4])
+    t, p, zero, dp, micro = (int(x.replace(",", "")) for x in m.groups()[:5])
     assert (t, p, dp, micro) == (job["tensor_parallel"], job["pipeline_parallel"],
                                  job["data_parallel"], job["micro_batches"])
     assert job["activation_recompute"] == 0
+    assert job["parameter_sharding"] == (zero == 3)
     keys = ["memory_needed_gb", "compute_seconds", "tp_comm_seconds", "exposed_comm_seconds",
             "dp_comm_seconds", "step_seconds", "scaling_efficiency"]
-    for key, shown in zip(keys, m.groups()[4:]):
+    for key, shown in zip(keys, m.groups()[5:]):
         decimals = len(shown.split(".")[1])
         assert round(job[key], decimals) == float(shown), key
+
+
+def test_layout_example_pinned_to_zero1_is_the_models(catalog):
+    """Section 4's example also states the layout and step the search gives without ZeRO-3."""
+    text = re.sub(r"\s+", " ", DOC.read_text(encoding="utf-8"))
+    m = re.search(r"Pinned to ZeRO-1 \(`zero3: 0`\) the search picks t = (\d+), p = (\d+) and "
+                  r"([0-9.]+) s\.", text)
+    assert m, "the ZeRO-1 variant of section 4's example changed shape"
+    pinned = LAYOUT_SCENARIO.replace("cards: 2048}", "cards: 2048, layout: {w70: {zero3: 0}}}")
+    job = compute(load_scenario_text(pinned), catalog).candidate("a100").jobs["w70"]
+    assert (job["tensor_parallel"], job["pipeline_parallel"]) == (int(m[1]), int(m[2]))
+    assert job["parameter_sharding"] == 0
+    assert round(job["step_seconds"], 2) == float(m[3])

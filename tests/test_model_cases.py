@@ -106,18 +106,18 @@ def fp64(catalog):
 
 def test_fp64_workload_uses_the_fp64_peak(fp64):
     # Catalog: H100 SXM FP64 (tensor) 67 TFLOPS, MFU 0.40, CUDA team factor 1.0, and the
-    # model's compute_to_published_mfu_ratio 1.17 (pricing/assumptions.yaml)
-    #   -> 67e12 x 0.40 x 1.17 = 3.1356e13 FLOP/s per card while computing.
-    # RTX 4090 FP64 1.29 TFLOPS (1/64 rate), MFU 0.30 -> 1.29e12 x 0.30 x 1.17 = 4.5279e11.
-    assert fp64["h100"].job["sustained_flops_per_card"] == pytest.approx(3.1356e13)
-    assert fp64["rtx"].job["sustained_flops_per_card"] == pytest.approx(4.5279e11)
-    # L40S FP64 1.4 TFLOPS, MFU 0.33 -> 1.4e12 x 0.33 x 1.17 = 5.4054e11 FLOP/s.
-    assert fp64["l40s"].job["sustained_flops_per_card"] == pytest.approx(5.4054e11)
+    # model's compute_to_published_mfu_ratio 1.19 (pricing/assumptions.yaml)
+    #   -> 67e12 x 0.40 x 1.19 = 3.1892e13 FLOP/s per card while computing.
+    # RTX 4090 FP64 1.29 TFLOPS (1/64 rate), MFU 0.30 -> 1.29e12 x 0.30 x 1.19 = 4.6053e11.
+    assert fp64["h100"].job["sustained_flops_per_card"] == pytest.approx(3.1892e13)
+    assert fp64["rtx"].job["sustained_flops_per_card"] == pytest.approx(4.6053e11)
+    # L40S FP64 1.4 TFLOPS, MFU 0.33 -> 1.4e12 x 0.33 x 1.19 = 5.4978e11 FLOP/s.
+    assert fp64["l40s"].job["sustained_flops_per_card"] == pytest.approx(5.4978e11)
 
 
 def test_cards_with_reduced_fp64_are_far_slower(fp64):
     h100 = fp64["h100"].job["gpu_hours"]
-    # 3.1356e13 / 4.5279e11 = 69x on sustained compute; the layouts change it a little.
+    # 3.1892e13 / 4.6053e11 = 69x on sustained compute; the layouts change it a little.
     assert fp64["rtx"].job["gpu_hours"] / h100 > 50
     assert fp64["l40s"].job["gpu_hours"] / h100 > 50
     for cid in ("h100", "rtx", "l40s"):
@@ -135,8 +135,8 @@ def test_cards_without_fp64_are_infeasible(fp64):
 def test_bf16_workload_does_not_use_fp64_peak(catalog):
     text = FP64_SCENARIO.replace("precision: fp64", "precision: bf16")
     cands = {c.id: c for c in compute(load_scenario_text(text), catalog).candidates}
-    # 989.4e12 x 0.40 x 1.17 = 4.630392e14
-    assert cands["h100"].job["sustained_flops_per_card"] == pytest.approx(4.630392e14)
+    # 989.4e12 x 0.40 x 1.19 = 4.709544e14
+    assert cands["h100"].job["sustained_flops_per_card"] == pytest.approx(4.709544e14)
     assert cands["gaudi2"].feasible and cands["ascend"].priced
 
 

@@ -307,7 +307,18 @@ def layout_text(d: dict[str, Any]) -> str:
     return (f"TP {d['tensor_parallel']} x PP {d['pipeline_parallel']} (v {d['virtual_stages']})"
             f" x CP {d['context_parallel']} x EP {d['expert_parallel']}, "
             f"DP {number(d['data_parallel'], 0)}"
-            + (", recompute" if d["activation_recompute"] else ""))
+            + (", recompute" if d["activation_recompute"] else "")
+            + (", ZeRO-3" if d.get("parameter_sharding") else ""))
+
+
+def pinned_text(result: Result, c: CandidateResult) -> str:
+    """Which degrees of the primary workload's layout the user pinned (`--layout`, or the
+    scenario's `layout:`); the search chose the others."""
+    base = f"candidates.{c.id}.layout.{c.primary_workload}"
+    pins = [k for k in ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3")
+            if (inp := result.inputs.get(f"{base}.{k}")) is not None
+            and inp.origin == "scenario"]
+    return f" (pinned: {', '.join(pins)})" if pins else ""
 
 
 def job_table(result: Result, c: CandidateResult) -> str:
@@ -334,7 +345,7 @@ def job_table(result: Result, c: CandidateResult) -> str:
                          ) + "\n" + provenance_line(result)
     rows = [
         ["training compute", f"{d['train_flops']:.3e} FLOP"],
-        ["layout", layout_text(d)],
+        ["layout", layout_text(d) + pinned_text(result, c)],
         ["step time", f"{number(d['step_seconds'], 2)} s"],
         ["accelerator-hours", number(d["gpu_hours"], 0)],
         ["wall-clock", f"{number(d['wall_days'], 1)} days"],

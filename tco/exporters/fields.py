@@ -190,6 +190,9 @@ FIELDS: tuple[Field, ...] = (
           "(1 for a dense model)", "integer", "priced"),
     Field("activation_recompute", "activation_recompute", _W, "0/1", "Layout: 1 with full "
           "activation recomputation, 0 without", "integer", "priced"),
+    Field("parameter_sharding", "parameter_sharding", _W, "0/1", "Layout: 1 with parameters "
+          "and gradients sharded over the data-parallel group (ZeRO-3 / FSDP), 0 with the "
+          "optimizer state only (ZeRO-1)", "integer", "priced"),
     Field("data_parallel", "data_parallel", _W, "replicas", "Data-parallel replicas: cards / "
           "(tensor x pipeline x context)", when="priced"),
     Field("micro_batches", "micro_batches", _W, "micro-batches", "Micro-batches (one sequence "

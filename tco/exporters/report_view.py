@@ -624,7 +624,8 @@ class View:
                               cp=number(job["context_parallel"], 0),
                               ep=number(job["expert_parallel"], 0),
                               dp=number(job["data_parallel"], 0),
-                              rc=s("value_recompute") if job["activation_recompute"] else "")),
+                              rc=(s("value_recompute") if job["activation_recompute"] else "")
+                              + (s("value_zero3") if job.get("parameter_sharding") else ""))),
             (s("d_scaling"), self.live("pct1", f"{w}.scaling_efficiency",
                                        job["scaling_efficiency"])),
             (s("d_goodput"), self.live("pct1", f"{cid}.goodput", v["goodput"])),

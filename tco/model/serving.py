@@ -27,16 +27,21 @@ from .base import Builder, a, w
 from .cluster import Cluster
 from .step import layout_ref
 from .training import Run
-from .units import BYTES_PER_GB, FLOPS_PER_TFLOPS, HOURS_PER_DAY, HOURS_PER_YEAR, W_PER_KW
+from .units import (
+    BYTES_PER_GB,
+    BYTES_PER_VALUE,
+    FLOPS_PER_TFLOPS,
+    HOURS_PER_DAY,
+    HOURS_PER_YEAR,
+    W_PER_KW,
+)
 
 SECONDS_PER_DAY = 86400.0
 DAYS_PER_YEAR = HOURS_PER_YEAR / HOURS_PER_DAY
 MS_PER_S = 1000.0
 ACTIVATION_BYTES = 2.0  # a tensor-parallel all-reduce moves 16-bit activations
-# Bytes per weight and per KV-cache element at the workload's precision (true constants of
-# the number formats; an FP8 model keeps an FP8 KV cache, as the MLPerf submissions do).
-BYTES_PER_VALUE = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0,
-                   "int8": 1.0, "fp4": 0.5}
+# Bytes per weight and per KV-cache element: units.BYTES_PER_VALUE (an FP8 model keeps an FP8
+# KV cache, as the MLPerf submissions do).
 KV_BYTES_MIN = 1.0  # an FP4 model keeps an FP8 KV cache
 LOW_PRECISION = ("fp8", "int8", "fp4")  # these read the card's FP8 MFU
 

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 from ..expr import IF, MAX, MIN, Expr, Ref
 from .base import Builder, a, w
-from .units import BYTES_PER_GB, FLOPS_PER_TFLOPS
+from .units import BYTES_PER_GB, BYTES_PER_VALUE, FLOPS_PER_TFLOPS
 
-DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute")
+FFN_SHARE = 2.0 / 3.0  # of 12·h² parameters per layer, the feed-forward block's 8·h²
+
+DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3")
 DEGREE_LABELS = {
     "tp": "Tensor-parallel degree (within the scale-up domain)",
     "pp": "Pipeline-parallel stages",
@@ -25,7 +27,14 @@ DEGREE_LABELS = {
     "cp": "Context-parallel degree (sequence split)",
     "ep": "Expert-parallel degree (mixture of experts)",
     "recompute": "Activation recomputation (1 full, 0 none)",
+    "zero3": "Parameters and gradients sharded over the data-parallel group (1 ZeRO-3/FSDP, "
+             "0 ZeRO-1)",
 }
+# ZeRO-3 moves 3 x the parameters' bytes per micro-batch (all-gather forward, all-gather
+# backward, reduce-scatter) where ZeRO-1 moves 2 x per step: 1.5 x dp_bytes_per_param
+# (Rajbhandari et al. 2020, arXiv 1910.02054, s.7.2.2).
+ZERO3_TRAFFIC_RATIO = 1.5
+ZERO3_GATHERED_LAYERS = 2  # the layer computing and the one prefetched (FSDP, arXiv 2304.11277)
 
 
 @dataclass(frozen=True)
@@ -61,9 +70,9 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
     for d in DEGREES:
         key = {"tp": "tensor_parallel", "pp": "pipeline_parallel", "vp": "virtual_stages",
                "cp": "context_parallel", "ep": "expert_parallel",
-               "recompute": "activation_recompute"}[d]
+               "recompute": "activation_recompute", "zero3": "parameter_sharding"}[d]
         jq(key, layout_ref(b, wid, d),
-           {"recompute": "0/1", "pp": "stages", "vp": "stages"}.get(d, "cards"),
+           {"recompute": "0/1", "zero3": "0/1", "pp": "stages", "vp": "stages"}.get(d, "cards"),
            DEGREE_LABELS[d])
     hidden = jq("hidden_size", (a("hidden_per_layer_ratio") * w(wid, "active_params") / 12)
                 ** (1.0 / 3.0), "units", "Inferred hidden size")
@@ -81,15 +90,19 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
 
 
 def memory(b: Builder, wid: str, cards: Ref, sh: Shape) -> tuple[Ref, Ref, Ref]:
-    """Memory needed per card (weights and gradients over tensor x pipeline (x expert), the
-    optimizer state over every card, activations of the micro-batches in flight)."""
+    """Memory needed per card (weights and gradients over tensor x pipeline (x expert), and
+    with ZeRO-3 over the data-parallel group too, the optimizer state over every card,
+    activations of the micro-batches in flight)."""
     c = b.c
-    tp, pp, cp, ep, rc = (layout_ref(b, wid, d) for d in ("tp", "pp", "cp", "ep", "recompute"))
+    tp, pp, cp, ep, rc, z3 = (layout_ref(b, wid, d)
+                              for d in ("tp", "pp", "cp", "ep", "recompute", "zero3"))
     dense = w(wid, "active_params")
     experts = w(wid, "params") - w(wid, "active_params")
-    state = (a("weight_grad_bytes_per_param") * (dense + experts / ep) / (tp * pp)
-             + (a("state_bytes_per_param") - a("weight_grad_bytes_per_param"))
-             * w(wid, "params") / cards)
+    shard = (dense + experts / ep) / (tp * pp)
+    wg = a("weight_grad_bytes_per_param")
+    state = (wg * shard * IF(z3.gt(0), 1 / (sh.dp * cp)
+                             + ZERO3_GATHERED_LAYERS * pp / sh.layers, 1)
+             + (a("state_bytes_per_param") - wg) * w(wid, "params") / cards)
     per_layer = (rc * a("activation_checkpoint_bytes")
                  + (1 - rc) * a("activation_working_bytes"))
     act = (w(wid, "seq_len_tokens") / cp * sh.hidden / tp
@@ -142,16 +155,43 @@ def compute_time(b: Builder, wid: str, precision: str, cards: Ref, sh: Shape,
     ideal = b.jq(wid, "ideal_step_seconds",
                  f_tok * w(wid, "global_batch_tokens") / (cards * sustained), "s",
                  "Step time with no recomputation, bubble or communication")
+    slow = expert_gemm(b, wid, precision, sustained, f_tok)
     comp = b.jq(wid, "compute_seconds",
-                ideal * (1 + rc / 3) * MAX(1, sh.dp / sh.seqs), "s",
+                ideal * (1 + rc / 3) * MAX(1, sh.dp / sh.seqs) * slow, "s",
                 "Compute time per step (recomputation adds a forward pass; replicas without "
-                "a sequence idle)")
+                "a sequence idle; small expert GEMMs run slower)")
     return ideal, comp
+
+
+def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref) -> Expr:
+    """How much longer the step's compute takes because a mixture of experts' expert GEMMs
+    have few rows (tokens per expert per micro-batch): padded to the kernel's tile, and bound
+    by reading the expert's weights when the rows are too few to hide them (roofline)."""
+    def jq(key: str, expr: Expr, unit: str, label: str) -> Ref:
+        return b.jq(wid, key, expr, unit, label)
+
+    cp, ep = layout_ref(b, wid, "cp"), layout_ref(b, wid, "ep")
+    n, act, k = w(wid, "params"), w(wid, "active_params"), w(wid, "experts_per_token")
+    moe = act.lt(n)
+    experts = jq("experts_inferred", IF(moe, k * (n - (1 - FFN_SHARE) * act)
+                                       / (FFN_SHARE * act), 0), "experts",
+                 "Routed experts per layer, inferred from the parameters (MoE)")
+    rows = jq("tokens_per_expert", IF(moe, w(wid, "seq_len_tokens") / cp * ep * k
+                                      / MAX(experts, 1), 0), "tokens",
+              "Tokens each expert's GEMMs take per micro-batch (MoE)")
+    tile = a("expert_gemm_tile_rows")
+    weights_bound = (BYTES_PER_VALUE[precision] * sustained
+                     / (2 * MAX(rows, 1) * b.c("memory_bandwidth_gb_per_s") * BYTES_PER_GB))
+    slowdown = jq("expert_gemm_slowdown",
+                  IF(moe, MAX((rows + tile / 2) / MAX(rows, 1), weights_bound), 1), "ratio",
+                  "Expert GEMM time over the same FLOPs at dense efficiency (MoE)")
+    share = FFN_SHARE * a("flops_per_param_token") * act / f_tok
+    return 1 + IF(moe, share * (slowdown - 1), 0)
 
 
 def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, Ref]:
     """Seconds per step each card spends moving data, by kind."""
-    tp, pp, vp, cp, ep, rc = (layout_ref(b, wid, d) for d in DEGREES)
+    tp, pp, vp, cp, ep, rc, z3 = (layout_ref(b, wid, d) for d in DEGREES)
     h, lay = sh.hidden, sh.layers / pp
     cpn = b.c("cards_per_node")
     k = w(wid, "experts_per_token")
@@ -160,26 +200,75 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
     def jq(key: str, expr: Expr, label: str) -> Ref:
         return b.jq(wid, key, expr, "s", label)
 
+    lat = latencies(b, wid, sh)
     t_tp = jq("tp_comm_seconds", tok_rank * tp * lay * 16 * h * (tp - 1) / tp
-              * (1 + rc / 2) / up,
+              * (1 + rc / 2) / up + lat["tp"],
               "Tensor-parallel all-gather/reduce-scatter time per step (scale-up)")
     t_cp = jq("cp_comm_seconds", tok_rank * cp * lay * 12 * a("kv_hidden_fraction") * h
-              * (cp - 1) / cp / within_domain(b, tp * cp, up, out),
+              * (cp - 1) / cp / within_domain(b, tp * cp, up, out) + lat["cp"],
               "Context-parallel key/value ring time per step")
     t_ep = jq("ep_comm_seconds", tok_rank * lay * k * h * 2 * 4 * (ep - 1) / ep
-              / within_domain(b, tp * cp * ep, up, out),
+              / within_domain(b, tp * cp * ep, up, out) + lat["ep"],
               "Expert-parallel all-to-all time per step (dispatch and combine, both passes)")
-    t_pp = jq("pp_comm_seconds", IF(pp.gt(1), 2 * 2 * h * tok_rank * vp, 0) / out,
+    t_pp = jq("pp_comm_seconds", IF(pp.gt(1), 2 * 2 * h * tok_rank * vp, 0) / out + lat["pp"],
               "Pipeline point-to-point time per step (activations and their gradients)")
     shard = (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep) / (
         tp * pp)
     group = sh.dp * cp
     inside = MIN(group, MAX(1, cpn / (tp * cp)))
     t_dp = jq("dp_comm_seconds", a("dp_bytes_per_param") * shard
-              * ((inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group) / out),
+              * IF(z3.gt(0), ZERO3_TRAFFIC_RATIO * sh.micro, 1)
+              * ((inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group) / out)
+              + IF(z3.gt(0), 3 * lay * sh.micro * dp_ring(group, inside),
+                   dp_latency(b, wid, shard, group, inside)),
               "Data-parallel reduce-scatter + all-gather time per step (scale-up inside a "
-              "server, then the network)")
+              "server, then the network; with ZeRO-3 every micro-batch)")
     return {"tp": t_tp, "cp": t_cp, "ep": t_ep, "pp": t_pp, "dp": t_dp}
+
+
+def hop_latency(b: Builder, span: Expr) -> Expr:
+    """One step of a collective between neighbours of a group of `span` consecutive cards:
+    over the scale-up link inside the domain, else over the network."""
+    inside = span.le(MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node")))
+    return IF(inside, a("scaleup_hop_latency_s"), a("scaleout_hop_latency_s"))
+
+
+def latencies(b: Builder, wid: str, sh: Shape) -> dict[str, Expr]:
+    """The latency part (α) of the tensor, context, expert and pipeline collectives per step:
+    how many each card runs per step times the time each takes before any byte has arrived
+    (a ring of n ranks takes n − 1 steps; NCCL's cost model, methodology §4)."""
+    tp, pp, vp, cp, ep, rc, _ = (layout_ref(b, wid, d) for d in DEGREES)
+    base = a("collective_base_latency_s")
+    per_mb = sh.layers / pp * sh.micro  # layer passes per card per step
+    ring_tp = base + (tp - 1) * a("scaleup_hop_latency_s")
+    return {
+        # 4 all-gathers + 4 reduce-scatters per layer and micro-batch (more with recompute)
+        "tp": IF(tp.gt(1), 8 * per_mb * (1 + rc / 2) * ring_tp, 0),
+        # c − 1 ring steps forward and again backward, per layer and micro-batch
+        "cp": 2 * (cp - 1) * per_mb * (base + hop_latency(b, tp * cp)),
+        # 4 all-to-alls per layer and micro-batch
+        "ep": IF(ep.gt(1), 4 * per_mb * (base + hop_latency(b, tp * cp * ep)), 0),
+        # a send forward and one backward per micro-batch and virtual stage
+        "pp": IF(pp.gt(1), 2 * vp * sh.micro * (base + a("scaleout_hop_latency_s")), 0),
+    }
+
+
+def dp_latency(b: Builder, wid: str, shard: Expr, group: Expr, inside: Expr) -> Expr:
+    """The latency part of the data-parallel reduce-scatter and all-gather per step: the shard
+    goes in buckets of MAX(40M, 1M × D) parameters (Megatron-LM's default), each bucket a
+    reduce-scatter and an all-gather over a ring of D ranks, D − D/k steps over the scale-up
+    link and D/k − 1 over the network (k ranks per server)."""
+    buckets = MAX(1, shard / MAX(a("dp_bucket_min_params"),
+                                 a("dp_bucket_params_per_replica") * group))
+    return 2 * buckets * dp_ring(group, inside)
+
+
+def dp_ring(group: Expr, inside: Expr) -> Expr:
+    """The latency of one collective over the data-parallel ring of `group` ranks, `inside`
+    of them per server (none for a single replica)."""
+    ring = (a("collective_base_latency_s") + (group - group / inside)
+            * a("scaleup_hop_latency_s") + (group / inside - 1) * a("scaleout_hop_latency_s"))
+    return IF(group.gt(1), ring, 0)
 
 
 def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref, Ref],
@@ -196,7 +285,9 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
     exposed = b.jq(
         wid, "exposed_comm_seconds",
         (1 - a("comm_overlap_fraction")) * (t["tp"] + t["cp"] + t["ep"])
-        + MAX(0, t["dp"] + t["pp"] - a("dp_overlap_fraction") * comp), "s",
+        + MAX(0, t["pp"] - a("dp_overlap_fraction") * comp)
+        + MAX(0, t["dp"] - a("dp_overlap_fraction") * comp
+              / IF(layout_ref(b, wid, "zero3").gt(0), 1, sh.micro) - bubble), "s",
         "Communication not hidden behind compute, per step")
     step = b.jq(wid, "step_seconds", comp + bubble + exposed, "s", "Time per training step")
     return Step(f_tok, step, ideal, fits, need, have)

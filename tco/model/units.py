@@ -13,3 +13,7 @@ TOKENS_PER_MILLION = 1e6
 RATE_AS_ZERO = 1e-6  # a discount rate below this is treated as zero in the annuity factor
 COMPLETE_FRACTION = 1 - 1e-9  # a share of planned runs completed at or above this is all of them
 WEEKS_PER_YEAR = 365.25 / 7.0
+# Bytes per weight and per KV-cache element at a workload's precision (true constants of the
+# number formats).
+BYTES_PER_VALUE = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0,
+                   "int8": 1.0, "fp4": 0.5}

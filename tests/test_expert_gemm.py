@@ -1,0 +1,81 @@
+"""Expert GEMMs of a mixture of experts below dense efficiency (docs/methodology.md §4, issue
+12): rows padded to the kernel's tile (MegaBlocks' 128-row blocks) and, when the tokens per
+expert are few, bound by reading the expert's weights (roofline). Worked by hand on a
+DeepSeek-V3-shaped model on H800 with a pinned layout."""
+
+from __future__ import annotations
+
+import pytest
+
+from tco.engine import compute
+from tco.scenario import load_scenario_text
+
+# 671B parameters, 37B active, 8 experts per token (default), FP8 on H800.
+SCENARIO = """
+rent_options: none
+workloads:
+  - {id: w, params: 671e9, active_params: 37e9, tokens: 1e12, precision: fp8,
+     global_batch_tokens: GBT, seq_len_tokens: SEQ}
+candidates:
+  - {id: c, card: h800-sxm, cards: 2048,
+     layout: {w: {tp: 2, pp: 4, vp: 2, cp: 1, ep: EP, recompute: 0}}}
+"""
+# Routed experts inferred: the feed-forward share of the active parameters is 2/3 (8·h² of
+# 12·h² per layer), so E = 8 x (671e9 - 37e9 / 3) / (2/3 x 37e9) = 213.62.
+EXPERTS = 213.62162
+# H800 FP8: 1,978.9 TFLOPS x MFU 0.37 x 1.19 (compute_to_published_mfu_ratio) = 8.7131e14
+# FLOP/s while computing; HBM 3,350 GB/s.
+SUSTAINED = 8.71309670e14
+
+
+def job(ep: int, seq: int, batch_seqs: int) -> dict[str, float]:
+    from tco.catalog import load_catalog
+
+    text = (SCENARIO.replace("EP", str(ep)).replace("SEQ", str(seq))
+            .replace("GBT", str(seq * batch_seqs)))
+    (cand,) = compute(load_scenario_text(text, "moe"), load_catalog()).candidates
+    return cand.jobs["w"]
+
+
+def test_large_expert_groups_pay_only_the_padding():
+    j = job(ep=16, seq=4096, batch_seqs=15360)
+    assert j["experts_inferred"] == pytest.approx(EXPERTS, rel=1e-6)
+    assert j["sustained_flops_per_card"] == pytest.approx(SUSTAINED, rel=1e-9)
+    # tokens per expert per micro-batch: 4,096 / cp 1 x ep 16 x 8 / 213.62 = 2,454.3
+    assert j["tokens_per_expert"] == pytest.approx(2454.2834, rel=1e-6)
+    # padding: (2,454.3 + 128 / 2) / 2,454.3 = 1.02608; weight reads: 1 byte x 8.7131e14 /
+    # (2 x 2,454.3 x 3.35e12) = 0.053 (compute-bound): the padding wins
+    assert j["expert_gemm_slowdown"] == pytest.approx(1.0260769, rel=1e-6)
+
+
+def test_few_tokens_per_expert_are_bound_by_weight_reads():
+    j = job(ep=1, seq=1024, batch_seqs=8192)
+    # 1,024 x 1 x 8 / 213.62 = 38.35 tokens per expert: padding (38.35 + 64) / 38.35 = 2.669,
+    # weight reads 8.7131e14 / (2 x 38.35 x 3.35e12) = 3.391: the weights win
+    assert j["tokens_per_expert"] == pytest.approx(38.348178, rel=1e-6)
+    assert j["expert_gemm_slowdown"] == pytest.approx(3.3911968, rel=1e-6)
+
+
+def test_only_the_expert_share_of_compute_slows_down():
+    j = job(ep=1, seq=1024, batch_seqs=8192)
+    # share of the FLOPs in expert GEMMs: 2/3 x 6 x 37e9 / flops_per_token (attention included)
+    share = 2 / 3 * 6 * 37e9 / j["flops_per_token"]
+    # no recomputation, every replica has sequences: compute = ideal x (1 + share x (s - 1))
+    assert j["compute_seconds"] == pytest.approx(
+        j["ideal_step_seconds"] * (1 + share * (j["expert_gemm_slowdown"] - 1)), rel=1e-9)
+
+
+def test_a_dense_model_is_untouched():
+    text = """
+rent_options: none
+workloads:
+  - {id: w, params: 70e9, tokens: 1e12}
+candidates:
+  - {id: c, card: h100-sxm, cards: 64, layout: {w: {tp: 8, pp: 1, cp: 1, recompute: 0}}}
+"""
+    from tco.catalog import load_catalog
+
+    j = compute(load_scenario_text(text), load_catalog()).candidates[0].jobs["w"]
+    assert j["expert_gemm_slowdown"] == 1
+    # 4,194,304 / 4,096 = 1,024 sequences over 8 replicas: compute is the ideal time
+    assert j["compute_seconds"] == pytest.approx(j["ideal_step_seconds"], rel=1e-12)
