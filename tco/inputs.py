@@ -149,6 +149,8 @@ WORKLOAD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("global_batch_tokens", "tokens", "Global batch size", 1e3, 1e9),
     InputSpec("seq_len_tokens", "tokens", "Sequence length", 16, 1e7),
     InputSpec("experts_per_token", "experts", "Experts each token is routed to (MoE)", 1, 256),
+    InputSpec("experts", "experts", "Routed experts per layer (MoE; 0: inferred from the "
+              "parameters)", 0, 4096, "a count such as 256 (DeepSeek-V3)", integer=True),
 ]}
 
 # A serving workload (`kind: serve`): its traffic, its requests' shape and its latency

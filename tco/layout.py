@@ -87,7 +87,7 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     options = {
         "tp": [x for x in POWERS if x <= tp_max], "pp": [x for x in POWERS if x <= layers],
         "vp": [1, 2, 4, 8], "cp": [x for x in POWERS[:5] if x <= max(cp_max, 1)],
-        "ep": expert_degrees(sparsity, cards_max),
+        "ep": expert_degrees(sparsity, cards_max, values.get(f"{wp}.experts", 0.0)),
         "recompute": [0, 1], "zero3": [0, 1],
     }
     pins = pinned(resolved, cid, wid)
@@ -105,13 +105,16 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     return out
 
 
-def expert_degrees(sparsity: float, cards_max: float) -> list[int]:
+def expert_degrees(sparsity: float, cards_max: float, experts: float = 0.0) -> list[int]:
     """Expert-parallel degrees to try: 1 for a dense model; for a mixture of experts those at
-    least as large as it is sparse, or, on a cluster too small for any, the largest group it
-    has (the memory check then says whether the experts fit)."""
+    least as large as it is sparse (and no larger than its routed experts, when given: every
+    card of a group holds at least one expert), or, on a cluster too small for any, the
+    largest group it has (the memory check then says whether the experts fit)."""
     if sparsity <= 1:
         return [1]
-    wide = [x for x in POWERS if 2 * x > sparsity]
+    wide = [x for x in POWERS if 2 * x > sparsity and (experts <= 0 or x <= experts)]
+    if not wide:  # fewer experts than the sparsity asks for: one expert a card
+        wide = [max([x for x in POWERS if x <= experts] or [1])]
     if any(x <= cards_max for x in wide):
         return wide
     return [max(x for x in POWERS if x <= max(cards_max, 1))]

@@ -227,6 +227,11 @@ class _Resolver:
                 if given is not None:
                     self.put(self.given(base + [key], given, spec))
                     continue
+                if key == "experts":
+                    self.put(Input(path=".".join(base + [key]), value=0.0, spec=spec,
+                                   origin="default", source="default: inferred from the "
+                                   "parameters (docs/methodology.md §4, expert GEMMs)"))
+                    continue
                 # a default read from another input (recorded: see the module's docstring)
                 source = "params" if key == "active_params" else f"assumptions.{key}"
                 path = ".".join(base + [source]) if key == "active_params" else source

@@ -62,7 +62,7 @@ class _Strict(BaseModel):
 
 
 TRAINING_ONLY = ("tokens", "runs_per_year", "global_batch_tokens", "seq_len_tokens",
-                 "experts_per_token")
+                 "experts_per_token", "experts")
 SERVE_REQUIRED = ("input_tokens_per_day", "output_tokens_per_day", "prompt_tokens",
                   "output_tokens")
 
@@ -82,6 +82,7 @@ class Workload(_Strict):
     global_batch_tokens: Num | None = None
     seq_len_tokens: Num | None = None
     experts_per_token: Num | None = None
+    experts: Whole | None = None  # routed experts per layer (MoE); inferred when not given
     # serve only
     input_tokens_per_day: Num | None = None
     output_tokens_per_day: Num | None = None

@@ -39,7 +39,7 @@ def job(ep: int, seq: int, batch_seqs: int) -> dict[str, float]:
 
 def test_large_expert_groups_pay_only_the_padding():
     j = job(ep=16, seq=4096, batch_seqs=15360)
-    assert j["experts_inferred"] == pytest.approx(EXPERTS, rel=1e-6)
+    assert j["routed_experts"] == pytest.approx(EXPERTS, rel=1e-6)
     assert j["sustained_flops_per_card"] == pytest.approx(SUSTAINED, rel=1e-9)
     # tokens per expert per micro-batch: 4,096 / cp 1 x ep 16 x 8 / 213.62 = 2,454.3
     assert j["tokens_per_expert"] == pytest.approx(2454.2834, rel=1e-6)
@@ -79,3 +79,51 @@ candidates:
     assert j["expert_gemm_slowdown"] == 1
     # 4,194,304 / 4,096 = 1,024 sequences over 8 replicas: compute is the ideal time
     assert j["compute_seconds"] == pytest.approx(j["ideal_step_seconds"], rel=1e-12)
+
+
+def test_given_experts_replace_the_inferred_count():
+    """DeepSeek-V3's model card states 256 routed experts (arXiv 2412.19437, section 4.2); the
+    inference from its parameters gives 213.6. Given, the count is used as it is."""
+    from tco.catalog import load_catalog
+
+    text = (SCENARIO.replace("EP", "16").replace("SEQ", "4096")
+            .replace("GBT", str(4096 * 15360))
+            .replace("precision: fp8,", "precision: fp8, experts: 256,"))
+    (cand,) = compute(load_scenario_text(text, "moe"), load_catalog()).candidates
+    j = cand.jobs["w"]
+    assert j["routed_experts"] == 256
+    # 4,096 / cp 1 x ep 16 x 8 / 256 = 2,048 tokens per expert; padding (2,048 + 64) / 2,048
+    assert j["tokens_per_expert"] == pytest.approx(2048, rel=1e-12)
+    assert j["expert_gemm_slowdown"] == pytest.approx(2112 / 2048, rel=1e-12)
+
+
+def test_experts_is_a_training_field_with_a_range():
+    from tco.catalog import load_catalog
+    from tco.errors import TcoError
+
+    for bad in ("experts: -1,", "experts: 10000,", "experts: 2.5,"):
+        text = (SCENARIO.replace("EP", "16").replace("SEQ", "4096").replace("GBT", "1e6")
+                .replace("precision: fp8,", f"precision: fp8, {bad}"))
+        with pytest.raises(TcoError, match="workloads.w.experts"):
+            compute(load_scenario_text(text, "moe"), load_catalog())
+    serve = ("workloads:\n  - {id: s, kind: serve, params: 70e9, experts: 8, "
+             "input_tokens_per_day: 1e9, output_tokens_per_day: 1e8, prompt_tokens: 1000, "
+             "output_tokens: 100}\ncandidates:\n  - {id: c, card: h100-sxm, cards: 8}\n")
+    with pytest.raises(TcoError, match="experts"):
+        compute(load_scenario_text(serve, "serve"), load_catalog())
+
+
+def test_expert_groups_are_no_wider_than_the_experts_given():
+    """671B / 37B is 18x sparse, so the search tries expert groups of 16 cards and more; with
+    16 routed experts given, 16 is the widest group in which every card holds an expert."""
+    from tco.catalog import load_catalog
+
+    text = """
+rent_options: none
+workloads:
+  - {id: w, params: 671e9, active_params: 37e9, tokens: 1e12, precision: fp8, experts: 16}
+candidates:
+  - {id: c, card: h800-sxm, cards: 2048}
+"""
+    (cand,) = compute(load_scenario_text(text, "moe"), load_catalog()).candidates
+    assert cand.jobs["w"]["expert_parallel"] == 16

@@ -173,9 +173,12 @@ def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref
     cp, ep = layout_ref(b, wid, "cp"), layout_ref(b, wid, "ep")
     n, act, k = w(wid, "params"), w(wid, "active_params"), w(wid, "experts_per_token")
     moe = act.lt(n)
-    experts = jq("experts_inferred", IF(moe, k * (n - (1 - FFN_SHARE) * act)
-                                       / (FFN_SHARE * act), 0), "experts",
-                 "Routed experts per layer, inferred from the parameters (MoE)")
+    given = w(wid, "experts")
+    experts = jq("routed_experts",
+                 IF(moe, IF(given.gt(0), given,
+                            k * (n - (1 - FFN_SHARE) * act) / (FFN_SHARE * act)), 0),
+                 "experts", "Routed experts per layer: given, or inferred from the parameters "
+                 "(MoE)")
     rows = jq("tokens_per_expert", IF(moe, w(wid, "seq_len_tokens") / cp * ep * k
                                       / MAX(experts, 1), 0), "tokens",
               "Tokens each expert's GEMMs take per micro-batch (MoE)")
