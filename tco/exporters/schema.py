@@ -433,6 +433,20 @@ def _montecarlo() -> JsonObj:
                            "currency") for p in ("p10", "p50", "p90", "mean")},
                     f"Distribution of {what} over the draws")
 
+    def candidate(metric: str, what: str) -> JsonObj:
+        return _obj({
+            "id": _t("string", "Candidate id"),
+            "npv_tco": pct("NPV of TCO"),
+            metric: pct(what),
+            "prob_cheapest": _t("number", "Share of draws in which it has the lowest NPV of TCO",
+                                "fraction"),
+            "deterministic": _obj({
+                "npv_tco": _t("number", "NPV of TCO at the baseline (no draw)", "currency"),
+                metric: _t("number", f"{what[0].upper()}{what[1:]} at the baseline",
+                           "currency"),
+            }, "The metrics without any draw"),
+        }, f"One priced candidate (--metric {metric})")
+
     return _obj({
         "draws": _t("integer", "Number of draws"),
         "seed": _t("integer", "Random seed (the same seed gives the same output)"),
@@ -440,17 +454,11 @@ def _montecarlo() -> JsonObj:
         "varied": _strings("Input paths drawn"),
         "shared_draws": _array(_strings("Paths that share one draw"),
                                "Groups of inputs that take one draw (the same catalog figure)"),
-        "candidates": _array(_obj({
-            "id": _t("string", "Candidate id"),
-            "npv_tco": pct("NPV of TCO"),
-            "cost_per_job": pct("the cost of one run of the primary workload"),
-            "prob_cheapest": _t("number", "Share of draws in which it has the lowest NPV of TCO",
-                                "fraction"),
-            "deterministic": _obj({
-                "npv_tco": _t("number", "NPV of TCO at the baseline (no draw)", "currency"),
-                "cost_per_job": _t("number", "Cost of one run at the baseline", "currency"),
-            }, "The metrics without any draw"),
-        }, "One priced candidate"), "Priced candidates"),
+        "candidates": _array({"oneOf": [
+            candidate("cost_per_job", "the cost of one run of the primary workload"),
+            candidate("cost_per_million_output_tokens",
+                      "the first serving workload's cost per million output tokens")]},
+            "Priced candidates"),
         "warnings": _array(_obj({
             "kind": {"enum": ["clipped", "unused"],
                      "description": "clipped: the input's plausible range cuts the "
