@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from tco.cli import cli
 from tco.engine import compute
 from tco.resources import example_scenario
-from tco.scenario import load_scenario, load_scenario_text, parse_scenario
+from tco.scenario import load_scenario, parse_scenario
 from tco.yamlio import YamlDoc
 
 SCENARIO = example_scenario().parent / "train-and-serve.yaml"

@@ -48,8 +48,7 @@ from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
 from ..result import Result
-from .common import (baseline_values, metric_name, metric_value, plausible_range,
-                     priced_candidates)
+from .common import baseline_values, metric_name, metric_value, plausible_range, priced_candidates
 from .fast import Compiled
 from .types import DrawWarning, MonteCarlo
 
