@@ -11,8 +11,9 @@ from click.testing import CliRunner
 from tco.cli import cli
 from tco.engine import compute
 from tco.resources import example_scenario
-from tco.scenario import load_scenario, parse_scenario
+from tco.scenario import load_scenario, load_scenario_text, parse_scenario
 from tco.yamlio import YamlDoc
+from test_serving import HAND
 
 SCENARIO = example_scenario().parent / "train-and-serve.yaml"
 METRIC = "cost_per_million_output_tokens"
@@ -87,3 +88,51 @@ def test_tco_montecarlo_serving_metric_needs_a_serving_workload():
     out = CliRunner().invoke(cli, ["montecarlo", "--draws", "10", "--metric", METRIC])
     assert out.exit_code == 2
     assert "needs a serving workload" in out.output and "Traceback" not in out.output
+
+
+# --- a dedicated fleet sized for the peak ----------------------------------------------------
+
+
+def test_dedicated_fleet_cost_per_token_by_hand(catalog):
+    """tests/test_serving.py's hand case: 3.4569 cards busy on average, 7 at the peak. On a
+    fleet of its own the lines that follow the cards scale by 7 / 3.4569 = 2.0249; the
+    electricity follows the tokens and porting is one effort."""
+    (c,) = compute(load_scenario_text(HAND, "hand.yaml"), catalog).candidates
+    job = c.jobs["chat"]
+    factor = 7 / job["average_cards_busy"]
+    assert job["peak_fleet_factor"] == pytest.approx(factor, rel=1e-12)
+    assert factor == pytest.approx(2.0249, rel=1e-4)
+    fixed = sum(job[f"cost_{k}"] for k in ("hardware", "facility", "operations", "rental"))
+    year = fixed * factor + job["cost_electricity"] + job["cost_porting"]
+    assert job["dedicated_fleet_cost_per_year"] == pytest.approx(year, rel=1e-12)
+    share = job["input_cost_share"]  # 0.68184, worked out in tests/test_serving.py
+    per_m = year * (1 - share) / (2.5e9 * 365) * 1e6
+    assert job["dedicated_cost_per_million_output_tokens"] == pytest.approx(per_m, rel=1e-12)
+    # idle capacity costs more per token than the shared cluster's serving share
+    assert (job["cost_per_million_output_tokens"]
+            < job["dedicated_cost_per_million_output_tokens"]
+            < factor * job["cost_per_million_output_tokens"])
+
+
+def test_dedicated_fleet_cost_per_token_is_shown_wherever_serving_is(train_and_serve):
+    import datetime as dt
+    import re
+
+    from tco.exporters.html import render_html
+    from tco.exporters.serving_report import per_million
+
+    out = CliRunner().invoke(cli, ["compare", str(SCENARIO), "--format", "json"])
+    data = json.loads(out.output)
+    h200 = train_and_serve.candidate("h200-sxm").jobs["chat"]
+    got = next(c for c in data["candidates"] if c["id"] == "h200-sxm")["jobs"]["chat"]
+    assert got["dedicated_cost_per_million_output_tokens"] == pytest.approx(
+        h200["dedicated_cost_per_million_output_tokens"], rel=1e-12)
+    assert "own fleet /M out" in CliRunner().invoke(cli, ["compare", str(SCENARIO)]).output
+    csv = CliRunner().invoke(cli, ["compare", str(SCENARIO), "--format", "csv"]).output
+    assert "chat.dedicated_cost_per_million_output_tokens" in csv.splitlines()[0]
+    for lang, head in (("en", "own fleet at the peak"), ("zh", "按峰值独立配置")):
+        html = render_html(train_and_serve, lang, day=dt.date(2026, 12, 3))
+        section = html[html.index('<section id="serving"'):]
+        assert head in section
+        row = re.search(r'data-candidate="h200-sxm">(.*?)</tr>', section, re.DOTALL).group(1)
+        assert per_million(h200["dedicated_cost_per_million_output_tokens"], "USD") in row

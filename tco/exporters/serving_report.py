@@ -40,6 +40,8 @@ def serving_section(view: View) -> list[dict[str, Any]]:
                                    number(job["cards_needed"], 0),
                                    per_million(job["cost_per_million_input_tokens"], cur),
                                    per_million(job["cost_per_million_output_tokens"], cur),
+                                   per_million(job["dedicated_cost_per_million_output_tokens"],
+                                               cur),
                                    number(job["energy_per_output_token_j"], 2)]})
         svg = None
         if shown:
@@ -62,7 +64,7 @@ def serving_section(view: View) -> list[dict[str, Any]]:
             "columns": [s("col_candidate"), s("serve_col_tp"), s("serve_col_tps"),
                         s("serve_col_latency"), s("serve_col_cards"),
                         s("serve_col_in", currency=cur), s("serve_col_out", currency=cur),
-                        s("serve_col_energy")],
+                        s("serve_col_dedicated", currency=cur), s("serve_col_energy")],
             "rows": rows, "svg": svg, "caption": s("serve_caption"),
         })
     return out

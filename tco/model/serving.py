@@ -263,3 +263,25 @@ def token_costs(b: Builder, wid: str, sv: Serving, cost_per_year: Ref, money: st
          "Cost per million prompt (input) tokens")
     b.jq(wid, "cost_per_million_output_tokens", cost_per_year * (1 - share) / out_day * per_m,
          money, "Cost per million output tokens")
+    dedicated_fleet(b, wid, sv, share, money)
+
+
+def dedicated_fleet(b: Builder, wid: str, sv: Serving, share: Ref, money: str) -> None:
+    """The same serving on a fleet of its own sized for the peak (`cards_needed` cards all
+    year, idle off-peak): the lines that follow the cards (hardware, facility, operations,
+    rent) scale from the cards busy on average to the cards the peak needs; the electricity
+    follows the tokens served (an idle card's draw is not counted) and porting stays one
+    effort."""
+    def line(key: str) -> Ref:
+        return Ref(f"{b.cid}.{wid}.cost_{key}")
+
+    avg = Ref(f"{b.cid}.{wid}.average_cards_busy")
+    idle = b.jq(wid, "peak_fleet_factor", IF(avg.gt(0), sv.cards_needed / avg, 1), "ratio",
+                "Cards the peak needs over the cards busy on average (a dedicated fleet)")
+    year = b.jq(wid, "dedicated_fleet_cost_per_year",
+                (line("hardware") + line("facility") + line("operations") + line("rental"))
+                * idle + line("electricity") + line("porting"), money,
+                "Cost of a year of serving on its own fleet sized for the peak")
+    b.jq(wid, "dedicated_cost_per_million_output_tokens",
+         year * (1 - share) / w(wid, "output_tokens_per_day") * (1e6 / DAYS_PER_YEAR), money,
+         "Cost per million output tokens on a dedicated fleet sized for the peak")
