@@ -7,13 +7,13 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from test_serving import HAND
 
 from tco.cli import cli
 from tco.engine import compute
 from tco.resources import example_scenario
 from tco.scenario import load_scenario, load_scenario_text, parse_scenario
 from tco.yamlio import YamlDoc
-from test_serving import HAND
 
 SCENARIO = example_scenario().parent / "train-and-serve.yaml"
 METRIC = "cost_per_million_output_tokens"
