@@ -175,6 +175,15 @@ SERVE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               integer=True),
 ]}
 
+# A per-token API option (`api_options:`, methodology §18): its prices, from
+# pricing/api.yaml or the scenario (`api_options[].input_price_per_million_tokens`).
+API_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _money("input_price_per_million_tokens", "money/1e6 tokens", "API price per million "
+           "prompt (input) tokens", 0.0, 1000, "per million tokens, not per thousand"),
+    _money("output_price_per_million_tokens", "money/1e6 tokens", "API price per million "
+           "output tokens", 0.0, 1000, "per million tokens, not per thousand"),
+]}
+
 # Serving assumptions: resolved only when the scenario serves (pricing/assumptions.yaml).
 SERVE_ASSUMPTIONS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("prefill_mfu_ratio", "ratio", "Prefill: utilization of the peak over the card's "

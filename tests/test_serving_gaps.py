@@ -55,7 +55,7 @@ def test_monte_carlo_of_the_cost_per_token_equals_the_engine_at_the_drawn_inputs
     base = {p: i.value for p, i in train_and_serve.inputs.items()}
     for seed in (3, 11):
         mc = montecarlo(train_and_serve, draws=1, seed=seed, metric=METRIC)
-        drawn = drawn_inputs(train_and_serve, 1, seed)
+        drawn = drawn_inputs(train_and_serve, 1, seed, METRIC)
         env = train_and_serve.model.evaluate({**base, **{p: float(x[0])
                                                          for p, x in drawn.items()}})
         for cid, p in mc.percentiles.items():

@@ -268,9 +268,11 @@ class Simulation:
             yield start, {p: x for d, x in zip(self.plan, values) for p in d.paths}
 
 
-def drawn_inputs(result: Result, draws: int, seed: int) -> dict[str, np.ndarray]:
-    """The input values `montecarlo` draws, all of them (for checks and audits)."""
-    sim = Simulation(result)
+def drawn_inputs(result: Result, draws: int, seed: int, metric: str = "cost_per_job"
+                 ) -> dict[str, np.ndarray]:
+    """The input values `montecarlo` (with `metric`) draws, all of them (for checks and
+    audits)."""
+    sim = Simulation(result, metric=metric)
     out = {p: np.empty(draws) for p in sim.varied}
     for k in range(-(-draws // CHUNK)):
         for start, inputs in sim.blocks(seed, k, draws):

@@ -31,6 +31,7 @@ from ..policy import policy_dict
 from ..recommend import recommend, recommendation_dict
 from ..result import CandidateResult, Result
 from . import shortfall
+from .api_view import api_block, api_options_json
 from .fields import (
     CANDIDATE_FIELDS,
     CSV_COLUMNS,
@@ -190,6 +191,7 @@ def compare_dict(result: Result) -> dict[str, Any]:
         "recommendation": recommendation_dict(result),
         "workloads": workloads_json(result),
         "portfolios": portfolios_json(result),
+        "api_options": api_options_json(result),
         "policy": policy_dict(result.scenario_data),
         "candidates": [candidate_dict(result, c) for c in result.candidates],
         "provenance": provenance(result),
@@ -271,8 +273,9 @@ def compare_table(result: Result) -> str:
     if rec is None:
         said = "\nRecommendation: none; no option may be used here (see status).\n"
     else:
-        said = (f"\nRecommendation: {printable(rec.action())} ({rec.option}, "
-                f"{rec.cards:,} cards), because:\n"
+        size = "" if rec.mode == "api" else f", {rec.cards:,} cards"
+        said = (f"\nRecommendation: {printable(rec.action())} ({rec.option}{size}), "
+                "because:\n"
                 + "".join(f"  - {printable(x)}\n" for x in rec.reasons))
     legend = ("\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
               "workload, chosen by search (`tco job` and JSON give them all);"
@@ -281,7 +284,7 @@ def compare_table(result: Result) -> str:
               "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
               "for the region or licence-barred, so never recommended.\n")
     return (title + text_table(header, rows, "lllllrrrrrrl") + serving_block(result)
-            + workload_table(result)
+            + api_block(result) + workload_table(result)
             + shortfall.table_block(result) + portfolio_block(result) + policy_line(result)
             + said + legend + foot + provenance_line(result))
 

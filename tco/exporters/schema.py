@@ -225,11 +225,52 @@ def _compare() -> JsonObj:
             "description": "What the buyer holds; null when the scenario states nothing"},
         "portfolios": _array(_portfolio(), "Portfolios (`portfolios` of the scenario), ranked "
                              "by tier then NPV; empty when it has none"),
+        "api_options": _array(_api_option(), "Per-token API options (`api_options` of the "
+                              "scenario), ranked by tier then NPV; empty when it has none"),
         "candidates": _array(_ref("candidate"), "Every option, ranked: the cheapest that "
                              "delivers the plan and may be used here first, infeasible ones "
                              "last"),
         "provenance": _ref("provenance"),
     }, "`tco compare --format json`")
+
+
+def _api_option() -> JsonObj:
+    money, per_m = "currency", "currency/1e6 tokens"
+
+    def price(what: str) -> JsonObj:
+        return _obj({"value": _t("number", f"API price per million {what} tokens", per_m),
+                     "source": _t("string", "Where the price was read (or `scenario`)"),
+                     "as_of": _t("string", "Date of the price", null=True)},
+                    f"The price per million {what} tokens, with its source")
+
+    return _obj({
+        "id": _t("string", "API option id, as in the scenario"),
+        "name": _t("string", "Its name (the scenario's, else provider and model)"),
+        "carries": _strings("The serving workloads (ids) it serves"),
+        "prices": _obj({"input_price_per_million_tokens": price("prompt (input)"),
+                        "output_price_per_million_tokens": price("output")},
+                       "Its two prices"),
+        "npv_tco": _t("number", "NPV of the API fees over the horizon (year-end payments "
+                      "in years 1..horizon)", money),
+        "undiscounted_tco": _t("number", "API fees over the horizon, undiscounted", money),
+        "plan_delivered_fraction": _t("number", "Share of its part of the plan delivered (1)",
+                                      "fraction"),
+        "tier": _t("integer", "Ranking tier: 0 serves the whole plan, 1 a part of it (ranked "
+                   "in a portfolio)"),
+        "api_fees_per_year": _t("number", "API fees per year, paid at the end of each year "
+                                "1..horizon", money),
+        "jobs": {"type": "object", "description": "By serving workload id",
+                 "additionalProperties": _obj({
+                     "cost_per_million_input_tokens": _t("number", "Price per million prompt "
+                                                         "tokens", per_m),
+                     "cost_per_million_output_tokens": _t("number", "Price per million output "
+                                                          "tokens", per_m),
+                     "cost_per_million_tokens": _t("number", "Fees per million tokens served "
+                                                   "(prompt and output)", per_m),
+                     "tokens_per_year": _t("number", "Tokens served per year", "tokens"),
+                     "cost_per_job": _t("number", "API fees of a year of serving", money),
+                 }, "One serving workload's figures")},
+    }, "One per-token API option")
 
 
 def _portfolio() -> JsonObj:
@@ -275,10 +316,11 @@ def _plan_workload() -> JsonObj:
 def _recommendation() -> JsonObj:
     return _obj({
         "option": _t("string", "Id of the recommended option (the first of `candidates`)"),
-        "mode": {"enum": ["buy", "rent", "hybrid", "portfolio"],
+        "mode": {"enum": ["buy", "rent", "hybrid", "portfolio", "api"],
                  "description": "How the capacity is got: buy (outright or with a loan), rent, "
-                                "hybrid (buy, and rent what the cluster cannot do), or "
-                                "portfolio (options costed together, `options`)"},
+                                "hybrid (buy, and rent what the cluster cannot do), "
+                                "portfolio (options costed together, `options`), or api "
+                                "(a per-token API serves the plan, `api_options`; no cards)"},
         "name": _t("string", "The option's name"),
         "card_name": _t("string", "The accelerator's name"),
         "cards": _t("integer", "Accelerators in the cluster bought or rented", "cards"),

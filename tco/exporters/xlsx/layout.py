@@ -66,7 +66,8 @@ class Plan:
     quantities: dict[str, Cell] = field(default_factory=dict)  # quantity name -> cell
     model_sections: list[Section] = field(default_factory=list)
     priced: list[str] = field(default_factory=list)  # candidate ids with model columns
-    # the Model sheet's columns: the priced candidates, then the portfolios
+    # the Model sheet's columns: the priced candidates, the per-token API options, then the
+    # portfolios
     columns: list[str] = field(default_factory=list)
     cash_rows: dict[str, int] = field(default_factory=dict)  # candidate -> first row of block
     names: NameRegistry = field(default_factory=NameRegistry)
@@ -176,7 +177,8 @@ def plan(result: Result, lang: str = "en") -> Plan:
 
     # Model: sections of per-candidate quantities, one column per candidate.
     p.priced = list(result.structure.candidates)
-    p.columns = p.priced + [members[0] for members in result.structure.portfolios]
+    p.columns = (p.priced + [api[0] for api in result.structure.api]
+                 + [members[0] for members in result.structure.portfolios])
     col_of = {cid: M_FIRST + i for i, cid in enumerate(p.columns)}
     msections: dict[str, Section] = {"cluster": Section(t("Cluster"), [])}
     for wid, _precision, _kind in result.structure.workloads:
@@ -251,6 +253,10 @@ def engine_values(result: Result) -> dict[str, float]:
     for port in result.portfolios:
         for q in result.model.of_candidate(port.id):
             values[q.name] = port.values[q.name[len(port.id) + 1:]]
+    for api in result.api_options:  # per-token API options (tco/model/api.py)
+        for q in result.model.of_candidate(api.id):
+            key = q.name.rsplit(".", 1)[1]
+            values[q.name] = api.jobs[q.workload][key] if q.workload else api.values[key]
     return values
 
 
