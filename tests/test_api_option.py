@@ -183,3 +183,21 @@ def test_whatif_of_an_api_price(catalog):
                                    "api_options.chat-api.output_price_per_million_tokens=0.6",
                                    "--format", "json"])
     assert out.exit_code == 0, out.output
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_report_shows_the_api_and_its_recommendation(serve_only, lang):
+    import datetime as dt
+    import re
+
+    from tco.exporters.html import render_html
+
+    html = render_html(serve_only, lang, day=dt.date(2026, 12, 3))
+    text = re.sub(r"\s+", " ", re.sub(r"<svg.*?</svg>|<[^>]+>", " ", html, flags=re.DOTALL))
+    row = re.search(r'data-candidate="api">(.*?)</tr>', html, re.DOTALL).group(1)
+    assert "$0.200" in row and "$0.600" in row  # the prices per million tokens
+    if lang == "en":
+        assert "Recommendation: serve by the per-token API DeepInfra API" in text
+        assert "the API does, for $5.10M over 5 years" in text  # 1,277,500 x 3.99271
+    else:
+        assert "建议：通过按词元计费的 API" in text and "$5,100,687" in text

@@ -21,7 +21,7 @@ from ..inputs import Input
 from ..policy import policy_dict
 from ..recommend import recommend
 from ..result import CandidateResult, Result
-from . import charts, live, report_portfolios, report_workloads, shortfall
+from . import report_api, charts, live, report_portfolios, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
 from .i18n import Segment, Strings
 from .serving_report import serve_detail_rows, serving_section
@@ -98,7 +98,9 @@ class View:
         said = recommend(result)
         # a recommended portfolio: its id; the single options are then none of them "the" one
         self.portfolio = said.option if said is not None and said.mode == "portfolio" else ""
-        self.rec = None if self.portfolio else result.recommended
+        # a recommended per-token API (tco/exporters/report_api.py): its id
+        self.api = said.option if said is not None and said.mode == "api" else ""
+        self.rec = None if self.portfolio or self.api else result.recommended
         self.complete = [c for c in result.candidates if is_complete(c) and not c.info.blocking]
         self.at = live.slots(result)
 
@@ -295,6 +297,8 @@ class View:
         said = recommend(self.r)
         if said is not None and said.mode == "portfolio":
             return report_portfolios.summary(self, said)
+        if said is not None and said.mode == "api":
+            return report_api.summary(self, said)
         if rec is None:
             barred = [c for c in self.r.candidates if c.feasible and c.info.blocking]
             if barred:  # feasible options exist, but none may be bought here

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import charts
+from . import charts, report_api
 from .fmt import SYMBOLS, number
 
 if TYPE_CHECKING:
@@ -43,12 +43,17 @@ def serving_section(view: View) -> list[dict[str, Any]]:
                                    per_million(job["dedicated_cost_per_million_output_tokens"],
                                                cur),
                                    number(job["energy_per_output_token_j"], 2)]})
+        rows += report_api.serving_rows(view, w.id)
+        apis = [a for a in r.api_options if w.id in a.jobs]
         svg = None
-        if shown:
-            costs = [c.jobs[w.id]["cost_per_million_output_tokens"] for c in shown]
-            hl = next((i for i, c in enumerate(shown) if c is view.rec), None)
+        if shown or apis:
+            costs = [c.jobs[w.id]["cost_per_million_output_tokens"] for c in (*shown, *apis)]
+            hl = next((i for i, c in enumerate((*shown, *apis))
+                       if c is view.rec or c.id == view.api), None)
             title = s("h_serve_chart", workload=w.name or w.id)
-            svg = Markup(charts.bars([view.name(c) for c in shown], costs,
+            names = [view.name(c) for c in shown] + [
+                s("serve_api_name", name=a.info.name) for a in apis]
+            svg = Markup(charts.bars(names, costs,
                                      [per_million(x, cur) for x in costs],
                                      s("serve_chart_axis", currency=cur), hl, view.lang, title,
                                      prefix=f"serve-{len(out)}"))
@@ -65,7 +70,8 @@ def serving_section(view: View) -> list[dict[str, Any]]:
                         s("serve_col_latency"), s("serve_col_cards"),
                         s("serve_col_in", currency=cur), s("serve_col_out", currency=cur),
                         s("serve_col_dedicated", currency=cur), s("serve_col_energy")],
-            "rows": rows, "svg": svg, "caption": s("serve_caption"),
+            "rows": rows, "svg": svg,
+            "caption": s("serve_caption") + (" " + s("serve_api_caption") if apis else ""),
         })
     return out
 

@@ -33,7 +33,7 @@ C_LABEL, C_UNIT, C_FIRST = 0, 1, 2
 HEADLINES = (("npv_tco", None), ("cost_per_job", "job"), ("undiscounted_tco", None))
 
 _SECTION_ORDER = {"": 0, "finance": 1, "facility": 2, "team": 3, "workloads": 4,
-                  "candidates": 5, "assumptions": 6}
+                  "candidates": 5, "api_options": 6, "assumptions": 7}
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,8 @@ class _InputSections:
         self.titles = {"": t("Scenario"), "finance": t("Finance"), "team": t("Team"),
                        "facility": t("Facility ({region})",
                                      region=region_name(sc.facility.region, t.lang)),
-                       "assumptions": t("Model assumptions")}
+                       "assumptions": t("Model assumptions"),
+                       "api_options": t("Per-token API options")}
 
     def __call__(self, path: str) -> tuple[int, str, str]:
         head = path.split(".", 1)[0] if "." in path else ""
