@@ -21,7 +21,7 @@ from ..inputs import Input
 from ..policy import policy_dict
 from ..recommend import recommend
 from ..result import CandidateResult, Result
-from . import report_api, charts, live, report_portfolios, report_workloads, shortfall
+from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
 from .i18n import Segment, Strings
 from .serving_report import serve_detail_rows, serving_section
