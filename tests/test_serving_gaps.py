@@ -136,3 +136,56 @@ def test_dedicated_fleet_cost_per_token_is_shown_wherever_serving_is(train_and_s
         assert head in section
         row = re.search(r'data-candidate="h200-sxm">(.*?)</tr>', section, re.DOTALL).group(1)
         assert per_million(h200["dedicated_cost_per_million_output_tokens"], "USD") in row
+
+
+# --- a plan that serves first is worded as serving ------------------------------------------
+
+SERVE_FIRST = HAND.replace("  - {id: pre, params: 7e9, tokens: 1e11, runs_per_year: 2}\n", "")
+
+
+@pytest.fixture(scope="module")
+def serve_first_result(catalog):
+    return compute(load_scenario_text(SERVE_FIRST, "serve-first.yaml"), catalog)
+
+
+def test_the_table_of_a_plan_that_serves_first_shows_serving_figures(serve_first_result,
+                                                                     tmp_path):
+    from tco.exporters.data import compare_table
+
+    table = compare_table(serve_first_result)
+    header = table.splitlines()[1]
+    assert "days/run" not in header and "cost/run" not in header and "layout" not in header
+    assert "cards at peak" in header and "USD/M out*" in header and "NPV/yr" in header
+    job = serve_first_result.candidates[0].jobs["chat"]
+    row = table.splitlines()[3]
+    # the hand case: 7 cards at the peak, TP 1
+    assert job["cards_needed"] == 7 and " 7 " in row and f"${job[METRIC]:,.3f}" in row
+    assert "cost/run*: one run" not in table and "M out*: cost per million output" in table
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_report_of_a_plan_that_serves_first_words_it_as_serving(serve_first_result, lang):
+    import datetime as dt
+    import re
+
+    from tco.exporters.html import render_html
+
+    html = render_html(serve_first_result, lang, day=dt.date(2026, 12, 3))
+    kpis = html[html.index('class="kpis'):]
+    kpis = re.sub(r"<[^>]+>", " ", kpis[:kpis.index("</section>")]
+                  if "</section>" in kpis else kpis[:3000])
+    table = html[html.index('id="comparison"'):]
+    table = re.sub(r"<[^>]+>", " ", table[:table.index("</table>")])
+    job = serve_first_result.candidates[0].jobs["chat"]
+    if lang == "en":
+        for words in ("Cost per training run", "Time to train"):
+            assert words not in kpis and words not in table
+        assert "Cost per million output tokens (USD)" in kpis and "Cards at the peak" in kpis
+        assert "USD per million output tokens" in table and "Cards at the peak" in table
+        assert "Cost of a year of serving" in html and "Cost per run" not in table
+    else:
+        for words in ("单次训练成本", "训练时长"):
+            assert words not in kpis and words not in table
+        assert "每百万输出词元成本（USD）" in kpis and "峰值所需卡数" in kpis
+        assert "一年推理服务的成本" in html
+    assert f"${job[METRIC]:,.3f}" in kpis and f"${job[METRIC]:,.3f}" in table

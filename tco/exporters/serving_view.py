@@ -93,3 +93,28 @@ def serve_job_rows(d: dict[str, Any], cur: str) -> list[list[str]]:
         rows.append([f"cost of a year: {comp}", money(d["cost"][comp], cur)])
     rows.append(["cost of a year: total", money(d["cost"]["total"], cur)])
     return rows
+
+
+# `tco compare`'s table when the plan's first workload serves: its columns say what a year of
+# serving gives and costs, not a training run's days and cost.
+SERVE_FIRST_HEADER = ["TP*", "cards at peak"]
+SERVE_FIRST_LEGEND = (
+    "\nTP*: tensor-parallel cards per replica of the first serving workload, chosen by "
+    "search;\nM out*: cost per million output tokens over the card-hours serving uses "
+    "(the serving block below has the rest);\nNPV/yr: the horizon's NPV over its "
+    "discounted years of serving (and runs of any other workload);")
+
+
+def serve_first(result: Result) -> str:
+    """The plan's first workload when it serves, else ""."""
+    wid, _precision, kind = result.structure.workloads[0]
+    return wid if kind == "serve" else ""
+
+
+def serve_first_cells(c: CandidateResult, wid: str, currency: str) -> list[str]:
+    """TP, cards at the peak and the cost per million output tokens of serving `wid`."""
+    job = c.jobs.get(wid) if c.info.carries(wid) else None
+    if job is None:  # an option carrying another part of the plan
+        return ["-", "-", "-"]
+    return [str(int(job["tensor_parallel"])), f"{int(job['cards_needed']):,}",
+            per_million(job["cost_per_million_output_tokens"], currency)]
