@@ -198,6 +198,8 @@ SERVE_ASSUMPTIONS: dict[str, InputSpec] = {s.key: s for s in [
               "objective over the mean the engine must run at", 1, 10),
     InputSpec("allreduce_latency_s", "s", "Latency of one small tensor-parallel all-reduce "
               "in decode", 0, 1e-2),
+    InputSpec("decode_step_overhead_s", "s", "Fixed time of a decode step outside the model's "
+              "kernels (scheduling the batch, sampling, launching the step)", 0, 0.1),
 ]}
 
 # The parallel layout of each workload on each candidate: chosen by the engine's search

@@ -189,3 +189,29 @@ def test_the_report_of_a_plan_that_serves_first_words_it_as_serving(serve_first_
         assert "每百万输出词元成本（USD）" in kpis and "峰值所需卡数" in kpis
         assert "一年推理服务的成本" in html
     assert f"${job[METRIC]:,.3f}" in kpis and f"${job[METRIC]:,.3f}" in table
+
+
+# --- the engine's fixed time per decode step -------------------------------------------------
+
+
+def test_a_per_step_overhead_by_hand(catalog):
+    """tests/test_serving.py's hand case with 2 ms of engine time per step: a_mem 2.5 ms,
+    b_mem 23.04 us, b_cmp 20.82 us, pf 81.46 us (worked out there). The 20 ms objective leaves
+    18 ms: MIN((0.020 − 0.0025 − 0.002) / (b_mem + pf), (0.020 − 0.002) / (b_cmp + pf))
+    = MIN(148.3, 175.8) = 148.3, so 148 sequences (167 without it); the step is
+    0.0025 + 23.04e-6·148 + 0.002 + 81.46e-6·148 = 19.97 ms."""
+    base = compute(load_scenario_text(HAND, "h.yaml"), catalog).candidates[0].jobs["chat"]
+    text = HAND.replace("  allreduce_latency_s: 0\n",
+                        "  allreduce_latency_s: 0\n  decode_step_overhead_s: 0.002\n")
+    (c,) = compute(load_scenario_text(text, "h.yaml"), catalog).candidates
+    job = c.jobs["chat"]
+    b_mem, b_cmp = base["decode_kv_read_seconds_per_sequence"], \
+        base["decode_compute_seconds_per_sequence"]
+    pf = base["prefill_seconds_per_sequence_step"]
+    assert b_mem == pytest.approx(23.04e-6, rel=1e-9) and pf == pytest.approx(81.46e-6, rel=1e-3)
+    by_latency = min((0.020 - 0.0025 - 0.002) / (b_mem + pf), (0.020 - 0.002) / (b_cmp + pf))
+    assert job["batch_latency_limit"] == pytest.approx(by_latency, rel=1e-12)
+    assert by_latency == pytest.approx(148.3, rel=1e-3) and job["batch_sequences"] == 148
+    step = 0.0025 + b_mem * 148 + 0.002 + pf * 148
+    assert job["tpot_ms"] == pytest.approx(step * 1000, rel=1e-12)
+    assert job["tokens_per_s_per_card"] < base["tokens_per_s_per_card"]

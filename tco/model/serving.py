@@ -82,6 +82,7 @@ class Rates:
     b_cmp: Ref
     a_comm: Ref
     b_comm: Ref
+    a_step: Ref  # the engine's fixed time per step
 
 
 def rates(b: Builder, wid: str, precision: str, sh: Shape, team: Expr, up: Ref) -> Rates:
@@ -121,11 +122,13 @@ def rates(b: Builder, wid: str, precision: str, sh: Shape, team: Expr, up: Ref) 
     b_comm = jq("decode_allreduce_seconds_per_sequence",
                 2 * sh.layers * sh.hidden * ACTIVATION_BYTES * 2 * (tp - 1) / tp / up, "s",
                 "Decode: all-reduce traffic per sequence per step (scale-up)")
-    return Rates(tp, pre, a_mem, b_mem, b_cmp, a_comm, b_comm)
+    a_step = jq("decode_step_overhead_seconds", a("decode_step_overhead_s"), "s",
+                "Decode: the engine's fixed time per step (scheduling, sampling, launch)")
+    return Rates(tp, pre, a_mem, b_mem, b_cmp, a_comm, b_comm, a_step)
 
 
 def step_at(r: Rates, pf: Expr, batch: Expr) -> Expr:
-    return (MAX(r.a_mem + r.b_mem * batch, r.b_cmp * batch) + r.a_comm
+    return (MAX(r.a_mem + r.b_mem * batch, r.b_cmp * batch) + r.a_comm + r.a_step
             + (r.b_comm + pf) * batch)
 
 
@@ -164,8 +167,8 @@ def batch_and_latency(b: Builder, wid: str, sh: Shape, r: Rates, objectives: tup
     if tpot_path in objectives:
         tpot = Ref(tpot_path) / MS_PER_S / a("tail_latency_ratio")
         by_latency = jq("batch_latency_limit", MIN(
-            (tpot - r.a_mem - r.a_comm) / (r.b_mem + r.b_comm + pf),
-            (tpot - r.a_comm) / (r.b_cmp + r.b_comm + pf)), "sequences",
+            (tpot - r.a_mem - r.a_comm - r.a_step) / (r.b_mem + r.b_comm + pf),
+            (tpot - r.a_comm - r.a_step) / (r.b_cmp + r.b_comm + pf)), "sequences",
             "Largest batch whose time per output token meets the objective")
         limit = MIN(limit, by_latency)
     batch = jq("batch_sequences", ROUNDDOWN(MAX(0, limit)), "sequences",
