@@ -201,3 +201,19 @@ def test_the_report_shows_the_api_and_its_recommendation(serve_only, lang):
         assert "the API does, for $5.10M over 5 years" in text  # 1,277,500 x 3.99271
     else:
         assert "建议：通过按词元计费的 API" in text and "$5,100,687" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_workbook_recommends_the_api(serve_only, tmp_path, lang):
+    import openpyxl
+
+    from tco.exporters.xlsx import write_workbook
+
+    path = tmp_path / f"api.{lang}.xlsx"
+    write_workbook(serve_only, path, lang=lang)
+    wb = openpyxl.load_workbook(path)
+    texts = [c.value for ws in wb for row in ws.iter_rows() for c in row
+             if isinstance(c.value, str)]
+    said = "Pay per token, DeepInfra API" if lang == "en" else "按词元付费，DeepInfra API"
+    assert any(said in x for x in texts)
+    assert not any("No candidate is feasible" in x for x in texts)
