@@ -40,7 +40,11 @@ def test_monte_carlo_of_the_cost_per_token_is_exact_when_nothing_is_uncertain(ca
     base = compute(parse_scenario(YamlDoc(data, {}, "collapsed")), catalog)
     mc = montecarlo(base, draws=2000, seed=4, metric=METRIC)
     assert mc.metric == METRIC
+    # the option that only trains serves no token: it has no cost per token
+    assert METRIC not in mc.percentiles["h200-train"] and "h200-train" in mc.prob_cheapest
     for cid, p in mc.percentiles.items():
+        if cid == "h200-train":
+            continue
         cost = base.candidate(cid).jobs["chat"][METRIC]
         assert "cost_per_job" not in p
         assert p[METRIC]["p10"] == p[METRIC]["p50"] == p[METRIC]["p90"] == cost
@@ -59,6 +63,8 @@ def test_monte_carlo_of_the_cost_per_token_equals_the_engine_at_the_drawn_inputs
         env = train_and_serve.model.evaluate({**base, **{p: float(x[0])
                                                          for p, x in drawn.items()}})
         for cid, p in mc.percentiles.items():
+            if cid == "h200-train":  # carries no serving workload
+                continue
             assert p[METRIC]["p50"] == pytest.approx(float(env[f"{cid}.chat.{METRIC}"]),
                                                      rel=1e-12)
         assert "assumptions.decode_mfu_ratio" in drawn
@@ -73,6 +79,9 @@ def test_tco_montecarlo_metric_cost_per_million_output_tokens():
 
     check("montecarlo", data)
     for c in data["candidates"]:
+        if c["id"] == "h200-train":  # carries no serving workload: no cost per token
+            assert c[METRIC] is None and METRIC not in c["deterministic"]
+            continue
         q = c[METRIC]
         assert q["p10"] < q["p50"] < q["p90"], c["id"]
         assert "cost_per_job" not in c and c["deterministic"][METRIC] > 0
@@ -215,3 +224,10 @@ def test_a_per_step_overhead_by_hand(catalog):
     step = 0.0025 + b_mem * 148 + 0.002 + pf * 148
     assert job["tpot_ms"] == pytest.approx(step * 1000, rel=1e-12)
     assert job["tokens_per_s_per_card"] < base["tokens_per_s_per_card"]
+
+
+def test_sensitivity_of_the_cost_per_token_leaves_out_an_option_that_only_trains(catalog):
+    from tco.analysis.sensitivity import sensitivity
+
+    s = sensitivity(load_scenario(SCENARIO), catalog, swing=0.2, metric=METRIC)
+    assert "h200-train" not in s.bars and "h200-sxm" in s.bars

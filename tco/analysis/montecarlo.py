@@ -48,7 +48,14 @@ from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
 from ..result import Result
-from .common import baseline_values, metric_name, metric_value, plausible_range, priced_candidates
+from .common import (
+    baseline_values,
+    metric_applies,
+    metric_name,
+    metric_value,
+    plausible_range,
+    priced_candidates,
+)
 from .fast import Compiled
 from .types import DrawWarning, MonteCarlo
 
@@ -225,9 +232,12 @@ class Simulation:
         if not self.cands:
             raise TcoError("no feasible candidate to simulate")
         # the NPV of TCO, the second metric (the cost per run, or a serving workload's cost
-        # per million output tokens) and the tier, per candidate
+        # per million output tokens) and the tier, per candidate; an option that does not
+        # carry the serving workload has no cost per token (its NPV stands in, not reported)
+        self.has_metric = {cid: metric_applies(result, cid, metric) for cid in self.cands}
         self.names = {cid: (metric_name(result, cid, "npv_tco"),
-                            metric_name(result, cid, metric),
+                            metric_name(result, cid, metric if self.has_metric[cid]
+                                        else "npv_tco"),
                             f"{cid}.tier")
                       for cid in self.cands}
         base = baseline_values(result)
@@ -350,10 +360,12 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             del npv, job
     counts = lead.counts(len(cands))
 
-    percentiles = {cid: {"npv_tco": stats[2 * row], metric: stats[2 * row + 1]}
+    percentiles = {cid: {"npv_tco": stats[2 * row],
+                         **({metric: stats[2 * row + 1]} if sim.has_metric[cid] else {})}
                    for row, cid in enumerate(cands)}
     deterministic = {cid: {"npv_tco": result.candidate(cid).values["npv_tco"],
-                           metric: metric_value(result, cid, metric)}
+                           **({metric: metric_value(result, cid, metric)}
+                              if sim.has_metric[cid] else {})}
                      for cid in cands}
     return MonteCarlo(
         draws=draws, seed=seed, varied=sim.varied, percentiles=percentiles,

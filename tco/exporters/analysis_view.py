@@ -259,7 +259,7 @@ def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
                       "message": w.text} for w in mc.warnings],
         "candidates": [{
             "id": cid, "npv_tco": mc.percentiles[cid]["npv_tco"],
-            mc.metric: mc.percentiles[cid][mc.metric],
+            mc.metric: mc.percentiles[cid].get(mc.metric),
             "prob_cheapest": mc.prob_cheapest[cid],
             "deterministic": mc.deterministic.get(cid, {}),
         } for cid in mc.percentiles],
@@ -273,6 +273,8 @@ def montecarlo_csv(mc: MonteCarlo) -> str:
     rows = []
     for cid, p in mc.percentiles.items():
         for metric in ("npv_tco", mc.metric):
+            if metric not in p:  # an option that serves no token
+                continue
             q = p[metric]
             rows.append([cid, metric, q["p10"], q["p50"], q["p90"], q["mean"],
                          mc.deterministic.get(cid, {}).get(metric), mc.prob_cheapest[cid],
@@ -290,10 +292,10 @@ def montecarlo_table(mc: MonteCarlo) -> str:
     show = (lambda x: per_million(x, cur)) if per_token else (lambda x: money(x, cur))
     rows = []
     for cid, p in mc.percentiles.items():
-        n, j = p["npv_tco"], p[mc.metric]
+        n, j = p["npv_tco"], p.get(mc.metric)
         rows.append([cid, money(n["p10"], cur), money(n["p50"], cur), money(n["p90"], cur),
                      money(mc.deterministic.get(cid, {}).get("npv_tco"), cur),
-                     show(j["p10"]), show(j["p50"]), show(j["p90"]),
+                     *([show(j["p10"]), show(j["p50"]), show(j["p90"])] if j else ["-"] * 3),
                      percent(mc.prob_cheapest[cid], 1)])
     second = "/M out" if per_token else "run"
     out.append(text_table(["candidate", "NPV P10", "P50", "P90", "baseline", f"{second} P10",

@@ -475,18 +475,22 @@ def _montecarlo() -> JsonObj:
                            "currency") for p in ("p10", "p50", "p90", "mean")},
                     f"Distribution of {what} over the draws")
 
-    def candidate(metric: str, what: str) -> JsonObj:
+    def candidate(metric: str, what: str, null: bool = False) -> JsonObj:
+        none = "; null for an option that does not carry the serving workload" if null else ""
+        base = {metric: _t("number", f"{what[0].upper()}{what[1:]} at the baseline{none}",
+                           "currency", null=null)}
+        det = _obj({"npv_tco": _t("number", "NPV of TCO at the baseline (no draw)",
+                                  "currency"), **base}, "The metrics without any draw")
+        if null:  # absent for an option that serves no token
+            det["required"] = ["npv_tco"]
         return _obj({
             "id": _t("string", "Candidate id"),
             "npv_tco": pct("NPV of TCO"),
-            metric: pct(what),
+            metric: {"anyOf": [pct(what), {"type": "null"}], "description": what + none}
+            if null else pct(what),
             "prob_cheapest": _t("number", "Share of draws in which it has the lowest NPV of TCO",
                                 "fraction"),
-            "deterministic": _obj({
-                "npv_tco": _t("number", "NPV of TCO at the baseline (no draw)", "currency"),
-                metric: _t("number", f"{what[0].upper()}{what[1:]} at the baseline",
-                           "currency"),
-            }, "The metrics without any draw"),
+            "deterministic": det,
         }, f"One priced candidate (--metric {metric})")
 
     return _obj({
@@ -499,7 +503,8 @@ def _montecarlo() -> JsonObj:
         "candidates": _array({"oneOf": [
             candidate("cost_per_job", "the cost of one run of the primary workload"),
             candidate("cost_per_million_output_tokens",
-                      "the first serving workload's cost per million output tokens")]},
+                      "the first serving workload's cost per million output tokens",
+                      null=True)]},
             "Priced candidates"),
         "warnings": _array(_obj({
             "kind": {"enum": ["clipped", "unused"],
