@@ -156,6 +156,18 @@ def test_the_portfolio_with_the_api_is_recommended_when_it_alone_delivers(catalo
         r.candidate("h200-train").values["npv_tco"] + 1_277_500 * 3.9927100371, rel=1e-9)
     assert "pay DeepInfra API, Llama 3.3 70B Instruct Turbo (FP8) per token (api) for chat" \
         in rec.parts
+    import datetime as dt
+    import re
+
+    from tco.exporters.html import render_html
+
+    for lang, said in (("en", "The per-token API DeepInfra API, Llama 3.3 70B Instruct Turbo "
+                               "(FP8) serves chat: $5.10M."),
+                       ("zh", "按词元计费的 API（DeepInfra API, Llama 3.3 70B Instruct Turbo "
+                              "(FP8)）承担 chat：$5,100,687。")):
+        html = render_html(r, lang, day=dt.date(2026, 12, 3))
+        text = re.sub(r"\s+", " ", re.sub(r"<svg.*?</svg>|<[^>]+>", "", html, flags=re.DOTALL))
+        assert said in text, lang
 
 
 # --- every output --------------------------------------------------------------------------
