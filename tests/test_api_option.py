@@ -161,10 +161,9 @@ def test_the_portfolio_with_the_api_is_recommended_when_it_alone_delivers(catalo
 
     from tco.exporters.html import render_html
 
-    for lang, said in (("en", "The per-token API DeepInfra API, Llama 3.3 70B Instruct Turbo "
-                               "(FP8) serves chat: $5.10M."),
-                       ("zh", "按词元计费的 API（DeepInfra API, Llama 3.3 70B Instruct Turbo "
-                              "(FP8)）承担 chat：$5,100,687。")):
+    name = "DeepInfra API, Llama 3.3 70B Instruct Turbo (FP8)"
+    for lang, said in (("en", f"The per-token API {name} serves chat: $5.10M."),
+                       ("zh", f"按词元计费的 API（{name}）承担 chat：$5,100,687。")):
         html = render_html(r, lang, day=dt.date(2026, 12, 3))
         text = re.sub(r"\s+", " ", re.sub(r"<svg.*?</svg>|<[^>]+>", "", html, flags=re.DOTALL))
         assert said in text, lang
