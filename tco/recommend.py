@@ -66,12 +66,9 @@ def _money(x: float, currency: str) -> str:
 def recommend(result: Result) -> Recommendation | None:
     """The best-ranked option (or portfolio of options) that may be used here, with its
     reasons; None when none may."""
-    rec = result.recommended
-    port = best_portfolio(result)
-    api = best_api(result)
+    rec, port, api = result.recommended, best_portfolio(result), best_api(result)
     single = rec if rec is not None and delivers(rec) else None
-    if api is not None and (single is None or api.values["npv_tco"] < single.values["npv_tco"]) \
-            and (port is None or api.values["npv_tco"] <= port.values["npv_tco"]):
+    if api is not None and api_wins(api, single, port):
         return _api(result, api, single, port)
     if port is not None and (rec is None or not delivers(rec)
                              or port.values["npv_tco"] < rec.values["npv_tco"]):
@@ -134,10 +131,7 @@ def recommend(result: Result) -> Recommendation | None:
                        f"{_money(port.values['npv_tco'], cur)} to deliver the plan, "
                        f"{_money(gap, cur)} more")
     if api is not None and ok:
-        gap = api.values["npv_tco"] - npv
-        reasons.append(f"paying per token costs more: the cheapest API ({api.id}) costs "
-                       f"{_money(api.values['npv_tco'], cur)} to serve the plan, "
-                       f"{_money(gap, cur)} more")
+        reasons.append(_api_dearer(api, npv, cur))
     if mode != "rent" and rec.values.get("ready_years", 0) > 0:
         reasons.append(f"first useful work {rec.values['ready_years'] * 12:.1f} months after "
                        "the order (delivery and porting); the runs planned meanwhile are "
@@ -152,6 +146,21 @@ def best_portfolio(result: Result) -> PortfolioResult | None:
     from .exporters.portfolios import usable as may_use
 
     return next((p for p in result.portfolios if may_use(result, p) and p.tier == 0), None)
+
+
+def api_wins(api: CandidateResult, single: CandidateResult | None,
+             port: PortfolioResult | None) -> bool:
+    """An API serving the whole plan is recommended when it costs less than the best single
+    option that delivers the plan (or none does) and no more than the best portfolio."""
+    npv = api.values["npv_tco"]
+    return ((single is None or npv < single.values["npv_tco"])
+            and (port is None or npv <= port.values["npv_tco"]))
+
+
+def _api_dearer(api: CandidateResult, npv: float, cur: str) -> str:
+    gap = api.values["npv_tco"] - npv
+    return (f"paying per token costs more: the cheapest API ({api.id}) costs "
+            f"{_money(api.values['npv_tco'], cur)} to serve the plan, {_money(gap, cur)} more")
 
 
 def best_api(result: Result) -> CandidateResult | None:

@@ -303,10 +303,8 @@ class View:
         s, rec = self.s, self.rec
         consider: list[list[Segment]] = []
         said = recommend(self.r)
-        if said is not None and said.mode == "portfolio":
-            return report_portfolios.summary(self, said)
-        if said is not None and said.mode == "api":
-            return report_api.summary(self, said)
+        if said is not None and said.mode in ("portfolio", "api"):  # not a single option
+            return {"portfolio": report_portfolios, "api": report_api}[said.mode].summary(self, said)
         if rec is None:
             barred = [c for c in self.r.candidates if c.feasible and c.info.blocking]
             if barred:  # feasible options exist, but none may be bought here

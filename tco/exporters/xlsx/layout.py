@@ -149,6 +149,13 @@ class _InputSections:
         return (_SECTION_ORDER.get(head, 0), head, self.titles.get(head, head))
 
 
+def model_columns(result: Result) -> list[str]:
+    """The Model sheet's columns after the priced candidates: the per-token API options, then
+    the portfolios."""
+    st = result.structure
+    return [api[0] for api in st.api] + [members[0] for members in st.portfolios]
+
+
 def plan(result: Result, lang: str = "en") -> Plan:
     p = Plan(words=Words(lang))
     t = p.words
@@ -178,8 +185,7 @@ def plan(result: Result, lang: str = "en") -> Plan:
 
     # Model: sections of per-candidate quantities, one column per candidate.
     p.priced = list(result.structure.candidates)
-    p.columns = (p.priced + [api[0] for api in result.structure.api]
-                 + [members[0] for members in result.structure.portfolios])
+    p.columns = p.priced + model_columns(result)
     col_of = {cid: M_FIRST + i for i, cid in enumerate(p.columns)}
     msections: dict[str, Section] = {"cluster": Section(t("Cluster"), [])}
     for wid, _precision, _kind in result.structure.workloads:
