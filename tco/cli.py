@@ -121,8 +121,9 @@ def catalog_group() -> None:
 
 @catalog_group.command("list")
 @click.option("--section", type=click.Choice(["accelerators", "platforms", "stacks", "regions",
-                                              "cooling", "cloud"]), default="accelerators",
-              show_default=True)
+                                              "cooling", "cloud", "api"]),
+              default="accelerators", show_default=True,
+              help="The records to list (api: per-token API prices, for `api_options`).")
 @catalog_option
 @format_option("table", "json", "csv")
 def catalog_list(section: str, catalogs: tuple[str, ...], fmt: str) -> None:

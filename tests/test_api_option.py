@@ -228,3 +228,11 @@ def test_the_workbook_recommends_the_api(serve_only, tmp_path, lang):
     said = "Pay per token, DeepInfra API" if lang == "en" else "按词元付费，DeepInfra API"
     assert any(said in x for x in texts)
     assert not any("No candidate is feasible" in x for x in texts)
+
+
+def test_catalog_lists_the_api_prices():
+    out = CliRunner().invoke(cli, ["catalog", "list", "--section", "api"])
+    assert out.exit_code == 0 and "groq-llama-3.3-70b" in out.output
+    assert "0.12 (0.12-0.13)" in out.output  # DeepInfra's two stored copies, the range
+    show = CliRunner().invoke(cli, ["catalog", "show", "deepinfra-llama-3.3-70b"]).output
+    assert "api_prices.output_usd_per_million_tokens" in show and "deepinfra.com" in show
