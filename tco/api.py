@@ -164,7 +164,7 @@ def breakeven(path: str, candidate: str, versus: str,
 
 def montecarlo(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
                catalogs: Sequence[str | os.PathLike[str]] = (), draws: int = 20000,
-               seed: int = 1) -> MonteCarlo:
+               seed: int = 1, metric: str = "cost_per_job") -> MonteCarlo:
     """Draws of every uncertain input, the whole model evaluated as arrays (`tco montecarlo`)."""
     from .analysis.common import priced_candidates
     from .analysis.montecarlo import check_draws
@@ -172,7 +172,7 @@ def montecarlo(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
 
     result = compare(source, catalogs).result
     check_draws(draws, len(priced_candidates(result)))
-    return run(result, draws=draws, seed=seed)
+    return run(result, draws=draws, seed=seed, metric=metric)
 
 
 def _pandas() -> Any:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import CatalogError, UnknownId, did_you_mean
 from .inputs import (
+    API_INPUTS,
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
     FACILITY_INPUTS,
@@ -43,6 +44,7 @@ CATALOG_FILES = (
     "facilities.yaml",
     "stacks.yaml",
     "cloud.yaml",
+    "api.yaml",
     "assumptions.yaml",
 )
 
@@ -225,6 +227,19 @@ class CloudPrice(_Record):
     notes: str | None = None
 
 
+class ApiPrice(_Record):
+    """A per-token API's price for one open model (pricing/api.yaml): USD per million prompt
+    and output tokens."""
+
+    id: str
+    provider: str
+    model: str
+    params: float | None = None  # the model's parameters, as the provider names it
+    input_usd_per_million_tokens: Figure
+    output_usd_per_million_tokens: Figure
+    notes: str | None = None
+
+
 class Catalog(_Record):
     """Every record, keyed by id. Built by `load_catalog`."""
 
@@ -237,6 +252,7 @@ class Catalog(_Record):
     stacks: dict[str, Stack]
     cloud_prices: dict[str, CloudPrice]
     assumptions: dict[str, Figure]
+    api_prices: dict[str, ApiPrice] = {}
     sources: list[str] = []
 
     def card(self, card_id: str) -> Accelerator:
@@ -303,6 +319,9 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("cloud_prices", "committed_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     ("cloud_prices", "committed_3yr_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     ("cloud_prices", "spot_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
+    ("api_prices", "input_usd_per_million_tokens"): API_INPUTS["input_price_per_million_tokens"],
+    ("api_prices", "output_usd_per_million_tokens"):
+        API_INPUTS["output_price_per_million_tokens"],
     **{("assumptions", k): spec for k, spec in ASSUMPTION_INPUTS.items()},
     **{("assumptions", k): spec for k, spec in MONEY_DEFAULTS.items()},
     **{("assumptions", k): spec for k, spec in SERVE_ASSUMPTIONS.items()},
@@ -381,6 +400,7 @@ _LIST_SECTIONS = {
     "regions": ("id", Region),
     "stacks": ("id", Stack),
     "cloud_prices": ("card", CloudPrice),
+    "api_prices": ("id", ApiPrice),
 }
 _MAP_SECTIONS = ("exchange_rates", "assumptions")
 

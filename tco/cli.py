@@ -121,8 +121,9 @@ def catalog_group() -> None:
 
 @catalog_group.command("list")
 @click.option("--section", type=click.Choice(["accelerators", "platforms", "stacks", "regions",
-                                              "cooling", "cloud"]), default="accelerators",
-              show_default=True)
+                                              "cooling", "cloud", "api"]),
+              default="accelerators", show_default=True,
+              help="The records to list (api: per-token API prices, for `api_options`).")
 @catalog_option
 @format_option("table", "json", "csv")
 def catalog_list(section: str, catalogs: tuple[str, ...], fmt: str) -> None:
@@ -595,12 +596,17 @@ def breakeven(scenario: str | None, path: str, candidate: str, versus: str, metr
               help="Number of draws.")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Random seed; the same seed gives the same output.")
+@click.option("--metric", type=click.Choice(["cost_per_job", "cost_per_million_output_tokens"]),
+              default="cost_per_job", show_default=True,
+              help="Beside the NPV of TCO: the cost of one run of the primary workload, or the "
+              "first serving workload's cost per million output tokens.")
 @catalog_option
 @format_option(*FORMATS)
 @output_option
-def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str, ...], fmt: str,
-               output: str | None) -> None:
-    """P10/P50/P90 of TCO and cost per run, and how often each candidate is the cheapest.
+def montecarlo(scenario: str | None, draws: int, seed: int, metric: str,
+               catalogs: tuple[str, ...], fmt: str, output: str | None) -> None:
+    """P10/P50/P90 of TCO and cost per run (or per million output tokens), and how often each
+    candidate is the cheapest.
 
     Inputs are drawn from their catalog ranges (triangular: low, typical, high) or from the
     scenario's `distributions:`. Starts from the scenario's kept baseline, as `tco whatif` does.
@@ -609,6 +615,7 @@ def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str,
     Example:
       tco montecarlo --draws 100000 --seed 7
       tco montecarlo my-scenario.yaml --format json
+      tco montecarlo train-and-serve.yaml --metric cost_per_million_output_tokens
     """
     from .analysis.montecarlo import montecarlo as run
     from .exporters import analysis_view as view
@@ -619,7 +626,7 @@ def montecarlo(scenario: str | None, draws: int, seed: int, catalogs: tuple[str,
     result, _ = baseline_and_recompute(scenario, catalogs, warn)
     with _progress(draws, "Monte Carlo") as bar:
         mc = run(result, draws=draws, seed=seed,
-                 progress=bar.update if bar is not None else None)
+                 progress=bar.update if bar is not None else None, metric=metric)
     _render(fmt, {"table": lambda: view.montecarlo_table(mc),
                   "json": lambda: to_json(view.montecarlo_dict(mc)),
                   "csv": lambda: view.montecarlo_csv(mc)}, output)

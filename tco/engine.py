@@ -247,6 +247,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         candidates=rank(candidates), provenance=provenance, model=model,
         components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
         resolved=resolved, env=env if isinstance(env, dict) else dict(env), portfolios=portfolio_results(resolved, model, env),
+        api_options=api_results(resolved, model, env),
     )
 
 
@@ -266,6 +267,31 @@ def portfolio_results(resolved: Resolved, model: Model, env: Mapping[str, object
         values = {q.name[len(pid) + 1:]: _first(env[q.name]) for q in model.of_candidate(pid)}
         out.append(PortfolioResult(pid, names.get(pid, pid), list(options), values))
     return sorted(out, key=lambda p: (p.tier, p.values["npv_tco"], p.id))
+
+
+def api_results(resolved: Resolved, model: Model, env: Mapping[str, object]
+                ) -> list[CandidateResult]:
+    """Each per-token API option (tco/model/api.py) as a result shaped like a candidate's,
+    ranked by tier then NPV; `inputs` holds its prices."""
+    out = []
+    for aid, name, *workloads in resolved.structure.api:
+        values: dict[str, float] = {}
+        jobs: dict[str, dict[str, float]] = {}
+        for q in model.of_candidate(aid):
+            key, v = q.name.rsplit(".", 1)[1], _first(env[q.name])
+            if q.workload is not None:
+                jobs.setdefault(q.workload, {})[key] = v
+            else:
+                values[key] = v
+        p = f"api_options.{aid}."
+        inputs = {k[len(p):]: i.value for k, i in resolved.inputs.items() if k.startswith(p)}
+        info = CandidateInfo(id=aid, name=name, card="", card_name=name, vendor="",
+                             platform="", platform_name="", cooling="", stack="",
+                             stack_name="", sizing="api", acquire="api",
+                             workloads=list(workloads))
+        out.append(CandidateResult(aid, info, True, [], [], {"cards": 0.0, **inputs}, values,
+                                   jobs, [], workloads[0]))
+    return sorted(out, key=lambda c: (int(c.values["tier"]), c.values["npv_tco"], c.id))
 
 
 def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],

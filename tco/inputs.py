@@ -177,6 +177,15 @@ SERVE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               integer=True),
 ]}
 
+# A per-token API option (`api_options:`, methodology §18): its prices, from
+# pricing/api.yaml or the scenario (`api_options[].input_price_per_million_tokens`).
+API_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _money("input_price_per_million_tokens", "money/1e6 tokens", "API price per million "
+           "prompt (input) tokens", 0.0, 1000, "per million tokens, not per thousand"),
+    _money("output_price_per_million_tokens", "money/1e6 tokens", "API price per million "
+           "output tokens", 0.0, 1000, "per million tokens, not per thousand"),
+]}
+
 # Serving assumptions: resolved only when the scenario serves (pricing/assumptions.yaml).
 SERVE_ASSUMPTIONS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("prefill_mfu_ratio", "ratio", "Prefill: utilization of the peak over the card's "
@@ -191,6 +200,8 @@ SERVE_ASSUMPTIONS: dict[str, InputSpec] = {s.key: s for s in [
               "objective over the mean the engine must run at", 1, 10),
     InputSpec("allreduce_latency_s", "s", "Latency of one small tensor-parallel all-reduce "
               "in decode", 0, 1e-2),
+    InputSpec("decode_step_overhead_s", "s", "Fixed time of a decode step outside the model's "
+              "kernels (scheduling the batch, sampling, launching the step)", 0, 0.1),
 ]}
 
 # The parallel layout of each workload on each candidate: chosen by the engine's search

@@ -34,12 +34,15 @@ def assigned_workloads(loaded: Loaded, c: Candidate) -> list[str]:
 
 
 def portfolios(loaded: Loaded, infos: Mapping[str, CandidateInfo], priced: Sequence[str],
-               workloads: Sequence[str]) -> tuple[tuple[str, ...], ...]:
-    """Each portfolio as (id, option, ...), checked: known options, each workload of the plan
-    carried by exactly one of them. Portfolios with an option that cannot be priced are left
-    out (that option's reason is shown with it)."""
+               workloads: Sequence[str], apis: Mapping[str, list[str]] | None = None
+               ) -> tuple[tuple[str, ...], ...]:
+    """Each portfolio as (id, option, ...), checked: known options (candidates, or per-token
+    API options carrying `apis[id]`), each workload of the plan carried by exactly one of
+    them. Portfolios with an option that cannot be priced are left out (that option's reason
+    is shown with it)."""
     out = []
-    ids = set(infos)
+    apis = apis or {}
+    ids = set(infos) | set(apis)
     for p in loaded.scenario.portfolios:
         where = ["portfolios", p.id, "options"]
         if p.id in ids:
@@ -48,12 +51,12 @@ def portfolios(loaded: Loaded, infos: Mapping[str, CandidateInfo], priced: Seque
         ids.add(p.id)
         carrier: dict[str, str] = {}
         for oid in p.options:
-            if oid not in infos:
-                raise loaded.error(f"unknown option '{oid}'{did_you_mean(oid, list(infos))}",
-                                   where)
+            if oid not in infos and oid not in apis:
+                raise loaded.error(f"unknown option '{oid}'"
+                                   f"{did_you_mean(oid, [*infos, *apis])}", where)
             if p.options.count(oid) > 1:
                 raise loaded.error(f"option '{oid}' is listed twice", where)
-            for wid in infos[oid].workloads or workloads:
+            for wid in apis[oid] if oid in apis else infos[oid].workloads or workloads:
                 if wid in carrier:
                     raise loaded.error(
                         f"workload '{wid}' is carried by both '{carrier[wid]}' and '{oid}'; "
@@ -63,6 +66,6 @@ def portfolios(loaded: Loaded, infos: Mapping[str, CandidateInfo], priced: Seque
         if missing:
             raise loaded.error(f"no option of the portfolio carries workload(s) "
                                f"{', '.join(missing)}", where)
-        if all(oid in priced for oid in p.options):
+        if all(oid in priced or oid in apis for oid in p.options):
             out.append((p.id, *p.options))
     return tuple(out)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .result import CandidateResult, PortfolioResult, Result
 
-MODES = ("buy", "rent", "hybrid", "portfolio")
+MODES = ("buy", "rent", "hybrid", "portfolio", "api")
 # `rent_pricing` tiers in words (the JSON's `pricing` keeps the tier, dashed)
 PRICING_WORDS = {"committed-3yr": "3-year committed"}
 
@@ -39,6 +39,8 @@ class Recommendation:
         cannot do (hybrid)", "combine: buy ... for w1; rent ... for w2" (a portfolio)."""
         if self.mode == "portfolio":
             return "combine: " + "; ".join(self.parts)
+        if self.mode == "api":
+            return f"pay per token: {self.card_name}"
         if self.mode == "rent":
             return f"rent {self.card_name} at {PRICING_WORDS.get(self.pricing, self.pricing)} prices"
         if self.mode == "hybrid":
@@ -64,8 +66,10 @@ def _money(x: float, currency: str) -> str:
 def recommend(result: Result) -> Recommendation | None:
     """The best-ranked option (or portfolio of options) that may be used here, with its
     reasons; None when none may."""
-    rec = result.recommended
-    port = best_portfolio(result)
+    rec, port, api = result.recommended, best_portfolio(result), best_api(result)
+    single = rec if rec is not None and delivers(rec) else None
+    if api is not None and api_wins(api, single, port):
+        return _api(result, api, single, port)
     if port is not None and (rec is None or not delivers(rec)
                              or port.values["npv_tco"] < rec.values["npv_tco"]):
         return _portfolio(result, port, rec if rec is not None and delivers(rec) else None)
@@ -126,6 +130,8 @@ def recommend(result: Result) -> Recommendation | None:
         reasons.append(f"the cheapest portfolio ({port.id}) costs "
                        f"{_money(port.values['npv_tco'], cur)} to deliver the plan, "
                        f"{_money(gap, cur)} more")
+    if api is not None and ok:
+        reasons.append(_api_dearer(api, npv, cur))
     if mode != "rent" and rec.values.get("ready_years", 0) > 0:
         reasons.append(f"first useful work {rec.values['ready_years'] * 12:.1f} months after "
                        "the order (delivery and porting); the runs planned meanwhile are "
@@ -142,7 +148,63 @@ def best_portfolio(result: Result) -> PortfolioResult | None:
     return next((p for p in result.portfolios if may_use(result, p) and p.tier == 0), None)
 
 
+def api_wins(api: CandidateResult, single: CandidateResult | None,
+             port: PortfolioResult | None) -> bool:
+    """An API serving the whole plan is recommended when it costs less than the best single
+    option that delivers the plan (or none does) and no more than the best portfolio."""
+    npv = api.values["npv_tco"]
+    return ((single is None or npv < single.values["npv_tco"])
+            and (port is None or npv <= port.values["npv_tco"]))
+
+
+def _api_dearer(api: CandidateResult, npv: float, cur: str) -> str:
+    gap = api.values["npv_tco"] - npv
+    return (f"paying per token costs more: the cheapest API ({api.id}) costs "
+            f"{_money(api.values['npv_tco'], cur)} to serve the plan, {_money(gap, cur)} more")
+
+
+def best_api(result: Result) -> CandidateResult | None:
+    """The cheapest per-token API option that serves the whole plan (a plan that only
+    serves); one serving part of it ranks in a portfolio."""
+    return next((a for a in result.api_options if int(a.values["tier"]) == 0), None)
+
+
+def _api(result: Result, api: CandidateResult, single: CandidateResult | None,
+         port: PortfolioResult | None) -> Recommendation:
+    """A per-token API recommended: it serves the plan for less than any option with cards."""
+    cur, years = result.currency, result.structure.horizon_years
+    npv = api.values["npv_tco"]
+    prices = "; ".join(
+        f"{_per_m(job['cost_per_million_input_tokens'], cur)} per million prompt tokens and "
+        f"{_per_m(job['cost_per_million_output_tokens'], cur)} per million output tokens "
+        f"({wid})" for wid, job in api.jobs.items())
+    if single is not None:
+        gap = single.values["npv_tco"] - npv
+        reasons = [(f"lowest NPV of serving the plan over {years} years: the API's fees cost "
+                    f"{_money(npv, cur)}, {_money(gap, cur)} "
+                    f"({gap / single.values['npv_tco']:.0%}) less than the best option with "
+                    f"cards, {single.id}")]
+    else:
+        reasons = [(f"no option with cards that may be used here serves the plan; the API "
+                    f"does, for {_money(npv, cur)} over {years} years")]
+    reasons.append(f"its prices: {prices}; the latency is the provider's (no objective is "
+                   "checked)")
+    if port is not None:
+        reasons.append(f"the cheapest portfolio ({port.id}) costs "
+                       f"{_money(port.values['npv_tco'], cur)}")
+    return Recommendation(api.id, "api", api.info.name, api.info.card_name, 0, "", npv, True,
+                          single, None, reasons, [api.id])
+
+
+def _per_m(x: float, currency: str) -> str:
+    from .exporters.serving_view import per_million
+
+    return per_million(x, currency)
+
+
 def _option_action(result: Result, c: CandidateResult) -> str:
+    if c.info.acquire == "api":
+        return f"pay {c.info.card_name} per token ({c.id}) for {', '.join(c.carries)}"
     pricing = str(result.scenario_data.get("rent_pricing", "committed")).replace("_", "-")
     verb = {"rent": f"rent {c.info.card_name} at {pricing} prices",
             "hybrid": f"buy {c.info.card_name} and rent what it cannot do"}.get(

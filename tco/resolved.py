@@ -48,6 +48,8 @@ class Structure:
     assigned: tuple[tuple[str, ...], ...] = ()
     # portfolios costed together: (id, option, option, ...)
     portfolios: tuple[tuple[str, ...], ...] = ()
+    # per-token API options: (id, name, serving workload, ...) (tco.api_options)
+    api: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass
@@ -148,7 +150,7 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
         data["team"][rest] = value
     elif head == "team" and rest.startswith("familiarity."):
         data["team"]["familiarity"][rest.removeprefix("familiarity.")] = value
-    elif head in ("workloads", "candidates"):
+    elif head in ("workloads", "candidates", "api_options"):
         # Ids may contain dots: find the record whose id prefixes the rest of the path.
         for rec in data[head]:
             prefix = f"{rec['id']}."

@@ -18,6 +18,7 @@ import math
 import re
 from dataclasses import replace
 
+from .api_options import resolve_api_options
 from .catalog import Accelerator, Catalog, Cooling, Figure, Platform, Stack
 from .errors import UnknownId, did_you_mean
 from .inputs import (
@@ -113,6 +114,8 @@ class _Resolver:
         check_policy(self.loaded, self.catalog)
         rent += self.rent_options(infos, rent)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
+        api = resolve_api_options(self.loaded, self.catalog, self.fx, self.fx_note, self.put,
+                                  self.given, [*infos, *(p.id for p in self.sc.portfolios)])
         structure = Structure(
             currency=self.sc.currency, horizon_years=self.sc.finance.horizon_years,
             workloads=tuple(workloads), candidates=tuple(priced),
@@ -127,7 +130,9 @@ class _Resolver:
                                  f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
                                  in self.inputs),
             assigned=tuple(tuple(infos[cid].workloads) for cid in priced),
-            portfolios=portfolios(self.loaded, infos, priced, [w[0] for w in workloads]),
+            portfolios=portfolios(self.loaded, infos, priced, [w[0] for w in workloads],
+                                  {a[0]: list(a[2:]) for a in api}),
+            api=api,
         )
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),

@@ -100,6 +100,9 @@ class Result:
     resolved: Resolved | None = field(default=None, repr=False, compare=False)
     # what it was evaluated from (a what-if edits it rather than resolve the scenario again)
     env: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    # per-token API options (tco/model/api.py), ranked as candidates; kept apart from the
+    # candidates (no cards, no cluster), each shaped as one so that portfolios take it
+    api_options: list[CandidateResult] = field(default_factory=list)
     # every input and quantity as the engine evaluated it: the analyses start from these
     # numbers instead of evaluating the model again
 
@@ -118,7 +121,8 @@ class Result:
         return self.structure.currency
 
     def candidate(self, cid: str) -> CandidateResult:
-        return next(c for c in self.candidates if c.id == cid)
+        """A candidate, or a per-token API option (a portfolio's member), by id."""
+        return next(c for c in (*self.candidates, *self.api_options) if c.id == cid)
 
     @property
     def recommended(self) -> CandidateResult | None:

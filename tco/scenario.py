@@ -262,6 +262,21 @@ class Portfolio(_Strict):
     options: list[str] = Field(min_length=2)
 
 
+class ApiOption(_Strict):
+    """Serving workloads served by a per-token API instead of cards (methodology §18): the
+    price is the catalog's (pricing/api.yaml, by `api`) unless given here. It carries only
+    serving workloads; a plan that also trains combines it with an option that trains, in a
+    portfolio."""
+
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    api: str  # a price id of the catalog's api_prices
+    name: str | None = None
+    # The serving workloads it serves (ids); default every serving workload of the plan.
+    workloads: list[str] | None = Field(default=None, min_length=1)
+    input_price_per_million_tokens: Num | None = None
+    output_price_per_million_tokens: Num | None = None
+
+
 class Scenario(_Strict):
     name: str = Field(default="Untitled scenario", max_length=200)
     description: str | None = None
@@ -282,6 +297,17 @@ class Scenario(_Strict):
     distributions: dict[str, Distribution] = {}
     portfolios: list[Portfolio] = []
     policy: Policy = Policy()
+    # per-token APIs that may serve the serving workloads (each an option of its own)
+    api_options: list[ApiOption] = []
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without `api_options` when there is none: a scenario's data (and digest) is what it
+        was before API options existed."""
+        data = handler(self)
+        if not data.get("api_options"):
+            data.pop("api_options", None)
+        return data
 
     @field_validator("assumptions")
     @classmethod
@@ -295,7 +321,8 @@ class Scenario(_Strict):
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Scenario:
-        for what, items in (("workloads", self.workloads), ("candidates", self.candidates)):
+        for what, items in (("workloads", self.workloads), ("candidates", self.candidates),
+                            ("api_options", self.api_options)):
             seen: set[str] = set()
             for item in items:
                 if item.id in seen:

@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from .inputs import (
+    API_INPUTS,
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
     FACILITY_INPUTS,
@@ -128,6 +129,16 @@ def scenario_schema() -> JsonObj:
         "properties": {key: _number(spec) for key, spec in
                        {**ASSUMPTION_INPUTS, **SERVE_ASSUMPTIONS}.items()},
     }
+    api = defs["ApiOption"]["properties"]
+    _describe(api, API_INPUTS)
+    api["api"]["description"] = ("A per-token API price of the catalog (pricing/api.yaml; "
+                                 "`tco catalog list --section api`)")
+    api["workloads"]["description"] = ("The serving workloads (ids) it serves; default every "
+                                       "serving workload of the plan")
+    schema["properties"]["api_options"]["description"] = (
+        "Per-token APIs that may serve the serving workloads, each an option of its own (in a "
+        "portfolio with an option that trains when the plan also trains; methodology "
+        "section 18)")
     schema["properties"]["distributions"]["description"] = (
         "Monte Carlo distributions of your own, by input path (candidates.<id>.card_price, "
         "facility.electricity_price_per_kwh, ...)")

@@ -142,7 +142,7 @@ def test_diff_output_follows_the_schema(tmp_path):
 
 
 @pytest.mark.parametrize("section", ["accelerators", "platforms", "stacks", "regions",
-                                     "cooling", "cloud"])
+                                     "cooling", "cloud", "api"])
 def test_catalog_list_follows_the_schema(section):
     check("catalog_list", run_json("catalog", "list", "--section", section, "--format", "json"))
 

@@ -28,7 +28,11 @@ DATA = benchmarks()
 CASES = DATA["cases"]
 OUT_OF_SAMPLE_MEDIAN = 0.25  # issue 14's target for the held-out set
 IN_SAMPLE_CENTRE = 0.05
-CASE_TOLERANCE = 0.65  # the worst held-out case (MI300X Interactive, -58%) is stated, not hidden
+CASE_TOLERANCE = 0.35
+# Documented misses (methodology §18, tight latency): beyond the tolerance, kept as strict
+# expected failures so that a change that fixes (or worsens past) them is noticed.
+MISSES = {"llama2-70b Interactive 8xmi300x (v5.1)": -0.578,
+          "llama2-70b Interactive 8xb200 (v5.1)": -0.495}
 
 
 @pytest.fixture(scope="module")
@@ -54,10 +58,33 @@ def test_in_sample_is_centred(case_errors):
     assert abs(statistics.median(ins)) <= IN_SAMPLE_CENTRE, ins
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c["sample"] != "excluded"],
-                         ids=[case_name(c) for c in CASES if c["sample"] != "excluded"])
+@pytest.mark.parametrize("case", [
+    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="documented miss "
+                                            f"({MISSES[case_name(c)]:+.1%}), methodology §18"))
+    if case_name(c) in MISSES else c
+    for c in CASES if c["sample"] != "excluded"],
+    ids=[case_name(c) for c in CASES if c["sample"] != "excluded"])
 def test_case_within_tolerance(case, case_errors):
     assert abs(case_errors[case_name(case)]) <= CASE_TOLERANCE
+
+
+@pytest.mark.parametrize("name", sorted(MISSES))
+def test_documented_misses_are_as_stated(name, case_errors):
+    assert case_errors[name] == pytest.approx(MISSES[name], abs=0.0005)
+
+
+def test_the_step_overhead_is_fitted_on_the_in_sample_median(catalog):
+    """`decode_step_overhead_s` is 0 because the in-sample median |error| is least there: on
+    a grid of 0 to 4 ms it only grows (1.7% at 0, 2.7% at 2 ms, 4.1% at 4 ms). The one
+    in-sample case it helps (Interactive, -24% at 0, -18% at 2 ms) is not a fit: a figure
+    set by one case is tuning to it (methodology §18)."""
+    def median_in(overhead: float) -> float:
+        return statistics.median(abs(error(catalog, c, DATA, assumptions={
+            "decode_step_overhead_s": overhead})) for c in CASES if c["sample"] == "in")
+
+    grid = [median_in(x) for x in (0.0, 0.001, 0.002, 0.004)]
+    assert grid == sorted(grid) and grid[0] < grid[1]
+    assert catalog.assumption("decode_step_overhead_s").best == 0.0
 
 
 def test_vendor_runs_are_not_charged_a_team_factor(catalog):

@@ -30,6 +30,25 @@ def metric_name(result: Result, cid: str, metric: str) -> str:
     raise TcoError(f"unknown metric '{metric}'; expected one of {', '.join(METRICS)}")
 
 
+def metric_applies(result: Result, cid: str, metric: str) -> bool:
+    """Whether option `cid` has the metric: the serving metric only when it carries the
+    first serving workload (an option that only trains serves no token)."""
+    if metric != "cost_per_million_output_tokens":
+        return True
+    wid = metric_name(result, cid, metric)[len(cid) + 1:].rsplit(".", 1)[0]
+    return result.candidate(cid).info.carries(wid)
+
+
+def metric_value(result: Result, cid: str, metric: str) -> float:
+    """The engine's value of `metric_name(result, cid, metric)`."""
+    c = result.candidate(cid)
+    if metric == "npv_tco":
+        return float(c.values["npv_tco"])
+    # <cid>.<workload>.<key>: a workload id may hold dots, a key does not
+    wid, key = metric_name(result, cid, metric)[len(cid) + 1:].rsplit(".", 1)
+    return float(c.jobs[wid][key])
+
+
 def plausible_range(inp: Input, result: Result) -> tuple[float, float]:
     """The input's plausible range (tco/inputs.py), money converted to the scenario currency."""
     lo, hi = inp.spec.lo, inp.spec.hi

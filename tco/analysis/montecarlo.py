@@ -48,7 +48,14 @@ from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
 from ..result import Result
-from .common import baseline_values, metric_name, plausible_range, priced_candidates
+from .common import (
+    baseline_values,
+    metric_applies,
+    metric_name,
+    metric_value,
+    plausible_range,
+    priced_candidates,
+)
 from .fast import Compiled
 from .types import DrawWarning, MonteCarlo
 
@@ -219,12 +226,18 @@ class Simulation:
     ranking order: `montecarlo` evaluates one group at a time over every draw, so that the
     draws it keeps (for percentiles) are those of one group, not of every candidate."""
 
-    def __init__(self, result: Result, group: int | None = None) -> None:
+    def __init__(self, result: Result, group: int | None = None,
+                 metric: str = "cost_per_job") -> None:
         self.cands = priced_candidates(result)
         if not self.cands:
             raise TcoError("no feasible candidate to simulate")
+        # the NPV of TCO, the second metric (the cost per run, or a serving workload's cost
+        # per million output tokens) and the tier, per candidate; an option that does not
+        # carry the serving workload has no cost per token (its NPV stands in, not reported)
+        self.has_metric = {cid: metric_applies(result, cid, metric) for cid in self.cands}
         self.names = {cid: (metric_name(result, cid, "npv_tco"),
-                            metric_name(result, cid, "cost_per_job"),
+                            metric_name(result, cid, metric if self.has_metric[cid]
+                                        else "npv_tco"),
                             f"{cid}.tier")
                       for cid in self.cands}
         base = baseline_values(result)
@@ -265,9 +278,11 @@ class Simulation:
             yield start, {p: x for d, x in zip(self.plan, values) for p in d.paths}
 
 
-def drawn_inputs(result: Result, draws: int, seed: int) -> dict[str, np.ndarray]:
-    """The input values `montecarlo` draws, all of them (for checks and audits)."""
-    sim = Simulation(result)
+def drawn_inputs(result: Result, draws: int, seed: int, metric: str = "cost_per_job"
+                 ) -> dict[str, np.ndarray]:
+    """The input values `montecarlo` (with `metric`) draws, all of them (for checks and
+    audits)."""
+    sim = Simulation(result, metric=metric)
     out = {p: np.empty(draws) for p in sim.varied}
     for k in range(-(-draws // CHUNK)):
         for start, inputs in sim.blocks(seed, k, draws):
@@ -314,12 +329,15 @@ def group_size(draws: int) -> int:
 
 
 def montecarlo(result: Result, draws: int, seed: int = 1,
-               progress: Callable[[int], None] | None = None) -> MonteCarlo:
-    """Draws of every uncertain input of `result`'s scenario, evaluated as arrays."""
+               progress: Callable[[int], None] | None = None,
+               metric: str = "cost_per_job") -> MonteCarlo:
+    """Draws of every uncertain input of `result`'s scenario, evaluated as arrays: the NPV of
+    TCO and `metric` (the cost per run of the primary workload, or
+    `cost_per_million_output_tokens` of the first serving workload) of every candidate."""
     check_seed(seed)
     if draws < 1:
         raise TcoError(f"--draws {draws}: expected at least 1 draw")
-    sim = Simulation(result, group_size(draws))
+    sim = Simulation(result, group_size(draws), metric)
     cands = sim.cands
     check_draws(draws, len(cands))
     lead = Leader(draws)
@@ -342,10 +360,12 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             del npv, job
     counts = lead.counts(len(cands))
 
-    percentiles = {cid: {"npv_tco": stats[2 * row], "cost_per_job": stats[2 * row + 1]}
+    percentiles = {cid: {"npv_tco": stats[2 * row],
+                         **({metric: stats[2 * row + 1]} if sim.has_metric[cid] else {})}
                    for row, cid in enumerate(cands)}
     deterministic = {cid: {"npv_tco": result.candidate(cid).values["npv_tco"],
-                           "cost_per_job": result.candidate(cid).job["cost_per_job"]}
+                           **({metric: metric_value(result, cid, metric)}
+                              if sim.has_metric[cid] else {})}
                      for cid in cands}
     return MonteCarlo(
         draws=draws, seed=seed, varied=sim.varied, percentiles=percentiles,
@@ -353,7 +373,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
         samples=samples,
         currency=result.currency, deterministic=deterministic,
         shared=[list(d.paths) for d in sim.plan if len(d.paths) > 1],
-        warnings=sim.warnings,
+        warnings=sim.warnings, metric=metric,
     )
 
 

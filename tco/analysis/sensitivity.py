@@ -26,7 +26,13 @@ from ..errors import TcoError
 from ..expr import Value
 from ..result import Result
 from ..scenario import Loaded
-from .common import baseline_values, metric_name, plausible_range, priced_candidates
+from .common import (
+    baseline_values,
+    metric_applies,
+    metric_name,
+    plausible_range,
+    priced_candidates,
+)
 from .types import Sensitivity, TornadoBar
 
 
@@ -63,7 +69,8 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
     if mode not in ("swing", "range"):
         raise TcoError(f"unknown sensitivity mode '{mode}'; expected swing or range")
     result = result or compute(loaded, catalog)
-    cands = priced_candidates(result)
+    # the serving metric: only the options that serve (one that only trains has no token)
+    cands = [cid for cid in priced_candidates(result) if metric_applies(result, cid, metric)]
     targets = {cid: metric_name(result, cid, metric) for cid in cands}
     used = set(result.model.inputs_used())
     cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped

@@ -86,7 +86,7 @@ class MonteCarlo:
     seed: int
     varied: list[str]  # input paths drawn
     # candidate id -> {"npv_tco": {"p10":..,"p50":..,"p90":..,"mean":..},
-    #                  "cost_per_job": {...}}
+    #                  <metric>: {...}}
     percentiles: dict[str, dict[str, dict[str, float]]]
     prob_cheapest: dict[str, float]  # candidate id -> P(lowest NPV of TCO)
     # candidate id -> a subsample (at most a few thousand) of NPV draws, for charts
@@ -98,3 +98,6 @@ class MonteCarlo:
     shared: list[list[str]] = field(default_factory=list)
     # distributions cut by an input's plausible range, or given for an input not drawn
     warnings: list[DrawWarning] = field(default_factory=list)
+    # the second metric of `percentiles` and `deterministic` (beside "npv_tco"):
+    # "cost_per_job" or "cost_per_million_output_tokens" (tco.analysis.common.METRICS)
+    metric: str = "cost_per_job"

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # numpy-backed: not imported by what-if, which must start qui
     from ..analysis.types import MonteCarlo, Sensitivity
 from .data import rows_csv, text_table, to_json
 from .fmt import money, percent
+from .serving_view import per_million
 
 TOP_BARS = 10  # tornado bars per candidate in the text table
 
@@ -258,7 +259,7 @@ def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
                       "message": w.text} for w in mc.warnings],
         "candidates": [{
             "id": cid, "npv_tco": mc.percentiles[cid]["npv_tco"],
-            "cost_per_job": mc.percentiles[cid]["cost_per_job"],
+            mc.metric: mc.percentiles[cid].get(mc.metric),
             "prob_cheapest": mc.prob_cheapest[cid],
             "deterministic": mc.deterministic.get(cid, {}),
         } for cid in mc.percentiles],
@@ -271,7 +272,9 @@ def montecarlo_csv(mc: MonteCarlo) -> str:
     warnings = "; ".join(w.text for w in mc.warnings)
     rows = []
     for cid, p in mc.percentiles.items():
-        for metric in ("npv_tco", "cost_per_job"):
+        for metric in ("npv_tco", mc.metric):
+            if metric not in p:  # an option that serves no token
+                continue
             q = p[metric]
             rows.append([cid, metric, q["p10"], q["p50"], q["p90"], q["mean"],
                          mc.deterministic.get(cid, {}).get(metric), mc.prob_cheapest[cid],
@@ -285,15 +288,18 @@ def montecarlo_table(mc: MonteCarlo) -> str:
     out = [(f"Monte Carlo: {mc.draws:,} draws, seed {mc.seed}, {len(mc.varied)} inputs drawn "
             f"({cur})")]
     out.extend(f"WARNING: {w.text}" for w in mc.warnings)
+    per_token = mc.metric == "cost_per_million_output_tokens"
+    show = (lambda x: per_million(x, cur)) if per_token else (lambda x: money(x, cur))
     rows = []
     for cid, p in mc.percentiles.items():
-        n, j = p["npv_tco"], p["cost_per_job"]
+        n, j = p["npv_tco"], p.get(mc.metric)
         rows.append([cid, money(n["p10"], cur), money(n["p50"], cur), money(n["p90"], cur),
                      money(mc.deterministic.get(cid, {}).get("npv_tco"), cur),
-                     money(j["p10"], cur), money(j["p50"], cur), money(j["p90"], cur),
+                     *([show(j["p10"]), show(j["p50"]), show(j["p90"])] if j else ["-"] * 3),
                      percent(mc.prob_cheapest[cid], 1)])
-    out.append(text_table(["candidate", "NPV P10", "P50", "P90", "baseline", "run P10", "P50",
-                           "P90", "P(cheapest)"], rows, "lrrrrrrrr").rstrip())
+    second = "/M out" if per_token else "run"
+    out.append(text_table(["candidate", "NPV P10", "P50", "P90", "baseline", f"{second} P10",
+                           "P50", "P90", "P(cheapest)"], rows, "lrrrrrrrr").rstrip())
     if mc.shared:
         out.append("")
         out.append("One draw shared by: " + "; ".join(

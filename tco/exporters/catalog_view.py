@@ -10,7 +10,7 @@ from .data import rows_csv, text_table, to_json
 
 _SECTIONS = {
     "accelerators": "accelerators", "platforms": "platforms", "stacks": "stacks",
-    "regions": "regions", "cooling": "cooling", "cloud": "cloud_prices",
+    "regions": "regions", "cooling": "cooling", "cloud": "cloud_prices", "api": "api_prices",
 }
 _LIST_FIELDS = {
     "accelerators": ["peak_tflops_bf16", "peak_tflops_fp64", "memory_gb", "tdp_w", "mfu"],
@@ -22,6 +22,7 @@ _LIST_FIELDS = {
                 "carbon_kg_per_kwh"],
     "cooling": ["pue", "capex_per_kw_usd"],
     "cloud_prices": ["on_demand_usd_per_card_hour", "committed_usd_per_card_hour"],
+    "api_prices": ["input_usd_per_million_tokens", "output_usd_per_million_tokens"],
 }
 
 
@@ -61,7 +62,7 @@ def catalog_listing(cat: Catalog, section: str, fmt: str) -> str:
 def _find(cat: Catalog, ident: str) -> list[tuple[str, Any]]:
     found = []
     for section in ("accelerators", "card_prices", "platforms", "stacks", "regions", "cooling",
-                    "cloud_prices"):
+                    "cloud_prices", "api_prices"):
         rec = getattr(cat, section).get(ident)
         if rec is not None:
             found.append((section, rec))
@@ -74,7 +75,7 @@ def catalog_record(cat: Catalog, ident: str, fmt: str) -> str:
     found = _find(cat, ident)
     if not found:
         every = set()
-        for s in ("accelerators", "platforms", "stacks", "regions", "cooling"):
+        for s in ("accelerators", "platforms", "stacks", "regions", "cooling", "api_prices"):
             every.update(getattr(cat, s))
         every.update({"assumptions", "exchange_rates"})
         raise UnknownId(f"no catalog record '{ident}'{did_you_mean(ident, sorted(every))}")

@@ -31,6 +31,7 @@ from ..policy import policy_dict
 from ..recommend import recommend, recommendation_dict
 from ..result import CandidateResult, Result
 from . import shortfall
+from .api_view import api_block, api_options_json
 from .fields import (
     CANDIDATE_FIELDS,
     CSV_COLUMNS,
@@ -41,9 +42,16 @@ from .fields import (
 )
 from .fmt import money, number
 from .portfolios import portfolio_block, portfolios_json
+from .serving_view import (
+    SERVE_FIRST_HEADER,
+    SERVE_FIRST_LEGEND,
+    serve_first,
+    serve_first_cells,
+    serve_job_rows,
+    serving_block,
+)
 from .serving_view import csv_header as serve_csv_header
 from .serving_view import csv_values as serve_csv_values
-from .serving_view import serve_job_rows, serving_block
 from .workloads import MOE_WARNING, workload_table, workloads_json
 from .workloads import csv_header as workload_csv_header
 from .workloads import csv_values as workload_csv_values
@@ -190,6 +198,7 @@ def compare_dict(result: Result) -> dict[str, Any]:
         "recommendation": recommendation_dict(result),
         "workloads": workloads_json(result),
         "portfolios": portfolios_json(result),
+        "api_options": api_options_json(result),
         "policy": policy_dict(result.scenario_data),
         "candidates": [candidate_dict(result, c) for c in result.candidates],
         "provenance": provenance(result),
@@ -238,8 +247,11 @@ def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str
 
 def compare_table(result: Result) -> str:
     cur = result.currency
+    serve = serve_first(result)  # the plan's first workload serves: serving's figures
     header = ["#", "candidate", "mode", "cards", "layout*", "days/run", "cost/run*", "NPV TCO",
               "NPV/run", f"{cur}/GPU-h", "cloud NPV", "status"]
+    if serve:
+        header[4:9] = SERVE_FIRST_HEADER[:2] + [f"{cur}/M out*", "NPV TCO", "NPV/yr"]
     rows = []
     for n, c in enumerate(result.candidates, start=1):
         if not c.feasible:  # numbers of an infeasible option are not shown as if they held
@@ -253,10 +265,12 @@ def compare_table(result: Result) -> str:
         status = "; ".join(barred + c.notes) if barred or c.notes else "ok"
         rows.append([
             str(n), c.id, c.info.acquire, f"{int(c.inputs['cards']):,}",
-            "x".join(str(int(job.get(k, 1))) for k in ("tensor_parallel", "pipeline_parallel",
-                                                        "context_parallel", "expert_parallel")),
-            number(job["wall_days"], 1),
-            money(job["cost_per_job"], cur), money(v["npv_tco"], cur),
+            *(serve_first_cells(c, serve, cur) if serve else (
+                "x".join(str(int(job.get(k, 1))) for k in (
+                    "tensor_parallel", "pipeline_parallel", "context_parallel",
+                    "expert_parallel")),
+                number(job["wall_days"], 1), money(job["cost_per_job"], cur))),
+            money(v["npv_tco"], cur),
             money(v["cost_per_run_horizon"], cur), number(v["cost_per_gpu_hour"], 2),
             money(cloud, cur) if cloud is not None else "n/a", status,
         ])
@@ -271,17 +285,20 @@ def compare_table(result: Result) -> str:
     if rec is None:
         said = "\nRecommendation: none; no option may be used here (see status).\n"
     else:
-        said = (f"\nRecommendation: {printable(rec.action())} ({rec.option}, "
-                f"{rec.cards:,} cards), because:\n"
+        size = "" if rec.mode == "api" else f", {rec.cards:,} cards"
+        said = (f"\nRecommendation: {printable(rec.action())} ({rec.option}{size}), "
+                "because:\n"
                 + "".join(f"  - {printable(x)}\n" for x in rec.reasons))
-    legend = ("\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
-              "workload, chosen by search (`tco job` and JSON give them all);"
-              "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
-              "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
-              "workload (the cluster as actually used);\nbarred: priced, but export-controlled "
-              "for the region or licence-barred, so never recommended.\n")
+    legend = SERVE_FIRST_LEGEND if serve else (
+        "\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
+        "workload, chosen by search (`tco job` and JSON give them all);"
+        "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
+        "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
+        "workload (the cluster as actually used);")
+    legend += ("\nbarred: priced, but export-controlled for the region or licence-barred, so "
+               "never recommended.\n")
     return (title + text_table(header, rows, "lllllrrrrrrl") + serving_block(result)
-            + workload_table(result)
+            + api_block(result) + workload_table(result)
             + shortfall.table_block(result) + portfolio_block(result) + policy_line(result)
             + said + legend + foot + provenance_line(result))
 

@@ -257,6 +257,14 @@ FIELDS: tuple[Field, ...] = (
           "split by the card-seconds prefill and decode take)", applies="serve"),
     Field("cost_per_million_output_tokens", "cost_per_million_output_tokens", _W,
           f"{MONEY}/1e6 tokens", "Cost per million output tokens", applies="serve"),
+    Field("dedicated_cost_per_million_output_tokens",
+          "dedicated_cost_per_million_output_tokens", _W, f"{MONEY}/1e6 tokens",
+          "Cost per million output tokens on a fleet of its own sized for the peak "
+          "(`cards_needed` cards all year, idle off-peak)", applies="serve"),
+    Field("dedicated_fleet_cost_per_year", "dedicated_fleet_cost_per_year", _W, MONEY,
+          "Cost of a year of serving on a fleet of its own sized for the peak: hardware, "
+          "facility, operations and rent scaled by cards at the peak / cards busy on average",
+          applies="serve"),
 )
 
 # The per-run cost lines of the `cost` object (model quantities cost_<line>; `total` is

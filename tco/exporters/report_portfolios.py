@@ -59,6 +59,11 @@ def summary(view: View, said: Recommendation) -> dict[str, Any]:
         why.append(s.segments("sum_portfolio_only", years=years, npv=view.money(said.npv_tco)))
     for oid in said.options:
         c = r.candidate(oid)
+        if c.info.acquire == "api":  # a per-token API: no accelerators
+            why.append(s.segments("sum_portfolio_api_member", name=c.info.name,
+                                  workloads=s("name_sep").join(c.carries),
+                                  npv=view.money(c.values["npv_tco"])))
+            continue
         why.append(s.segments("sum_portfolio_member", name=view.name(c), cards=number(
             c.inputs["cards"], 0), workloads=s("name_sep").join(c.carries),
             npv=view.money(c.values["npv_tco"])))

@@ -21,10 +21,16 @@ from ..inputs import Input
 from ..policy import policy_dict
 from ..recommend import recommend
 from ..result import CandidateResult, Result
-from . import charts, live, report_portfolios, report_workloads, shortfall
+from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
 from .i18n import Segment, Strings
-from .serving_report import serve_detail_rows, serving_section
+from .serving_report import (
+    serve_comparison,
+    serve_detail_rows,
+    serve_first,
+    serve_kpis,
+    serving_section,
+)
 from .workloads import Workload, training_workloads
 
 TORNADO_BARS = 10
@@ -99,7 +105,9 @@ class View:
         said = recommend(result)
         # a recommended portfolio: its id; the single options are then none of them "the" one
         self.portfolio = said.option if said is not None and said.mode == "portfolio" else ""
-        self.rec = None if self.portfolio else result.recommended
+        # a recommended per-token API (tco/exporters/report_api.py): its id
+        self.api = said.option if said is not None and said.mode == "api" else ""
+        self.rec = None if self.portfolio or self.api else result.recommended
         self.complete = [c for c in result.candidates if is_complete(c) and not c.info.blocking]
         self.at = live.slots(result)
         self.detail_ids = self._detail_ids()
@@ -295,6 +303,8 @@ class View:
         c = self.rec
         if c is None:
             return []
+        if serve_first(self):  # a plan that serves first: its key figures are serving's
+            return serve_kpis(self, c, serve_first(self))
         s = self.s
         return [
             Cell(self.money(c.values["npv_tco"]), full(c.values["npv_tco"]), s("kpi_npv"),
@@ -311,8 +321,8 @@ class View:
         s, rec = self.s, self.rec
         consider: list[list[Segment]] = []
         said = recommend(self.r)
-        if said is not None and said.mode == "portfolio":
-            return report_portfolios.summary(self, said)
+        if said is not None and said.mode in ("portfolio", "api"):  # not a single option
+            return {"portfolio": report_portfolios, "api": report_api}[said.mode].summary(self, said)
         if rec is None:
             barred = [c for c in self.r.candidates if c.feasible and c.info.blocking]
             if barred:  # feasible options exist, but none may be bought here
@@ -414,10 +424,21 @@ class View:
         columns = [s("col_rank"), s("col_candidate"), s("col_cards"), s("col_cost_per_job"),
                    s("col_npv"), s("col_time"), s("col_gpu_hour"), s("col_status")]
         rows = []
+        serve = serve_first(self)
         for rank, c in enumerate(self.r.candidates, start=1):
             cards = c.inputs["cards"]
             cells = [Cell(number(cards, 0), full(cards), "cards")]
-            if c.priced:
+            if serve:  # a plan that serves first: no training run's cost and time
+                serve_cols, serve_cells = serve_comparison(self, c, serve)
+                columns[3], columns[5] = serve_cols
+                price = (Cell(self.money(c.values["npv_tco"]), full(c.values["npv_tco"]),
+                              "npv_tco"),
+                         Cell(self.money(c.values["cost_per_gpu_hour"]),
+                              full(c.values["cost_per_gpu_hour"]), "cost_per_gpu_hour")
+                         ) if c.priced else tuple(Cell(s("not_priced"), "", k, "num na")
+                                                  for k in ("npv_tco", "cost_per_gpu_hour"))
+                cells += [serve_cells[0], price[0], serve_cells[1], price[1]]
+            elif c.priced:
                 v, job = c.values, c.job
                 at, w = self.at, f"{c.id}.{c.primary_workload}"
                 cells += [
@@ -641,11 +662,12 @@ class View:
                       ("d_pflop_hour", "cost_per_pflop_hour")]
         costs = [(s(label), self.live("money", f"{cid}.{key}", v[key]))
                  for label, key in money_rows]
+        serving = "mfu_effective" not in job  # its first workload serves: a year is its run
         costs += [
-            (s("d_per_mtok"), self.live("money", f"{w}.cost_per_million_tokens",
-                                        job["cost_per_million_tokens"])),
-            (s("d_runs"), self.live("num1", f"{cid}.runs_over_horizon",
-                                    v["runs_over_horizon"])),
+            (s("d_per_mtok_serve" if serving else "d_per_mtok"),
+             self.live("money", f"{w}.cost_per_million_tokens", job["cost_per_million_tokens"])),
+            (s("d_runs_serve" if serving else "d_runs"),
+             self.live("num1", f"{cid}.runs_over_horizon", v["runs_over_horizon"])),
         ]
         if v.get("capex_vat"):  # its own line, after the capex net of VAT
             costs.insert(1, (s("d_vat"), s("value_vat", vat=self.money(v["capex_vat"]),
@@ -671,6 +693,7 @@ class View:
             "spec": spec,
             "groups": [(s("d_performance"), run), (s("d_costs"), costs)],
             "per_run": per_run, "shortfall": shortfall.detail_table(self, c),
+            "per_run_title": s("d_cost_per_year_serving" if serving else "d_cost_per_run"),
             "years": years, "flows": flows,
             "workloads": report_workloads.detail_rows(self, c),
             "notes": [s.message(n) for n in c.notes],

@@ -225,11 +225,52 @@ def _compare() -> JsonObj:
             "description": "What the buyer holds; null when the scenario states nothing"},
         "portfolios": _array(_portfolio(), "Portfolios (`portfolios` of the scenario), ranked "
                              "by tier then NPV; empty when it has none"),
+        "api_options": _array(_api_option(), "Per-token API options (`api_options` of the "
+                              "scenario), ranked by tier then NPV; empty when it has none"),
         "candidates": _array(_ref("candidate"), "Every option, ranked: the cheapest that "
                              "delivers the plan and may be used here first, infeasible ones "
                              "last"),
         "provenance": _ref("provenance"),
     }, "`tco compare --format json`")
+
+
+def _api_option() -> JsonObj:
+    money, per_m = "currency", "currency/1e6 tokens"
+
+    def price(what: str) -> JsonObj:
+        return _obj({"value": _t("number", f"API price per million {what} tokens", per_m),
+                     "source": _t("string", "Where the price was read (or `scenario`)"),
+                     "as_of": _t("string", "Date of the price", null=True)},
+                    f"The price per million {what} tokens, with its source")
+
+    return _obj({
+        "id": _t("string", "API option id, as in the scenario"),
+        "name": _t("string", "Its name (the scenario's, else provider and model)"),
+        "carries": _strings("The serving workloads (ids) it serves"),
+        "prices": _obj({"input_price_per_million_tokens": price("prompt (input)"),
+                        "output_price_per_million_tokens": price("output")},
+                       "Its two prices"),
+        "npv_tco": _t("number", "NPV of the API fees over the horizon (year-end payments "
+                      "in years 1..horizon)", money),
+        "undiscounted_tco": _t("number", "API fees over the horizon, undiscounted", money),
+        "plan_delivered_fraction": _t("number", "Share of its part of the plan delivered (1)",
+                                      "fraction"),
+        "tier": _t("integer", "Ranking tier: 0 serves the whole plan, 1 a part of it (ranked "
+                   "in a portfolio)"),
+        "api_fees_per_year": _t("number", "API fees per year, paid at the end of each year "
+                                "1..horizon", money),
+        "jobs": {"type": "object", "description": "By serving workload id",
+                 "additionalProperties": _obj({
+                     "cost_per_million_input_tokens": _t("number", "Price per million prompt "
+                                                         "tokens", per_m),
+                     "cost_per_million_output_tokens": _t("number", "Price per million output "
+                                                          "tokens", per_m),
+                     "cost_per_million_tokens": _t("number", "Fees per million tokens served "
+                                                   "(prompt and output)", per_m),
+                     "tokens_per_year": _t("number", "Tokens served per year", "tokens"),
+                     "cost_per_job": _t("number", "API fees of a year of serving", money),
+                 }, "One serving workload's figures")},
+    }, "One per-token API option")
 
 
 def _portfolio() -> JsonObj:
@@ -275,10 +316,11 @@ def _plan_workload() -> JsonObj:
 def _recommendation() -> JsonObj:
     return _obj({
         "option": _t("string", "Id of the recommended option (the first of `candidates`)"),
-        "mode": {"enum": ["buy", "rent", "hybrid", "portfolio"],
+        "mode": {"enum": ["buy", "rent", "hybrid", "portfolio", "api"],
                  "description": "How the capacity is got: buy (outright or with a loan), rent, "
-                                "hybrid (buy, and rent what the cluster cannot do), or "
-                                "portfolio (options costed together, `options`)"},
+                                "hybrid (buy, and rent what the cluster cannot do), "
+                                "portfolio (options costed together, `options`), or api "
+                                "(a per-token API serves the plan, `api_options`; no cards)"},
         "name": _t("string", "The option's name"),
         "card_name": _t("string", "The accelerator's name"),
         "cards": _t("integer", "Accelerators in the cluster bought or rented", "cards"),
@@ -433,6 +475,24 @@ def _montecarlo() -> JsonObj:
                            "currency") for p in ("p10", "p50", "p90", "mean")},
                     f"Distribution of {what} over the draws")
 
+    def candidate(metric: str, what: str, null: bool = False) -> JsonObj:
+        none = "; null for an option that does not carry the serving workload" if null else ""
+        base = {metric: _t("number", f"{what[0].upper()}{what[1:]} at the baseline{none}",
+                           "currency", null=null)}
+        det = _obj({"npv_tco": _t("number", "NPV of TCO at the baseline (no draw)",
+                                  "currency"), **base}, "The metrics without any draw")
+        if null:  # absent for an option that serves no token
+            det["required"] = ["npv_tco"]
+        return _obj({
+            "id": _t("string", "Candidate id"),
+            "npv_tco": pct("NPV of TCO"),
+            metric: {"anyOf": [pct(what), {"type": "null"}], "description": what + none}
+            if null else pct(what),
+            "prob_cheapest": _t("number", "Share of draws in which it has the lowest NPV of TCO",
+                                "fraction"),
+            "deterministic": det,
+        }, f"One priced candidate (--metric {metric})")
+
     return _obj({
         "draws": _t("integer", "Number of draws"),
         "seed": _t("integer", "Random seed (the same seed gives the same output)"),
@@ -440,17 +500,12 @@ def _montecarlo() -> JsonObj:
         "varied": _strings("Input paths drawn"),
         "shared_draws": _array(_strings("Paths that share one draw"),
                                "Groups of inputs that take one draw (the same catalog figure)"),
-        "candidates": _array(_obj({
-            "id": _t("string", "Candidate id"),
-            "npv_tco": pct("NPV of TCO"),
-            "cost_per_job": pct("the cost of one run of the primary workload"),
-            "prob_cheapest": _t("number", "Share of draws in which it has the lowest NPV of TCO",
-                                "fraction"),
-            "deterministic": _obj({
-                "npv_tco": _t("number", "NPV of TCO at the baseline (no draw)", "currency"),
-                "cost_per_job": _t("number", "Cost of one run at the baseline", "currency"),
-            }, "The metrics without any draw"),
-        }, "One priced candidate"), "Priced candidates"),
+        "candidates": _array({"oneOf": [
+            candidate("cost_per_job", "the cost of one run of the primary workload"),
+            candidate("cost_per_million_output_tokens",
+                      "the first serving workload's cost per million output tokens",
+                      null=True)]},
+            "Priced candidates"),
         "warnings": _array(_obj({
             "kind": {"enum": ["clipped", "unused"],
                      "description": "clipped: the input's plausible range cuts the "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import charts
+from . import charts, report_api
 from .fmt import SYMBOLS, number
 
 if TYPE_CHECKING:
@@ -40,13 +40,20 @@ def serving_section(view: View) -> list[dict[str, Any]]:
                                    number(job["cards_needed"], 0),
                                    per_million(job["cost_per_million_input_tokens"], cur),
                                    per_million(job["cost_per_million_output_tokens"], cur),
+                                   per_million(job["dedicated_cost_per_million_output_tokens"],
+                                               cur),
                                    number(job["energy_per_output_token_j"], 2)]})
+        rows += report_api.serving_rows(view, w.id)
+        apis = [a for a in r.api_options if w.id in a.jobs]
         svg = None
-        if shown:
-            costs = [c.jobs[w.id]["cost_per_million_output_tokens"] for c in shown]
-            hl = next((i for i, c in enumerate(shown) if c is view.rec), None)
+        if shown or apis:
+            costs = [c.jobs[w.id]["cost_per_million_output_tokens"] for c in (*shown, *apis)]
+            hl = next((i for i, c in enumerate((*shown, *apis))
+                       if c is view.rec or c.id == view.api), None)
             title = s("h_serve_chart", workload=w.name or w.id)
-            svg = Markup(charts.bars([view.name(c) for c in shown], costs,
+            names = [view.name(c) for c in shown] + [
+                s("serve_api_name", name=a.info.name) for a in apis]
+            svg = Markup(charts.bars(names, costs,
                                      [per_million(x, cur) for x in costs],
                                      s("serve_chart_axis", currency=cur), hl, view.lang, title,
                                      prefix=f"serve-{len(out)}"))
@@ -62,8 +69,9 @@ def serving_section(view: View) -> list[dict[str, Any]]:
             "columns": [s("col_candidate"), s("serve_col_tp"), s("serve_col_tps"),
                         s("serve_col_latency"), s("serve_col_cards"),
                         s("serve_col_in", currency=cur), s("serve_col_out", currency=cur),
-                        s("serve_col_energy")],
-            "rows": rows, "svg": svg, "caption": s("serve_caption"),
+                        s("serve_col_dedicated", currency=cur), s("serve_col_energy")],
+            "rows": rows, "svg": svg,
+            "caption": s("serve_caption") + (" " + s("serve_api_caption") if apis else ""),
         })
     return out
 
@@ -84,8 +92,8 @@ def serve_detail_rows(view: View, c: Any) -> list[tuple[str, str]]:
         (s("serve_col_cards"), number(job["cards_needed"], 0)),
         (s("d_memory"), s("value_gb", need=number(job["memory_needed_gb"], 1),
                           usable=number(job["memory_usable_gb"], 1))),
-        (s("d_energy"), s("value_mwh", n=number(job["energy_facility_kwh"] / 1000, 0))),
-        (s("d_co2"), s("value_t_co2", n=number(job["co2e_kg"] / 1000, 0))),
+        (s("d_energy_serve"), s("value_mwh", n=number(job["energy_facility_kwh"] / 1000, 0))),
+        (s("d_co2_serve"), s("value_t_co2", n=number(job["co2e_kg"] / 1000, 0))),
     ]
 
 
@@ -93,3 +101,43 @@ def _tpot(w: Any) -> float:
     if w.tpot_ms:
         return float(w.tpot_ms)
     return 1000 / w.tokens_per_s_per_user if w.tokens_per_s_per_user else 0.0
+
+
+def serve_first(view: View) -> str:
+    """The plan's first workload when it serves (its figures head the options), else ""."""
+    wid, _precision, kind = view.r.structure.workloads[0]
+    return wid if kind == "serve" else ""
+
+
+def serve_kpis(view: View, c: Any, wid: str) -> list[Any]:
+    """The key figures of the recommended option when the plan's first workload serves: NPV,
+    the cost per million output and prompt tokens, and the cards the peak needs (not a
+    training run's cost and time)."""
+    from .report_view import Cell, full
+
+    s, job, cur = view.s, c.jobs[wid], view.cur
+    out_m, in_m = job["cost_per_million_output_tokens"], job["cost_per_million_input_tokens"]
+    return [
+        Cell(view.money(c.values["npv_tco"]), full(c.values["npv_tco"]), s("kpi_npv"),
+             f="money", metric="npv_tco"),
+        Cell(per_million(out_m, cur), full(out_m), s("kpi_serve_out", currency=cur)),
+        Cell(per_million(in_m, cur), full(in_m), s("kpi_serve_in", currency=cur)),
+        Cell(number(job["cards_needed"], 0), full(job["cards_needed"]), s("serve_col_cards")),
+    ]
+
+
+def serve_comparison(view: View, c: Any, wid: str) -> tuple[list[str], list[Any]]:
+    """The comparison table's serving columns when the plan's first workload serves: the cost
+    per million output tokens and the cards at the peak, in place of a run's cost and time."""
+    from .report_view import Cell, full
+
+    s, cur = view.s, view.cur
+    columns = [s("serve_col_out", currency=cur), s("serve_col_cards")]
+    if not c.priced or wid not in c.jobs:
+        return columns, [Cell(s("not_priced"), "", key, "num na")
+                         for key in ("cost_per_million_output_tokens", "cards_needed")]
+    job = c.jobs[wid]
+    return columns, [
+        Cell(per_million(job["cost_per_million_output_tokens"], cur),
+             full(job["cost_per_million_output_tokens"]), "cost_per_million_output_tokens"),
+        Cell(number(job["cards_needed"], 0), full(job["cards_needed"]), "cards_needed")]

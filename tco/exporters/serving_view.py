@@ -13,7 +13,7 @@ from .fmt import SYMBOLS, money, number
 # The serving figures each output shows, by the workload's key (fields.SERVE_WORKLOAD_FIELDS).
 CSV_KEYS = ("tokens_per_s_per_card", "cards_needed", "ttft_ms", "tpot_ms",
             "cost_per_million_input_tokens", "cost_per_million_output_tokens",
-            "energy_per_output_token_j")
+            "dedicated_cost_per_million_output_tokens", "energy_per_output_token_j")
 
 
 def per_million(x: float | None, currency: str) -> str:
@@ -40,7 +40,7 @@ def serving_block(result: Result) -> str:
                 continue  # another option serves it (methodology §14: no output shows it)
             job = c.jobs.get(wid)
             if not c.feasible or job is None:
-                rows.append([c.id, *["-"] * 7])
+                rows.append([c.id, *["-"] * 8])
                 continue
             rows.append([c.id, str(int(job["tensor_parallel"])),
                          number(job["tokens_per_s_per_card"], 0),
@@ -48,12 +48,14 @@ def serving_block(result: Result) -> str:
                          f"{int(job['cards_needed']):,}",
                          per_million(job["cost_per_million_input_tokens"], cur),
                          per_million(job["cost_per_million_output_tokens"], cur),
+                         per_million(job["dedicated_cost_per_million_output_tokens"], cur),
                          number(job["energy_per_output_token_j"], 2)])
         header = ["candidate", "TP", "tokens/s/card", "TTFT/TPOT ms", "cards at peak",
-                  f"{cur}/M in", f"{cur}/M out", "J/out token"]
+                  f"{cur}/M in", f"{cur}/M out", "own fleet /M out", "J/out token"]
         out += (f"\nServing {printable(wid)} (output tokens per second per card at the "
-                "objective; cost per million tokens over the card-hours serving uses):\n"
-                + text_table(header, rows, "lrrrrrrr"))
+                "objective; cost per million tokens over the card-hours serving uses; own "
+                "fleet: on cards of its own sized for the peak, idle off-peak):\n"
+                + text_table(header, rows, "lrrrrrrrr"))
     return out
 
 
@@ -84,8 +86,35 @@ def serve_job_rows(d: dict[str, Any], cur: str) -> list[list[str]]:
         ["energy per output token", f"{number(d['energy_per_output_token_j'], 3)} J"],
         ["cost per million prompt tokens", per_million(d["cost_per_million_input_tokens"], cur)],
         ["cost per million output tokens", per_million(d["cost_per_million_output_tokens"], cur)],
+        ["the same on its own fleet sized for the peak",
+         per_million(d["dedicated_cost_per_million_output_tokens"], cur)],
     ]
     for comp in JOB_COMPONENTS:
         rows.append([f"cost of a year: {comp}", money(d["cost"][comp], cur)])
     rows.append(["cost of a year: total", money(d["cost"]["total"], cur)])
     return rows
+
+
+# `tco compare`'s table when the plan's first workload serves: its columns say what a year of
+# serving gives and costs, not a training run's days and cost.
+SERVE_FIRST_HEADER = ["TP*", "cards at peak"]
+SERVE_FIRST_LEGEND = (
+    "\nTP*: tensor-parallel cards per replica of the first serving workload, chosen by "
+    "search;\nM out*: cost per million output tokens over the card-hours serving uses "
+    "(the serving block below has the rest);\nNPV/yr: the horizon's NPV over its "
+    "discounted years of serving (and runs of any other workload);")
+
+
+def serve_first(result: Result) -> str:
+    """The plan's first workload when it serves, else ""."""
+    wid, _precision, kind = result.structure.workloads[0]
+    return wid if kind == "serve" else ""
+
+
+def serve_first_cells(c: CandidateResult, wid: str, currency: str) -> list[str]:
+    """TP, cards at the peak and the cost per million output tokens of serving `wid`."""
+    job = c.jobs.get(wid) if c.info.carries(wid) else None
+    if job is None:  # an option carrying another part of the plan
+        return ["-", "-", "-"]
+    return [str(int(job["tensor_parallel"])), f"{int(job['cards_needed']):,}",
+            per_million(job["cost_per_million_output_tokens"], currency)]

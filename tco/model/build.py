@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..expr import Const, Expr, Ref
 from ..resolved import Structure
+from .api import api_option
 from .base import Builder, Model
 from .capex import capex, no_capex
 from .cashflows import Money, cash_flows, horizon_results
@@ -25,6 +26,8 @@ def build_model(structure: Structure) -> Model:
     model = Model(structure)
     for cid in structure.candidates:
         candidate(model, structure, cid)
+    for aid, _name, *workloads in structure.api:
+        api_option(model, structure, aid, workloads)
     for members in structure.portfolios:
         portfolio(model, structure, members[0], members[1:])
     return model

@@ -87,6 +87,7 @@ class Rates:
     b_cmp: Ref
     a_comm: Ref
     b_comm: Ref
+    a_step: Ref  # the engine's fixed time per step
 
 
 def rates(b: Builder, wid: str, precision: str, sh: Shape, team: Expr, up: Ref) -> Rates:
@@ -126,11 +127,13 @@ def rates(b: Builder, wid: str, precision: str, sh: Shape, team: Expr, up: Ref) 
     b_comm = jq("decode_allreduce_seconds_per_sequence",
                 2 * sh.layers * sh.hidden * ACTIVATION_BYTES * 2 * (tp - 1) / tp / up, "s",
                 "Decode: all-reduce traffic per sequence per step (scale-up)")
-    return Rates(tp, pre, a_mem, b_mem, b_cmp, a_comm, b_comm)
+    a_step = jq("decode_step_overhead_seconds", a("decode_step_overhead_s"), "s",
+                "Decode: the engine's fixed time per step (scheduling, sampling, launch)")
+    return Rates(tp, pre, a_mem, b_mem, b_cmp, a_comm, b_comm, a_step)
 
 
 def step_at(r: Rates, pf: Expr, batch: Expr) -> Expr:
-    return (MAX(r.a_mem + r.b_mem * batch, r.b_cmp * batch) + r.a_comm
+    return (MAX(r.a_mem + r.b_mem * batch, r.b_cmp * batch) + r.a_comm + r.a_step
             + (r.b_comm + pf) * batch)
 
 
@@ -169,8 +172,8 @@ def batch_and_latency(b: Builder, wid: str, sh: Shape, r: Rates, objectives: tup
     if tpot_path in objectives:
         tpot = Ref(tpot_path) / MS_PER_S / a("tail_latency_ratio")
         by_latency = jq("batch_latency_limit", MIN(
-            (tpot - r.a_mem - r.a_comm) / (r.b_mem + r.b_comm + pf),
-            (tpot - r.a_comm) / (r.b_cmp + r.b_comm + pf)), "sequences",
+            (tpot - r.a_mem - r.a_comm - r.a_step) / (r.b_mem + r.b_comm + pf),
+            (tpot - r.a_comm - r.a_step) / (r.b_cmp + r.b_comm + pf)), "sequences",
             "Largest batch whose time per output token meets the objective")
         limit = MIN(limit, by_latency)
     batch = jq("batch_sequences", ROUNDDOWN(MAX(0, limit)), "sequences",
@@ -268,3 +271,25 @@ def token_costs(b: Builder, wid: str, sv: Serving, cost_per_year: Ref, money: st
          "Cost per million prompt (input) tokens")
     b.jq(wid, "cost_per_million_output_tokens", cost_per_year * (1 - share) / out_day * per_m,
          money, "Cost per million output tokens")
+    dedicated_fleet(b, wid, sv, share, money)
+
+
+def dedicated_fleet(b: Builder, wid: str, sv: Serving, share: Ref, money: str) -> None:
+    """The same serving on a fleet of its own sized for the peak (`cards_needed` cards all
+    year, idle off-peak): the lines that follow the cards (hardware, facility, operations,
+    rent) scale from the cards busy on average to the cards the peak needs; the electricity
+    follows the tokens served (an idle card's draw is not counted) and porting stays one
+    effort."""
+    def line(key: str) -> Ref:
+        return Ref(f"{b.cid}.{wid}.cost_{key}")
+
+    avg = Ref(f"{b.cid}.{wid}.average_cards_busy")
+    idle = b.jq(wid, "peak_fleet_factor", IF(avg.gt(0), sv.cards_needed / avg, 1), "ratio",
+                "Cards the peak needs over the cards busy on average (a dedicated fleet)")
+    year = b.jq(wid, "dedicated_fleet_cost_per_year",
+                (line("hardware") + line("facility") + line("operations") + line("rental"))
+                * idle + line("electricity") + line("porting"), money,
+                "Cost of a year of serving on its own fleet sized for the peak")
+    b.jq(wid, "dedicated_cost_per_million_output_tokens",
+         year * (1 - share) / w(wid, "output_tokens_per_day") * (1e6 / DAYS_PER_YEAR), money,
+         "Cost per million output tokens on a dedicated fleet sized for the peak")

@@ -33,7 +33,7 @@ C_LABEL, C_UNIT, C_FIRST = 0, 1, 2
 HEADLINES = (("npv_tco", None), ("cost_per_job", "job"), ("undiscounted_tco", None))
 
 _SECTION_ORDER = {"": 0, "finance": 1, "facility": 2, "team": 3, "workloads": 4,
-                  "candidates": 5, "assumptions": 6}
+                  "candidates": 5, "api_options": 6, "assumptions": 7}
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,8 @@ class Plan:
     quantities: dict[str, Cell] = field(default_factory=dict)  # quantity name -> cell
     model_sections: list[Section] = field(default_factory=list)
     priced: list[str] = field(default_factory=list)  # candidate ids with model columns
-    # the Model sheet's columns: the priced candidates, then the portfolios
+    # the Model sheet's columns: the priced candidates, the per-token API options, then the
+    # portfolios
     columns: list[str] = field(default_factory=list)
     cash_rows: dict[str, int] = field(default_factory=dict)  # candidate -> first row of block
     names: NameRegistry = field(default_factory=NameRegistry)
@@ -131,7 +132,8 @@ class _InputSections:
         self.titles = {"": t("Scenario"), "finance": t("Finance"), "team": t("Team"),
                        "facility": t("Facility ({region})",
                                      region=region_name(sc.facility.region, t.lang)),
-                       "assumptions": t("Model assumptions")}
+                       "assumptions": t("Model assumptions"),
+                       "api_options": t("Per-token API options")}
 
     def __call__(self, path: str) -> tuple[int, str, str]:
         head = path.split(".", 1)[0] if "." in path else ""
@@ -145,6 +147,13 @@ class _InputSections:
                         return (_SECTION_ORDER[head], f"{tag}:{rest[:dot]}", titles[rest[:dot]])
                     dot = rest.rfind(".", 0, dot)
         return (_SECTION_ORDER.get(head, 0), head, self.titles.get(head, head))
+
+
+def model_columns(result: Result) -> list[str]:
+    """The Model sheet's columns after the priced candidates: the per-token API options, then
+    the portfolios."""
+    st = result.structure
+    return [api[0] for api in st.api] + [members[0] for members in st.portfolios]
 
 
 def plan(result: Result, lang: str = "en") -> Plan:
@@ -176,7 +185,7 @@ def plan(result: Result, lang: str = "en") -> Plan:
 
     # Model: sections of per-candidate quantities, one column per candidate.
     p.priced = list(result.structure.candidates)
-    p.columns = p.priced + [members[0] for members in result.structure.portfolios]
+    p.columns = p.priced + model_columns(result)
     col_of = {cid: M_FIRST + i for i, cid in enumerate(p.columns)}
     msections: dict[str, Section] = {"cluster": Section(t("Cluster"), [])}
     for wid, _precision, _kind in result.structure.workloads:
@@ -251,6 +260,10 @@ def engine_values(result: Result) -> dict[str, float]:
     for port in result.portfolios:
         for q in result.model.of_candidate(port.id):
             values[q.name] = port.values[q.name[len(port.id) + 1:]]
+    for api in result.api_options:  # per-token API options (tco/model/api.py)
+        for q in result.model.of_candidate(api.id):
+            key = q.name.rsplit(".", 1)[1]
+            values[q.name] = api.jobs[q.workload][key] if q.workload else api.values[key]
     return values
 
 

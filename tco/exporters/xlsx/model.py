@@ -63,6 +63,8 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
     text(ws, 1, M_LABEL, t("Candidate name"), st("label"))
     name = {c.id: t.name(c.info.name) for c in result.candidates}
     name.update({port.id: t("Portfolio: {name}", name=port.name) for port in result.portfolios})
+    name.update({api.id: t("Per-token API: {name}", name=api.info.name)
+                 for api in result.api_options})
     for i, cid in enumerate(p.columns):
         text(ws, 0, M_FIRST + i, cid, st("header"))
         text(ws, 1, M_FIRST + i, name[cid], st("wrap"))

@@ -148,6 +148,10 @@ def _recommendation(result: Result, st: Styles) -> str:
     if said is not None and said.mode == "portfolio":
         return (f"{said.action()} (portfolio {said.option}): the lowest NPV of delivering the "
                 "plan among the options and portfolios that may be used here and deliver it")
+    if said is not None and said.mode == "api":
+        return t("Pay per token, {name} ({id}): the lowest NPV of serving the plan among the "
+                 "options that may be used here and serve it", name=said.card_name,
+                 id=said.option)
     if rec is not None and said is not None:
         if not said.delivers_plan:
             return t("{action} ({id}): the lowest NPV among the options that may be used here "
