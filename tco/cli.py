@@ -234,6 +234,12 @@ def schema(output: str | None, quote: bool) -> None:
                                                 "int8", "fp4"]),
               default="bf16", show_default=True)
 @click.option("--mfu", type=float, help="Model FLOPs utilization (0-1); default from catalog.")
+@click.option("--seq-len", type=float, help="Training: sequence length in tokens (default: "
+              "assumptions.seq_len_tokens).")
+@click.option("--batch-tokens", type=float, help="Training: global batch in tokens, e.g. 16e6 "
+              "(default: assumptions.global_batch_tokens).")
+@click.option("--experts", type=int, help="Training a mixture of experts: routed experts per "
+              "layer (default: inferred from --model-params and --active-params).")
 @click.option("--layout", "layout_text", metavar="DEGREE=N,...",
               help="Pin parallel degrees, e.g. tp=8,pp=4 (tp, pp, vp, cp, ep, recompute, "
               "zero3); "
@@ -254,7 +260,8 @@ def schema(output: str | None, quote: bool) -> None:
 @catalog_option
 @format_option("table", "json")
 def job(model_params: float, active_params: float | None, tokens: float | None, card: str,
-        cards: int, precision: str, mfu: float | None, layout_text: str | None, region: str,
+        cards: int, precision: str, mfu: float | None, seq_len: float | None,
+        batch_tokens: float | None, experts: int | None, layout_text: str | None, region: str,
         currency: str, serve: bool, catalogs: tuple[str, ...], fmt: str,
         **serving: float | None) -> None:
     """Quick per-job estimate without a scenario file: a training run, or with --serve a
@@ -265,6 +272,8 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
     Example:
       tco job --model-params 70e9 --tokens 2e12 --card h100-sxm --cards 1024 --format json
       tco job --model-params 70e9 --tokens 2e12 --card h100-sxm --cards 1024 --layout tp=8,pp=4
+      tco job --model-params 405e9 --tokens 15.6e12 --card h100-sxm --cards 16384 \\
+        --seq-len 8192 --batch-tokens 16e6
       tco job --serve --model-params 70e9 --precision fp8 --card h200-sxm --cards 16 \\
         --input-tokens-per-day 2e9 --output-tokens-per-day 5e8 --prompt-tokens 2000 \\
         --output-tokens 500 --ttft-ms 2000 --tpot-ms 50
@@ -275,10 +284,15 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
     from .scenario import quick_job
 
     serve_fields = _serve_fields(serve, tokens, serving)
+    shape = {k: v for k, v in (("seq_len_tokens", seq_len), ("global_batch_tokens", batch_tokens),
+                               ("experts", experts)) if v is not None}
+    if serve and shape:
+        raise click.UsageError(f"{_JOB_OPTIONS[next(iter(shape))]} is for a training run, not "
+                               "--serve")
     pins = _layout_option(layout_text, serve)
     loaded = quick_job(model_params=model_params, active_params=active_params, tokens=tokens,
                        card=card, cards=cards, precision=precision, mfu=mfu, region=region,
-                       currency=currency, serve=serve_fields, layout=pins)
+                       currency=currency, serve=serve_fields, layout=pins, training=shape)
     try:
         result = compute(loaded, load_catalog(catalogs))
     except TcoError as exc:  # name the option, not the scenario path it was turned into
@@ -294,6 +308,8 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
 _JOB_OPTIONS = {"card": "--card", "cards": "--cards", "params": "--model-params",
                 "active_params": "--active-params", "tokens": "--tokens", "mfu": "--mfu",
                 "region": "--region", "precision": "--precision",
+                "seq_len_tokens": "--seq-len", "global_batch_tokens": "--batch-tokens",
+                "experts": "--experts",
                 **{k: "--" + k.replace("_", "-") for k in (
                     "input_tokens_per_day", "output_tokens_per_day", "prompt_tokens",
                     "output_tokens", "peak_to_average", "ttft_ms", "tpot_ms")}}

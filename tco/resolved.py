@@ -136,7 +136,7 @@ def value_problem(value: Any, spec: InputSpec, currency: str, usd_to_currency: f
     return None
 
 
-WHOLE_WORKLOAD_KEYS = ("layers", "kv_heads", "head_dim")  # a serving model's shape
+WHOLE_WORKLOAD_KEYS = ("layers", "kv_heads", "head_dim", "experts")  # whole numbers (Whole)
 
 
 def set_path(data: dict[str, Any], path: str, value: float) -> None:

@@ -437,10 +437,12 @@ def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:
 def quick_job(*, model_params: float, active_params: float | None, tokens: float | None,
               card: str, cards: int, precision: str, mfu: float | None, region: str,
               currency: str, serve: dict[str, float] | None = None,
-              layout: dict[str, int] | None = None) -> Loaded:
+              layout: dict[str, int] | None = None,
+              training: dict[str, float] | None = None) -> Loaded:
     """A one-workload, one-candidate scenario for `tco job` (default finance and team); with
     `serve` (the serving fields given), a serving workload (`tco job --serve`); `layout` pins
-    parallel degrees (`--layout`)."""
+    parallel degrees (`--layout`); `training` gives a training run's shape (sequence length,
+    global batch, routed experts)."""
     cand: dict[str, Any] = {"id": card, "card": card, "cards": cards}
     if mfu is not None:
         cand["mfu"] = mfu
@@ -450,7 +452,7 @@ def quick_job(*, model_params: float, active_params: float | None, tokens: float
     if serve is not None:
         work.update(kind="serve", **serve)
     else:
-        work["tokens"] = tokens
+        work.update(tokens=tokens, **(training or {}))
     if active_params is not None:
         work["active_params"] = active_params
     data = {"name": "quick job", "currency": currency, "workloads": [work],
