@@ -73,8 +73,7 @@ def recommend(result: Result) -> Recommendation | None:
         return None
     cur, years = result.currency, result.structure.horizon_years
     mode = rec.info.acquire
-    pricing = "" if mode == "buy" else str(
-        result.scenario_data.get("rent_pricing", "committed")).replace("_", "-")
+    pricing = "" if mode == "buy" else rented_at(result, rec)
     npv = rec.values["npv_tco"]
     ok = delivers(rec)
     pool = [c for c in result.candidates if (delivers(c) if ok else usable(c))]
@@ -142,8 +141,16 @@ def best_portfolio(result: Result) -> PortfolioResult | None:
     return next((p for p in result.portfolios if may_use(result, p) and p.tier == 0), None)
 
 
+def rented_at(result: Result, c: CandidateResult) -> str:
+    """The cloud tier whose price the option rents at, dashed ("committed", "spot"): the one
+    actually used, which is not the scenario's `rent_pricing` when the card has no figure at
+    that tier (tco.rent_tiers falls back to a dearer one)."""
+    tier = c.info.rent_tier or str(result.scenario_data.get("rent_pricing", "committed"))
+    return tier.replace("_", "-")
+
+
 def _option_action(result: Result, c: CandidateResult) -> str:
-    pricing = str(result.scenario_data.get("rent_pricing", "committed")).replace("_", "-")
+    pricing = PRICING_WORDS.get(rented_at(result, c), rented_at(result, c))
     verb = {"rent": f"rent {c.info.card_name} at {pricing} prices",
             "hybrid": f"buy {c.info.card_name} and rent what it cannot do"}.get(
         c.info.acquire, f"buy {c.info.card_name}")

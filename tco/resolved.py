@@ -72,6 +72,7 @@ class CandidateInfo:
     infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
     notes: list[str] = field(default_factory=list)
     workloads: list[str] = field(default_factory=list)  # the workloads it carries; [] = all
+    rent_tier: str = ""  # the cloud tier its rent price is from (tco.rent_tiers); "" = none
 
     def carries(self, wid: str) -> bool:
         return not self.workloads or wid in self.workloads

@@ -37,7 +37,7 @@ from .inputs import (
 )
 from .policy import check_policy, lift_bars
 from .portfolio import assigned_workloads, portfolios
-from .rent_tiers import tier_figure
+from .rent_tiers import tier_figure, tier_label
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
 from .scenario import Candidate, Loaded, Workload
 from .shortfall_price import cheapest_rent
@@ -350,6 +350,7 @@ class _Resolver:
             info.notes.append(c.notes)
         if rent_note:
             info.notes.append(rent_note)
+        info.rent_tier = self.rent_tier(card, c)
         return info, f"{p}.cloud_price_per_card_hour" in self.inputs
 
     def hardware(self, c: Candidate) -> tuple[Accelerator, object, Stack]:
@@ -420,6 +421,14 @@ class _Resolver:
                     f"assumptions.spot_overhead_fraction){fx_note}")
             figs["cloud_price_per_card_hour"] = (fig, scale, note)
         return figs, rent_note
+
+    def rent_tier(self, card: Accelerator, c: Candidate) -> str:
+        """The tier whose price rents this card: the scenario's, or the one a missing figure
+        falls back to; a price the scenario gives is taken at the scenario's tier."""
+        cloud = self.catalog.cloud_prices.get(card.id)
+        if "cloud_price_per_card_hour" in c.overrides:
+            return self.sc.rent_pricing
+        return "" if cloud is None else tier_figure(cloud, self.sc.rent_pricing)[1]
 
     def shortfall_price(self, c: Candidate, card: Accelerator, p: str) -> None:
         """A card with no cloud price: the rent of the same peak compute on the cheapest card
@@ -529,12 +538,16 @@ class _Resolver:
             gid = f"{cid}-rent"
             while gid in infos:
                 gid += "-rent"
-            pricing = self.sc.rent_pricing.replace("_", "-")
+            # the tier actually used: a card with no figure at the scenario's tier falls back
+            notes = [f"renting the card and cluster size of '{cid}' at "
+                     f"{tier_label(info.rent_tier)} cloud prices (rent_options: auto)"]
+            cloud = self.catalog.cloud_prices.get(info.card)
+            if cloud is not None and info.rent_tier != self.sc.rent_pricing:
+                notes.append(tier_figure(cloud, self.sc.rent_pricing)[2])
             infos[gid] = replace(
                 info, id=gid, name=f"{info.name}, rented", acquire="rent", inputs_of=cid,
                 flags=list(info.flags), blocking=list(info.blocking), infeasible=[],
-                notes=[(f"renting the card and cluster size of '{cid}' at {pricing} cloud "
-                        "prices (rent_options: auto)")])
+                notes=notes)
             made.append(gid)
         return made
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
 from ..policy import policy_dict
-from ..recommend import recommend
+from ..recommend import recommend, rented_at
 from ..result import CandidateResult, Result
 from . import charts, live, report_portfolios, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
@@ -203,6 +203,7 @@ class View:
             "rank": self.r.candidates.index(c),
             "blocking": [s.message(f) for f in c.info.blocking],
             "flags": [s.message(f) for f in c.info.flags], "source": c.info.inputs_of,
+            "pricing": rented_at(self.r, c),  # the tier it rents at (a fallback's, if one)
         }
         if c.priced:
             w = f"{c.id}.{c.primary_workload}"
