@@ -539,8 +539,8 @@ class _Resolver:
             while gid in infos:
                 gid += "-rent"
             # the tier actually used: a card with no figure at the scenario's tier falls back
-            notes = [f"renting the card and cluster size of '{cid}' at "
-                     f"{tier_label(info.rent_tier)} cloud prices (rent_options: auto)"]
+            notes = [(f"renting the card and cluster size of '{cid}' at "
+                     f"{tier_label(info.rent_tier)} cloud prices (rent_options: auto)")]
             cloud = self.catalog.cloud_prices.get(info.card)
             if cloud is not None and info.rent_tier != self.sc.rent_pricing:
                 notes.append(tier_figure(cloud, self.sc.rent_pricing)[2])

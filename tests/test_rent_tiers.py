@@ -78,8 +78,8 @@ def test_a_fallback_is_labelled_by_the_tier_it_used(catalog):
     assert rented.inputs["cloud_price_per_card_hour"] == 1.99  # on-demand, no spot overhead
     assert rented.info.rent_tier == "on_demand"
     assert rented.notes[:2] == [
-        "renting the card and cluster size of 'm' at on-demand cloud prices "
-        "(rent_options: auto)",
+        ("renting the card and cluster size of 'm' at on-demand cloud prices "
+        "(rent_options: auto)"),
         "no spot cloud price is published: renting uses on-demand"]
     assert not any("spot cloud prices" in n for n in rented.notes)
     only = compute(load_scenario_text(_scenario("spot").replace(
