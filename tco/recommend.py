@@ -99,7 +99,7 @@ def recommend(result: Result) -> Recommendation | None:
             f"lowest NPV among them, {_money(npv, cur)}, and delivers "
             f"{rec.values['plan_delivered_fraction']:.0%} of it "
             f"({rec.values['plan_shortfall_runs']:.1f} runs short)"
-            + (f"; renting the shortfall would bring the whole plan to "
+            + (f"; {_closing_words(rec)} would bring the whole plan to "
                f"{_money(rec.values['npv_tco_plan_closed'], cur)}"
                if "npv_tco_plan_closed" in rec.values else ""))
     if other is not None:
@@ -132,6 +132,15 @@ def recommend(result: Result) -> Recommendation | None:
     return Recommendation(rec.id, mode, rec.info.name, rec.info.card_name,
                           int(rec.inputs["cards"]), pricing, npv, ok, runner_up, other,
                           reasons, [rec.id])
+
+
+def _closing_words(c: CandidateResult) -> str:
+    """How the closed-plan figure closes the shortfall: the cheaper of renting it and buying
+    the cluster cards: auto would size (tco/model/shortfall.py)."""
+    if c.values.get("shortfall_closed_by_buying"):
+        return (f"buying {c.values['shortfall_buy_cards']:,.0f} more cards (cheaper than "
+                "renting the shortfall)")
+    return "renting the shortfall"
 
 
 def best_portfolio(result: Result) -> PortfolioResult | None:

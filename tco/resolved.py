@@ -48,6 +48,12 @@ class Structure:
     assigned: tuple[tuple[str, ...], ...] = ()
     # portfolios costed together: (id, option, option, ...)
     portfolios: tuple[tuple[str, ...], ...] = ()
+    # each candidate's held stock (the card id under `policy.holds_stock`, tco.held), in the
+    # order of `candidates`; "" when it buys every card (or rents)
+    held: tuple[str, ...] = ()
+    # options whose shortfall buying more cards may close too (bought, a fixed size or target,
+    # a price to rent it with; tco/model/shortfall.py)
+    closing: tuple[str, ...] = ()
 
 
 @dataclass
@@ -147,6 +153,9 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
         data[head][rest] = int(value) if rest in ("horizon_years", "loan_term_years") else value
     elif head == "team" and rest == "engineer_cost_per_month":
         data["team"][rest] = value
+    elif head == "policy" and rest.startswith("holds_stock."):
+        card, _, key = rest.removeprefix("holds_stock.").rpartition(".")
+        data["policy"]["holds_stock"][card][key] = int(value) if key == "cards" else value
     elif head == "team" and rest.startswith("familiarity."):
         data["team"]["familiarity"][rest.removeprefix("familiarity.")] = value
     elif head in ("workloads", "candidates"):

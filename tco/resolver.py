@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from .catalog import Accelerator, Catalog, Cooling, Figure, Platform, Stack
 from .errors import UnknownId, did_you_mean
+from .held import held_note, held_stock_inputs
 from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
@@ -102,6 +103,9 @@ class _Resolver:
         self.finance()
         self.team()
         self.facility()
+        for inp in held_stock_inputs(self.loaded, self.catalog, self.given, self.inputs.__getitem__,
+                                     self.fx, self.fx_note):
+            self.put(inp)  # existing stock (tco.held)
         workloads = self.workloads()
         infos, rent = {}, []
         precisions = sorted({p for _, p, _ in workloads})
@@ -113,6 +117,14 @@ class _Resolver:
         check_policy(self.loaded, self.catalog)
         rent += self.rent_options(infos, rent)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
+        shortfall_rent = tuple(cid for cid in priced if cid in rent or f"candidates."
+                               f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
+                               in self.inputs)
+        # bought options whose shortfall buying more cards may close too (§8); held stock
+        # would make the added cards' price differ from the cluster's average: not offered
+        closing = tuple(cid for cid in shortfall_rent if infos[cid].acquire == "buy"
+                        and infos[cid].sizing != "plan" and not infos[cid].inputs_of
+                        and infos[cid].card not in self.sc.policy.holds_stock)
         structure = Structure(
             currency=self.sc.currency, horizon_years=self.sc.finance.horizon_years,
             workloads=tuple(workloads), candidates=tuple(priced),
@@ -123,11 +135,11 @@ class _Resolver:
             barred=tuple(cid for cid in priced if infos[cid].blocking),
             rent=tuple(cid for cid in rent if cid in priced),
             objectives=tuple(self.objectives),
-            shortfall_rent=tuple(cid for cid in priced if cid in rent or f"candidates."
-                                 f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
-                                 in self.inputs),
+            shortfall_rent=shortfall_rent, closing=closing,
             assigned=tuple(tuple(infos[cid].workloads) for cid in priced),
             portfolios=portfolios(self.loaded, infos, priced, [w[0] for w in workloads]),
+            held=tuple(infos[cid].card if infos[cid].acquire != "rent" and infos[cid].card
+                       in self.sc.policy.holds_stock else "" for cid in priced),
         )
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
@@ -346,6 +358,9 @@ class _Resolver:
         if stack.id != "cuda" and card.mfu_basis == "vendor-tuned":
             info.notes.append(f"MFU: the vendor-tuned figure x the team factor for "
                               f"{stack.name.split(' (')[0]} (by team.familiarity)")
+        stock = self.sc.policy.holds_stock.get(card.id)
+        if stock is not None and c.acquire != "rent":
+            info.notes.append(held_note(card.name))
         if c.notes:
             info.notes.append(c.notes)
         if rent_note:

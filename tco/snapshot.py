@@ -351,7 +351,8 @@ _STRUCTURE = _record(Structure, {
     "candidates": _tuple(_str), "stacks": _tuple(_str), "sizing": _tuple(_str),
     "acquire": _tuple(_str), "inputs_of": _tuple(_str), "barred": _tuple(_str),
     "rent": _tuple(_str), "objectives": _tuple(_str), "shortfall_rent": _tuple(_str),
-    "assigned": _tuple(_tuple(_str)), "portfolios": _tuple(_tuple(_str))})
+    "assigned": _tuple(_tuple(_str)), "portfolios": _tuple(_tuple(_str)),
+    "held": _tuple(_str), "closing": _tuple(_str)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})

@@ -48,7 +48,14 @@ from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
 from ..result import Result
-from .common import baseline_values, metric_name, plausible_range, priced_candidates
+from .common import (
+    baseline_values,
+    feasible_portfolios,
+    metric_name,
+    plausible_range,
+    portfolio_of,
+    priced_candidates,
+)
 from .fast import Compiled
 from .types import DrawWarning, MonteCarlo
 
@@ -227,6 +234,12 @@ class Simulation:
                             metric_name(result, cid, "cost_per_job"),
                             f"{cid}.tier")
                       for cid in self.cands}
+        # portfolios rank beside the options on the same (tier, NPV), as the recommendation
+        # reads them; they have no one run: their cost per run stays nan
+        self.portfolios = feasible_portfolios(result)
+        self.cands += self.portfolios
+        self.names.update({pid: (f"{pid}.npv_tco", f"{pid}.npv_tco", f"{pid}.tier")
+                           for pid in self.portfolios})
         base = baseline_values(result)
         # Which inputs reach the results at all: compile with every ranged input varying.
         distributions = scenario_distributions(result)
@@ -346,7 +359,10 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
                    for row, cid in enumerate(cands)}
     deterministic = {cid: {"npv_tco": result.candidate(cid).values["npv_tco"],
                            "cost_per_job": result.candidate(cid).job["cost_per_job"]}
-                     for cid in cands}
+                     for cid in cands if cid not in sim.portfolios}
+    for pid in sim.portfolios:  # no one run: no cost per run
+        deterministic[pid] = {"npv_tco": portfolio_of(result, pid).values["npv_tco"]}
+        percentiles[pid]["cost_per_job"] = None
     return MonteCarlo(
         draws=draws, seed=seed, varied=sim.varied, percentiles=percentiles,
         prob_cheapest={cid: float(counts[row]) / draws for row, cid in enumerate(cands)},
@@ -373,7 +389,8 @@ def evaluate_group(sim: Simulation, compiled: Compiled, first: int, ids: list[st
             stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
             for row, cid in enumerate(ids):
                 npv[row, start:stop] = env[names[cid][0]]
-                job[row, start:stop] = env[names[cid][1]]
+                job[row, start:stop] = (np.nan if cid in sim.portfolios
+                                        else env[names[cid][1]])
             lead.update(start, first, npv[:, start:stop], [env[names[c][2]] for c in ids])
         return min((k + 1) * CHUNK, draws) - k * CHUNK
 

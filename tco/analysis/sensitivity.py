@@ -1,4 +1,5 @@
-"""Tornado data: each input moved down and up, ranked by what it does to each candidate.
+"""Tornado data: each input moved down and up, ranked by what it does to each candidate (and,
+for the NPV, to each portfolio of options costed together).
 
 Which inputs move:
 * numeric, non-structural inputs the model reads (not the horizon, which reshapes the model);
@@ -26,7 +27,13 @@ from ..errors import TcoError
 from ..expr import Value
 from ..result import Result
 from ..scenario import Loaded
-from .common import baseline_values, metric_name, plausible_range, priced_candidates
+from .common import (
+    baseline_values,
+    feasible_portfolios,
+    metric_name,
+    plausible_range,
+    priced_candidates,
+)
 from .types import Sensitivity, TornadoBar
 
 
@@ -64,6 +71,8 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
         raise TcoError(f"unknown sensitivity mode '{mode}'; expected swing or range")
     result = result or compute(loaded, catalog)
     cands = priced_candidates(result)
+    if metric == "npv_tco":  # portfolios have the NPV only (tco.analysis.common.metric_name)
+        cands += feasible_portfolios(result)
     targets = {cid: metric_name(result, cid, metric) for cid in cands}
     used = set(result.model.inputs_used())
     cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped

@@ -273,6 +273,8 @@ def montecarlo_csv(mc: MonteCarlo) -> str:
     for cid, p in mc.percentiles.items():
         for metric in ("npv_tco", "cost_per_job"):
             q = p[metric]
+            if q is None:  # a portfolio has no one run
+                continue
             rows.append([cid, metric, q["p10"], q["p50"], q["p90"], q["mean"],
                          mc.deterministic.get(cid, {}).get(metric), mc.prob_cheapest[cid],
                          mc.draws, mc.seed, mc.currency, warnings])
@@ -287,11 +289,11 @@ def montecarlo_table(mc: MonteCarlo) -> str:
     out.extend(f"WARNING: {w.text}" for w in mc.warnings)
     rows = []
     for cid, p in mc.percentiles.items():
-        n, j = p["npv_tco"], p["cost_per_job"]
+        n, j = p["npv_tco"], p["cost_per_job"] or {}  # none: a portfolio has no one run
         rows.append([cid, money(n["p10"], cur), money(n["p50"], cur), money(n["p90"], cur),
                      money(mc.deterministic.get(cid, {}).get("npv_tco"), cur),
-                     money(j["p10"], cur), money(j["p50"], cur), money(j["p90"], cur),
-                     percent(mc.prob_cheapest[cid], 1)])
+                     money(j.get("p10"), cur), money(j.get("p50"), cur),
+                     money(j.get("p90"), cur), percent(mc.prob_cheapest[cid], 1)])
     out.append(text_table(["candidate", "NPV P10", "P50", "P90", "baseline", "run P10", "P50",
                            "P90", "P(cheapest)"], rows, "lrrrrrrrr").rstrip())
     if mc.shared:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
-from ..policy import policy_dict
+from ..policy import policy_dict, stock_words
 from ..recommend import recommend, rented_at
 from ..result import CandidateResult, Result
 from . import charts, live, report_portfolios, report_workloads, shortfall
@@ -269,9 +269,12 @@ class View:
         ]
         policy = policy_dict(r.scenario_data)
         if policy is not None:
-            items.append((s("meta_policy"), s(
-                "policy_value", cards=s("name_sep").join(policy["holds_licence"]) or "–",
-                note=policy["note"] or ""), True))
+            parts = [s("policy_value", cards=s("name_sep").join(policy["holds_licence"]),
+                       note="").strip()] if policy["holds_licence"] else []
+            if policy["holds_stock"]:
+                parts.append(s("policy_stock", stock=stock_words(policy)))
+            items.append((s("meta_policy"), " ".join(parts + [policy["note"] or ""]).strip(),
+                          True))
         return [{"label": label, "value": value, "wide": wide} for label, value, wide in items]
 
     def kpis(self) -> list[Cell]:

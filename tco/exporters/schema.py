@@ -220,6 +220,11 @@ def _compare() -> JsonObj:
         "policy": {"anyOf": [_obj({
             "holds_licence": _strings("Cards (catalog ids) the buyer holds a licence for: "
                                       "their export-control or licence bars are lifted"),
+            "holds_stock": {"type": "object", "description": (
+                "Cards the buyer holds in service, by catalog card id: `cards`, and "
+                "`resale_price_per_card` or `age_years` as the scenario gives them (the "
+                "options of that card draw on them, tco.held)"),
+                "additionalProperties": {"type": "object"}},
             "note": _t("string", "The scenario's note on the policy", null=True),
         }, "What the buyer holds (the scenario's `policy`)"), {"type": "null"}],
             "description": "What the buyer holds; null when the scenario states nothing"},
@@ -441,16 +446,24 @@ def _montecarlo() -> JsonObj:
         "shared_draws": _array(_strings("Paths that share one draw"),
                                "Groups of inputs that take one draw (the same catalog figure)"),
         "candidates": _array(_obj({
-            "id": _t("string", "Candidate id"),
+            "id": _t("string", "Candidate id, or a portfolio's id (options costed together)"),
             "npv_tco": pct("NPV of TCO"),
-            "cost_per_job": pct("the cost of one run of the primary workload"),
-            "prob_cheapest": _t("number", "Share of draws in which it has the lowest NPV of TCO",
-                                "fraction"),
-            "deterministic": _obj({
-                "npv_tco": _t("number", "NPV of TCO at the baseline (no draw)", "currency"),
-                "cost_per_job": _t("number", "Cost of one run at the baseline", "currency"),
-            }, "The metrics without any draw"),
-        }, "One priced candidate"), "Priced candidates"),
+            "cost_per_job": {"anyOf": [pct("the cost of one run of the primary workload"),
+                                       {"type": "null"}],
+                             "description": "Distribution of the cost of one run of the "
+                                            "primary workload; null for a portfolio (no one "
+                                            "run)"},
+            "prob_cheapest": _t("number", "Share of draws in which it ranks first (tier, then "
+                                "NPV of TCO), among the options and portfolios", "fraction"),
+            "deterministic": {"type": "object", "description": "The metrics without any draw "
+                              "(a portfolio has npv_tco only)", "required": ["npv_tco"],
+                              "additionalProperties": False, "properties": {
+                                  "npv_tco": _t("number", "NPV of TCO at the baseline (no "
+                                                "draw)", "currency"),
+                                  "cost_per_job": _t("number", "Cost of one run at the "
+                                                     "baseline", "currency")}},
+        }, "One priced candidate or feasible portfolio"),
+            "Priced candidates, then feasible portfolios"),
         "warnings": _array(_obj({
             "kind": {"enum": ["clipped", "unused"],
                      "description": "clipped: the input's plausible range cuts the "
