@@ -120,10 +120,12 @@ class _Resolver:
         shortfall_rent = tuple(cid for cid in priced if cid in rent or f"candidates."
                                f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
                                in self.inputs)
-        # bought options whose shortfall buying more cards may close too (§8); held stock
-        # would make the added cards' price differ from the cluster's average: not offered
+        # bought options whose shortfall buying more cards may close too (§8): not one sized
+        # to the plan (none), to a power cap (more cards would break it), or drawing on held
+        # stock (the added cards' price would differ from the cluster's average)
         closing = tuple(cid for cid in shortfall_rent if infos[cid].acquire == "buy"
-                        and infos[cid].sizing != "plan" and not infos[cid].inputs_of
+                        and infos[cid].sizing in ("cards", "deadline_days")
+                        and not infos[cid].inputs_of
                         and infos[cid].card not in self.sc.policy.holds_stock)
         structure = Structure(
             currency=self.sc.currency, horizon_years=self.sc.finance.horizon_years,

@@ -139,3 +139,23 @@ def test_a_portfolio_does_not_count_the_stock_twice(tmp_path):
     out = CliRunner().invoke(cli, ["compare", str(path)])
     assert out.exit_code == 2 and "portfolios.both.options" in out.output
     assert "options 'h' and 'g' both draw on the held stock of 'h100-sxm'" in out.output
+
+
+def test_a_licence_and_stock_are_both_stated(catalog):
+    """H20 in China: the licence lifts the bar, and 64 held H20 stand in the cluster."""
+    text = ("name: both\ncurrency: CNY\nrent_options: none\n"
+            "workloads:\n  - {id: w, params: 34e9, tokens: 1e12, runs_per_year: 2}\n"
+            "candidates:\n  - {id: h20, card: h20, cards: 128}\n"
+            "facility: {region: cn}\nfinance: {horizon_years: 3}\n"
+            "team: {engineer_cost_per_month: 150000, familiarity: {cuda: 1.0}}\n"
+            "policy: {holds_licence: [h20], holds_stock: {h20: {cards: 64, "
+            "resale_price_per_card: 60000}}, note: 'licence 2026-02'}\n")
+    r = compute(load_scenario_text(text), catalog)
+    v = r.candidate("h20").values
+    assert (v["held_cards_used"], v["held_stock_value"]) == (64, 64 * 60_000)
+    ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))["Summary"]
+    assert ws["A4"].value == ("Policy: the buyer holds a licence for h20 and cards in "
+                              "service: 64 h20 (sunk, priced at their resale value now): "
+                              "licence 2026-02")
+    zh = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r, lang="zh")))
+    assert zh.worksheets[0]["A4"].value.startswith("合规政策：买方持有 h20 的许可，并已持有")

@@ -123,10 +123,16 @@ def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
     if policy is not None:
         held = ", ".join(policy["holds_licence"]) or t("nothing")  # type: ignore[arg-type]
         note = f": {policy['note']}" if policy["note"] else ""
-        line = (t("Policy: the buyer holds a licence for {cards}{note}", cards=held, note=note)
-                if policy["holds_licence"] or not policy["holds_stock"] else
-                t("Policy: the buyer holds cards in service: {stock} (sunk, priced at their "
-                  "resale value now){note}", stock=stock_words(policy), note=note))
+        if not policy["holds_stock"]:
+            line = t("Policy: the buyer holds a licence for {cards}{note}", cards=held,
+                     note=note)
+        elif not policy["holds_licence"]:
+            line = t("Policy: the buyer holds cards in service: {stock} (sunk, priced at their "
+                     "resale value now){note}", stock=stock_words(policy), note=note)
+        else:
+            line = t("Policy: the buyer holds a licence for {cards} and cards in service: "
+                     "{stock} (sunk, priced at their resale value now){note}", cards=held,
+                     stock=stock_words(policy), note=note)
         text(ws, 3, 0, line, st("subtitle"))
     text(ws, 4, 0, t("Recommendation"), st("label"))
     text(ws, 4, 1, _recommendation(result, st), st("label"))
