@@ -67,12 +67,16 @@ def _book_value(catalog: Catalog, card_id: str, age: float, read: Callable[[str]
                 fx: float, fx_note: str) -> Input:
     """The held card's book value at `age` years: the new price of the card with its share of
     its default server and fabric, straight-line to the salvage share over the depreciation
-    life (the residual rule of methodology §6)."""
+    life (the residual rule of methodology §6). Its range is the new prices' catalog ranges at
+    the same share, so Monte Carlo draws it."""
     card = catalog.card(card_id)
     platform = catalog.platform(card.default_platform)
     per_node = platform.cards_per_node.best
-    new_usd = (catalog.card_prices[card_id].price_usd.best + platform.node_price_usd.best
-               / per_node + platform.network_cost_per_card_usd.best)
+    figs = (catalog.card_prices[card_id].price_usd, platform.node_price_usd,
+            platform.network_cost_per_card_usd)
+    scale = (1.0, 1 / per_node, 1.0)
+    new_usd, low_usd, high_usd = (sum(f * k for f, k in zip(column, scale)) for column in (
+        [f.best for f in figs], [f.range[0] for f in figs], [f.range[1] for f in figs]))
     salvage = read("finance.residual_value_fraction").value
     life = read("finance.depreciation_years").value
     share = salvage + (1 - salvage) * max(0.0, 1 - age / life)
@@ -84,7 +88,7 @@ def _book_value(catalog: Catalog, card_id: str, age: float, read: Callable[[str]
     return Input(path=stock_path(card_id, "resale_price_per_card"),
                  value=new_usd * share * fx, spec=HELD_INPUTS["resale_price_per_card"],
                  source=source, as_of=catalog.card_prices[card_id].price_usd.as_of,
-                 origin="derived")
+                 low=low_usd * share * fx, high=high_usd * share * fx, origin="derived")
 
 
 def held_note(card_name: str) -> str:

@@ -73,11 +73,14 @@ def test_a_cluster_held_whole_waits_for_no_delivery(catalog):
 
 def test_a_resale_value_from_the_age_is_a_sourced_book_value(catalog):
     """Two years old: new price 30,000 + 60,000 / 8 + 5,000 = 42,500 USD; book share
-    0.1 + 0.9 x (1 - 2/5) = 0.64; 27,200 USD."""
+    0.1 + 0.9 x (1 - 2/5) = 0.64; 27,200 USD (catalog ranges: card 25,000-40,000, server
+    40,000-95,000, fabric 4,200-6,600)."""
     text = HELD.replace("resale_price_per_card: 20000", "age_years: 2")
     r = compute(load_scenario_text(text), catalog)
     inp = r.inputs["policy.holds_stock.h100-sxm.resale_price_per_card"]
     assert inp.value == pytest.approx(27_200) and inp.origin == "derived"
+    # range: (25,000 + 40,000 / 8 + 4,200) x 0.64 and (40,000 + 95,000 / 8 + 6,600) x 0.64
+    assert (inp.low, inp.high) == pytest.approx((21_888, 37_424))
     assert inp.source.startswith("derived: book value at 2 years of the catalog's new price "
                                  "42,500 USD")
     assert r.candidate("h").values["held_stock_value"] == pytest.approx(32 * 27_200)
