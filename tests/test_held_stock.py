@@ -162,3 +162,10 @@ def test_a_licence_and_stock_are_both_stated(catalog):
                               "licence 2026-02")
     zh = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r, lang="zh")))
     assert zh.worksheets[0]["A4"].value.startswith("合规政策：买方持有 h20 的许可，并已持有")
+
+
+def test_the_held_stock_inputs_have_their_own_chinese_labels():
+    s = Strings("zh")
+    assert s.input_label("policy.holds_stock.h100-sxm.cards", "x") == "买方已持有的在用加速卡数量"
+    assert s.input_label("policy.holds_stock.h100-sxm.resale_price_per_card", "x").startswith(
+        "一张已持有加速卡")
