@@ -47,10 +47,20 @@ def lift_bars(loaded: Loaded, card_id: str, info: CandidateInfo) -> None:
 
 
 def policy_dict(scenario_data: dict[str, object]) -> dict[str, object] | None:
-    """`policy` in `tco compare` JSON: what the buyer holds and the note; null when none."""
+    """`policy` in `tco compare` JSON: what the buyer holds (licences, stock by card id)
+    and the note; null when none."""
     policy = scenario_data.get("policy") or {}
     assert isinstance(policy, dict)
-    if not policy.get("holds_licence") and not policy.get("note"):
+    stock = policy.get("holds_stock") or {}
+    if not policy.get("holds_licence") and not stock and not policy.get("note"):
         return None
     return {"holds_licence": list(policy.get("holds_licence") or []),
+            "holds_stock": {card: dict(held) for card, held in stock.items()},
             "note": policy.get("note")}
+
+
+def stock_words(policy: dict[str, object]) -> str:
+    """"32 h100-sxm" for each held stock, comma-separated ("" when none)."""
+    stock = policy.get("holds_stock") or {}
+    assert isinstance(stock, dict)
+    return ", ".join(f"{held['cards']:,} {card}" for card, held in stock.items())

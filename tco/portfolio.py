@@ -62,6 +62,7 @@ def portfolios(loaded: Loaded, infos: Mapping[str, CandidateInfo], priced: Seque
                         f"workload '{wid}' is carried by both '{carrier[wid]}' and '{oid}'; "
                         "give each option its own workloads (candidates[].workloads)", where)
                 carrier[wid] = oid
+        _one_draw_on_stock(loaded, infos, p.options, where)
         missing = [wid for wid in workloads if wid not in carrier]
         if missing:
             raise loaded.error(f"no option of the portfolio carries workload(s) "
@@ -69,3 +70,21 @@ def portfolios(loaded: Loaded, infos: Mapping[str, CandidateInfo], priced: Seque
         if all(oid in priced or oid in apis for oid in p.options):
             out.append((p.id, *p.options))
     return tuple(out)
+
+
+def _one_draw_on_stock(loaded: Loaded, infos: Mapping[str, CandidateInfo],
+                       options: Sequence[str], where: list[str]) -> None:
+    """Held stock (tco.held) is drawn on by every owned option of its card; two such options
+    costed together would count the same cards twice."""
+    stock = loaded.scenario.policy.holds_stock
+    drawing: dict[str, str] = {}
+    for oid in options:
+        info = infos.get(oid)  # a per-token API option (tco.api_options) holds no cards
+        if info is None or info.acquire == "rent" or info.card not in stock:
+            continue
+        if info.card in drawing:
+            raise loaded.error(
+                f"options '{drawing[info.card]}' and '{oid}' both draw on the held stock of "
+                f"'{info.card}' (policy.holds_stock); a portfolio may use it in one option",
+                where)
+        drawing[info.card] = oid

@@ -77,8 +77,7 @@ def recommend(result: Result) -> Recommendation | None:
         return None
     cur, years = result.currency, result.structure.horizon_years
     mode = rec.info.acquire
-    pricing = "" if mode == "buy" else str(
-        result.scenario_data.get("rent_pricing", "committed")).replace("_", "-")
+    pricing = "" if mode == "buy" else rented_at(result, rec)
     npv = rec.values["npv_tco"]
     ok = delivers(rec)
     pool = [c for c in result.candidates if (delivers(c) if ok else usable(c))]
@@ -104,7 +103,7 @@ def recommend(result: Result) -> Recommendation | None:
             f"lowest NPV among them, {_money(npv, cur)}, and delivers "
             f"{rec.values['plan_delivered_fraction']:.0%} of it "
             f"({rec.values['plan_shortfall_runs']:.1f} runs short)"
-            + (f"; renting the shortfall would bring the whole plan to "
+            + (f"; {_closing_words(rec)} would bring the whole plan to "
                f"{_money(rec.values['npv_tco_plan_closed'], cur)}"
                if "npv_tco_plan_closed" in rec.values else ""))
     if other is not None:
@@ -139,6 +138,15 @@ def recommend(result: Result) -> Recommendation | None:
     return Recommendation(rec.id, mode, rec.info.name, rec.info.card_name,
                           int(rec.inputs["cards"]), pricing, npv, ok, runner_up, other,
                           reasons, [rec.id])
+
+
+def _closing_words(c: CandidateResult) -> str:
+    """How the closed-plan figure closes the shortfall: the cheaper of renting it and buying
+    the cluster cards: auto would size (tco/model/shortfall.py)."""
+    if c.values.get("shortfall_closed_by_buying"):
+        return (f"buying {c.values['shortfall_buy_cards']:,.0f} more cards (cheaper than "
+                "renting the shortfall)")
+    return "renting the shortfall"
 
 
 def best_portfolio(result: Result) -> PortfolioResult | None:
@@ -202,10 +210,18 @@ def _per_m(x: float, currency: str) -> str:
     return per_million(x, currency)
 
 
+def rented_at(result: Result, c: CandidateResult) -> str:
+    """The cloud tier whose price the option rents at, dashed ("committed", "spot"): the one
+    actually used, which is not the scenario's `rent_pricing` when the card has no figure at
+    that tier (tco.rent_tiers falls back to a dearer one)."""
+    tier = c.info.rent_tier or str(result.scenario_data.get("rent_pricing", "committed"))
+    return tier.replace("_", "-")
+
+
 def _option_action(result: Result, c: CandidateResult) -> str:
     if c.info.acquire == "api":
         return f"pay {c.info.card_name} per token ({c.id}) for {', '.join(c.carries)}"
-    pricing = str(result.scenario_data.get("rent_pricing", "committed")).replace("_", "-")
+    pricing = PRICING_WORDS.get(rented_at(result, c), rented_at(result, c))
     verb = {"rent": f"rent {c.info.card_name} at {pricing} prices",
             "hybrid": f"buy {c.info.card_name} and rent what it cannot do"}.get(
         c.info.acquire, f"buy {c.info.card_name}")

@@ -29,3 +29,10 @@ def tier_figure(cloud: CloudPrice, pricing: str) -> tuple[Figure, str, str]:
                 f"no {_WORDS[pricing]} cloud price is published: renting uses {_WORDS[tier]}")
             return fig, tier, note
     raise AssertionError("every cloud price has an on-demand figure")
+
+
+def tier_label(tier: str) -> str:
+    """A tier as outputs name it: "on-demand", "committed" (1-year), "3-year committed",
+    "spot". Always the tier whose price was used, which a fallback makes differ from the
+    scenario's `rent_pricing`."""
+    return "3-year committed" if tier == "committed_3yr" else tier.replace("_", "-")

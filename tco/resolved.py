@@ -50,6 +50,12 @@ class Structure:
     portfolios: tuple[tuple[str, ...], ...] = ()
     # per-token API options: (id, name, serving workload, ...) (tco.api_options)
     api: tuple[tuple[str, ...], ...] = ()
+    # each candidate's held stock (the card id under `policy.holds_stock`, tco.held), in the
+    # order of `candidates`; "" when it buys every card (or rents)
+    held: tuple[str, ...] = ()
+    # options whose shortfall buying more cards may close too (bought, a fixed size or target,
+    # a price to rent it with; tco/model/shortfall.py)
+    closing: tuple[str, ...] = ()
 
 
 @dataclass
@@ -74,6 +80,7 @@ class CandidateInfo:
     infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
     notes: list[str] = field(default_factory=list)
     workloads: list[str] = field(default_factory=list)  # the workloads it carries; [] = all
+    rent_tier: str = ""  # the cloud tier its rent price is from (tco.rent_tiers); "" = none
 
     def carries(self, wid: str) -> bool:
         return not self.workloads or wid in self.workloads
@@ -148,6 +155,9 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
         data[head][rest] = int(value) if rest in ("horizon_years", "loan_term_years") else value
     elif head == "team" and rest == "engineer_cost_per_month":
         data["team"][rest] = value
+    elif head == "policy" and rest.startswith("holds_stock."):
+        card, _, key = rest.removeprefix("holds_stock.").rpartition(".")
+        data["policy"]["holds_stock"][card][key] = int(value) if key == "cards" else value
     elif head == "team" and rest.startswith("familiarity."):
         data["team"]["familiarity"][rest.removeprefix("familiarity.")] = value
     elif head in ("workloads", "candidates", "api_options"):

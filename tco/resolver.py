@@ -21,6 +21,7 @@ from dataclasses import replace
 from .api_options import resolve_api_options
 from .catalog import Accelerator, Catalog, Cooling, Figure, Platform, Stack
 from .errors import UnknownId, did_you_mean
+from .held import held_note, held_stock_inputs
 from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
@@ -38,7 +39,7 @@ from .inputs import (
 )
 from .policy import check_policy, lift_bars
 from .portfolio import assigned_workloads, portfolios
-from .rent_tiers import tier_figure
+from .rent_tiers import tier_figure, tier_label
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
 from .scenario import Candidate, Loaded, Workload
 from .shortfall_price import cheapest_rent
@@ -103,6 +104,9 @@ class _Resolver:
         self.finance()
         self.team()
         self.facility()
+        for inp in held_stock_inputs(self.loaded, self.catalog, self.given, self.inputs.__getitem__,
+                                     self.fx, self.fx_note):
+            self.put(inp)  # existing stock (tco.held)
         workloads = self.workloads()
         infos, rent = {}, []
         precisions = sorted({p for _, p, _ in workloads})
@@ -110,12 +114,22 @@ class _Resolver:
             infos[c.id], rented = self.candidate(c, precisions)
             if rented:
                 rent.append(c.id)
-        self.check_distributions()
         check_policy(self.loaded, self.catalog)
         rent += self.rent_options(infos, rent)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
         api = resolve_api_options(self.loaded, self.catalog, self.fx, self.fx_note, self.put,
                                   self.given, [*infos, *(p.id for p in self.sc.portfolios)])
+        self.check_distributions()  # every input known, the API options' prices included
+        shortfall_rent = tuple(cid for cid in priced if cid in rent or f"candidates."
+                               f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
+                               in self.inputs)
+        # bought options whose shortfall buying more cards may close too (§8): not one sized
+        # to the plan (none), to a power cap (more cards would break it), or drawing on held
+        # stock (the added cards' price would differ from the cluster's average)
+        closing = tuple(cid for cid in shortfall_rent if infos[cid].acquire == "buy"
+                        and infos[cid].sizing in ("cards", "deadline_days")
+                        and not infos[cid].inputs_of
+                        and infos[cid].card not in self.sc.policy.holds_stock)
         structure = Structure(
             currency=self.sc.currency, horizon_years=self.sc.finance.horizon_years,
             workloads=tuple(workloads), candidates=tuple(priced),
@@ -126,13 +140,13 @@ class _Resolver:
             barred=tuple(cid for cid in priced if infos[cid].blocking),
             rent=tuple(cid for cid in rent if cid in priced),
             objectives=tuple(self.objectives),
-            shortfall_rent=tuple(cid for cid in priced if cid in rent or f"candidates."
-                                 f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
-                                 in self.inputs),
+            shortfall_rent=shortfall_rent, closing=closing,
             assigned=tuple(tuple(infos[cid].workloads) for cid in priced),
             portfolios=portfolios(self.loaded, infos, priced, [w[0] for w in workloads],
                                   {a[0]: list(a[2:]) for a in api}),
             api=api,
+            held=tuple(infos[cid].card if infos[cid].acquire != "rent" and infos[cid].card
+                       in self.sc.policy.holds_stock else "" for cid in priced),
         )
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
@@ -356,10 +370,14 @@ class _Resolver:
         if stack.id != "cuda" and card.mfu_basis == "vendor-tuned":
             info.notes.append(f"MFU: the vendor-tuned figure x the team factor for "
                               f"{stack.name.split(' (')[0]} (by team.familiarity)")
+        stock = self.sc.policy.holds_stock.get(card.id)
+        if stock is not None and c.acquire != "rent":
+            info.notes.append(held_note(card.name))
         if c.notes:
             info.notes.append(c.notes)
         if rent_note:
             info.notes.append(rent_note)
+        info.rent_tier = self.rent_tier(card, c)
         return info, f"{p}.cloud_price_per_card_hour" in self.inputs
 
     def hardware(self, c: Candidate) -> tuple[Accelerator, object, Stack]:
@@ -430,6 +448,14 @@ class _Resolver:
                     f"assumptions.spot_overhead_fraction){fx_note}")
             figs["cloud_price_per_card_hour"] = (fig, scale, note)
         return figs, rent_note
+
+    def rent_tier(self, card: Accelerator, c: Candidate) -> str:
+        """The tier whose price rents this card: the scenario's, or the one a missing figure
+        falls back to; a price the scenario gives is taken at the scenario's tier."""
+        cloud = self.catalog.cloud_prices.get(card.id)
+        if "cloud_price_per_card_hour" in c.overrides:
+            return self.sc.rent_pricing
+        return "" if cloud is None else tier_figure(cloud, self.sc.rent_pricing)[1]
 
     def shortfall_price(self, c: Candidate, card: Accelerator, p: str) -> None:
         """A card with no cloud price: the rent of the same peak compute on the cheapest card
@@ -540,12 +566,16 @@ class _Resolver:
             gid = f"{cid}-rent"
             while gid in infos:
                 gid += "-rent"
-            pricing = self.sc.rent_pricing.replace("_", "-")
+            # the tier actually used: a card with no figure at the scenario's tier falls back
+            notes = [(f"renting the card and cluster size of '{cid}' at "
+                     f"{tier_label(info.rent_tier)} cloud prices (rent_options: auto)")]
+            cloud = self.catalog.cloud_prices.get(info.card)
+            if cloud is not None and info.rent_tier != self.sc.rent_pricing:
+                notes.append(tier_figure(cloud, self.sc.rent_pricing)[2])
             infos[gid] = replace(
                 info, id=gid, name=f"{info.name}, rented", acquire="rent", inputs_of=cid,
                 flags=list(info.flags), blocking=list(info.blocking), infeasible=[],
-                notes=[(f"renting the card and cluster size of '{cid}' at {pricing} cloud "
-                        "prices (rent_options: auto)")])
+                notes=notes)
             made.append(gid)
         return made
 

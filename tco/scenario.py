@@ -245,11 +245,23 @@ class Distribution(_Strict):
         return self
 
 
+class HeldStock(_Strict):
+    """Cards the buyer already holds, in service (with their servers and fabric): sunk, priced
+    at what they would sell for now (tco.held). Give the resale price, or their age for a
+    book value from the catalog's new price."""
+
+    cards: Whole = Field(ge=1, le=1_000_000)
+    resale_price_per_card: Num | None = None  # per card with its share of the server, now
+    age_years: Num | None = Field(default=None, ge=0, le=30)
+
+
 class Policy(_Strict):
     """What the buyer holds: lifts the catalog's export-control and licence bars for the
-    cards named, with a note every output prints (tco.policy)."""
+    cards named, and existing stock by card id, with a note every output prints
+    (tco.policy, tco.held)."""
 
     holds_licence: list[str] = []  # catalog card ids
+    holds_stock: dict[str, HeldStock] = {}  # by catalog card id
     note: str | None = Field(default=None, max_length=500)
 
 

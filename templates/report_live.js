@@ -351,7 +351,7 @@
     let headline;
     if (rec.mode === "rent") {
       headline = ["sum_recommend_rent", { card: rec.card, cards: rec.cards,
-        pricing: T["pricing_" + D.pricing.replace("-", "_")] }];
+        pricing: T["pricing_" + rec.pricing.replace("-", "_")] }];
     } else if (rec.mode === "hybrid") {
       headline = ["sum_recommend_hybrid", { card: rec.card, cards: rec.cards }];
     } else {

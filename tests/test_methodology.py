@@ -19,7 +19,8 @@ QUANTITY_TABLES = ("Quantity", "Component")
 
 # A scenario unlike the example: two workloads (one fine-tuning run in fp8), a loan, another
 # currency and region, a cluster sized for a power cap, and cloud prices, one of them quoted
-# for a card the cloud catalog does not rent.
+# for a card the cloud catalog does not rent; 64 of the H200s are held stock; a portfolio of
+# two CUDA options (one port shared).
 OTHER = """
 name: other shapes
 currency: EUR
@@ -30,8 +31,13 @@ workloads:
 candidates:
   - {id: h200, card: h200-sxm, cards: 256}
   - {id: g3, card: gaudi3, power_cap_kw: 400, cloud_price_per_card_hour: 3.5}
+  - {id: pre-only, card: h200-sxm, cards: 64, workloads: [pre]}
+  - {id: tune-only, card: h100-sxm, cards: 16, workloads: [tune]}
+portfolios:
+  - {id: pair, options: [pre-only, tune-only]}
 facility: {region: eu}
 finance: {horizon_years: 4, purchase: finance, loan_term_years: 3}
+policy: {holds_stock: {h200-sxm: {cards: 64, age_years: 1}}}
 """
 
 

@@ -50,7 +50,8 @@ def test_the_note_is_in_json_the_table_the_report_and_the_workbook(catalog, tmp_
     path = tmp_path / "held.yaml"
     path.write_text(HELD)
     out = CliRunner().invoke(cli, ["compare", str(path), "--format", "json"])
-    assert json.loads(out.output)["policy"] == {"holds_licence": ["h20"], "note": NOTE}
+    assert json.loads(out.output)["policy"] == {"holds_licence": ["h20"], "holds_stock": {},
+                                                "note": NOTE}
     table = CliRunner().invoke(cli, ["compare", str(path)]).output
     assert f"Policy: the buyer holds a licence for h20: {NOTE}" in table
     r = compute(load_scenario_text(HELD), catalog)

@@ -142,3 +142,98 @@ def test_a_portfolio_that_misses_a_workload_is_refused(tmp_path):
                     "portfolios:\n  - {id: p, options: [a]}\n")
     out = CliRunner().invoke(cli, ["compare", str(path)])
     assert out.exit_code == 2 and "portfolios" in out.output  # fewer than two options
+
+
+ROCM = PLAN + (
+    "candidates:\n"
+    "  - {id: pre-mi, card: mi300x, cards: 256, workloads: [pre], lead_time_weeks: 0}\n"
+    "  - {id: ft-mi, card: mi300x, cards: 16, workloads: [ft], lead_time_weeks: 0}\n"
+    "  - {id: ft-h, card: h100-sxm, cards: 16, workloads: [ft], lead_time_weeks: 0}\n"
+    "portfolios:\n"
+    "  - {id: rocm, options: [pre-mi, ft-mi]}\n"
+    "  - {id: mixed, options: [pre-mi, ft-h]}\n")
+
+
+def test_options_on_one_stack_share_one_port(catalog):
+    """Both options on ROCm, new to the team: each counts the moderate port, 6 engineer-months
+    x 20,000 = 120,000 at year 0, and its upkeep, 3 engineer-months a year x 20,000 = 60,000
+    (pricing/stacks.yaml). The team ports once: the portfolio takes back 120,000 + 60,000 x
+    the 3-year annuity at 8 % ((1 - 1.08**-3) / 0.08 = 2.5770970), 274,625.82, and 120,000 +
+    3 x 60,000 = 300,000 undiscounted. A portfolio on two stacks takes back nothing."""
+    r = compute(load_scenario_text(ROCM), catalog)
+    a, b = r.candidate("pre-mi"), r.candidate("ft-mi")
+    for c in (a, b):
+        assert c.values["porting_one_time"] == 120_000
+        assert c.values["porting_maintenance_per_year"] == 60_000
+    rocm, mixed = (next(p for p in r.portfolios if p.id == pid) for pid in ("rocm", "mixed"))
+    annuity = (1 - 1.08 ** -3) / 0.08
+    assert rocm.values["shared_porting_npv"] == pytest.approx(120_000 + 60_000 * annuity)
+    assert rocm.values["npv_tco"] == pytest.approx(
+        a.values["npv_tco"] + b.values["npv_tco"] - 274_625.8230, rel=1e-9)
+    assert rocm.values["undiscounted_tco"] == pytest.approx(
+        a.values["undiscounted_tco"] + b.values["undiscounted_tco"] - 300_000, rel=1e-12)
+    h = r.candidate("ft-h")
+    assert "shared_porting_npv" not in mixed.values
+    assert mixed.values["npv_tco"] == a.values["npv_tco"] + h.values["npv_tco"]
+
+
+def test_staff_and_colocation_of_a_portfolio_are_the_pooled_fleets(catalog):
+    """Staff are 2 engineers per 1,000 cards (pricing/assumptions.yaml) at 20,000 a month:
+    256 + 16 = 272 pooled cards need 0.544 engineers, 130,560 a year, the sum of the
+    options' (122,880 + 7,680): counting them per option counts nothing twice."""
+    r = compute(load_scenario_text(ROCM), catalog)
+    a, b = r.candidate("pre-mi"), r.candidate("ft-mi")
+    assert r.inputs["assumptions.ops_engineers_per_1000_cards"].value == 2
+    pooled = (256 + 16) / 1000 * 2 * 20_000 * 12  # 130,560
+    assert pooled == pytest.approx(130_560)
+    assert a.values["operations_staff_per_year"] + b.values["operations_staff_per_year"] == \
+        pytest.approx(pooled, rel=1e-12)
+
+
+def test_sensitivity_montecarlo_and_breakeven_take_a_portfolio(catalog, result, tmp_path):
+    """A portfolio's NPV is the sum of its options' (CUDA and Ada: no stack shared), so
+    moving an input that only one option reads moves the portfolio by exactly that option's
+    change; its Monte Carlo mean is the sum of its options' means (the mean is linear); and
+    its NPV is linear in the H100's price, so the break-even against all-h100 is where the
+    two lines cross: split + k x (p - p0) = all, k = d NPV(split) / d price, found from two
+    prices."""
+    from tco.analysis.breakeven import breakeven
+    from tco.analysis.montecarlo import montecarlo
+    from tco.analysis.sensitivity import sensitivity
+    from tco.scenario import load_scenario_text as load
+
+    loaded = load(PLAN + OPTIONS)
+    sens = sensitivity(loaded, catalog, result=result)
+    split, pre = sens.bars["split"], sens.bars["pre-h100"]
+    assert sens.baseline["split"] == pytest.approx(
+        result.candidate("pre-h100").values["npv_tco"]
+        + result.candidate("rd-l40s").values["npv_tco"], rel=1e-12)
+    price = "candidates.pre-h100.card_price"
+    (bar,) = [b for b in split if b.path == price]
+    (own,) = [b for b in pre if b.path == price]
+    assert bar.metric_high - sens.baseline["split"] == pytest.approx(
+        own.metric_high - sens.baseline["pre-h100"], rel=1e-9)
+
+    mc = montecarlo(result, draws=2000, seed=3)
+    assert mc.percentiles["split"].get("cost_per_job") is None  # no one run: absent (null)
+    assert mc.percentiles["split"]["npv_tco"]["mean"] == pytest.approx(
+        mc.percentiles["pre-h100"]["npv_tco"]["mean"]
+        + mc.percentiles["rd-l40s"]["npv_tco"]["mean"], rel=1e-9)
+    assert sum(mc.prob_cheapest.values()) == pytest.approx(1.0)
+    assert mc.prob_cheapest["pre-h100"] == 0  # carries part of the plan: tier 1, never first
+
+    b = breakeven(loaded, catalog, price, "split", "all-h100", result=result)
+    p0 = result.inputs[price].value
+    at = {x: compute(load((PLAN + OPTIONS).replace(
+        "{id: pre-h100, card: h100-sxm, cards: 256,",
+        f"{{id: pre-h100, card: h100-sxm, cards: 256, card_price: {x},")), catalog)
+        for x in (p0, 2 * p0)}
+    npv = {x: r.portfolios[0].values["npv_tco"] for x, r in at.items()}
+    k = (npv[2 * p0] - npv[p0]) / p0
+    gap = result.candidate("all-h100").values["npv_tco"] - npv[p0]
+    assert b.value == pytest.approx(p0 + gap / k, rel=1e-6)
+    path = tmp_path / "plan.yaml"
+    path.write_text(PLAN + OPTIONS)
+    out = CliRunner().invoke(cli, ["breakeven", str(path), "--vary", price, "--candidate",
+                                   "split", "--vs", "all-h100", "--metric", "cost_per_job"])
+    assert out.exit_code == 2 and "split is a portfolio: its metric is npv_tco" in out.output

@@ -58,3 +58,38 @@ def test_a_tier_without_a_figure_falls_back_and_says_so(catalog):
     assert three.inputs["cloud_price_per_card_hour"] == 1.0
     assert ("no 3-year committed cloud price is published: renting uses 1-year committed"
             in three.notes)
+
+
+def test_a_fallback_is_labelled_by_the_tier_it_used(catalog):
+    """Under spot pricing the MI300X (no spot figure in pricing/cloud.yaml) rents on-demand at
+    1.99: every output names on-demand, never spot. Its generated rent option says so in its
+    note, the recommendation (JSON `pricing`, the action) and the live report's headline read
+    the same tier; the H100, which has a spot figure, stays "spot"."""
+    import datetime as dt
+
+    from tco.exporters.report_view import View
+
+    text = _scenario("spot").replace("rent_options: none", "rent_options: auto").replace(
+        "  - {id: m, card: mi300x, cards: 64, acquire: rent}\n",
+        "  - {id: m, card: mi300x, cards: 64}\n").replace(
+        "  - {id: h, card: h100-sxm, cards: 64, acquire: rent}\n", "")
+    r = compute(load_scenario_text(text), catalog)
+    rented = r.candidate("m-rent")
+    assert rented.inputs["cloud_price_per_card_hour"] == 1.99  # on-demand, no spot overhead
+    assert rented.info.rent_tier == "on_demand"
+    assert rented.notes[:2] == [
+        ("renting the card and cluster size of 'm' at on-demand cloud prices "
+        "(rent_options: auto)"),
+        "no spot cloud price is published: renting uses on-demand"]
+    assert not any("spot cloud prices" in n for n in rented.notes)
+    only = compute(load_scenario_text(_scenario("spot").replace(
+        "  - {id: h, card: h100-sxm, cards: 64, acquire: rent}\n", "").replace(
+        "  - {id: l, card: l40s, cards: 64, acquire: rent}\n", "")), catalog)
+    said = recommend(only)
+    assert said is not None and said.option == "m" and said.pricing == "on-demand"
+    assert said.action() == "rent AMD Instinct MI300X 192GB at on-demand prices"
+    view = View(only, "en", dt.date(2026, 12, 3))
+    assert view.live_candidate(only.candidate("m"))["pricing"] == "on-demand"
+    spot = compute(load_scenario_text(_scenario("spot")), catalog)
+    assert spot.candidate("h").info.rent_tier == "spot"
+    assert spot.candidate("m").info.rent_tier == "on_demand"

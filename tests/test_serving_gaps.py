@@ -27,6 +27,9 @@ def train_and_serve(catalog):
 # --- Monte Carlo of the cost per million output tokens ---------------------------------------
 
 
+PORTFOLIO = "train-h200-serve-api"  # tco/scenarios/train-and-serve.yaml
+
+
 def test_monte_carlo_of_the_cost_per_token_is_exact_when_nothing_is_uncertain(catalog,
                                                                              train_and_serve):
     """Every drawn input collapsed to its baseline: every percentile is the engine's cost per
@@ -42,8 +45,10 @@ def test_monte_carlo_of_the_cost_per_token_is_exact_when_nothing_is_uncertain(ca
     assert mc.metric == METRIC
     # the option that only trains serves no token: it has no cost per token
     assert METRIC not in mc.percentiles["h200-train"] and "h200-train" in mc.prob_cheapest
+    # the portfolio ranks beside the options (its NPV only: no one cost per token)
+    assert METRIC not in mc.percentiles[PORTFOLIO] and PORTFOLIO in mc.prob_cheapest
     for cid, p in mc.percentiles.items():
-        if cid == "h200-train":
+        if cid in ("h200-train", PORTFOLIO):
             continue
         cost = base.candidate(cid).jobs["chat"][METRIC]
         assert "cost_per_job" not in p
@@ -63,7 +68,7 @@ def test_monte_carlo_of_the_cost_per_token_equals_the_engine_at_the_drawn_inputs
         env = train_and_serve.model.evaluate({**base, **{p: float(x[0])
                                                          for p, x in drawn.items()}})
         for cid, p in mc.percentiles.items():
-            if cid == "h200-train":  # carries no serving workload
+            if cid in ("h200-train", PORTFOLIO):  # no serving workload, or no one cost
                 continue
             assert p[METRIC]["p50"] == pytest.approx(float(env[f"{cid}.chat.{METRIC}"]),
                                                      rel=1e-12)
@@ -79,7 +84,7 @@ def test_tco_montecarlo_metric_cost_per_million_output_tokens():
 
     check("montecarlo", data)
     for c in data["candidates"]:
-        if c["id"] == "h200-train":  # carries no serving workload: no cost per token
+        if c["id"] in ("h200-train", PORTFOLIO):  # no serving workload, or no one cost
             assert c[METRIC] is None and METRIC not in c["deterministic"]
             continue
         q = c[METRIC]

@@ -8,6 +8,7 @@ Discounting at 8 % over five years: the rent closing the shortfall falls in year
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from click.testing import CliRunner
@@ -97,3 +98,58 @@ def test_the_shortfall_and_its_closing_show_in_json_the_table_and_the_report(cat
     assert "Renting the shortfall" in detail and "NPV of delivering the whole plan" in detail
     zh = render_html(result, "zh")
     assert "租用补足缺口" in zh
+
+
+CLOSE = ("name: close\nrent_options: none\ncost_of_delay_per_week: 0\n"
+         "workloads:\n  - {id: w, params: 7e9, tokens: 1e12, runs_per_year: 40}\n"
+         "candidates:\n  - {id: h, card: h100-sxm, cards: 32, lead_time_weeks: 0, "
+         "cloud_price_per_card_hour: PRICE}\n"
+         "  - {id: a, card: h100-sxm, cards: auto, lead_time_weeks: 0}\n"
+         "finance: {horizon_years: 3, discount_rate: 0.08}\n"
+         "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n")
+
+
+@pytest.mark.parametrize("price, buys", [(2.35, False), (40.0, True)])
+def test_a_short_bought_option_is_closed_the_cheaper_way(catalog, price, buys, tmp_path):
+    """32 H100 bought for 40 runs a year have capacity c = 0.20273 of the plan's hours a
+    year, ready at once (no lead time, CUDA). Delivering H = 3 years from year 0 needs
+    c' = H / (H - 0) = 1, so 32 x 1 / c = 157.8 cards, whole servers of 8: 160, 128 more;
+    `cards: auto` (option a, same card and terms) sizes the same 160. Each added card costs
+    the cluster's NPV per card (no port, upkeep or delay to take out): the larger cluster's
+    NPV is 160 / 32 of this one's, within 1 % of a's own (the estimate assumes linear
+    scaling). Renting the shortfall costs card-hours x price in year 3 (1 / 1.08**3). The
+    closed plan takes the cheaper: at 2.35 USD/card-h renting, at 40 USD/card-h buying."""
+    r = compute(load_scenario_text(CLOSE.replace("PRICE", repr(price))), catalog)
+    h, a = r.candidate("h"), r.candidate("a")
+    v = h.values
+    cap = v["capacity_per_demand"]
+    assert cap == pytest.approx(0.20273, abs=1e-5) and v["ready_years"] == 0
+    assert v["shortfall_capacity_needed"] == 1
+    assert math.ceil(32 / cap / 8) * 8 == 160 == a.inputs["cards"]
+    assert v["shortfall_buy_cards"] == 128
+    assert v["npv_per_card"] == pytest.approx(v["npv_tco"] / 32, rel=1e-12)
+    bigger = v["npv_tco"] * 160 / 32
+    assert v["shortfall_buy_npv"] == pytest.approx(128 * v["npv_tco"] / 32, rel=1e-12)
+    assert v["npv_tco_bought_larger"] == pytest.approx(bigger, rel=1e-12)
+    assert bigger == pytest.approx(a.values["npv_tco"], rel=0.01)
+    rent = v["shortfall_card_hours"] * price / 1.08 ** 3
+    assert v["shortfall_rent_npv"] == pytest.approx(rent, rel=1e-12)
+    rented = v["npv_tco"] + rent
+    assert (bigger < rented) is buys and v["shortfall_closed_by_buying"] == float(buys)
+    assert v["npv_tco_plan_closed"] == pytest.approx(min(rented, bigger), rel=1e-12)
+    path = tmp_path / "close.yaml"
+    path.write_text(CLOSE.replace("PRICE", repr(price)))
+    table = CliRunner().invoke(cli, ["compare", str(path)]).output
+    assert "buying 128 more cards (cards: auto's size at linear scaling) adds" in table
+    assert ("closed the cheaper way (buying)" if buys else
+            "closed the cheaper way (renting)") in table
+
+
+def test_an_option_that_delivers_has_nothing_to_close_by_buying(catalog):
+    r = compute(load_scenario_text(CLOSE.replace("PRICE", "2.35").replace(
+        "runs_per_year: 40", "runs_per_year: 1")), catalog)
+    v = r.candidate("h").values
+    assert v["plan_delivered_fraction"] == 1
+    assert v["shortfall_buy_cards"] == 0 and v["shortfall_buy_npv"] == 0
+    assert v["shortfall_closed_by_buying"] == 0
+    assert v["npv_tco_plan_closed"] == v["npv_tco"]

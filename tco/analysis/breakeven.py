@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -30,9 +31,16 @@ from ..errors import TcoError, UnknownId, did_you_mean
 from ..model import Model, build_model
 from ..resolved import Structure
 from ..resolver import resolve
-from ..result import CandidateResult, Result
+from ..result import Result
 from ..scenario import Loaded
-from .common import METRIC_LABELS, baseline_values, metric_name, plausible_range
+from .common import (
+    METRIC_LABELS,
+    baseline_values,
+    members,
+    metric_name,
+    plausible_range,
+    portfolio_of,
+)
 from .fast import Compiled
 from .settings import apply_values, check_path
 
@@ -93,11 +101,16 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
               metric: str = "npv_tco", result: Result | None = None) -> Breakeven:
     result = result or compute(loaded, catalog)
     inp = check_path(path, result.inputs, "--vary")
-    ids = [c.id for c in result.candidates]
+    ids = [c.id for c in result.candidates] + [p.id for p in result.portfolios]
     for flag, cid in (("--candidate", candidate), ("--vs", versus)):
         if cid not in ids:
-            raise UnknownId(f"no candidate '{cid}'{did_you_mean(cid, ids)}", field=flag)
-        if not result.candidate(cid).priced:
+            what = "candidate or portfolio" if result.portfolios else "candidate"
+            raise UnknownId(f"no {what} '{cid}'{did_you_mean(cid, ids)}", field=flag)
+        port = portfolio_of(result, cid)
+        if port is not None and not port.feasible:
+            raise TcoError(f"portfolio {cid} is infeasible: an option cannot run its "
+                           "workloads", field=flag)
+        if port is None and not result.candidate(cid).priced:
             raise TcoError(f"{cid} cannot be priced: {'; '.join(result.candidate(cid).reasons)}",
                            field=flag)
     if candidate == versus:
@@ -116,8 +129,11 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
         grid = np.linspace(lo, hi, SCAN_POINTS)
     if inp.spec.integer:
         grid = np.unique(np.round(grid))
-    engine = _ScalarEngine(loaded, catalog, path, (candidate, versus), metric)
-    resized = [c for c in (candidate, versus) if result.candidate(c).info.sizing != "cards"]
+    engine = _ScalarEngine(loaded, catalog, path, (candidate, versus), metric,
+                           {oid: members(result, oid) for oid in (candidate, versus)
+                            if portfolio_of(result, oid) is not None})
+    resized = [c for oid in (candidate, versus) for c in members(result, oid)
+               if result.candidate(c).info.sizing != "cards"]
     if resized:
         # A sized cluster is sized again for every value: scan on the scalar engine, coarser.
         grid = grid[np.linspace(0, len(grid) - 1, RESIZED_SCAN_POINTS).round().astype(int)]
@@ -129,12 +145,11 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
         env = Compiled(result.model, base, [path], names)({path: grid})
         diff = np.broadcast_to(np.asarray(env[names[0]]) - np.asarray(env[names[1]]),
                                grid.shape)
-    base_a = result.candidate(candidate)
-    base_b = result.candidate(versus)
     out = Breakeven(
         path=path, label=inp.spec.label, unit=inp.spec.unit.replace("money", result.currency),
         candidate=candidate, versus=versus, metric=metric, currency=result.currency,
-        base_value=v, base_a=_metric_of(base_a, metric), base_b=_metric_of(base_b, metric),
+        base_value=v, base_a=_metric_of(result, candidate, metric),
+        base_b=_metric_of(result, versus, metric),
         scan_low=float(grid[0]), scan_high=float(grid[-1]))
 
     sign = np.sign(diff)
@@ -149,7 +164,11 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
     return out
 
 
-def _metric_of(c: CandidateResult, metric: str) -> float:
+def _metric_of(result: Result, oid: str, metric: str) -> float:
+    port = portfolio_of(result, oid)
+    if port is not None:
+        return port.values["npv_tco"]  # the only metric of a portfolio (metric_name)
+    c = result.candidate(oid)
     return c.values["npv_tco"] if metric == "npv_tco" else c.job["cost_per_job"]
 
 
@@ -163,9 +182,10 @@ class _ScalarEngine:
     them for the scenario edited by `tco whatif --set PATH=value` (only A and B evaluated)."""
 
     def __init__(self, loaded: Loaded, catalog: Catalog, path: str, pair: tuple[str, str],
-                 metric: str) -> None:
+                 metric: str, portfolios: dict[str, list[str]] | None = None) -> None:
         self.loaded, self.catalog, self.path, self.pair = loaded, catalog, path, pair
         self.metric = metric
+        self.portfolios = portfolios or {}  # a portfolio of the pair: its options
         self._models: dict[Structure, Model] = {}
         self.calls = 0
 
@@ -177,13 +197,18 @@ class _ScalarEngine:
         model = self._models.get(key)
         if model is None:
             model = self._models[key] = build_model(resolved.structure)
-        # only the pair's clusters are sized: the others are not evaluated
-        others = frozenset(resolved.structure.candidates) - set(self.pair)
+        # only the pair's clusters (a portfolio's options) are sized: the others are not
+        # evaluated
+        own = {c for oid in self.pair for c in self.portfolios.get(oid, [oid])}
+        others = frozenset(resolved.structure.candidates) - own
         resolved = size_clusters(model, replace(resolved, sized=others))
         values = input_values(resolved)
         out = []
         for cid in self.pair:
-            env = model.evaluate(values, candidate=cid)
+            env: dict[str, Any] = dict(values)
+            for option in self.portfolios.get(cid, []):  # a portfolio reads its options'
+                env = model.evaluate(env, candidate=option)
+            env = model.evaluate(env, candidate=cid)
             name = (f"{cid}.npv_tco" if self.metric == "npv_tco"
                     else f"{cid}.{primary_of(resolved, cid)}.cost_per_job")
             out.append(float(np.asarray(env[name]).reshape(-1)[0]))

@@ -8,17 +8,32 @@ from ..errors import TcoError
 
 if TYPE_CHECKING:
     from ..inputs import Input
-    from ..result import Result
+    from ..result import PortfolioResult, Result
 
 METRICS = ("npv_tco", "cost_per_job", "cost_per_million_output_tokens")
 METRIC_LABELS = {"npv_tco": "NPV of TCO", "cost_per_job": "cost per run",
                  "cost_per_million_output_tokens": "cost per million output tokens served"}
 
 
+def portfolio_of(result: Result, pid: str) -> PortfolioResult | None:
+    return next((p for p in result.portfolios if p.id == pid), None)
+
+
+def members(result: Result, oid: str) -> list[str]:
+    """The options behind `oid`: a portfolio's, or the option itself."""
+    port = portfolio_of(result, oid)
+    return list(port.options) if port is not None else [oid]
+
+
 def metric_name(result: Result, cid: str, metric: str) -> str:
-    """The model quantity behind a metric: NPV of TCO, or the primary workload's cost per run."""
+    """The model quantity behind a metric: NPV of TCO, or the primary workload's cost per run.
+    A portfolio (tco/model/portfolio.py) has only the NPV: it runs several workloads on
+    several clusters, so it has no one run."""
     if metric == "npv_tco":
         return f"{cid}.npv_tco"
+    if portfolio_of(result, cid) is not None:
+        raise TcoError(f"{cid} is a portfolio: its metric is npv_tco (a portfolio has no one "
+                       "run to cost)")
     if metric == "cost_per_job":
         return f"{cid}.{result.candidate(cid).primary_workload}.cost_per_job"
     if metric == "cost_per_million_output_tokens":  # the first serving workload's
@@ -84,3 +99,9 @@ def priced_candidates(result: Result, feasible_only: bool = True) -> list[str]:
     """Candidates the analyses report on, in ranking order."""
     return [c.id for c in result.candidates
             if c.priced and (c.feasible or not feasible_only)]
+
+
+def feasible_portfolios(result: Result) -> list[str]:
+    """Portfolios the analyses report on beside the options (their options all priced and
+    feasible), in ranking order."""
+    return [p.id for p in result.portfolios if p.feasible]

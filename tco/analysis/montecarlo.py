@@ -50,10 +50,12 @@ from ..inputs import Input
 from ..result import Result
 from .common import (
     baseline_values,
+    feasible_portfolios,
     metric_applies,
     metric_name,
     metric_value,
     plausible_range,
+    portfolio_of,
     priced_candidates,
 )
 from .fast import Compiled
@@ -240,6 +242,13 @@ class Simulation:
                                         else "npv_tco"),
                             f"{cid}.tier")
                       for cid in self.cands}
+        # portfolios rank beside the options on the same (tier, NPV), as the recommendation
+        # reads them; they have no one run: their cost per run stays nan
+        self.portfolios = feasible_portfolios(result)
+        self.cands += self.portfolios
+        self.names.update({pid: (f"{pid}.npv_tco", f"{pid}.npv_tco", f"{pid}.tier")
+                           for pid in self.portfolios})
+        self.has_metric.update({pid: False for pid in self.portfolios})
         base = baseline_values(result)
         # Which inputs reach the results at all: compile with every ranged input varying.
         distributions = scenario_distributions(result)
@@ -366,7 +375,9 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     deterministic = {cid: {"npv_tco": result.candidate(cid).values["npv_tco"],
                            **({metric: metric_value(result, cid, metric)}
                               if sim.has_metric[cid] else {})}
-                     for cid in cands}
+                     for cid in cands if cid not in sim.portfolios}
+    for pid in sim.portfolios:  # no one run, no one cost per token: the NPV only
+        deterministic[pid] = {"npv_tco": portfolio_of(result, pid).values["npv_tco"]}
     return MonteCarlo(
         draws=draws, seed=seed, varied=sim.varied, percentiles=percentiles,
         prob_cheapest={cid: float(counts[row]) / draws for row, cid in enumerate(cands)},
@@ -393,7 +404,8 @@ def evaluate_group(sim: Simulation, compiled: Compiled, first: int, ids: list[st
             stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
             for row, cid in enumerate(ids):
                 npv[row, start:stop] = env[names[cid][0]]
-                job[row, start:stop] = env[names[cid][1]]
+                job[row, start:stop] = (np.nan if cid in sim.portfolios
+                                        else env[names[cid][1]])
             lead.update(start, first, npv[:, start:stop], [env[names[c][2]] for c in ids])
         return min((k + 1) * CHUNK, draws) - k * CHUNK
 

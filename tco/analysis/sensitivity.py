@@ -1,4 +1,5 @@
-"""Tornado data: each input moved down and up, ranked by what it does to each candidate.
+"""Tornado data: each input moved down and up, ranked by what it does to each candidate (and,
+for the NPV, to each portfolio of options costed together).
 
 Which inputs move:
 * numeric, non-structural inputs the model reads (not the horizon, which reshapes the model);
@@ -28,6 +29,7 @@ from ..result import Result
 from ..scenario import Loaded
 from .common import (
     baseline_values,
+    feasible_portfolios,
     metric_applies,
     metric_name,
     plausible_range,
@@ -71,6 +73,8 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
     result = result or compute(loaded, catalog)
     # the serving metric: only the options that serve (one that only trains has no token)
     cands = [cid for cid in priced_candidates(result) if metric_applies(result, cid, metric)]
+    if metric == "npv_tco":  # portfolios have the NPV only (tco.analysis.common.metric_name)
+        cands += feasible_portfolios(result)
     targets = {cid: metric_name(result, cid, metric) for cid in cands}
     used = set(result.model.inputs_used())
     cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped

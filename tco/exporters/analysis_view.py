@@ -276,6 +276,8 @@ def montecarlo_csv(mc: MonteCarlo) -> str:
             if metric not in p:  # an option that serves no token
                 continue
             q = p[metric]
+            if q is None:  # a portfolio has no one run
+                continue
             rows.append([cid, metric, q["p10"], q["p50"], q["p90"], q["mean"],
                          mc.deterministic.get(cid, {}).get(metric), mc.prob_cheapest[cid],
                          mc.draws, mc.seed, mc.currency, warnings])

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import printable
 from ..model import JOB_COMPONENTS
-from ..policy import policy_dict
+from ..policy import policy_dict, stock_words
 from ..recommend import recommend, recommendation_dict
 from ..result import CandidateResult, Result
 from . import shortfall
@@ -309,9 +309,13 @@ def policy_line(result: Result) -> str:
     policy = policy_dict(result.scenario_data)
     if policy is None:
         return ""
-    held = ", ".join(policy["holds_licence"]) or "nothing"  # type: ignore[arg-type]
+    licences = ", ".join(policy["holds_licence"])  # type: ignore[arg-type]
+    stock = stock_words(policy)
+    held = "; ".join(([f"a licence for {licences}"] if licences else [])
+                     + ([(f"cards in service: {stock} (sunk, priced at their resale value "
+                         "now)")] if stock else [])) or "nothing stated"
     note = f": {printable(str(policy['note']))}" if policy["note"] else ""
-    return f"\nPolicy: the buyer holds a licence for {held}{note}\n"
+    return f"\nPolicy: the buyer holds {held}{note}\n"
 
 
 def provenance_line(result: Result) -> str:

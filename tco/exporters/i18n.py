@@ -100,6 +100,8 @@ class Strings:
             return english
         parts = path.split(".")
         key = "familiarity" if parts[:2] == ["team", "familiarity"] else parts[-1]
+        if parts[:2] == ["policy", "holds_stock"]:  # held stock (tco.held), by card id
+            key = f"held_{parts[-1]}"
         return self._inputs_zh.get(key, english)
 
     def message(self, text: str) -> str:

@@ -247,7 +247,6 @@ def payload(result: Result, s: Strings, lang: str, at: Slots,
         "base": [_finite(result.inputs[p].value) for p in at.inputs],
         "panel": panel(result, s, at), "candidates": candidates, "components": components,
         "horizon": result.structure.horizon_years,
-        "pricing": str(result.scenario_data.get("rent_pricing", "committed")).replace("_", "-"),
         "text": {k: texts[k] for k in TEXT_KEYS}, "number": f"^{_NUMBER}$",
         "command": cli_command(result),
     }

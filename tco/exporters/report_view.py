@@ -18,8 +18,8 @@ import numpy as np
 
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
-from ..policy import policy_dict
-from ..recommend import recommend
+from ..policy import policy_dict, stock_words
+from ..recommend import recommend, rented_at
 from ..result import CandidateResult, Result
 from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
@@ -229,6 +229,7 @@ class View:
             "rank": self.r.candidates.index(c),
             "blocking": [s.message(f) for f in c.info.blocking],
             "flags": [s.message(f) for f in c.info.flags], "source": c.info.inputs_of,
+            "pricing": rented_at(self.r, c),  # the tier it rents at (a fallback's, if one)
         }
         if c.priced:
             w = f"{c.id}.{c.primary_workload}"
@@ -294,9 +295,12 @@ class View:
         ]
         policy = policy_dict(r.scenario_data)
         if policy is not None:
-            items.append((s("meta_policy"), s(
-                "policy_value", cards=s("name_sep").join(policy["holds_licence"]) or "–",
-                note=policy["note"] or ""), True))
+            parts = [s("policy_value", cards=s("name_sep").join(policy["holds_licence"]),
+                       note="").strip()] if policy["holds_licence"] else []
+            if policy["holds_stock"]:
+                parts.append(s("policy_stock", stock=stock_words(policy)))
+            items.append((s("meta_policy"), " ".join(parts + [policy["note"] or ""]).strip(),
+                          True))
         return [{"label": label, "value": value, "wide": wide} for label, value, wide in items]
 
     def kpis(self) -> list[Cell]:

@@ -220,6 +220,11 @@ def _compare() -> JsonObj:
         "policy": {"anyOf": [_obj({
             "holds_licence": _strings("Cards (catalog ids) the buyer holds a licence for: "
                                       "their export-control or licence bars are lifted"),
+            "holds_stock": {"type": "object", "description": (
+                "Cards the buyer holds in service, by catalog card id: `cards`, and "
+                "`resale_price_per_card` or `age_years` as the scenario gives them (the "
+                "options of that card draw on them, tco.held)"),
+                "additionalProperties": {"type": "object"}},
             "note": _t("string", "The scenario's note on the policy", null=True),
         }, "What the buyer holds (the scenario's `policy`)"), {"type": "null"}],
             "description": "What the buyer holds; null when the scenario states nothing"},
@@ -475,23 +480,21 @@ def _montecarlo() -> JsonObj:
                            "currency") for p in ("p10", "p50", "p90", "mean")},
                     f"Distribution of {what} over the draws")
 
-    def candidate(metric: str, what: str, null: bool = False) -> JsonObj:
-        none = "; null for an option that does not carry the serving workload" if null else ""
+    def candidate(metric: str, what: str, none: str) -> JsonObj:
+        """One option or portfolio under `--metric metric`; `none` says when it is null."""
         base = {metric: _t("number", f"{what[0].upper()}{what[1:]} at the baseline{none}",
-                           "currency", null=null)}
+                           "currency", null=True)}
         det = _obj({"npv_tco": _t("number", "NPV of TCO at the baseline (no draw)",
                                   "currency"), **base}, "The metrics without any draw")
-        if null:  # absent for an option that serves no token
-            det["required"] = ["npv_tco"]
+        det["required"] = ["npv_tco"]  # the metric is absent where it is null
         return _obj({
-            "id": _t("string", "Candidate id"),
+            "id": _t("string", "Candidate id, or a portfolio's id (options costed together)"),
             "npv_tco": pct("NPV of TCO"),
-            metric: {"anyOf": [pct(what), {"type": "null"}], "description": what + none}
-            if null else pct(what),
-            "prob_cheapest": _t("number", "Share of draws in which it has the lowest NPV of TCO",
-                                "fraction"),
+            metric: {"anyOf": [pct(what), {"type": "null"}], "description": what + none},
+            "prob_cheapest": _t("number", "Share of draws in which it ranks first (tier, then "
+                                "NPV of TCO), among the options and portfolios", "fraction"),
             "deterministic": det,
-        }, f"One priced candidate (--metric {metric})")
+        }, f"One priced candidate or feasible portfolio (--metric {metric})")
 
     return _obj({
         "draws": _t("integer", "Number of draws"),
@@ -501,11 +504,13 @@ def _montecarlo() -> JsonObj:
         "shared_draws": _array(_strings("Paths that share one draw"),
                                "Groups of inputs that take one draw (the same catalog figure)"),
         "candidates": _array({"oneOf": [
-            candidate("cost_per_job", "the cost of one run of the primary workload"),
+            candidate("cost_per_job", "the cost of one run of the primary workload",
+                      "; null for a portfolio (no one run)"),
             candidate("cost_per_million_output_tokens",
                       "the first serving workload's cost per million output tokens",
-                      null=True)]},
-            "Priced candidates"),
+                      "; null for an option that does not carry the serving workload, or a "
+                      "portfolio")]},
+            "Priced candidates, then feasible portfolios"),
         "warnings": _array(_obj({
             "kind": {"enum": ["clipped", "unused"],
                      "description": "clipped: the input's plausible range cuts the "

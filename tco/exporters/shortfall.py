@@ -1,5 +1,6 @@
-"""The shortfall of options that cannot deliver the plan, and what closing it by renting
-costs (tco/model/shortfall.py), in words for the CLI table and the report."""
+"""The shortfall of options that cannot deliver the plan, and what closing it costs by renting
+or, for a bought option, by buying the cluster cards: auto would size (tco/model/shortfall.py),
+in words for the CLI table and the report."""
 
 from __future__ import annotations
 
@@ -34,7 +35,13 @@ def table_block(result: Result) -> str:
         if priced(c):
             head += (f" ({number(v['shortfall_card_hours'], 0)} card-h); renting them at "
                      f"{money(v['shortfall_rent_price'], cur)}/card-h costs "
-                     f"{money(v['shortfall_rent_cost'], cur)}, so the whole plan costs "
+                     f"{money(v['shortfall_rent_cost'], cur)}")
+            if v.get("shortfall_buy_cards", 0) > 0:
+                head += (f"; buying {number(v['shortfall_buy_cards'], 0)} more cards "
+                         f"(cards: auto's size at linear scaling) adds {money(v['shortfall_buy_npv'], cur)} "
+                         "to its NPV")
+            how = "buying" if v.get("shortfall_closed_by_buying") else "renting"
+            head += (f"; closed the cheaper way ({how}), the whole plan costs "
                      f"{money(v['npv_tco_plan_closed'], cur)} (NPV)")
         else:
             head += "; no cloud price to close it with"
@@ -51,12 +58,23 @@ def consider(view: Any, c: CandidateResult) -> list[list[Segment]]:
     if not (short(c) and priced(c)):
         return []
     v, s = c.values, view.s
-    return [s.segments("sum_shortfall_close", name=view.name(c),
-                       runs=number(v["plan_shortfall_runs"], 1),
-                       hours=number(v["shortfall_card_hours"], 0),
-                       price=view.money(v["shortfall_rent_price"]),
-                       cost=view.money(v["shortfall_rent_cost"]),
-                       total=view.money(v["npv_tco_plan_closed"]))]
+    more = number(v.get("shortfall_buy_cards", 0), 0)
+    if v.get("shortfall_closed_by_buying"):
+        return [s.segments("sum_shortfall_close_buy", name=view.name(c),
+                           runs=number(v["plan_shortfall_runs"], 1), more=more,
+                           extra=view.money(v["shortfall_buy_npv"]),
+                           rent=view.money(v["shortfall_rent_cost"]),
+                           total=view.money(v["npv_tco_plan_closed"]))]
+    out = [s.segments("sum_shortfall_close", name=view.name(c),
+                      runs=number(v["plan_shortfall_runs"], 1),
+                      hours=number(v["shortfall_card_hours"], 0),
+                      price=view.money(v["shortfall_rent_price"]),
+                      cost=view.money(v["shortfall_rent_cost"]),
+                      total=view.money(v["npv_tco_plan_closed"]))]
+    if v.get("shortfall_buy_cards", 0) > 0:
+        out.append(s.segments("sum_shortfall_buy_instead", more=more,
+                              extra=view.money(v["shortfall_buy_npv"])))
+    return out
 
 
 def detail_rows(view: Any, c: CandidateResult) -> list[tuple[str, str]]:
@@ -76,8 +94,14 @@ def detail_rows(view: Any, c: CandidateResult) -> list[tuple[str, str]]:
                                                     v["shortfall_rent_price"])),
                  (s("d_shortfall_rent"), view.live("money", f"{cid}.shortfall_rent_cost",
                                                    v["shortfall_rent_cost"])),
-                 (s("d_plan_closed"), view.live("money", f"{cid}.npv_tco_plan_closed",
-                                                v["npv_tco_plan_closed"]))]
+                 ]
+        if "shortfall_buy_cards" in v:
+            rows += [(s("d_shortfall_buy_cards"), view.live(
+                         "num0", f"{cid}.shortfall_buy_cards", v["shortfall_buy_cards"])),
+                     (s("d_shortfall_buy_npv"), view.live(
+                         "money", f"{cid}.shortfall_buy_npv", v["shortfall_buy_npv"]))]
+        rows.append((s("d_plan_closed"), view.live("money", f"{cid}.npv_tco_plan_closed",
+                                                   v["npv_tco_plan_closed"])))
     return rows
 
 

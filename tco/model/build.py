@@ -3,7 +3,7 @@ docs/methodology.md describes them (§3 to §10, with §12 and §14's feasibilit
 
 from __future__ import annotations
 
-from ..expr import Const, Expr, Ref
+from ..expr import IF, Const, Expr, Ref
 from ..resolved import Structure
 from .api import api_option
 from .base import Builder, Model
@@ -12,6 +12,7 @@ from .cashflows import Money, cash_flows, horizon_results
 from .cloud import renting
 from .cluster import cluster
 from .decision import feasibility, plan_target, tier
+from .held import held_stock
 from .jobcost import job_costs
 from .operations import delivered, hours, running
 from .portfolio import portfolio
@@ -55,12 +56,14 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
                or wid in st.assigned[k]}
     feasible = feasibility(b, st.sizing[k], next(iter(carried.values())),
                            list(carried.values()), cl)
-    cx = capex(b, cl, money) if owned else no_capex(b, money)
+    held = held_stock(b, cl, st.held[k], money) if st.held and st.held[k] else None
+    waits = None if held is None else IF(held.bought_share.gt(0), 1, 0)
+    cx = capex(b, cl, money, held) if owned else no_capex(b, money)
     h = hours(b, carried, owned)
     rent_price: Expr = b.c("cloud_price_per_card_hour") if priced_rent else Const(0.0)
-    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price)
+    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits)
     work = delivered(b, carried, h)
-    tl = timeline(b, horizon, stack, owned)
+    tl = timeline(b, horizon, stack, owned, waits)
     plan = plan_work(b, horizon, tl, h.demand, h.available, st.acquire[k])
     m = Money(cx, run, cl, h, work, plan, owned)
     flows = cash_flows(b, horizon, m, tl, money)
@@ -68,7 +71,7 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     if st.sizing[k] == "plan":  # cards: auto, sized to deliver the plan
         feasible = plan_target(b, feasible, Ref(f"{cid}.plan_delivered_fraction"))
     if cid in st.shortfall_rent:
-        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent)
+        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent, cid in st.closing)
     tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"),
          partial=len(carried) < len(runs))
     job_costs(b, runs, cx, run, h, work, horizon, money, owned)

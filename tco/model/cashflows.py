@@ -22,7 +22,7 @@ from .units import RATE_AS_ZERO
 # Cash-flow components, in the order every table shows them.
 CAPEX_COMPONENTS = ("cards", "servers", "network", "storage", "cooling", "installation", "vat")
 COMPONENTS = CAPEX_COMPONENTS + (
-    "porting", "lead_time_delay", "electricity", "colocation", "support", "storage_support",
+    "held_stock", "porting", "lead_time_delay", "electricity", "colocation", "support", "storage_support",
     "licences",
     "operations_staff", "porting_maintenance", "cloud_rent", "financing", "residual_value",
 )
@@ -30,7 +30,8 @@ COMPONENT_LABELS = {
     "cards": "Accelerators", "servers": "Servers", "network": "Network",
     "storage": "Shared storage", "storage_support": "Shared storage support",
     "cooling": "Cooling", "installation": "Installation",
-    "vat": "VAT on the purchase (paid, then recovered)", "porting": "Porting (one-time)",
+    "vat": "VAT on the purchase (paid, then recovered)",
+    "held_stock": "Held stock (resale forgone)", "porting": "Porting (one-time)",
     "lead_time_delay": "Lead-time delay", "electricity": "Electricity",
     "colocation": "Colocation", "support": "Support", "licences": "Software licences",
     "operations_staff": "Operations staff", "porting_maintenance": "Porting maintenance",
@@ -71,6 +72,7 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
         parts: dict[str, Expr] = {comp: zero for comp in COMPONENTS}
         parts.update(cards=cx.cards, servers=cx.servers, network=cx.network, storage=cx.storage,
                      cooling=cx.cooling, installation=cx.installation, vat=cx.vat,
+                     held_stock=cx.held if cx.held is not None else zero,
                      porting=run.porting, lead_time_delay=run.delay, financing=-run.financed)
         return parts
     parts = {comp: zero for comp in COMPONENTS}

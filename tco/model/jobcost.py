@@ -23,7 +23,8 @@ def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hour
     capacity = h.available  # cluster hours per year over which fixed costs are spread
     hw_per_hour = q(
         "hardware_cost_per_cluster_hour",
-        ((cx.hardware + cx.storage) * (1 - fin("residual_value_fraction")) + cx.cooling
+        (cx.owned_value() * (1 - fin("residual_value_fraction"))
+         + cx.cooling
          + cx.installation)
         / (fin("depreciation_years") * capacity),
         f"{money}/h", "Straight-line depreciation per available cluster-hour", "horizon")

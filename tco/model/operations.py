@@ -12,7 +12,7 @@ from ..expr import IF, MAX, MIN, PMT, SUM, Const, Expr, Ref
 from .base import Builder, a, fin
 from .capex import Capex
 from .cluster import Cluster
-from .timeline import Timeline, Work
+from .timeline import Timeline, Work, waiting
 from .training import Run
 from .units import FLOP_PER_PFLOP_HOUR, HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW
 
@@ -74,7 +74,9 @@ def hours(b: Builder, runs: dict[str, Run], owned: bool) -> Hours:
 
 
 def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: int,
-            money: str, owned: bool, rent_price: Expr) -> Running:
+            money: str, owned: bool, rent_price: Expr, waits: Expr | None = None) -> Running:
+    """`waits` (held stock only, tco.model.held) is 1 when the option waits for a delivery, 0
+    when held stock is the whole cluster."""
     c, q = b.c, b.q
     zero = Const(0.0)
     if owned:
@@ -85,8 +87,8 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
         elec: Expr = energy * Ref("facility.electricity_price_per_kwh")
         colo: Expr = (cl.it_kw * Ref("facility.colocation_price_per_kw_month")
                       * MONTHS_PER_YEAR)
-        support: Expr = cx.hardware * a("support_fraction_per_year")
-        storage_support: Expr = cx.storage * a("support_fraction_per_year")
+        support: Expr = cx.hardware_list * a("support_fraction_per_year")
+        storage_support: Expr = cx.storage_list * a("support_fraction_per_year")
         licences: Expr = cl.cards * c("licence_per_card_year")
         staff: Expr = (cl.cards / 1000 * a("ops_engineers_per_1000_cards")
                        * Ref("team.engineer_cost_per_month") * MONTHS_PER_YEAR)
@@ -108,7 +110,8 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
                     c("maintenance_engineer_months_per_year") * eng_month * unfamiliar, money,
                     "Porting maintenance per year", "horizon")
     delay = q("lead_time_delay_cost",
-              c("lead_time_weeks") * Ref("cost_of_delay_per_week") if owned else zero,
+              waiting(c("lead_time_weeks") * Ref("cost_of_delay_per_week"), waits) if owned
+              else zero,
               money, "Cost of the delivery lead time", "horizon")
     financed = q("financed_amount", cx.total * fin("financed_fraction") if owned else zero,
                  money, "Capex financed by the loan", "horizon")
@@ -119,8 +122,9 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
              fin("residual_value_fraction") + (1 - fin("residual_value_fraction"))
              * MAX(0, 1 - horizon / fin("depreciation_years")),
              "fraction", "Book value at the horizon, share of hardware capex", "horizon")
-    residual = q("residual_value", (cx.hardware + cx.storage) * book, money,
-                 "Residual value at the horizon (hardware and storage)", "horizon")
+    residual = q("residual_value", cx.owned_value() * book, money,
+                 "Residual value at the horizon (hardware and storage, held stock included)",
+                 "horizon")
     return Running(elec_y, colo_y, support_y, storage_y, licence_y, staff_y, porting,
                    maintenance, rent_price, delay, financed, payment, residual)
 

@@ -9,7 +9,7 @@ that is when those runs are still waiting. An option that delivers the plan has 
 
 from __future__ import annotations
 
-from ..expr import Expr
+from ..expr import AND, IF, MAX, ROUNDUP, Expr, Ref
 from .base import Builder, fin
 from .cashflows import Horizon
 from .operations import Delivered
@@ -17,7 +17,9 @@ from .timeline import Work
 
 
 def shortfall_cost(b: Builder, horizon: int, work: Delivered, plan: Work, hz: Horizon,
-                   money: str, own_price: bool) -> None:
+                   money: str, own_price: bool, closing: bool = False) -> None:
+    """`closing`: a bought option whose shortfall buying more cards may close too
+    (`_buying_more`); the closed plan then takes the cheaper way."""
     c, q = b.c, b.q
     hours = q("shortfall_card_hours", work.planned_gpu_hours * plan.backlog[horizon], "card-h",
               "Accelerator-hours of the runs still waiting at the horizon", "horizon")
@@ -31,8 +33,49 @@ def shortfall_cost(b: Builder, horizon: int, work: Delivered, plan: Work, hz: Ho
     npv = q("shortfall_rent_npv", rent / (1 + fin("discount_rate")) ** horizon, money,
             "Present value of closing the shortfall by renting in the horizon's last year",
             "horizon")
-    q("npv_tco_plan_closed", hz.npv + npv, money,
-      "NPV of delivering the whole plan: the option's NPV plus renting its shortfall",
-      "horizon")
+    rented = hz.npv + npv
+    if not closing:
+        q("npv_tco_plan_closed", rented, money,
+          "NPV of delivering the whole plan: the option's NPV plus renting its shortfall",
+          "horizon")
+        return
+    bigger, more = _buying_more(b, horizon, hz, money)
+    buys = q("shortfall_closed_by_buying", AND(more.gt(0), bigger.lt(rented)), "flag",
+             "Buying the larger cluster closes the shortfall for less than renting it",
+             "horizon")
+    q("npv_tco_plan_closed", IF(buys, bigger, rented), money,
+      "NPV of delivering the whole plan: the option's NPV plus renting its shortfall, or "
+      "the larger cluster's NPV when buying it costs less", "horizon")
+
+
+def _buying_more(b: Builder, horizon: int, hz: Horizon, money: str) -> tuple[Ref, Ref]:
+    """The larger cluster that delivers the plan, sized as `cards: auto` sizes it when a run's
+    hours scale inversely with the cards (linear scaling), and its NPV with each added card
+    costing what this cluster's cards cost on average (its NPV less the port, its upkeep and
+    the cost of delay, per card). (NPV of the larger cluster, cards added)."""
+    c, q, cid = b.c, b.q, b.cid
+    ready, spare = Ref(f"{cid}.ready_years"), Ref(f"{cid}.capacity_per_demand")
+    # capacity c from year `ready` delivers c x (H - ready) planned years: all H when
+    # c >= H / (H - ready); none can when the cluster is ready only at the horizon
+    need = q("shortfall_capacity_needed",
+             IF(ready.lt(horizon), horizon / MAX(horizon - ready, 1e-12), 0), "ratio",
+             "Hours per hour of planned runs a cluster ready when this one is needs to "
+             "deliver the whole plan by the horizon (0: none can)", "horizon")
+    step = c("cards_per_node")
+    sized = ROUNDUP(c("cards") * need / MAX(spare, 1e-12) / step) * step
+    more = q("shortfall_buy_cards",
+             IF(AND(need.gt(0), spare.gt(0)), MAX(sized - c("cards"), 0), 0), "cards",
+             "Cards added to close the shortfall by buying: the whole servers that give the "
+             "capacity needed at linear scaling, less this cluster's (0: none can)", "horizon")
+    fixed = (Ref(f"{cid}.porting_one_time") + hz.annuity * Ref(f"{cid}.porting_maintenance_per_year")
+             + Ref(f"{cid}.lead_time_delay_cost"))
+    per_card = q("npv_per_card", (hz.npv - fixed) / c("cards"), money,
+                 "NPV per card, less the port, its upkeep and the cost of delay (what an added "
+                 "card costs)", "horizon")
+    extra = q("shortfall_buy_npv", more * per_card, money,
+              "Extra NPV of closing the shortfall by buying the added cards", "horizon")
+    bigger = q("npv_tco_bought_larger", hz.npv + extra, money,
+               "NPV of the larger cluster that delivers the plan", "horizon")
+    return bigger, more
 
 

@@ -33,7 +33,15 @@ def _after(t: int, start: ExprLike) -> Expr:
     return MIN(1, MAX(0, t - start))
 
 
-def timeline(b: Builder, horizon: int, stack: str, owned: bool) -> Timeline:
+def waiting(x: Expr, waits: Expr | None) -> Expr:
+    """`x` when the option waits for a delivery (`waits` None: no held stock)."""
+    return x if waits is None else x * waits
+
+
+def timeline(b: Builder, horizon: int, stack: str, owned: bool,
+             waits: Expr | None = None) -> Timeline:
+    """`waits` (held stock only): 1 when the owned option waits for a delivery, 0 when held
+    stock is the whole cluster; with some cards bought, the cluster counts from completion."""
     c, q = b.c, b.q
     unfamiliar = 1 - Ref(f"team.familiarity.{stack}")
     porting = q("porting_months",
@@ -41,7 +49,7 @@ def timeline(b: Builder, horizon: int, stack: str, owned: bool) -> Timeline:
                 "months", "Calendar time to port the software to the stack", "horizon")
     ported = q("ported_years", porting / MONTHS_PER_YEAR, "years",
                "Time from the decision until the port is done", "horizon")
-    delivered = q("delivery_years", c("lead_time_weeks") / WEEKS_PER_YEAR if owned
+    delivered = q("delivery_years", waiting(c("lead_time_weeks") / WEEKS_PER_YEAR, waits) if owned
                   else Const(0.0), "years",
                   "Time from the order until the hardware is installed (0 when rented)",
                   "horizon")

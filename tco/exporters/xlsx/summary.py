@@ -16,7 +16,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ...engine import tier
 from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
-from ...policy import policy_dict
+from ...policy import policy_dict, stock_words
 from ...recommend import Recommendation, recommend
 from ...result import CandidateResult, Result
 from ..fmt import CHART_CANDIDATES
@@ -123,8 +123,17 @@ def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
     if policy is not None:
         held = ", ".join(policy["holds_licence"]) or t("nothing")  # type: ignore[arg-type]
         note = f": {policy['note']}" if policy["note"] else ""
-        text(ws, 3, 0, t("Policy: the buyer holds a licence for {cards}{note}", cards=held,
-                         note=note), st("subtitle"))
+        if not policy["holds_stock"]:
+            line = t("Policy: the buyer holds a licence for {cards}{note}", cards=held,
+                     note=note)
+        elif not policy["holds_licence"]:
+            line = t("Policy: the buyer holds cards in service: {stock} (sunk, priced at their "
+                     "resale value now){note}", stock=stock_words(policy), note=note)
+        else:
+            line = t("Policy: the buyer holds a licence for {cards} and cards in service: "
+                     "{stock} (sunk, priced at their resale value now){note}", cards=held,
+                     stock=stock_words(policy), note=note)
+        text(ws, 3, 0, line, st("subtitle"))
     text(ws, 4, 0, t("Recommendation"), st("label"))
     text(ws, 4, 1, _recommendation(result, st), st("label"))
     text(ws, 5, 1, t("Order and recommendation as computed by the engine at generation; the "
