@@ -75,3 +75,19 @@ def test_every_subpackage_is_shipped():
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "tco").rglob(
         "__init__.py")}
     assert found <= listed, sorted(found - listed)
+
+
+def test_no_function_of_the_package_is_longer_than_a_screen():
+    """Written to be read (../shared/STYLE.md): a function over 80 lines does several things."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "tco"
+    long = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > 80:
+                    long.append(f"{path.relative_to(root)}:{node.lineno} {node.name} ({lines})")
+    assert not long, long

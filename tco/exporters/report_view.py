@@ -19,7 +19,7 @@ import numpy as np
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
 from ..policy import policy_dict, stock_words
-from ..recommend import recommend, rented_at
+from ..recommend import Recommendation, recommend, rented_at
 from ..result import CandidateResult, Result
 from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
@@ -376,7 +376,14 @@ class View:
                 why.append(s.segments("sum_time", days=self.days(rec.job["wall_days"]),
                                       fastest=self.name(fastest),
                                       fastest_days=self.days(fastest.job["wall_days"])))
+        return {"headline": headline, "why": why, "consider": self.consider(rec, said)}
 
+    def consider(self, rec: CandidateResult, said: Recommendation) -> list[list[Segment]]:
+        """What a reader should weigh beside the recommendation of option `rec`: its risk
+        flags, cheaper options that are barred or short of the plan, the other mode (renting
+        or buying), and the Monte Carlo's chance that it is cheapest."""
+        s, npv = self.s, rec.values["npv_tco"]
+        consider: list[list[Segment]] = []
         if rec.info.flags:
             flags = s("list_sep").join(s.message(f) for f in rec.info.flags)
             consider.append(s.segments("sum_flags", flags=flags))
@@ -421,7 +428,7 @@ class View:
         if isinstance(mc, MonteCarlo) and rec.id in mc.prob_cheapest:
             consider.append(s.segments("sum_mc", draws=number(mc.draws, 0),
                                        p=percent(mc.prob_cheapest[rec.id], 0)))
-        return {"headline": headline, "why": why, "consider": consider}
+        return consider
 
     def comparison(self) -> dict[str, Any]:
         s = self.s

@@ -214,18 +214,7 @@ def plan(result: Result, lang: str = "en") -> Plan:
             row = key_row[(_model_section(q), quantity_key(q))]
             p.quantities[q.name] = Cell(p.sheet(MODEL), row, col_of[q.candidate])
 
-    # CashFlows: a block per candidate, years as columns; rows are the components, then the
-    # net flow and its running total, then the year's timeline (shares of the year and of its
-    # planned runs).
-    row = 1
-    block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS, *YEAR_SHARES))}
-    for cid in p.priced:
-        p.cash_rows[cid] = row + 1  # after the block's title row
-        row += 1 + len(block_row) + 1  # title, rows, blank
-    for q in result.model:
-        if q.year is not None:
-            p.quantities[q.name] = Cell(p.sheet(CASHFLOWS), p.cash_rows[q.candidate]
-                                        + block_row[quantity_key(q)], C_FIRST + q.year)
+    _place_cash_flows(p, result)
 
     # Headline outputs, named after the candidate.
     by_id = {c.id: c for c in result.candidates}
@@ -237,6 +226,21 @@ def plan(result: Result, lang: str = "en") -> Plan:
             p.headline.setdefault(cid, {})[metric] = name
             p.headline_quantity[name] = qname
     return p
+
+
+def _place_cash_flows(p: Plan, result: Result) -> None:
+    """CashFlows: a block per candidate, years as columns; rows are the components, then the
+    net flow and its running total, then the year's timeline (shares of the year and of its
+    planned runs)."""
+    row = 1
+    block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS, *YEAR_SHARES))}
+    for cid in p.priced:
+        p.cash_rows[cid] = row + 1  # after the block's title row
+        row += 1 + len(block_row) + 1  # title, rows, blank
+    for q in result.model:
+        if q.year is not None:
+            p.quantities[q.name] = Cell(p.sheet(CASHFLOWS), p.cash_rows[q.candidate]
+                                        + block_row[quantity_key(q)], C_FIRST + q.year)
 
 
 def engine_values(result: Result) -> dict[str, float]:
