@@ -236,3 +236,49 @@ def test_catalog_lists_the_api_prices():
     assert "0.12 (0.12-0.13)" in out.output  # DeepInfra's two stored copies, the range
     show = CliRunner().invoke(cli, ["catalog", "show", "deepinfra-llama-3.3-70b"]).output
     assert "api_prices.output_usd_per_million_tokens" in show and "deepinfra.com" in show
+
+
+# --- the analyses rank an API option beside the options with cards ---------------------------
+
+
+def test_monte_carlo_sensitivity_and_breakeven_take_an_api_option(serve_only, catalog):
+    """The API option's NPV is fees x the annuity factor, so each analysis can be checked by
+    hand: Monte Carlo at a collapsed baseline gives it exactly, the tornado moves it by the
+    price's swing times the price's share of the fees, and the break-even output price against
+    the other API is where the two NPVs meet."""
+    from tco.analysis.breakeven import breakeven
+    from tco.analysis.montecarlo import montecarlo
+    from tco.analysis.sensitivity import sensitivity
+
+    annuity = 3.9927100371
+    mc = montecarlo(serve_only, draws=400, seed=5, metric="cost_per_million_output_tokens")
+    assert {"api", "groq"} <= set(mc.prob_cheapest)
+    assert mc.deterministic["api"]["npv_tco"] == serve_only.candidate("api").values["npv_tco"]
+    # the scenario's own prices are single figures: every draw is the baseline
+    q = mc.percentiles["api"]["npv_tco"]
+    assert q["p10"] == q["p90"] == pytest.approx(1_277_500 * annuity, rel=1e-9)
+    assert mc.percentiles["api"]["cost_per_million_output_tokens"]["p50"] == 0.6
+    assert sum(mc.prob_cheapest.values()) == pytest.approx(1.0)
+
+    loaded = load_scenario_text(SERVE_ONLY, "serve-only.yaml")
+    sens = sensitivity(loaded, catalog, swing=0.2, result=serve_only)
+    (bar,) = [b for b in sens.bars["api"]
+              if b.path == "api_options.api.output_price_per_million_tokens"]
+    # output fees are $1,500 of $3,500 a day: +-20% of them moves the NPV by +-$300 a day
+    assert bar.metric_high - bar.metric_low == pytest.approx(2 * 300 * 365 * annuity, rel=1e-9)
+
+    # groq: 0.59 in, 0.79 out; api: 0.2 in, x out. Equal when 1e10 x 0.2 + 2.5e9 x = 1e10 x
+    # 0.59 + 2.5e9 x 0.79, x = (5,900 + 1,975 - 2,000) / 2,500 = 2.35 USD per million
+    be = breakeven(loaded, catalog, "api_options.api.output_price_per_million_tokens", "api",
+                   "groq", result=serve_only)
+    assert be.crossings[0].value == pytest.approx(2.35, rel=1e-6)
+
+
+def test_breakeven_names_api_options_among_what_it_accepts(serve_only, catalog):
+    from tco.analysis.breakeven import breakeven
+    from tco.errors import TcoError
+
+    loaded = load_scenario_text(SERVE_ONLY, "serve-only.yaml")
+    with pytest.raises(TcoError, match="no candidate or API option 'apx'"):
+        breakeven(loaded, catalog, "api_options.api.output_price_per_million_tokens", "apx",
+                  "groq", result=serve_only)

@@ -101,10 +101,12 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
               metric: str = "npv_tco", result: Result | None = None) -> Breakeven:
     result = result or compute(loaded, catalog)
     inp = check_path(path, result.inputs, "--vary")
-    ids = [c.id for c in result.candidates] + [p.id for p in result.portfolios]
+    ids = ([c.id for c in result.candidates] + [p.id for p in result.portfolios]
+           + [a.id for a in result.api_options])
     for flag, cid in (("--candidate", candidate), ("--vs", versus)):
         if cid not in ids:
             what = "candidate or portfolio" if result.portfolios else "candidate"
+            what += " or API option" if result.api_options else ""
             raise UnknownId(f"no {what} '{cid}'{did_you_mean(cid, ids)}", field=flag)
         port = portfolio_of(result, cid)
         if port is not None and not port.feasible:
@@ -133,7 +135,7 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
                            {oid: members(result, oid) for oid in (candidate, versus)
                             if portfolio_of(result, oid) is not None})
     resized = [c for oid in (candidate, versus) for c in members(result, oid)
-               if result.candidate(c).info.sizing != "cards"]
+               if result.candidate(c).info.sizing not in ("cards", "api")]
     if resized:
         # A sized cluster is sized again for every value: scan on the scalar engine, coarser.
         grid = grid[np.linspace(0, len(grid) - 1, RESIZED_SCAN_POINTS).round().astype(int)]

@@ -101,6 +101,12 @@ def priced_candidates(result: Result, feasible_only: bool = True) -> list[str]:
             if c.priced and (c.feasible or not feasible_only)]
 
 
+def feasible_apis(result: Result) -> list[str]:
+    """Per-token API options (tco/model/api.py) the analyses report on beside the options and
+    portfolios, in ranking order (tier, then NPV)."""
+    return [a.id for a in result.api_options if a.feasible]
+
+
 def feasible_portfolios(result: Result) -> list[str]:
     """Portfolios the analyses report on beside the options (their options all priced and
     feasible), in ranking order."""

@@ -50,6 +50,7 @@ from ..inputs import Input
 from ..result import Result
 from .common import (
     baseline_values,
+    feasible_apis,
     feasible_portfolios,
     metric_applies,
     metric_name,
@@ -231,8 +232,6 @@ class Simulation:
     def __init__(self, result: Result, group: int | None = None,
                  metric: str = "cost_per_job") -> None:
         self.cands = priced_candidates(result)
-        if not self.cands:
-            raise TcoError("no feasible candidate to simulate")
         # the NPV of TCO, the second metric (the cost per run, or a serving workload's cost
         # per million output tokens) and the tier, per candidate; an option that does not
         # carry the serving workload has no cost per token (its NPV stands in, not reported)
@@ -249,6 +248,15 @@ class Simulation:
         self.names.update({pid: (f"{pid}.npv_tco", f"{pid}.npv_tco", f"{pid}.tier")
                            for pid in self.portfolios})
         self.has_metric.update({pid: False for pid in self.portfolios})
+        # per-token API options rank beside them too, with the metric where they carry it
+        apis = feasible_apis(result)
+        self.cands += apis
+        self.has_metric.update({aid: metric_applies(result, aid, metric) for aid in apis})
+        self.names.update({aid: (f"{aid}.npv_tco", metric_name(
+            result, aid, metric if self.has_metric[aid] else "npv_tco"), f"{aid}.tier")
+            for aid in apis})
+        if not self.cands:
+            raise TcoError("no feasible candidate to simulate")
         base = baseline_values(result)
         # Which inputs reach the results at all: compile with every ranged input varying.
         distributions = scenario_distributions(result)

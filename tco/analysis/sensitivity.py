@@ -29,6 +29,7 @@ from ..result import Result
 from ..scenario import Loaded
 from .common import (
     baseline_values,
+    feasible_apis,
     feasible_portfolios,
     metric_applies,
     metric_name,
@@ -75,6 +76,7 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
     cands = [cid for cid in priced_candidates(result) if metric_applies(result, cid, metric)]
     if metric == "npv_tco":  # portfolios have the NPV only (tco.analysis.common.metric_name)
         cands += feasible_portfolios(result)
+    cands += [aid for aid in feasible_apis(result) if metric_applies(result, aid, metric)]
     targets = {cid: metric_name(result, cid, metric) for cid in cands}
     used = set(result.model.inputs_used())
     cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped
