@@ -115,6 +115,7 @@ class _Resolver:
             if rented:
                 rent.append(c.id)
         check_policy(self.loaded, self.catalog)
+        self.check_stock_used(infos)
         rent += self.rent_options(infos, rent)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
         api = resolve_api_options(self.loaded, self.catalog, self.fx, self.fx_note, self.put,
@@ -578,6 +579,19 @@ class _Resolver:
                 notes=notes)
             made.append(gid)
         return made
+
+    def check_stock_used(self, infos: dict[str, CandidateInfo]) -> None:
+        """Held stock is drawn on by the owned (bought or hybrid) options of its card; stock
+        that no option draws on would be costed nowhere, most likely a card id that is not the
+        one the options buy."""
+        owned = {info.card for info in infos.values() if info.acquire in ("buy", "hybrid")}
+        for card in self.sc.policy.holds_stock:
+            if card not in owned:
+                cards = ", ".join(sorted(owned)) or "none"
+                raise self.loaded.error(
+                    f"no bought or hybrid option uses card '{card}', so its held stock would "
+                    f"be costed nowhere (cards the options buy: {cards}); add an option of that "
+                    "card, or remove the stock", ["policy", "holds_stock", card])
 
     def check_distributions(self) -> None:
         for path in self.sc.distributions:

@@ -169,3 +169,21 @@ def test_the_held_stock_inputs_have_their_own_chinese_labels():
     assert s.input_label("policy.holds_stock.h100-sxm.cards", "x") == "买方已持有的在用加速卡数量"
     assert s.input_label("policy.holds_stock.h100-sxm.resale_price_per_card", "x").startswith(
         "一张已持有加速卡")
+
+
+def test_stock_no_option_draws_on_is_refused_naming_it(catalog):
+    """Held stock of a card no bought or hybrid option uses would be costed nowhere: most
+    likely the stock names another card id than the options buy."""
+    from tco.errors import TcoError
+
+    text = """
+workloads:
+  - {id: w, params: 7e9, tokens: 1e12}
+candidates:
+  - {id: h, card: h100-sxm, cards: 64}
+policy:
+  holds_stock:
+    a100-80gb-sxm: {cards: 32, resale_price_per_card: 8000}
+"""
+    with pytest.raises(TcoError, match="no bought or hybrid option uses card 'a100-80gb-sxm'"):
+        compute(load_scenario_text(text, "stock.yaml"), catalog)
