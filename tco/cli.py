@@ -229,7 +229,8 @@ def schema(output: str | None, quote: bool) -> None:
 @click.option("--active-params", type=float, help="Active parameters per token (MoE).")
 @click.option("--tokens", type=float, help="Training tokens, e.g. 2e12 (not with --serve).")
 @click.option("--card", required=True, help="Accelerator id (see `tco catalog list`).")
-@click.option("--cards", type=int, required=True, help="Number of accelerators.")
+@click.option("--cards", type=int, help="Number of accelerators (required for a training run; "
+              "with --serve, omitted: sized to the peak's traffic).")
 @click.option("--precision", type=click.Choice(["fp64", "fp32", "tf32", "bf16", "fp16", "fp8",
                                                 "int8", "fp4"]),
               default="bf16", show_default=True)
@@ -260,7 +261,7 @@ def schema(output: str | None, quote: bool) -> None:
 @catalog_option
 @format_option("table", "json")
 def job(model_params: float, active_params: float | None, tokens: float | None, card: str,
-        cards: int, precision: str, mfu: float | None, seq_len: float | None,
+        cards: int | None, precision: str, mfu: float | None, seq_len: float | None,
         batch_tokens: float | None, experts: int | None, layout_text: str | None, region: str,
         currency: str, serve: bool, catalogs: tuple[str, ...], fmt: str,
         **serving: float | None) -> None:
@@ -284,6 +285,9 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
     from .scenario import quick_job
 
     serve_fields = _serve_fields(serve, tokens, serving)
+    if cards is None and not serve:
+        raise click.UsageError("Missing option '--cards' (a serving job, --serve, may omit it: "
+                               "it is then sized to the peak)")
     shape = {k: v for k, v in (("seq_len_tokens", seq_len), ("global_batch_tokens", batch_tokens),
                                ("experts", experts)) if v is not None}
     if serve and shape:

@@ -447,7 +447,7 @@ def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:
 
 
 def quick_job(*, model_params: float, active_params: float | None, tokens: float | None,
-              card: str, cards: int, precision: str, mfu: float | None, region: str,
+              card: str, cards: int | None, precision: str, mfu: float | None, region: str,
               currency: str, serve: dict[str, float] | None = None,
               layout: dict[str, int] | None = None,
               training: dict[str, float] | None = None) -> Loaded:
@@ -455,7 +455,8 @@ def quick_job(*, model_params: float, active_params: float | None, tokens: float
     `serve` (the serving fields given), a serving workload (`tco job --serve`); `layout` pins
     parallel degrees (`--layout`); `training` gives a training run's shape (sequence length,
     global batch, routed experts)."""
-    cand: dict[str, Any] = {"id": card, "card": card, "cards": cards}
+    # no count: sized to deliver the plan (a serving job: its peak; cards: auto)
+    cand: dict[str, Any] = {"id": card, "card": card, "cards": "auto" if cards is None else cards}
     if mfu is not None:
         cand["mfu"] = mfu
     if layout:

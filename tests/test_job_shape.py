@@ -66,3 +66,35 @@ def test_a_training_shape_is_refused_for_serving():
         "--seq-len", "4096", "--input-tokens-per-day", "1e9", "--output-tokens-per-day", "1e8",
         "--prompt-tokens", "1000", "--output-tokens", "100"])
     assert res.exit_code == 2 and "--seq-len is for a training run, not --serve" in res.output
+
+
+SERVE = ["job", "--serve", "--model-params", "70e9", "--precision", "fp8", "--card",
+         "h200-sxm", "--input-tokens-per-day", "2e10", "--output-tokens-per-day", "5e9",
+         "--prompt-tokens", "2000", "--output-tokens", "500", "--ttft-ms", "2000",
+         "--tpot-ms", "50", "--format", "json"]
+
+
+def test_a_serving_job_without_cards_is_sized_like_cards_auto():
+    """`tco job --serve` without --cards answers "how many cards": the cluster `cards: auto`
+    sizes for the same workload (at least the cards its peak needs)."""
+    res = CliRunner().invoke(cli, SERVE)
+    assert res.exit_code == 0, res.output
+    job = json.loads(res.output)
+    text = """
+rent_options: none
+workloads:
+  - {id: job, kind: serve, params: 70e9, precision: fp8, input_tokens_per_day: 2e10,
+     output_tokens_per_day: 5e9, prompt_tokens: 2000, output_tokens: 500, ttft_ms: 2000,
+     tpot_ms: 50}
+candidates:
+  - {id: h200-sxm, card: h200-sxm, cards: auto}
+"""
+    (c,) = compute(load_scenario_text(text), load_catalog()).candidates
+    assert job["cards"] == c.inputs["cards"] >= job["cards_needed"] > 0
+    assert any("cards: auto" in n for n in job["notes"])
+
+
+def test_a_training_job_still_needs_cards():
+    res = CliRunner().invoke(cli, ["job", "--model-params", "7e9", "--tokens", "1e12",
+                                   "--card", "h100-sxm"])
+    assert res.exit_code == 2 and "Missing option '--cards'" in res.output
