@@ -141,6 +141,16 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
 ]}
 
+# One phased delivery of an owned option (`candidates[].deliveries`, methodology §6): the
+# share of the cluster it brings and its own lead time. Paths:
+# candidates.<id>.delivery.<k>.share and .lead_time_weeks, k = 1, 2, ...
+DELIVERY_INPUTS: dict[str, InputSpec] = {
+    "share": InputSpec("delivery_share", "fraction", "Share of the cluster in this delivery",
+                       0.001, 1, "a fraction such as 0.5", fraction=True),
+    "lead_time_weeks": InputSpec("delivery_lead_time_weeks", "weeks",
+                                 "Lead time of this delivery", 0, 156),
+}
+
 WORKLOAD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("params", "parameters", "Model parameters", 1e6, 1e14, "a count such as 70e9"),
     InputSpec("active_params", "parameters", "Active parameters per token (MoE)", 1e6, 1e14),

@@ -56,6 +56,9 @@ class Structure:
     # options whose shortfall buying more cards may close too (bought, a fixed size or target,
     # a price to rent it with; tco/model/shortfall.py)
     closing: tuple[str, ...] = ()
+    # each candidate's phased deliveries (`deliveries:`, tco/model/timeline.py), in the order
+    # of `candidates`: how many; 0 when it arrives at once (or rents)
+    deliveries: tuple[int, ...] = ()
 
 
 @dataclass
@@ -81,6 +84,7 @@ class CandidateInfo:
     notes: list[str] = field(default_factory=list)
     workloads: list[str] = field(default_factory=list)  # the workloads it carries; [] = all
     rent_tier: str = ""  # the cloud tier its rent price is from (tco.rent_tiers); "" = none
+    deliveries: int = 0  # phased deliveries of an owned option (`deliveries:`); 0 = one
 
     def carries(self, wid: str) -> bool:
         return not self.workloads or wid in self.workloads
@@ -168,6 +172,10 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
             if head == "candidates" and rest.startswith(prefix) and key.startswith("layout."):
                 wid, _, degree = key.removeprefix("layout.").rpartition(".")
                 rec.setdefault("layout", {}).setdefault(wid, {})[degree] = int(value)
+                return
+            if head == "candidates" and rest.startswith(prefix) and key.startswith("delivery."):
+                k, _, field = key.removeprefix("delivery.").partition(".")
+                rec["deliveries"][int(k) - 1][field] = value  # delivery k = 1, 2, ...
                 return
             if rest.startswith(prefix) and "." not in rest.removeprefix(prefix):
                 key = rest.removeprefix(prefix)

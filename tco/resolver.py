@@ -25,6 +25,7 @@ from .held import held_note, held_stock_inputs
 from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
+    DELIVERY_INPUTS,
     FACILITY_INPUTS,
     FINANCE_INPUTS,
     LAYOUT_INPUTS,
@@ -148,6 +149,8 @@ class _Resolver:
             api=api,
             held=tuple(infos[cid].card if infos[cid].acquire != "rent" and infos[cid].card
                        in self.sc.policy.holds_stock else "" for cid in priced),
+            deliveries=tuple(infos[cid].deliveries if infos[cid].acquire != "rent" else 0
+                             for cid in priced),
         )
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
@@ -366,6 +369,7 @@ class _Resolver:
                 base + ["acquire"])
         self.size_rule(c, info)
         self.layout_pins(c)
+        self.deliveries(c, info)
         self.risk_policy(card, stack, info)
         lift_bars(self.loaded, card.id, info)
         if stack.id != "cuda" and card.mfu_basis == "vendor-tuned":
@@ -380,6 +384,35 @@ class _Resolver:
             info.notes.append(rent_note)
         info.rent_tier = self.rent_tier(card, c)
         return info, f"{p}.cloud_price_per_card_hour" in self.inputs
+
+    def deliveries(self, c: Candidate, info: CandidateInfo) -> None:
+        """Phased deliveries of an owned option: each one's share and lead time as inputs
+        (`candidates.<id>.delivery.<k>.share`, `.lead_time_weeks`), the shares checked to make
+        the whole cluster."""
+        if not c.deliveries:
+            return
+        where = ["candidates", c.id, "deliveries"]
+        if c.acquire == "rent":
+            raise self.loaded.error("deliveries are for an owned option (buy or hybrid); a "
+                                    "rented one needs no delivery", where)
+        if info.card in self.sc.policy.holds_stock:
+            raise self.loaded.error(
+                f"deliveries with held stock of '{info.card}' (policy.holds_stock) are not "
+                "modelled; give the bought cards' lead_time_weeks instead", where)
+        total = 0.0
+        for k, d in enumerate(c.deliveries, start=1):
+            for key, spec in DELIVERY_INPUTS.items():
+                inp = self.given(["candidates", c.id, "delivery", str(k), key],
+                                 getattr(d, key), spec)
+                self.put(inp)
+            total += d.share
+        if abs(total - 1) > 1e-6:
+            raise self.loaded.error(f"the deliveries' shares add up to {total:g}; expected 1 "
+                                    "(the whole cluster)", where)
+        info.deliveries = len(c.deliveries)
+        info.notes.append("delivered in parts (share of the cluster / lead time in weeks): "
+                          + ", ".join(f"{d.share:.0%} / {d.lead_time_weeks:.3g}"
+                                      for d in c.deliveries))
 
     def hardware(self, c: Candidate) -> tuple[Accelerator, object, Stack]:
         base = ["candidates", c.id]

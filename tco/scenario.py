@@ -143,6 +143,14 @@ SERVE_FIELDS = ("input_tokens_per_day", "output_tokens_per_day", "peak_to_averag
                 "tokens_per_s_per_user", "layers", "kv_heads", "head_dim")
 
 
+class Delivery(_Strict):
+    """One phased delivery of an owned option: the share of the cluster it brings and its
+    lead time (methodology §6)."""
+
+    share: Num
+    lead_time_weeks: Num
+
+
 class Candidate(BaseModel):
     """A purchasable option. Besides the fields below it may set any candidate input
     (`card_price`, `mfu`, `lead_time_weeks`, ...) to override the catalog."""
@@ -168,6 +176,9 @@ class Candidate(BaseModel):
     # The workloads this option carries (ids); default every workload of the plan. An option
     # that carries only some of them is costed as part of a portfolio (below).
     workloads: list[str] | None = Field(default=None, min_length=1)
+    # Phased deliveries of an owned option (two or more; shares of the cluster summing to 1,
+    # each with its lead time), instead of one `lead_time_weeks` for the whole cluster.
+    deliveries: list[Delivery] | None = Field(default=None, min_length=2)
 
     @model_validator(mode="after")
     def _one_sizing(self) -> Candidate:
@@ -177,6 +188,9 @@ class Candidate(BaseModel):
                 raise _field_error(
                     "unknown_field", f"unknown field '{key}'{did_you_mean(key, _CANDIDATE_FIELDS)}",
                     key)
+        if self.deliveries is not None and "lead_time_weeks" in (self.model_extra or {}):
+            raise _field_error("deliveries", "give deliveries (each with its lead time) or "
+                               "lead_time_weeks (one delivery), not both", "deliveries")
         given = [k for k in ("cards", "deadline_days", "power_cap_kw") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(

@@ -69,7 +69,7 @@ from .result import Result
 if TYPE_CHECKING:
     from .analysis.whatif import Recompute
 
-FORMAT = "tco-baseline 4"
+FORMAT = "tco-baseline 5"
 KEEP = 32  # entries kept in the folder
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a larger file is not read (an entry is well under 1 MiB)
 ENTRY_NAME = re.compile(r"tco-baseline-[0-9a-f]{64}\.json")
@@ -353,7 +353,7 @@ _STRUCTURE = _record(Structure, {
     "rent": _tuple(_str), "objectives": _tuple(_str), "shortfall_rent": _tuple(_str),
     "assigned": _tuple(_tuple(_str)), "portfolios": _tuple(_tuple(_str)),
     "api": _tuple(_tuple(_str)),
-    "held": _tuple(_str), "closing": _tuple(_str)})
+    "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})
@@ -367,7 +367,7 @@ _CANDIDATE = _record(CandidateInfo, {
     "stack_name": _str, "sizing": _str, "acquire": _str, "inputs_of": _str,
     "flags": _list(_str), "blocking": _list(_str),
     "infeasible": _list(_str), "notes": _list(_str), "workloads": _list(_str),
-    "rent_tier": _str})
+    "rent_tier": _str, "deliveries": _int})
 # Resolved's own fields, decoded by `decode` (the validated scenario object is never kept).
 RESOLVED_FIELDS = ("structure", "inputs", "candidates", "file", "scenario_data",
                    "catalog_digest", "usd_to_currency", "read_by_resolve", "sized")

@@ -72,12 +72,16 @@ def test_functions_and_edge_cases_equal_the_float_backend(tmp_path):
             assert same(row[k], float(w)), (k, case, row[k], w)
 
 
-@pytest.mark.parametrize("scenario", ["example", "train-and-serve", "held-stock"])
+@pytest.mark.parametrize("scenario", ["example", "train-and-serve", "held-stock", "phased"])
 def test_the_model_in_javascript_equals_the_engine(scenario, catalog, tmp_path):
     if scenario == "held-stock":  # held stock (tests/test_held_stock.py), closing by buying
         from test_held_stock import HELD
 
         example = compute(load_scenario_text(HELD), catalog)
+    elif scenario == "phased":  # phased deliveries (tests/test_deliveries.py)
+        from test_deliveries import PHASED
+
+        example = compute(load_scenario_text(PHASED), catalog)
     else:
         example = compute(load_scenario(example_scenario().parent / f"{scenario}.yaml"),
                           catalog)

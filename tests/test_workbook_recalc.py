@@ -27,6 +27,7 @@ import openpyxl
 import pytest
 import xlsxwriter
 import yaml
+from test_deliveries import PHASED
 from test_held_stock import HELD as HELD_STOCK
 from workbook_support import cash_flow_block, hand_worked_figures, input_value
 
@@ -158,20 +159,22 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
     files = {"example": base / "example.xlsx", "tricky": base / "tricky.xlsx",
              "planted": base / "planted.xlsx", "edited": base / "edited.xlsx",
              "names": base / "names.xlsx", "zh": base / "zh.xlsx", "serve": base / "serve.xlsx",
-             "held": base / "held.xlsx"}
+             "held": base / "held.xlsx", "phased": base / "phased.xlsx"}
     write_workbook(example, files["example"], generated=DAY)
     write_workbook(tricky, files["tricky"], generated=DAY)
     write_workbook(zh, files["zh"], generated=DAY, lang="zh")
     write_workbook(serve, files["serve"], generated=DAY)  # serving formulas (issue 14)
     held = compute(load_scenario_text(HELD_STOCK), catalog)  # existing stock (issue 13)
     write_workbook(held, files["held"], generated=DAY)
+    phased = compute(load_scenario_text(PHASED), catalog)  # phased deliveries (issue 13)
+    write_workbook(phased, files["phased"], generated=DAY)
     plant_wrong_values(files["example"], files["planted"])
     edit_electricity_price(files["example"], files["edited"], NEW_ELECTRICITY_PRICE)
     awkward_names_workbook(files["names"])
     out = recalculate(list(files.values()), base / "recalculated",
                       tmp_path_factory.mktemp("libreoffice-profile"))
     results = {"example": example, "tricky": tricky, "planted": example, "edited": edited,
-               "names": None, "zh": zh, "serve": serve, "held": held}
+               "names": None, "zh": zh, "serve": serve, "held": held, "phased": phased}
     return {k: Case(results[k], files[k], out[k], "zh" if k == "zh" else "en") for k in files}
 
 
@@ -184,7 +187,7 @@ def expected_named_values(result, lang: str = "en") -> dict[str, float]:
     return out
 
 
-@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased"])
 def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
@@ -195,7 +198,7 @@ def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     assert not wrong
 
 
-@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased"])
 def test_every_model_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()

@@ -102,6 +102,8 @@ class Strings:
         key = "familiarity" if parts[:2] == ["team", "familiarity"] else parts[-1]
         if parts[:2] == ["policy", "holds_stock"]:  # held stock (tco.held), by card id
             key = f"held_{parts[-1]}"
+        if len(parts) > 3 and parts[-3] == "delivery":  # a phased delivery, by its number
+            return self._inputs_zh.get(f"delivery_{key}", english).format(k=parts[-2])
         return self._inputs_zh.get(key, english)
 
     def message(self, text: str) -> str:

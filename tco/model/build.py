@@ -61,9 +61,10 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     cx = capex(b, cl, money, held) if owned else no_capex(b, money)
     h = hours(b, carried, owned)
     rent_price: Expr = b.c("cloud_price_per_card_hour") if priced_rent else Const(0.0)
-    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits)
+    phases = st.deliveries[k] if st.deliveries and owned else 0
+    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits, phases)
     work = delivered(b, carried, h)
-    tl = timeline(b, horizon, stack, owned, waits)
+    tl = timeline(b, horizon, stack, owned, waits, phases)
     plan = plan_work(b, horizon, tl, h.demand, h.available, st.acquire[k])
     m = Money(cx, run, cl, h, work, plan, owned)
     flows = cash_flows(b, horizon, m, tl, money)

@@ -12,7 +12,7 @@ from ..expr import IF, MAX, MIN, PMT, SUM, Const, Expr, Ref
 from .base import Builder, a, fin
 from .capex import Capex
 from .cluster import Cluster
-from .timeline import Timeline, Work, waiting
+from .timeline import Timeline, Work, lead_weeks, waiting
 from .training import Run
 from .units import FLOP_PER_PFLOP_HOUR, HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW
 
@@ -74,9 +74,10 @@ def hours(b: Builder, runs: dict[str, Run], owned: bool) -> Hours:
 
 
 def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: int,
-            money: str, owned: bool, rent_price: Expr, waits: Expr | None = None) -> Running:
+            money: str, owned: bool, rent_price: Expr, waits: Expr | None = None,
+            deliveries: int = 0) -> Running:
     """`waits` (held stock only, tco.model.held) is 1 when the option waits for a delivery, 0
-    when held stock is the whole cluster."""
+    when held stock is the whole cluster; `deliveries`: phased deliveries (timeline.tranches)."""
     c, q = b.c, b.q
     zero = Const(0.0)
     if owned:
@@ -110,7 +111,7 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
                     c("maintenance_engineer_months_per_year") * eng_month * unfamiliar, money,
                     "Porting maintenance per year", "horizon")
     delay = q("lead_time_delay_cost",
-              waiting(c("lead_time_weeks") * Ref("cost_of_delay_per_week"), waits) if owned
+              waiting(lead_weeks(b, deliveries) * Ref("cost_of_delay_per_week"), waits) if owned
               else zero,
               money, "Cost of the delivery lead time", "horizon")
     financed = q("financed_amount", cx.total * fin("financed_fraction") if owned else zero,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import IF, MAX, MIN, Const, Expr, ExprLike, Ref
+from ..expr import IF, MAX, MIN, SUM, Const, Expr, ExprLike, Ref
 from .base import Builder, a
 from .units import MONTHS_PER_YEAR, WEEKS_PER_YEAR
 
@@ -38,10 +38,29 @@ def waiting(x: Expr, waits: Expr | None) -> Expr:
     return x if waits is None else x * waits
 
 
+def tranches(b: Builder, n: int) -> list[tuple[Expr, Expr]]:
+    """Phased deliveries (`deliveries:`): each one's share of the cluster (normalised, so a
+    what-if of one share keeps the whole cluster) and its lead time in years."""
+    shares = [b.c(f"delivery.{k}.share") for k in range(1, n + 1)]
+    total = SUM(*shares)
+    return [(share / total, b.c(f"delivery.{k}.lead_time_weeks") / WEEKS_PER_YEAR)
+            for k, share in zip(range(1, n + 1), shares)]
+
+
+def lead_weeks(b: Builder, n: int) -> Expr:
+    """The lead time the cost of delay is charged for: the candidate's, or with phased
+    deliveries the mean of theirs weighted by the share each brings."""
+    if not n:
+        return b.c("lead_time_weeks")
+    return SUM(*[share * years * WEEKS_PER_YEAR for share, years in tranches(b, n)])
+
+
 def timeline(b: Builder, horizon: int, stack: str, owned: bool,
-             waits: Expr | None = None) -> Timeline:
+             waits: Expr | None = None, deliveries: int = 0) -> Timeline:
     """`waits` (held stock only): 1 when the owned option waits for a delivery, 0 when held
-    stock is the whole cluster; with some cards bought, the cluster counts from completion."""
+    stock is the whole cluster; with some cards bought, the cluster counts from completion.
+    `deliveries` (an owned option's phased deliveries, 0 for one): each share of the cluster
+    is installed, and works, from its own delivery."""
     c, q = b.c, b.q
     unfamiliar = 1 - Ref(f"team.familiarity.{stack}")
     porting = q("porting_months",
@@ -49,18 +68,26 @@ def timeline(b: Builder, horizon: int, stack: str, owned: bool,
                 "months", "Calendar time to port the software to the stack", "horizon")
     ported = q("ported_years", porting / MONTHS_PER_YEAR, "years",
                "Time from the decision until the port is done", "horizon")
-    delivered = q("delivery_years", waiting(c("lead_time_weeks") / WEEKS_PER_YEAR, waits) if owned
+    phases = tranches(b, deliveries) if owned and deliveries else []
+    first = MIN(*[years for _share, years in phases]) if phases else None
+    delivered = q("delivery_years", first if first is not None else
+                  waiting(c("lead_time_weeks") / WEEKS_PER_YEAR, waits) if owned
                   else Const(0.0), "years",
-                  "Time from the order until the hardware is installed (0 when rented)",
+                  "Time from the order until the (first) hardware is installed (0 when rented)",
                   "horizon")
     ready = q("ready_years", MAX(delivered, ported), "years",
               "Time until the first useful work: hardware installed and port done", "horizon")
     out = Timeline({}, {}, {})
     for t in range(horizon + 1):  # year 0 (the decision) has no share of any year: 0
-        out.installed[t] = q("installed_share", _after(t, delivered) if owned else Const(0.0),
-                             "fraction", f"Share of year {t} with the owned hardware in place",
-                             "year", year=t)
-        out.ready[t] = q("ready_share", _after(t, ready) if owned else Const(0.0), "fraction",
+        installed: Expr = _after(t, delivered) if owned else Const(0.0)
+        working: Expr = _after(t, ready) if owned else Const(0.0)
+        if phases:  # each share from its own delivery (and the port)
+            installed = SUM(*[share * _after(t, years) for share, years in phases])
+            working = SUM(*[share * _after(t, MAX(years, ported)) for share, years in phases])
+        out.installed[t] = q("installed_share", installed, "fraction",
+                             f"Share of year {t} with the owned hardware in place", "year",
+                             year=t)
+        out.ready[t] = q("ready_share", working, "fraction",
                          f"Share of year {t} with the owned capacity ready for work", "year",
                          year=t)
         out.ported[t] = q("ported_share", _after(t, ported), "fraction",
