@@ -31,3 +31,38 @@ def test_no_input_unit_shows_the_word_money(lang):
             assert "money" not in shown and shown.startswith("USD"), (unit, shown)
     assert Strings("en").unit("money/1e6 tokens", "CNY") == "CNY/million tokens"
     assert Strings("zh").unit("money/1e6 tokens", "CNY") == "CNY/百万词元"
+
+
+def _serve_only(catalog):
+    from test_api_option import SERVE_ONLY
+
+    from tco.engine import compute
+    from tco.scenario import load_scenario_text
+
+    return compute(load_scenario_text(SERVE_ONLY, "serve-only.yaml"), catalog)
+
+
+# The API option `api` of test_api_option.SERVE_ONLY, by hand: (1e10 prompt tokens x 0.2 +
+# 2.5e9 output tokens x 0.6) / 1e6 = 3,500 USD a day, x 365 = 1,277,500 a year, paid at the
+# end of years 1..5 at 8 %: x (1 - 1.08^-5) / 0.08 = 3.99271 -> 5,100,687.
+API_NPV = 1_277_500 * (1 - 1.08 ** -5) / 0.08
+
+
+def test_monte_carlo_weighs_the_api_that_is_recommended(catalog):
+    """The 8-card H200 cannot serve the peak and the API, the option recommended, has no
+    uncertain input here: it is the cheapest option in every draw. Monte Carlo used to leave
+    API options out (here: "no feasible candidate to simulate"; beside cards: P(cheapest)
+    shared among the cards alone)."""
+    from tco.analysis.montecarlo import montecarlo
+    from tco.recommend import recommend
+
+    r = _serve_only(catalog)
+    assert recommend(r).option == "api"
+    assert r.candidate("api").values["npv_tco"] == pytest.approx(API_NPV, rel=1e-9)
+    for metric in ("cost_per_job", "cost_per_million_output_tokens"):
+        mc = montecarlo(r, draws=500, seed=3, metric=metric)
+        assert mc.prob_cheapest["api"] == 1.0
+        assert mc.prob_cheapest["groq"] == 0.0
+        p = mc.percentiles["api"]["npv_tco"]
+        assert p["p10"] == pytest.approx(API_NPV) and p["p90"] == pytest.approx(API_NPV)
+    assert mc.percentiles["api"][metric]["p50"] == pytest.approx(0.6)  # its output price
