@@ -66,3 +66,27 @@ def test_monte_carlo_weighs_the_api_that_is_recommended(catalog):
         p = mc.percentiles["api"]["npv_tco"]
         assert p["p10"] == pytest.approx(API_NPV) and p["p90"] == pytest.approx(API_NPV)
     assert mc.percentiles["api"][metric]["p50"] == pytest.approx(0.6)  # its output price
+
+
+def test_whatif_of_an_api_price_shows_the_api_and_the_recommendation_it_moves(catalog):
+    """A what-if of an API's prices used to list only the cards, each "unchanged", though the
+    API's NPV and the recommendation moved. Rented, 32 H200s serve the plan for less than the
+    API at 0.2/0.6 (test_api_option); at 0.01/0.01 the API costs (1e10 + 2.5e9) x 0.01 / 1e6
+    = 125 USD a day, 45,625 a year, x 3.99271 = 182,167 over 5 years at 8 %: it wins."""
+    from test_api_option import SERVE_ONLY
+
+    from tco.analysis.whatif import whatif
+    from tco.exporters.analysis_view import comparison_table
+    from tco.scenario import load_scenario_text
+
+    loaded = load_scenario_text(SERVE_ONLY.replace("cards: 8}", "cards: 32, acquire: rent}"),
+                                "big.yaml")
+    c = whatif(loaded, catalog, ["api_options.api.input_price_per_million_tokens=0.01",
+                                 "api_options.api.output_price_per_million_tokens=0.01"])
+    api = next(x for x in c.candidates if x.id == "api")
+    assert api.npv.before == pytest.approx(API_NPV)
+    assert api.npv.after == pytest.approx(45_625 * (1 - 1.08 ** -5) / 0.08)
+    assert "the recommendation changes: api (was h200)" in c.notes
+    table = comparison_table(c)
+    assert "api: NPV of TCO $5.10M -> $182k" in table
+    assert "NOTE: the recommendation changes: api (was h200)" in table
