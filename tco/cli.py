@@ -294,10 +294,11 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
         raise click.UsageError(f"{_JOB_OPTIONS[next(iter(shape))]} is for a training run, not "
                                "--serve")
     pins = _layout_option(layout_text, serve)
-    loaded = quick_job(model_params=model_params, active_params=active_params, tokens=tokens,
-                       card=card, cards=cards, precision=precision, mfu=mfu, region=region,
-                       currency=currency, serve=serve_fields, layout=pins, training=shape)
     try:
+        loaded = quick_job(model_params=model_params, active_params=active_params,
+                           tokens=tokens, card=card, cards=cards, precision=precision, mfu=mfu,
+                           region=region, currency=currency, serve=serve_fields, layout=pins,
+                           training=shape)
         result = compute(loaded, load_catalog(catalogs))
     except TcoError as exc:  # name the option, not the scenario path it was turned into
         if exc.file == "command line" and exc.field:

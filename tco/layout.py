@@ -92,6 +92,11 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     }
     pins = pinned(resolved, cid, wid)
     check_tensor_pin(values, resolved, cid, wid, pins)
+    if sparsity <= 1 and pins.get("ep", 1) > 1:  # no experts to spread: a dense model
+        raise ScenarioError(
+            f"expert parallelism spreads a mixture of experts' experts; this model is dense "
+            f"(active_params = params): expected ep 1, found {pins['ep']}", file=resolved.file,
+            field=layout_path(cid, wid, "ep"))
     options.update({d: [v] for d, v in pins.items()})
     out = []
     for combo in itertools.product(*(options[d] for d in DEGREES)):
