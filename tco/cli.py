@@ -293,6 +293,9 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
     if serve and shape:
         raise click.UsageError(f"{_JOB_OPTIONS[next(iter(shape))]} is for a training run, not "
                                "--serve")
+    if (experts or 0) > 0 and not (active_params is not None and active_params < model_params):
+        raise click.UsageError("--experts: routed experts are for a mixture of experts; "
+                               "expected --active-params below --model-params as well")
     pins = _layout_option(layout_text, serve)
     try:
         loaded = quick_job(model_params=model_params, active_params=active_params,

@@ -129,18 +129,12 @@ class Workload(_Strict):
         return self
 
     def _training_shape(self) -> Workload:
-        """A global batch holds at least one sequence; routed experts belong to a mixture
-        of experts (active_params below params), not to a dense model, where they were
-        ignored."""
+        """A global batch holds at least one sequence."""
         batch, seq = self.global_batch_tokens, self.seq_len_tokens
         if batch is not None and seq is not None and batch < seq:
             raise _field_error("too_small", f"a global batch of {batch:g} tokens is less than "
                                f"one sequence of {seq:g} (seq_len_tokens); expected at least "
                                "one sequence", "global_batch_tokens")
-        if (self.experts or 0) > 0 and not (self.active_params is not None
-                                 and self.active_params < self.params):
-            raise _field_error("dense", "routed experts are for a mixture of experts: expected "
-                               "active_params below params as well", "experts")
         return self
 
     @model_serializer(mode="wrap")

@@ -51,3 +51,26 @@ candidates:
 
     with pytest.raises(TcoError, match="global_batch_tokens"):
         load_scenario_text(text, "s.yaml")
+
+
+MOE = ["job", "--model-params", "47e9", "--active-params", "13e9", "--tokens", "1e12",
+       "--card", "h100-sxm", "--cards", "256"]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    # the search keeps every card of an expert group holding an expert; a pin skipped that
+    (["--experts", "8", "--layout", "ep=16"],
+     "--layout ep: an expert group of 16 cards for 8 routed experts: expected ep at most 8"),
+    # each token goes to experts_per_token (8 by default, pricing/assumptions.yaml) experts
+    (["--experts", "2"], "--experts: 2 routed experts per layer, fewer than the 8 each token"),
+])
+def test_expert_groups_and_experts_that_cannot_be(extra, message):
+    out = CliRunner().invoke(cli, [*MOE, *extra])
+    assert out.exit_code == 2, out.output
+    assert message in out.output and "Traceback" not in out.output
+
+
+def test_an_expert_group_as_wide_as_the_experts_is_fine():
+    out = CliRunner().invoke(cli, [*MOE, "--experts", "8", "--layout", "ep=8"])
+    assert out.exit_code == 0, out.output
+    assert "EP 8" in out.output
