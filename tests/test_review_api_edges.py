@@ -3,6 +3,7 @@ test failed before its fix (review of the serve2/fidelity2 merge)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tco.inputs as inputs_module
@@ -90,3 +91,27 @@ def test_whatif_of_an_api_price_shows_the_api_and_the_recommendation_it_moves(ca
     table = comparison_table(c)
     assert "api: NPV of TCO $5.10M -> $182k" in table
     assert "NOTE: the recommendation changes: api (was h200)" in table
+
+
+def test_a_distribution_may_be_given_for_an_api_price(catalog):
+    """`distributions:` was checked before the API options' prices were made, so a scenario
+    could not say how uncertain an API's price is ("no input 'api_options...'")."""
+    from test_api_option import SERVE_ONLY
+
+    from tco.analysis.montecarlo import drawn_inputs, montecarlo
+    from tco.engine import compute
+    from tco.scenario import load_scenario_text
+
+    path = "api_options.api.output_price_per_million_tokens"
+    text = SERVE_ONLY + f"""distributions:
+  {path}: {{dist: triangular, low: 0.5, high: 0.7}}
+"""
+    r = compute(load_scenario_text(text, "uncertain-api.yaml"), catalog)
+    drawn = drawn_inputs(r, draws=400, seed=2)[path]
+    assert 0.5 <= drawn.min() < 0.55 and 0.65 < drawn.max() <= 0.7
+    mc = montecarlo(r, draws=400, seed=2)
+    assert path in mc.varied
+    # the NPV is linear in the output price: 2.5e9 x 365 / 1e6 x 3.99271 = 3,643,348 per USD
+    per_usd = 2.5e9 * 365 / 1e6 * (1 - 1.08 ** -5) / 0.08
+    assert mc.percentiles["api"]["npv_tco"]["p50"] == pytest.approx(
+        API_NPV + per_usd * (float(np.median(drawn)) - 0.6), rel=1e-9)
