@@ -115,3 +115,22 @@ def test_a_distribution_may_be_given_for_an_api_price(catalog):
     per_usd = 2.5e9 * 365 / 1e6 * (1 - 1.08 ** -5) / 0.08
     assert mc.percentiles["api"]["npv_tco"]["p50"] == pytest.approx(
         API_NPV + per_usd * (float(np.median(drawn)) - 0.6), rel=1e-9)
+
+
+def test_sensitivity_shows_the_api_options(catalog):
+    """The API, recommended here, had no tornado: sensitivity covered the cards alone. Its
+    prompt price 0.2 moved 20 %: 1e10 tokens a day x 0.04 / 1e6 x 365 = 146,000 a year,
+    x 3.99271 = 582,935 either way."""
+    from test_api_option import SERVE_ONLY
+
+    from tco.analysis.sensitivity import sensitivity
+    from tco.scenario import load_scenario_text
+
+    loaded = load_scenario_text(SERVE_ONLY, "serve-only.yaml")
+    s = sensitivity(loaded, catalog, swing=0.2, result=_serve_only(catalog))
+    assert s.baseline["api"] == pytest.approx(API_NPV)
+    bar = next(b for b in s.bars["api"]
+               if b.path == "api_options.api.input_price_per_million_tokens")
+    step = 146_000 * (1 - 1.08 ** -5) / 0.08
+    assert bar.metric_low == pytest.approx(API_NPV - step)
+    assert bar.metric_high == pytest.approx(API_NPV + step)
