@@ -134,3 +134,27 @@ def test_sensitivity_shows_the_api_options(catalog):
     step = 146_000 * (1 - 1.08 ** -5) / 0.08
     assert bar.metric_low == pytest.approx(API_NPV - step)
     assert bar.metric_high == pytest.approx(API_NPV + step)
+
+
+@pytest.mark.parametrize("command", [
+    ["sensitivity", "--metric", "cost_per_million_output_tokens"],
+    ["breakeven", "--vary", "candidates.h100-sxm.card_price", "--candidate", "h100-sxm",
+     "--vs", "h200-sxm", "--metric", "cost_per_million_output_tokens"],
+])
+def test_the_serving_metric_follows_the_output_schema(command):
+    """Both commands take --metric cost_per_million_output_tokens; their schema allowed only
+    npv_tco and cost_per_job."""
+    import json
+
+    from click.testing import CliRunner
+    from test_json_schema import validator
+
+    from tco.cli import cli
+    from tco.resources import example_scenario
+
+    scenario = str(example_scenario().parent / "train-and-serve.yaml")
+    out = CliRunner().invoke(cli, [command[0], scenario, *command[1:], "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["metric"] == "cost_per_million_output_tokens"
+    assert not list(validator(command[0]).iter_errors(data))
