@@ -158,3 +158,25 @@ def test_the_serving_metric_follows_the_output_schema(command):
     data = json.loads(out.output)
     assert data["metric"] == "cost_per_million_output_tokens"
     assert not list(validator(command[0]).iter_errors(data))
+
+
+def test_breakeven_of_the_cost_per_token_compares_the_cost_per_token(catalog):
+    """The break-even's baseline and its refining step read the cost per run under the
+    serving metric: it printed the H100's cost per million output tokens as $1.17M (a training
+    run) and found no break-even where the cost per token of the two clusters does cross."""
+    from tco.analysis.breakeven import breakeven
+    from tco.analysis.settings import apply_values
+    from tco.engine import compute
+    from tco.resources import example_scenario
+    from tco.scenario import load_scenario
+
+    metric, path = "cost_per_million_output_tokens", "candidates.h100-sxm.card_price"
+    loaded = load_scenario(example_scenario().parent / "train-and-serve.yaml")
+    result = compute(loaded, catalog)
+    b = breakeven(loaded, catalog, path, "h100-sxm", "h200-sxm", metric, result=result)
+    assert b.base_a == result.candidate("h100-sxm").jobs["chat"][metric] < 1.0
+    assert b.base_b == result.candidate("h200-sxm").jobs["chat"][metric]
+    (x,) = [c.value for c in b.crossings]
+    at = compute(apply_values(loaded, {path: x}, "at the break-even"), catalog)
+    assert at.candidate("h100-sxm").jobs["chat"][metric] == pytest.approx(
+        at.candidate("h200-sxm").jobs["chat"][metric], rel=1e-6)

@@ -38,6 +38,7 @@ from .common import (
     baseline_values,
     members,
     metric_name,
+    metric_value,
     plausible_range,
     portfolio_of,
 )
@@ -170,8 +171,7 @@ def _metric_of(result: Result, oid: str, metric: str) -> float:
     port = portfolio_of(result, oid)
     if port is not None:
         return port.values["npv_tco"]  # the only metric of a portfolio (metric_name)
-    c = result.candidate(oid)
-    return c.values["npv_tco"] if metric == "npv_tco" else c.job["cost_per_job"]
+    return metric_value(result, oid, metric)
 
 
 def _distance(c: Crossing, v: float) -> float:
@@ -212,9 +212,16 @@ class _ScalarEngine:
                 env = model.evaluate(env, candidate=option)
             env = model.evaluate(env, candidate=cid)
             name = (f"{cid}.npv_tco" if self.metric == "npv_tco"
-                    else f"{cid}.{primary_of(resolved, cid)}.cost_per_job")
+                    else f"{cid}.{primary_of(resolved, cid)}.cost_per_job"
+                    if self.metric == "cost_per_job"
+                    else f"{cid}.{_first_serving(resolved.structure)}.{self.metric}")
             out.append(float(np.asarray(env[name]).reshape(-1)[0]))
         return out[0], out[1]
+
+
+def _first_serving(st: Structure) -> str:
+    """The workload of the serving metric (tco.analysis.common.metric_name's)."""
+    return next(wid for wid, _p, kind in st.workloads if kind == "serve")
 
 
 def _close(a: float, b: float) -> bool:
