@@ -589,8 +589,10 @@ def sensitivity(scenario: str | None, swing: str, use_range: bool, metric: str, 
 @scenario_argument
 @click.option("--vary", "path", required=True, metavar="PATH",
               help="The input to vary, by its dotted path.")
-@click.option("--candidate", required=True, help="Candidate (or portfolio) id A.")
-@click.option("--vs", "versus", required=True, help="Candidate (or portfolio) id B.")
+@click.option("--candidate", required=True,
+              help="Candidate, portfolio or per-token API option id A.")
+@click.option("--vs", "versus", required=True,
+              help="Candidate, portfolio or per-token API option id B.")
 @_METRIC
 @catalog_option
 @format_option(*FORMATS)

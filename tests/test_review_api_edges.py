@@ -3,6 +3,8 @@ test failed before its fix (review of the serve2/fidelity2 merge)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -180,3 +182,45 @@ def test_breakeven_of_the_cost_per_token_compares_the_cost_per_token(catalog):
     at = compute(apply_values(loaded, {path: x}, "at the break-even"), catalog)
     assert at.candidate("h100-sxm").jobs["chat"][metric] == pytest.approx(
         at.candidate("h200-sxm").jobs["chat"][metric], rel=1e-6)
+
+
+WINS = Path(__file__).with_name("data") / "review_api_wins.yaml"
+ANNUITY_3Y = (1 - 1.08 ** -3) / 0.08  # 3 years at 8 %: 2.577097
+
+
+def test_breakeven_of_two_rent_options_sizes_their_sources(catalog):
+    """A generated rent option reads its source's size and layout; the break-even left the
+    sources unsized and laid out by default, so h100-rent cost $2.37M at the baseline price
+    ($304k in tco compare) and the break-even came out at 0.53 USD/card-hour. A rent option's
+    NPV is its rent, proportional to the price: they cross at 2.35 x NPV(h200-rent) /
+    NPV(h100-rent) = 2.35 x 327,362 / 303,572 = 2.534."""
+    from tco.analysis.breakeven import breakeven
+    from tco.engine import compute
+    from tco.scenario import load_scenario
+
+    loaded = load_scenario(WINS)
+    r = compute(loaded, catalog)
+    a, b = (r.candidate(c).values["npv_tco"] for c in ("h100-rent", "h200-rent"))
+    out = breakeven(loaded, catalog, "candidates.h100.cloud_price_per_card_hour", "h100-rent",
+                    "h200-rent", result=r)
+    (x,) = [c.value for c in out.crossings]
+    assert x == pytest.approx(2.35 * b / a, rel=1e-5)
+
+
+def test_breakeven_takes_an_api_option(catalog):
+    """`--candidate groq` was "no candidate 'groq'". Groq's NPV grows by 5e8 output tokens a
+    day x 365 / 1e6 x 2.577097 = 470,320 per USD of its output price (0.1): it meets
+    h100-rent's NPV at 0.1 + (NPV(h100-rent) - NPV(groq)) / 470,320 (about 0.445)."""
+    from tco.analysis.breakeven import breakeven
+    from tco.engine import compute
+    from tco.scenario import load_scenario
+
+    loaded = load_scenario(WINS)
+    r = compute(loaded, catalog)
+    rent, api = (r.candidate(c).values["npv_tco"] for c in ("h100-rent", "groq"))
+    per_usd = 5e8 * 365 / 1e6 * ANNUITY_3Y
+    out = breakeven(loaded, catalog, "api_options.groq.output_price_per_million_tokens",
+                    "groq", "h100-rent", result=r)
+    (x,) = [c.value for c in out.crossings]
+    assert x == pytest.approx(0.1 + (rent - api) / per_usd, rel=1e-5)
+    assert 0.44 < x < 0.45

@@ -199,10 +199,14 @@ class _ScalarEngine:
         model = self._models.get(key)
         if model is None:
             model = self._models[key] = build_model(resolved.structure)
-        # only the pair's clusters (a portfolio's options) are sized: the others are not
-        # evaluated
+        # only the pair's clusters (a portfolio's options) are sized and laid out: the others
+        # are not evaluated; a generated rent option reads its source's size and layout, so
+        # its source is sized too
+        st = resolved.structure
+        source = dict(zip(st.candidates, st.inputs_of))
         own = {c for oid in self.pair for c in self.portfolios.get(oid, [oid])}
-        others = frozenset(resolved.structure.candidates) - own
+        own |= {source[c] for c in own if c in source}
+        others = frozenset(st.candidates) - own
         resolved = size_clusters(model, replace(resolved, sized=others))
         values = input_values(resolved)
         out = []
