@@ -142,6 +142,11 @@ def check_tensor_pin(values: Mapping[str, float], resolved: Resolved, cid: str, 
             f"tensor parallelism stays inside the scale-up domain: expected tp at most "
             f"{domain} on this card, found {pins['tp']}", file=resolved.file,
             field=layout_path(cid, wid, "tp"))
+    if domain % pins.get("tp", 1):  # tp 3 of 8: a group would straddle two domains
+        raise ScenarioError(
+            f"tensor-parallel groups tile the scale-up domain of {domain} cards: expected tp "
+            f"a divisor of {domain}, found {pins['tp']}", file=resolved.file,
+            field=layout_path(cid, wid, "tp"))
 
 
 def check_expert_pin(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,

@@ -23,6 +23,9 @@ JOB = ["job", "--model-params", "70e9", "--tokens", "2e12", "--card", "h100-sxm"
      "--experts: routed experts are for a mixture of experts"),
     (["--layout", "ep=8"], "--layout ep: expert parallelism spreads a mixture of experts'"),
     (["--precision", "int8"], "--precision: int8 is a serving format"),
+    # 3-card tensor groups in 8-card servers: 1,024 / (3 x 4) = 85.3 data-parallel replicas
+    (["--layout", "tp=3"], ("--layout tp: tensor-parallel groups tile the scale-up domain "
+                            "of 8 cards: expected tp a divisor of 8, found 3")),
 ])
 def test_a_shape_that_cannot_be_is_one_message_naming_the_option(extra, message):
     out = CliRunner().invoke(cli, [*JOB, *extra])
@@ -74,3 +77,11 @@ def test_an_expert_group_as_wide_as_the_experts_is_fine():
     out = CliRunner().invoke(cli, [*MOE, "--experts", "8", "--layout", "ep=8"])
     assert out.exit_code == 0, out.output
     assert "EP 8" in out.output
+
+
+def test_a_serving_tensor_group_tiles_the_server_too():
+    out = CliRunner().invoke(cli, [
+        "job", "--serve", "--model-params", "70e9", "--precision", "fp8", "--card", "h200-sxm",
+        "--cards", "16", "--input-tokens-per-day", "2e9", "--output-tokens-per-day", "5e8",
+        "--prompt-tokens", "2000", "--output-tokens", "500", "--layout", "tp=3"])
+    assert out.exit_code == 2 and "expected tp a divisor of 8, found 3" in out.output
