@@ -106,8 +106,9 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
            + [a.id for a in result.api_options])
     for flag, cid in (("--candidate", candidate), ("--vs", versus)):
         if cid not in ids:
-            what = "candidate or portfolio" if result.portfolios else "candidate"
-            what += " or API option" if result.api_options else ""
+            kinds = ["candidate", *(["portfolio"] if result.portfolios else []),
+                     *(["API option"] if result.api_options else [])]
+            what = " or ".join(kinds) if len(kinds) < 3 else "candidate, portfolio or API option"
             raise UnknownId(f"no {what} '{cid}'{did_you_mean(cid, ids)}", field=flag)
         port = portfolio_of(result, cid)
         if port is not None and not port.feasible:
