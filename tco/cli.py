@@ -293,11 +293,15 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
     if serve and shape:
         raise click.UsageError(f"{_JOB_OPTIONS[next(iter(shape))]} is for a training run, not "
                                "--serve")
+    if (experts or 0) > 0 and not (active_params is not None and active_params < model_params):
+        raise click.UsageError("--experts: routed experts are for a mixture of experts; "
+                               "expected --active-params below --model-params as well")
     pins = _layout_option(layout_text, serve)
-    loaded = quick_job(model_params=model_params, active_params=active_params, tokens=tokens,
-                       card=card, cards=cards, precision=precision, mfu=mfu, region=region,
-                       currency=currency, serve=serve_fields, layout=pins, training=shape)
     try:
+        loaded = quick_job(model_params=model_params, active_params=active_params,
+                           tokens=tokens, card=card, cards=cards, precision=precision, mfu=mfu,
+                           region=region, currency=currency, serve=serve_fields, layout=pins,
+                           training=shape)
         result = compute(loaded, load_catalog(catalogs))
     except TcoError as exc:  # name the option, not the scenario path it was turned into
         if exc.file == "command line" and exc.field:
@@ -585,8 +589,10 @@ def sensitivity(scenario: str | None, swing: str, use_range: bool, metric: str, 
 @scenario_argument
 @click.option("--vary", "path", required=True, metavar="PATH",
               help="The input to vary, by its dotted path.")
-@click.option("--candidate", required=True, help="Candidate (or portfolio) id A.")
-@click.option("--vs", "versus", required=True, help="Candidate (or portfolio) id B.")
+@click.option("--candidate", required=True,
+              help="Candidate, portfolio or per-token API option id A.")
+@click.option("--vs", "versus", required=True,
+              help="Candidate, portfolio or per-token API option id B.")
 @_METRIC
 @catalog_option
 @format_option(*FORMATS)

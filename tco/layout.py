@@ -92,6 +92,7 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     }
     pins = pinned(resolved, cid, wid)
     check_tensor_pin(values, resolved, cid, wid, pins)
+    check_expert_pin(values, resolved, cid, wid, pins, sparsity)
     options.update({d: [v] for d, v in pins.items()})
     out = []
     for combo in itertools.product(*(options[d] for d in DEGREES)):
@@ -141,6 +142,34 @@ def check_tensor_pin(values: Mapping[str, float], resolved: Resolved, cid: str, 
             f"tensor parallelism stays inside the scale-up domain: expected tp at most "
             f"{domain} on this card, found {pins['tp']}", file=resolved.file,
             field=layout_path(cid, wid, "tp"))
+    if domain % pins.get("tp", 1):  # tp 3 of 8: a group would straddle two domains
+        raise ScenarioError(
+            f"tensor-parallel groups tile the scale-up domain of {domain} cards: expected tp "
+            f"a divisor of {domain}, found {pins['tp']}", file=resolved.file,
+            field=layout_path(cid, wid, "tp"))
+
+
+def check_expert_pin(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
+                     pins: Mapping[str, int], sparsity: float) -> None:
+    """Experts that can be spread: a dense model has none (ep 1), a pinned expert group is no
+    wider than the routed experts given (every card holds at least one, as the search
+    keeps it), and a token is routed to no more experts than there are."""
+    wp = f"workloads.{wid}"
+    experts, k, ep = values.get(f"{wp}.experts", 0.0), values[f"{wp}.experts_per_token"], \
+        pins.get("ep", 1)
+    if sparsity > 1 and 0 < experts < k:
+        raise ScenarioError(f"{experts:g} routed experts per layer, fewer than the "
+                            f"{k:g} each token is routed to (experts_per_token): expected at "
+                            f"least {k:g}", file=resolved.file, field=f"{wp}.experts")
+    if sparsity <= 1 and ep > 1:  # no experts to spread: a dense model
+        msg = (f"expert parallelism spreads a mixture of experts' experts; this model is dense "
+               f"(active_params = params): expected ep 1, found {ep}")
+    elif sparsity > 1 and 0 < experts < ep:
+        msg = (f"an expert group of {ep} cards for {experts:g} routed experts: expected ep at "
+               f"most {experts:g} (every card holds at least one expert)")
+    else:
+        return
+    raise ScenarioError(msg, file=resolved.file, field=layout_path(cid, wid, "ep"))
 
 
 def unplaceable(resolved: Resolved, cid: str, wid: str, pins: Mapping[str, int],

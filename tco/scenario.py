@@ -109,7 +109,7 @@ class Workload(_Strict):
                 if getattr(self, key) is not None:
                     raise _field_error("unknown_field", f"'{key}' is for a serving workload "
                                        "(kind: serve)", key)
-            return self
+            return self._training_shape()
         for key in TRAINING_ONLY:
             if key in self.model_fields_set:
                 raise _field_error("unknown_field", f"'{key}' is for a training workload; a "
@@ -126,6 +126,15 @@ class Workload(_Strict):
             raise _field_error("not_positive", "expected a positive number of tokens per "
                                f"second, found {self.tokens_per_s_per_user:g}",
                                "tokens_per_s_per_user")
+        return self
+
+    def _training_shape(self) -> Workload:
+        """A global batch holds at least one sequence."""
+        batch, seq = self.global_batch_tokens, self.seq_len_tokens
+        if batch is not None and seq is not None and batch < seq:
+            raise _field_error("too_small", f"a global batch of {batch:g} tokens is less than "
+                               f"one sequence of {seq:g} (seq_len_tokens); expected at least "
+                               "one sequence", "global_batch_tokens")
         return self
 
     @model_serializer(mode="wrap")

@@ -38,6 +38,7 @@ from .common import (
     baseline_values,
     members,
     metric_name,
+    metric_value,
     plausible_range,
     portfolio_of,
 )
@@ -105,8 +106,9 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
            + [a.id for a in result.api_options])
     for flag, cid in (("--candidate", candidate), ("--vs", versus)):
         if cid not in ids:
-            what = "candidate or portfolio" if result.portfolios else "candidate"
-            what += " or API option" if result.api_options else ""
+            kinds = ["candidate", *(["portfolio"] if result.portfolios else []),
+                     *(["API option"] if result.api_options else [])]
+            what = " or ".join(kinds) if len(kinds) < 3 else "candidate, portfolio or API option"
             raise UnknownId(f"no {what} '{cid}'{did_you_mean(cid, ids)}", field=flag)
         port = portfolio_of(result, cid)
         if port is not None and not port.feasible:
@@ -170,8 +172,7 @@ def _metric_of(result: Result, oid: str, metric: str) -> float:
     port = portfolio_of(result, oid)
     if port is not None:
         return port.values["npv_tco"]  # the only metric of a portfolio (metric_name)
-    c = result.candidate(oid)
-    return c.values["npv_tco"] if metric == "npv_tco" else c.job["cost_per_job"]
+    return metric_value(result, oid, metric)
 
 
 def _distance(c: Crossing, v: float) -> float:
@@ -199,10 +200,14 @@ class _ScalarEngine:
         model = self._models.get(key)
         if model is None:
             model = self._models[key] = build_model(resolved.structure)
-        # only the pair's clusters (a portfolio's options) are sized: the others are not
-        # evaluated
+        # only the pair's clusters (a portfolio's options) are sized and laid out: the others
+        # are not evaluated; a generated rent option reads its source's size and layout, so
+        # its source is sized too
+        st = resolved.structure
+        source = dict(zip(st.candidates, st.inputs_of))
         own = {c for oid in self.pair for c in self.portfolios.get(oid, [oid])}
-        others = frozenset(resolved.structure.candidates) - own
+        own |= {source[c] for c in own if c in source}
+        others = frozenset(st.candidates) - own
         resolved = size_clusters(model, replace(resolved, sized=others))
         values = input_values(resolved)
         out = []
@@ -212,9 +217,16 @@ class _ScalarEngine:
                 env = model.evaluate(env, candidate=option)
             env = model.evaluate(env, candidate=cid)
             name = (f"{cid}.npv_tco" if self.metric == "npv_tco"
-                    else f"{cid}.{primary_of(resolved, cid)}.cost_per_job")
+                    else f"{cid}.{primary_of(resolved, cid)}.cost_per_job"
+                    if self.metric == "cost_per_job"
+                    else f"{cid}.{_first_serving(resolved.structure)}.{self.metric}")
             out.append(float(np.asarray(env[name]).reshape(-1)[0]))
         return out[0], out[1]
+
+
+def _first_serving(st: Structure) -> str:
+    """The workload of the serving metric (tco.analysis.common.metric_name's)."""
+    return next(wid for wid, _p, kind in st.workloads if kind == "serve")
 
 
 def _close(a: float, b: float) -> bool:

@@ -110,8 +110,9 @@ def compare_results(before: Result, after: Result, before_label: str, after_labe
         raise TcoError(f"the scenarios are in different currencies ({before.currency}, "
                        f"{after.currency}); compare scenarios in the same currency")
     rank_b, rank_a = ranking(before), ranking(after)
-    ids = [c.id for c in before.candidates] + [
-        c.id for c in after.candidates if c.id not in {x.id for x in before.candidates}]
+    # the candidates, then the per-token API options (the recommendation weighs them too)
+    ids = [c.id for c in (*before.candidates, *before.api_options)]
+    ids += [c.id for c in (*after.candidates, *after.api_options) if c.id not in ids]
     cands = [_candidate_change(cid, before, after, rank_b, rank_a, (before_label, after_label))
              for cid in ids]
     inputs = _input_changes(before, after)
@@ -126,21 +127,35 @@ def compare_results(before: Result, after: Result, before_label: str, after_labe
             notes.append("the ranking changes below the top: " + " < ".join(rank_a))
     for c in cands:
         notes.extend(f"{c.id}: {n}" for n in c.notes)
+    notes.extend(_recommendation_change(before, after))
     return Comparison(before_label, after_label, before.currency, inputs, cands, rank_b, rank_a,
                       notes, before, after)
 
 
+def _recommendation_change(before: Result, after: Result) -> list[str]:
+    """A note when the option recommended (tco.recommend: cards, a portfolio or a per-token
+    API) is another one after the change."""
+    from ..recommend import recommend
+
+    rec_b, rec_a = recommend(before), recommend(after)
+    was, now = (rec_b.option if rec_b else None), (rec_a.option if rec_a else None)
+    if was == now:
+        return []
+    return [f"the recommendation changes: {now or 'none'} (was {was or 'none'})"]
+
+
 def _find(result: Result, cid: str) -> CandidateResult | None:
-    return next((c for c in result.candidates if c.id == cid), None)
+    return next((c for c in (*result.candidates, *result.api_options) if c.id == cid), None)
 
 
 def _candidate_change(cid: str, before: Result, after: Result, rank_b: list[str],
                       rank_a: list[str], labels: tuple[str, str]) -> CandidateChange:
     cb, ca = _find(before, cid), _find(after, cid)
+    # (an API option has no yearly components: its NPV line alone)
     pv_b = present_values(cb, before.inputs["finance.discount_rate"].value) if (
-        cb and cb.quantified) else {}
+        cb and cb.quantified and cb.yearly) else {}
     pv_a = present_values(ca, after.inputs["finance.discount_rate"].value) if (
-        ca and ca.quantified) else {}
+        ca and ca.quantified and ca.yearly) else {}
     comps = [Line(k, COMPONENT_LABELS[k], pv_b.get(k), pv_a.get(k)) for k in COMPONENTS]
     job_b = cb.job if cb and cb.quantified else {}
     job_a = ca.job if ca and ca.quantified else {}

@@ -127,7 +127,7 @@ def comparison_table(c: Comparison) -> str:
         out.extend(f"  note: {n}" for n in x.notes)
     if c.notes:
         out.append("")
-        top = [n for n in c.notes if n.startswith("the ranking")]
+        top = [n for n in c.notes if n.startswith(("the ranking", "the recommendation"))]
         out.extend(f"NOTE: {n}" for n in top)
     return printable_lines("\n".join(out).rstrip()) + "\n"
 

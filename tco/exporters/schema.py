@@ -18,6 +18,7 @@ import json
 import sys
 from typing import Any
 
+from ..analysis.common import METRICS
 from ..model import YEAR_SHARES
 from .fields import (
     ALL_WORKLOAD_FIELDS,
@@ -415,7 +416,7 @@ def _comparison() -> JsonObj:
 def _sensitivity() -> JsonObj:
     n = lambda text, unit="": _t("number", text, unit)
     return _obj({
-        "metric": {"enum": ["npv_tco", "cost_per_job"], "description": "The metric moved"},
+        "metric": {"enum": list(METRICS), "description": "The metric moved"},
         "mode": {"enum": ["swing", "range"], "description":
                  "swing: every input -swing/+swing; range: its catalog low..high"},
         "swing": _t("number", "The swing; null in range mode", "fraction", null=True),
@@ -448,7 +449,7 @@ def _breakeven() -> JsonObj:
         "unit": _t("string", "Unit of the input values"),
         "candidate": _t("string", "Candidate id A"),
         "versus": _t("string", "Candidate id B"),
-        "metric": {"enum": ["npv_tco", "cost_per_job"], "description": "The metric compared"},
+        "metric": {"enum": list(METRICS), "description": "The metric compared"},
         "currency": _currency(),
         "value": maybe("The break-even value closest to the baseline; null when there is none "
                        "or the order flips between two whole numbers", IN_UNIT),

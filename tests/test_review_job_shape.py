@@ -1,0 +1,87 @@
+"""`tco job`'s training shape and pins that make no sense are one message naming the option,
+exit 2 (they were accepted: a 1,000-token batch of 100,000-token sequences gave a run of
+11,113 days; routed experts on a dense model were ignored; an expert-parallel pin on a dense
+model laid it out over 8 expert groups it does not have)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from tco.cli import cli
+from tco.scenario import load_scenario_text
+
+JOB = ["job", "--model-params", "70e9", "--tokens", "2e12", "--card", "h100-sxm",
+       "--cards", "1024"]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--seq-len", "100000", "--batch-tokens", "1000"],
+     "--batch-tokens: a global batch of 1000 tokens is less than one sequence of 100000"),
+    (["--experts", "8"], "--experts: routed experts are for a mixture of experts"),
+    (["--experts", "8", "--active-params", "70e9"],
+     "--experts: routed experts are for a mixture of experts"),
+    (["--layout", "ep=8"], "--layout ep: expert parallelism spreads a mixture of experts'"),
+    (["--precision", "int8"], "--precision: int8 is a serving format"),
+    # 3-card tensor groups in 8-card servers: 1,024 / (3 x 4) = 85.3 data-parallel replicas
+    (["--layout", "tp=3"], ("--layout tp: tensor-parallel groups tile the scale-up domain "
+                            "of 8 cards: expected tp a divisor of 8, found 3")),
+])
+def test_a_shape_that_cannot_be_is_one_message_naming_the_option(extra, message):
+    out = CliRunner().invoke(cli, [*JOB, *extra])
+    assert out.exit_code == 2, out.output
+    assert message in out.output and "Traceback" not in out.output
+    assert "workloads.job" not in out.output  # the option, not the path it was turned into
+
+
+def test_a_batch_of_exactly_one_sequence_and_a_moe_with_experts_are_fine():
+    ok = CliRunner().invoke(cli, [*JOB, "--seq-len", "4096", "--batch-tokens", "4096"])
+    assert ok.exit_code == 0, ok.output
+    moe = CliRunner().invoke(cli, [*JOB, "--active-params", "10e9", "--experts", "64",
+                                   "--layout", "ep=8"])
+    assert moe.exit_code == 0, moe.output
+    assert "EP 8" in moe.output
+
+
+def test_the_scenario_says_the_same(tmp_path):
+    text = """
+workloads:
+  - {id: w, params: 70e9, tokens: 1e12, seq_len_tokens: 8192, global_batch_tokens: 4096}
+candidates:
+  - {id: h100, card: h100-sxm, cards: 64}
+"""
+    from tco.errors import TcoError
+
+    with pytest.raises(TcoError, match="global_batch_tokens"):
+        load_scenario_text(text, "s.yaml")
+
+
+MOE = ["job", "--model-params", "47e9", "--active-params", "13e9", "--tokens", "1e12",
+       "--card", "h100-sxm", "--cards", "256"]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    # the search keeps every card of an expert group holding an expert; a pin skipped that
+    (["--experts", "8", "--layout", "ep=16"],
+     "--layout ep: an expert group of 16 cards for 8 routed experts: expected ep at most 8"),
+    # each token goes to experts_per_token (8 by default, pricing/assumptions.yaml) experts
+    (["--experts", "2"], "--experts: 2 routed experts per layer, fewer than the 8 each token"),
+])
+def test_expert_groups_and_experts_that_cannot_be(extra, message):
+    out = CliRunner().invoke(cli, [*MOE, *extra])
+    assert out.exit_code == 2, out.output
+    assert message in out.output and "Traceback" not in out.output
+
+
+def test_an_expert_group_as_wide_as_the_experts_is_fine():
+    out = CliRunner().invoke(cli, [*MOE, "--experts", "8", "--layout", "ep=8"])
+    assert out.exit_code == 0, out.output
+    assert "EP 8" in out.output
+
+
+def test_a_serving_tensor_group_tiles_the_server_too():
+    out = CliRunner().invoke(cli, [
+        "job", "--serve", "--model-params", "70e9", "--precision", "fp8", "--card", "h200-sxm",
+        "--cards", "16", "--input-tokens-per-day", "2e9", "--output-tokens-per-day", "5e8",
+        "--prompt-tokens", "2000", "--output-tokens", "500", "--layout", "tp=3"])
+    assert out.exit_code == 2 and "expected tp a divisor of 8, found 3" in out.output
