@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from .catalog import Catalog
     from .scenario import Loaded
 
+MAX_AGE_YEARS = 30  # a held card's age, for its book value
+
 HELD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("cards", "cards", "Cards the buyer holds, in service", 1, 1e6, integer=True),
     InputSpec("resale_price_per_card", "money/card", "What one held card (with its share of "
@@ -58,6 +60,10 @@ def held_stock_inputs(loaded: Loaded, catalog: Catalog, given: Callable[..., Inp
             raise loaded.error("give resale_price_per_card (what a held card sells for now, "
                                "with a source in the note) or age_years (a book value from "
                                "the catalog's new price)", where)
+        elif not 0 <= stock.age_years <= MAX_AGE_YEARS:
+            raise loaded.error(f"found {stock.age_years:g}, outside the plausible range 0 to "
+                               f"{MAX_AGE_YEARS} years for the held cards' age",
+                               where + ["age_years"])
         else:
             out.append(_book_value(catalog, card_id, stock.age_years, read, fx, fx_note))
     return out

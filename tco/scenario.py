@@ -275,7 +275,7 @@ class HeldStock(_Strict):
 
     cards: Whole = Field(ge=1, le=1_000_000)
     resale_price_per_card: Num | None = None  # per card with its share of the server, now
-    age_years: Num | None = Field(default=None, ge=0, le=30)
+    age_years: Num | None = None  # 0 to 30 (checked in tco.held, naming the field)
 
 
 class Policy(_Strict):

@@ -120,6 +120,9 @@ def test_the_stock_and_note_are_in_every_output(catalog, tmp_path):
 @pytest.mark.parametrize("stock, message", [
     ("{h100-sxn: {cards: 8, age_years: 1}}", "unknown card 'h100-sxn'"),
     ("{h100-sxm: {cards: 8}}", "give resale_price_per_card"),
+    ("{h100-sxm: {cards: 8, age_years: 31}}",
+     "age_years: found 31, outside the plausible range 0 to 30 years"),
+    ("{h100-sxm: {cards: 8, age_years: -1}}", "age_years: found -1, outside"),
 ])
 def test_a_bad_stock_gets_one_clear_message(tmp_path, stock, message):
     path = tmp_path / "bad.yaml"
