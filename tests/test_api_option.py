@@ -282,3 +282,26 @@ def test_breakeven_names_api_options_among_what_it_accepts(serve_only, catalog):
     with pytest.raises(TcoError, match="no candidate or API option 'apx'"):
         breakeven(loaded, catalog, "api_options.api.output_price_per_million_tokens", "apx",
                   "groq", result=serve_only)
+
+
+def test_the_compare_csv_lists_the_api_option_and_the_portfolio(catalog):
+    """A CSV reader sees every way the plan can be delivered, the API and the portfolio
+    included (the recommendation may be either), with the engine's NPVs."""
+    import csv
+    import io
+
+    result = compute(load_scenario(SCENARIO), catalog)
+    out = CliRunner().invoke(cli, ["compare", str(SCENARIO), "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(out.output))}
+    api = rows["chat-api"]
+    assert api["acquire"] == "api" and api["cards"] == "0"
+    assert float(api["npv_tco"]) == result.candidate("chat-api").values["npv_tco"]
+    assert float(api["chat.cost_per_million_output_tokens"]) == pytest.approx(0.30)
+    assert api["gpu_hours_per_job"] == ""  # no cluster of its own
+    (port,) = result.portfolios
+    row = rows[port.id]
+    assert row["acquire"] == "portfolio" and row["card"] == " + ".join(port.options)
+    assert float(row["npv_tco"]) == port.values["npv_tco"]
+    assert int(row["cards"]) == sum(int(result.candidate(o).inputs["cards"])
+                                    for o in port.options)

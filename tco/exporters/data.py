@@ -221,7 +221,31 @@ def compare_csv(result: Result) -> str:
         rows.append([d[k] for k in cols] + ["; ".join(d[k]) for k in texts]
                     + [result.currency, *prov.values()] + serve_csv_values(result, c)
                     + workload_csv_values(result, c))
+    for d, serving in combined_rows(result):  # ranked with the options, so listed with them
+        rows.append([d.get(k) for k in cols] + ["; ".join(d.get(k, [])) for k in texts]
+                    + [result.currency, *prov.values()] + serving
+                    + [None] * len(workload_csv_header(result)))
     return csv_text(rows)
+
+
+def combined_rows(result: Result) -> list[tuple[dict[str, Any], list[Any]]]:
+    """The CSV rows of the per-token API options (acquire `api`) and of the portfolios
+    (acquire `portfolio`, options joined by " + " as the card): what they have of the table's
+    columns (an NPV, no cluster of their own), and an API's serving columns."""
+    out = []
+    for a in result.api_options:
+        d = {"id": a.id, "name": a.info.name, "card": "", "acquire": "api", "cards": 0,
+             "feasible": a.feasible, "notes": a.notes, "reasons": a.reasons,
+             **{k: a.values[k] for k in ("npv_tco", "undiscounted_tco")}}
+        out.append((d, serve_csv_values(result, a)))
+    for p in result.portfolios:
+        d = {"id": p.id, "name": p.name, "card": " + ".join(p.options),
+             "acquire": "portfolio", "feasible": p.feasible,
+             "cards": sum(int(result.candidate(o).inputs["cards"]) for o in p.options),
+             **({k: p.values[k] for k in ("npv_tco", "undiscounted_tco")} if p.feasible
+                else {})}
+        out.append((d, [None] * len(serve_csv_header(result))))
+    return out
 
 
 def rows_csv(header: list[str], rows: list[list[Any]]) -> str:
