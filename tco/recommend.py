@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .result import CandidateResult, PortfolioResult, Result
 
-MODES = ("buy", "rent", "hybrid", "portfolio", "api")
+MODES = ("buy", "lease", "rent", "hybrid", "portfolio", "api")
 # `rent_pricing` tiers in words (the JSON's `pricing` keeps the tier, dashed)
 PRICING_WORDS = {"committed-3yr": "3-year committed"}
 
@@ -21,7 +21,7 @@ PRICING_WORDS = {"committed-3yr": "3-year committed"}
 @dataclass(frozen=True)
 class Recommendation:
     option: str  # the recommended option's id
-    mode: str  # buy | rent | hybrid
+    mode: str  # buy | lease | rent | hybrid | portfolio | api
     name: str
     card_name: str
     cards: int
@@ -45,6 +45,8 @@ class Recommendation:
             return f"rent {self.card_name} at {PRICING_WORDS.get(self.pricing, self.pricing)} prices"
         if self.mode == "hybrid":
             return f"buy {self.card_name} and rent what it cannot do (hybrid)"
+        if self.mode == "lease":
+            return f"lease {self.card_name}"
         return f"buy {self.card_name}"
 
 
@@ -63,6 +65,24 @@ def _money(x: float, currency: str) -> str:
     return money(x, currency)
 
 
+def _lease_or_buy(result: Result, rec: CandidateResult, ok: bool) -> list[str]:
+    """Bought, what leasing the cheapest leased option would cost; leased, what buying would
+    (on the same basis: delivering the plan)."""
+    mode = rec.info.acquire
+    if mode not in ("buy", "lease"):
+        return []
+    want = "lease" if mode == "buy" else "buy"
+    other = next((c for c in result.candidates if (delivers(c) if ok else usable(c))
+                  and c.info.acquire == want), None)
+    if other is None:
+        return []
+    what, which = ("leasing", "leased") if want == "lease" else ("buying", "bought")
+    gap = other.values["npv_tco"] - rec.values["npv_tco"]
+    cur = result.currency
+    return [f"{what} costs more: the cheapest {which} option ({other.id}) costs "
+            f"{_money(other.values['npv_tco'], cur)} to deliver the plan, {_money(gap, cur)} more"]
+
+
 def recommend(result: Result) -> Recommendation | None:
     """The best-ranked option (or portfolio of options) that may be used here, with its
     reasons; None when none may."""
@@ -77,7 +97,7 @@ def recommend(result: Result) -> Recommendation | None:
         return None
     cur, years = result.currency, result.structure.horizon_years
     mode = rec.info.acquire
-    pricing = "" if mode == "buy" else rented_at(result, rec)
+    pricing = "" if mode in ("buy", "lease") else rented_at(result, rec)
     npv = rec.values["npv_tco"]
     ok = delivers(rec)
     pool = [c for c in result.candidates if (delivers(c) if ok else usable(c))]
@@ -113,6 +133,7 @@ def recommend(result: Result) -> Recommendation | None:
             f"{what} costs more: the cheapest {which} option ({other.id}) costs "
             f"{_money(other.values['npv_tco'], cur)} to deliver the plan, {_money(gap, cur)} "
             "more")
+    reasons += _lease_or_buy(result, rec, ok)
     source = result.candidate(rec.info.inputs_of) if rec.info.inputs_of else None
     if rented and source is not None and source.priced and "breakeven_utilization" in \
             source.values:
@@ -223,7 +244,8 @@ def _option_action(result: Result, c: CandidateResult) -> str:
         return f"pay {c.info.card_name} per token ({c.id}) for {', '.join(c.carries)}"
     pricing = PRICING_WORDS.get(rented_at(result, c), rented_at(result, c))
     verb = {"rent": f"rent {c.info.card_name} at {pricing} prices",
-            "hybrid": f"buy {c.info.card_name} and rent what it cannot do"}.get(
+            "hybrid": f"buy {c.info.card_name} and rent what it cannot do",
+            "lease": f"lease {c.info.card_name}"}.get(
         c.info.acquire, f"buy {c.info.card_name}")
     return f"{verb} ({c.id}, {int(c.inputs['cards']):,} cards) for {', '.join(c.carries)}"
 

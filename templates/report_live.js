@@ -354,6 +354,8 @@
         pricing: T["pricing_" + rec.pricing.replace("-", "_")] }];
     } else if (rec.mode === "hybrid") {
       headline = ["sum_recommend_hybrid", { card: rec.card, cards: rec.cards }];
+    } else if (rec.mode === "lease") {
+      headline = ["sum_recommend_lease", { name: rec.name, cards: rec.cards }];
     } else {
       headline = ["sum_recommend", { name: rec.name, cards: rec.cards }];
     }

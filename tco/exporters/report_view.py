@@ -343,6 +343,8 @@ class View:
         elif said.mode == "hybrid":
             headline = s.segments("sum_recommend_hybrid", card=rec.info.card_name,
                                   cards=cards)
+        elif said.mode == "lease":
+            headline = s.segments("sum_recommend_lease", name=self.name(rec), cards=cards)
         else:
             headline = s.segments("sum_recommend", name=self.name(rec), cards=cards)
         why: list[list[Segment]] = []

@@ -83,7 +83,9 @@ def field_schema(f: Field) -> JsonObj:
                      "a cloud price for the card.",
             "shortfall": " Null unless the candidate is priced and feasible and its shortfall "
                          "can be priced (a cloud price for the card, or for another card usable "
-                         "in the region)."}[f.when]
+                         "in the region).",
+            "lease": " Null unless the candidate is priced and feasible and leases its "
+                     "hardware (acquire: lease)."}[f.when]
     text = _text(f.description, f.unit) + ("." + when if when else "")
     if f.kind in _JSON_TYPE:
         return _t(_JSON_TYPE[f.kind], text, null=f.nullable)
@@ -101,7 +103,7 @@ def field_schema(f: Field) -> JsonObj:
 
 def _null_rule(fields: tuple[Field, ...]) -> JsonObj:
     """Infeasible: every quantified figure is null (or empty); feasible: none of them is."""
-    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall")]
+    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall", "lease")]
     then: JsonObj = {}
     orelse: JsonObj = {}
     for f in quantified:
@@ -322,8 +324,9 @@ def _plan_workload() -> JsonObj:
 def _recommendation() -> JsonObj:
     return _obj({
         "option": _t("string", "Id of the recommended option (the first of `candidates`)"),
-        "mode": {"enum": ["buy", "rent", "hybrid", "portfolio", "api"],
-                 "description": "How the capacity is got: buy (outright or with a loan), rent, "
+        "mode": {"enum": ["buy", "lease", "rent", "hybrid", "portfolio", "api"],
+                 "description": "How the capacity is got: buy (outright or with a loan), "
+                                "lease (the hardware leased, run as if owned), rent, "
                                 "hybrid (buy, and rent what the cluster cannot do), "
                                 "portfolio (options costed together, `options`), or api "
                                 "(a per-token API serves the plan, `api_options`; no cards)"},
@@ -336,7 +339,7 @@ def _recommendation() -> JsonObj:
                       "currency"),
         "delivers_plan": _t("boolean", "Whether it delivers the whole plan over the horizon"),
         "action": _t("string", "The recommendation in words: 'rent NVIDIA B200 at committed "
-                               "prices', 'buy ...', 'buy ... and rent what it cannot do "
+                               "prices', 'buy ...', 'lease ...', 'buy ... and rent what it cannot do "
                                "(hybrid)'"),
         "reasons": _array(_t("string", "A reason"), "Why, in English: its rank and what the "
                           "other mode would cost"),

@@ -147,7 +147,8 @@ def _action(said: Recommendation, st: Styles) -> str:
         return said.action()
     pricing = st.t.strings(f"pricing_{said.pricing.replace('-', '_')}") if said.pricing else ""
     return st.t({"rent": "rent {card} at {pricing} prices",
-                 "hybrid": "buy {card} and rent what it cannot do (hybrid)"}.get(
+                 "hybrid": "buy {card} and rent what it cannot do (hybrid)",
+                 "lease": "lease {card}"}.get(
                      said.mode, "buy {card}"), card=said.card_name, pricing=pricing)
 
 
