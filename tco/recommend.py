@@ -79,8 +79,9 @@ def _lease_or_buy(result: Result, rec: CandidateResult, ok: bool) -> list[str]:
     what, which = ("leasing", "leased") if want == "lease" else ("buying", "bought")
     gap = other.values["npv_tco"] - rec.values["npv_tco"]
     cur = result.currency
-    return [f"{what} costs more: the cheapest {which} option ({other.id}) costs "
-            f"{_money(other.values['npv_tco'], cur)} to deliver the plan, {_money(gap, cur)} more"]
+    npv = _money(other.values["npv_tco"], cur)
+    return [(f"{what} costs more: the cheapest {which} option ({other.id}) costs {npv} to "
+             f"deliver the plan, {_money(gap, cur)} more")]
 
 
 def recommend(result: Result) -> Recommendation | None:

@@ -207,7 +207,8 @@ class _Resolver:
         """The lease's terms (finance.lease_*), when a candidate leases: the rate, the
         lessor's residual and the deposit from the catalog unless given."""
         fin = self.sc.finance
-        given = [k for k in LEASE_INPUTS if k in fin.model_fields_set]
+        given = [k for k in LEASE_INPUTS
+                 if getattr(fin, k) != type(fin).model_fields[k].default]
         if not any(c.acquire == "lease" for c in self.sc.candidates):
             if given:
                 raise self.loaded.error(f"'{given[0]}' is not used by this scenario: no "

@@ -29,6 +29,7 @@ import xlsxwriter
 import yaml
 from test_deliveries import PHASED
 from test_held_stock import HELD as HELD_STOCK
+from test_lease import LEASED
 from workbook_support import cash_flow_block, hand_worked_figures, input_value
 
 from tco.catalog import load_catalog
@@ -159,7 +160,8 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
     files = {"example": base / "example.xlsx", "tricky": base / "tricky.xlsx",
              "planted": base / "planted.xlsx", "edited": base / "edited.xlsx",
              "names": base / "names.xlsx", "zh": base / "zh.xlsx", "serve": base / "serve.xlsx",
-             "held": base / "held.xlsx", "phased": base / "phased.xlsx"}
+             "held": base / "held.xlsx", "phased": base / "phased.xlsx",
+             "leased": base / "leased.xlsx"}
     write_workbook(example, files["example"], generated=DAY)
     write_workbook(tricky, files["tricky"], generated=DAY)
     write_workbook(zh, files["zh"], generated=DAY, lang="zh")
@@ -168,13 +170,16 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
     write_workbook(held, files["held"], generated=DAY)
     phased = compute(load_scenario_text(PHASED), catalog)  # phased deliveries (issue 13)
     write_workbook(phased, files["phased"], generated=DAY)
+    leased = compute(load_scenario_text(LEASED), catalog)  # a lease beside a purchase
+    write_workbook(leased, files["leased"], generated=DAY)
     plant_wrong_values(files["example"], files["planted"])
     edit_electricity_price(files["example"], files["edited"], NEW_ELECTRICITY_PRICE)
     awkward_names_workbook(files["names"])
     out = recalculate(list(files.values()), base / "recalculated",
                       tmp_path_factory.mktemp("libreoffice-profile"))
     results = {"example": example, "tricky": tricky, "planted": example, "edited": edited,
-               "names": None, "zh": zh, "serve": serve, "held": held, "phased": phased}
+               "names": None, "zh": zh, "serve": serve, "held": held, "phased": phased,
+               "leased": leased}
     return {k: Case(results[k], files[k], out[k], "zh" if k == "zh" else "en") for k in files}
 
 
@@ -187,7 +192,7 @@ def expected_named_values(result, lang: str = "en") -> dict[str, float]:
     return out
 
 
-@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased", "leased"])
 def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
@@ -198,7 +203,7 @@ def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     assert not wrong
 
 
-@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased", "leased"])
 def test_every_model_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
