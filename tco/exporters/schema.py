@@ -409,6 +409,22 @@ def _comparison() -> JsonObj:
                                          "Cost of one run by cost line"),
             "notes": _strings("What else changed (feasibility, sizing)"),
         }, "One candidate's change"), "Candidates in the first ranking, new ones last"),
+        "portfolios": _array(_obj({
+            "id": _t("string", "Portfolio id"),
+            "name": _t("string", "Portfolio name"),
+            "options": _strings("The option ids it costs together"),
+            "npv_tco": _line("NPV of TCO of the portfolio"),
+            "plan_delivered_fraction": _obj({
+                "key": _t("string", "plan_delivered_fraction"),
+                "label": _t("string", "What the line is"),
+                "before": _t("number", "Share before", "fraction", null=True),
+                "after": _t("number", "Share after", "fraction", null=True),
+                "delta": _t("number", "after - before; null when either is null", "fraction",
+                            null=True),
+            }, "Share of the plan delivered over the horizon, before and after"),
+            "notes": _strings("What else changed (feasibility; present in one result only)"),
+        }, "One portfolio's change"), "Portfolios (options costed together) in the first "
+            "result's order, new ones last"),
         "ranking_before": _strings("Feasible candidates that may be bought, best first"),
         "ranking_after": _strings("The same, after"),
         "ranking_flips": _t("boolean", "Whether candidates in both rankings change order"),
