@@ -376,3 +376,35 @@ def test_live_rank_follows_the_engines_tiers(cases):
                    key=lambda x: x.values["npv_tco"])
     assert cheapest.id == "rtx-4090" and live["rtx-4090"][0] == 2
     assert live["rtx-4090"][1] > max(rank for t, rank in live.values() if t < 2)
+
+
+def test_ranked_summary_lists_api_options_and_portfolios_live(cases):
+    """Issue 14's gap: the ranked summary lists the per-token API options and the portfolios
+    beside the options with cards, by (tier, NPV) as the recommendation weighs them; after
+    LibreOffice recalculates, their NPV, undiscounted TCO, tier and live rank are the
+    engine's, and a portfolio's cards are its options' cards summed."""
+    c = cases["serve"]  # tco/scenarios/train-and-serve.yaml: an API option and a portfolio
+    r = c.result
+    ws = c.book()["Summary"]
+    header, cols = _summary_columns(ws)
+    rows = {}
+    for row in range(header + 1, ws.max_row + 1):
+        xid = ws.cell(row, cols["Candidate"]).value
+        if xid is None:
+            break
+        rows[xid] = {k: ws.cell(row, cols[k]).value for k in (
+            "Rank", "Cards", "NPV of TCO", "Undiscounted TCO", "Tier (live)", "Rank (live)")}
+    (api,), (port,) = r.api_options, r.portfolios
+    assert {api.id, port.id} <= set(rows)
+    for xid, values in ((api.id, api.values), (port.id, port.values)):
+        assert close(rows[xid]["NPV of TCO"], values["npv_tco"])
+        assert close(rows[xid]["Undiscounted TCO"], values["undiscounted_tco"])
+        assert rows[xid]["Tier (live)"] == values["tier"]
+    assert rows[api.id]["Cards"] == 0
+    assert rows[port.id]["Cards"] == sum(r.candidate(o).inputs["cards"] for o in port.options
+                                         if o != api.id)
+    # the static order is by (tier, NPV) and the live rank agrees with it after recalculation
+    order = sorted(rows, key=lambda x: rows[x]["Rank"])
+    assert [(rows[x]["Tier (live)"], rows[x]["NPV of TCO"]) for x in order] == sorted(
+        (rows[x]["Tier (live)"], rows[x]["NPV of TCO"]) for x in order)
+    assert all(rows[x]["Rank (live)"] == rows[x]["Rank"] for x in rows)
