@@ -33,6 +33,8 @@ class Recommendation:
     reasons: list[str] = field(default_factory=list)  # in English (JSON, table)
     options: list[str] = field(default_factory=list)  # a portfolio's options (else [option])
     parts: list[str] = field(default_factory=list)  # a portfolio's: each option's action
+    # bought: the cheapest leased option on the same basis; leased: the cheapest bought one
+    lease_or_buy: CandidateResult | None = None
 
     def action(self) -> str:
         """"rent NVIDIA B200 at committed prices", "buy ...", "buy ... and rent what it
@@ -65,23 +67,25 @@ def _money(x: float, currency: str) -> str:
     return money(x, currency)
 
 
-def _lease_or_buy(result: Result, rec: CandidateResult, ok: bool) -> list[str]:
-    """Bought, what leasing the cheapest leased option would cost; leased, what buying would
-    (on the same basis: delivering the plan)."""
+def _dearer(how: str, c: CandidateResult, npv: float, cur: str) -> str:
+    """"renting costs more: the cheapest rented option (x) costs ..." (`how`: buy, lease or
+    rent)."""
+    what, which = {"buy": ("buying", "bought"), "lease": ("leasing", "leased"),
+                   "rent": ("renting", "rented")}[how]
+    gap = c.values["npv_tco"] - npv
+    return (f"{what} costs more: the cheapest {which} option ({c.id}) costs "
+            f"{_money(c.values['npv_tco'], cur)} to deliver the plan, {_money(gap, cur)} more")
+
+
+def _lease_or_buy(result: Result, rec: CandidateResult, ok: bool) -> CandidateResult | None:
+    """Bought, the cheapest leased option; leased, the cheapest bought one (on the same basis
+    as the other mode: delivering the plan when the recommended option does)."""
     mode = rec.info.acquire
     if mode not in ("buy", "lease"):
-        return []
+        return None
     want = "lease" if mode == "buy" else "buy"
-    other = next((c for c in result.candidates if (delivers(c) if ok else usable(c))
-                  and c.info.acquire == want), None)
-    if other is None:
-        return []
-    what, which = ("leasing", "leased") if want == "lease" else ("buying", "bought")
-    gap = other.values["npv_tco"] - rec.values["npv_tco"]
-    cur = result.currency
-    npv = _money(other.values["npv_tco"], cur)
-    return [(f"{what} costs more: the cheapest {which} option ({other.id}) costs {npv} to "
-             f"deliver the plan, {_money(gap, cur)} more")]
+    return next((c for c in result.candidates if (delivers(c) if ok else usable(c))
+                 and c.info.acquire == want), None)
 
 
 def recommend(result: Result) -> Recommendation | None:
@@ -128,13 +132,11 @@ def recommend(result: Result) -> Recommendation | None:
                f"{_money(rec.values['npv_tco_plan_closed'], cur)}"
                if "npv_tco_plan_closed" in rec.values else ""))
     if other is not None:
-        what, which = ("buying", "bought") if rented else ("renting", "rented")
-        gap = other.values["npv_tco"] - npv
-        reasons.append(
-            f"{what} costs more: the cheapest {which} option ({other.id}) costs "
-            f"{_money(other.values['npv_tco'], cur)} to deliver the plan, {_money(gap, cur)} "
-            "more")
-    reasons += _lease_or_buy(result, rec, ok)
+        reasons.append(_dearer(("lease" if other.info.acquire == "lease" else "buy")
+                               if rented else "rent", other, npv, cur))
+    alt = _lease_or_buy(result, rec, ok)
+    if alt is not None:
+        reasons.append(_dearer(alt.info.acquire, alt, npv, cur))
     source = result.candidate(rec.info.inputs_of) if rec.info.inputs_of else None
     if rented and source is not None and source.priced and "breakeven_utilization" in \
             source.values:
@@ -159,7 +161,7 @@ def recommend(result: Result) -> Recommendation | None:
                        + ("caught up within the horizon" if ok else "partly lost"))
     return Recommendation(rec.id, mode, rec.info.name, rec.info.card_name,
                           int(rec.inputs["cards"]), pricing, npv, ok, runner_up, other,
-                          reasons, [rec.id])
+                          reasons, [rec.id], lease_or_buy=alt)
 
 
 def _closing_words(c: CandidateResult) -> str:

@@ -69,7 +69,7 @@ TEXT_KEYS = (
     "pricing_on_demand", "sum_npv_lowest", "sum_npv_only", "sum_npv_incomplete", "sum_barred",
     "sum_job_lowest", "sum_job_not_lowest", "sum_time_fastest", "sum_time", "sum_no_flags",
     "sum_flags", "sum_incomplete", "sum_infeasible", "sum_none", "sum_none_barred", "list_sep",
-    "sum_buy_dearer", "sum_rent_dearer", "sum_cloud_dearer", "sum_cloud_unlisted",
+    "sum_buy_dearer", "sum_lease_dearer", "sum_rent_dearer", "sum_cloud_dearer", "sum_cloud_unlisted",
     "name_sep", "years", "days", "status_ok", "status_incomplete", "status_infeasible",
     "status_barred", "badge_recommended", "value_kw", "value_mwh", "value_t_co2",
     "breakeven_never", "chart_cost_axis", "chart_cash_axis", "chart_year_axis",
