@@ -157,6 +157,9 @@ LEASE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               "the lessor's residual (1) or returns it (0)", 0, 1, integer=True),
     InputSpec("lease_deposit_months", "months", "Security deposit, in monthly payments "
               "(paid at commencement, refunded at the end of the term)", 0, 12),
+    InputSpec("lease_quoted_rate_factor", "per month", "A lessor's quoted lease rate factor "
+              "(monthly payment per unit of equipment cost); 0: the payment follows from "
+              "lease_rate", 0, 0.2, "a monthly factor such as 0.032 (0: none quoted)"),
 ]}
 # the lease inputs whose defaults are sourced figures in pricing/assumptions.yaml
 LEASE_FIGURES = ("lease_rate", "lease_residual_fraction", "lease_deposit_months")

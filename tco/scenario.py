@@ -245,6 +245,7 @@ class Finance(_Strict):
     lease_payments_in_advance: Num = 1.0  # 1: each month's payment at its start (in advance)
     lease_buyout: Num = 0.0  # 1: buy at the lessor's residual at the end of the term; 0: return
     lease_deposit_months: Num | None = None
+    lease_quoted_rate_factor: Num = 0.0  # a quote's monthly factor; 0: priced from lease_rate
 
 
 class Team(_Strict):

@@ -232,3 +232,17 @@ def test_lease_and_purchase_rank_on_the_same_basis(catalog):
         (bought, leased), key=lambda c: c.values["npv_tco"]).id
     other = "leasing" if rec.mode == "buy" else "buying"
     assert any(r.startswith(f"{other} costs more") for r in rec.reasons)
+
+
+def test_a_quoted_lease_rate_factor_is_taken_as_it_is(catalog):
+    # a lessor quotes 0.0325 a month: 0.0325 x 118,000 = 3,835 a month, whatever the rate;
+    # in arrears from month 0.92 as in the return lease: 11, 12 and 12 payments, the deposit
+    # (one payment) paid in year 1 and refunded in year 3
+    text = DATA.read_text()
+    text = text.replace("  lease_deposit_months: 1\n",
+                        "  lease_deposit_months: 1\n  lease_quoted_rate_factor: 0.0325\n")
+    c = compute(load_scenario_text(text, "quoted.yaml"), catalog).candidates[0]
+    assert c.values["lease_payment_per_month"] == pytest.approx(3_835)
+    assert c.values["lease_rate_factor"] == pytest.approx(0.0325)
+    assert [r["financing"] for r in c.yearly] == pytest.approx(
+        [0, 12 * 3_835, 12 * 3_835, 11 * 3_835])

@@ -36,9 +36,12 @@ def lease(b: Builder, cx: Capex, delivery_years: Ref, horizon: int, money: str) 
              "Lease's implicit interest rate per month", "horizon")
     # the cost less the present value of the lessor's residual, repaid over the term; in
     # advance each payment is a month earlier, so it is smaller by 1 + the monthly rate
+    # a lessor's quote (its rate factor) is taken as it is
+    quoted = fin("lease_quoted_rate_factor")
     payment = q("lease_payment_per_month",
-                -PMT(rate, n, amount * (1 - fin("lease_residual_fraction") * (1 + rate) ** -n))
-                / (1 + adv * rate), money, "Lease payment per month", "horizon")
+                IF(quoted.gt(0), quoted * amount,
+                   -PMT(rate, n, amount * (1 - fin("lease_residual_fraction") * (1 + rate) ** -n))
+                   / (1 + adv * rate)), money, "Lease payment per month", "horizon")
     q("lease_rate_factor", IF(amount.gt(0), payment / MAX(amount, 1e-12), 0), "per month",
       "Lease rate factor: monthly payment per unit of equipment cost", "horizon")
     start = q("lease_commencement_months", delivery_years * MONTHS_PER_YEAR, "months",
