@@ -26,6 +26,8 @@ from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
     FACILITY_INPUTS,
+    LEASE_FIGURES,
+    LEASE_INPUTS,
     MONEY_DEFAULTS,
     SERVE_ASSUMPTIONS,
     InputSpec,
@@ -325,6 +327,7 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     **{("assumptions", k): spec for k, spec in ASSUMPTION_INPUTS.items()},
     **{("assumptions", k): spec for k, spec in MONEY_DEFAULTS.items()},
     **{("assumptions", k): spec for k, spec in SERVE_ASSUMPTIONS.items()},
+    **{("assumptions", k): LEASE_INPUTS[k] for k in LEASE_FIGURES},
 }
 _EXCHANGE_SPEC = InputSpec("exchange_rate", "per USD", "Units of the currency per US dollar",
                            1e-3, 1e5, "units of the currency for one US dollar, e.g. 7.2 CNY")
@@ -374,7 +377,8 @@ def _check_plausible(cat: Catalog, where: _Where) -> None:
 def _check_keys(raw: dict[str, dict[str, Any]], where: _Where) -> None:
     """Mapping sections take known keys only: an unknown one is a typo, not a new figure."""
     currencies = [c for c in get_args(Region.model_fields["currency"].annotation) if c != "USD"]
-    for section, known in (("assumptions", [*ASSUMPTION_INPUTS, *MONEY_DEFAULTS, *SERVE_ASSUMPTIONS]),
+    for section, known in (("assumptions", [*ASSUMPTION_INPUTS, *MONEY_DEFAULTS, *SERVE_ASSUMPTIONS,
+                                           *LEASE_FIGURES]),
                            ("exchange_rates", currencies)):
         for key in raw.get(section, {}):
             if key not in known:

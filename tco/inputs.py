@@ -141,6 +141,29 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
 ]}
 
+# Leasing the owned hardware (`acquire: lease`, methodology §7, "Leasing"): resolved only when
+# a candidate leases, so other scenarios' inputs are unchanged. The rate, the lessor's residual
+# and the deposit default to sourced figures in pricing/assumptions.yaml (`lease_*`); the term
+# and the two flags to the scenario's defaults (tco/scenario.py).
+LEASE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _frac("lease_rate", "Lease's implicit interest rate per year", 0.0, 0.6),
+    InputSpec("lease_term_months", "months", "Lease term", 1, 120, integer=True,
+              hint="whole months, such as 36"),
+    _frac("lease_residual_fraction", "Lessor's residual at the end of the term, share of the "
+          "equipment cost (the payments recover the rest)", 0.0, 0.8),
+    InputSpec("lease_payments_in_advance", "flag", "Lease payments due at the start of each "
+              "month (1) or at its end (0)", 0, 1, integer=True),
+    InputSpec("lease_buyout", "flag", "At the end of the term the lessee buys the hardware at "
+              "the lessor's residual (1) or returns it (0)", 0, 1, integer=True),
+    InputSpec("lease_deposit_months", "months", "Security deposit, in monthly payments "
+              "(paid at commencement, refunded at the end of the term)", 0, 12),
+    InputSpec("lease_quoted_rate_factor", "per month", "A lessor's quoted lease rate factor "
+              "(monthly payment per unit of equipment cost); 0: the payment follows from "
+              "lease_rate", 0, 0.2, "a monthly factor such as 0.032 (0: none quoted)"),
+]}
+# the lease inputs whose defaults are sourced figures in pricing/assumptions.yaml
+LEASE_FIGURES = ("lease_rate", "lease_residual_fraction", "lease_deposit_months")
+
 # One phased delivery of an owned option (`candidates[].deliveries`, methodology §6): the
 # share of the cluster it brings and its own lead time. Paths:
 # candidates.<id>.delivery.<k>.share and .lead_time_weeks, k = 1, 2, ...

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .result import CandidateResult, PortfolioResult, Result
 
-MODES = ("buy", "rent", "hybrid", "portfolio", "api")
+MODES = ("buy", "lease", "rent", "hybrid", "portfolio", "api")
 # `rent_pricing` tiers in words (the JSON's `pricing` keeps the tier, dashed)
 PRICING_WORDS = {"committed-3yr": "3-year committed"}
 
@@ -21,7 +21,7 @@ PRICING_WORDS = {"committed-3yr": "3-year committed"}
 @dataclass(frozen=True)
 class Recommendation:
     option: str  # the recommended option's id
-    mode: str  # buy | rent | hybrid
+    mode: str  # buy | lease | rent | hybrid | portfolio | api
     name: str
     card_name: str
     cards: int
@@ -33,6 +33,8 @@ class Recommendation:
     reasons: list[str] = field(default_factory=list)  # in English (JSON, table)
     options: list[str] = field(default_factory=list)  # a portfolio's options (else [option])
     parts: list[str] = field(default_factory=list)  # a portfolio's: each option's action
+    # bought: the cheapest leased option on the same basis; leased: the cheapest bought one
+    lease_or_buy: CandidateResult | None = None
 
     def action(self) -> str:
         """"rent NVIDIA B200 at committed prices", "buy ...", "buy ... and rent what it
@@ -45,6 +47,8 @@ class Recommendation:
             return f"rent {self.card_name} at {PRICING_WORDS.get(self.pricing, self.pricing)} prices"
         if self.mode == "hybrid":
             return f"buy {self.card_name} and rent what it cannot do (hybrid)"
+        if self.mode == "lease":
+            return f"lease {self.card_name}"
         return f"buy {self.card_name}"
 
 
@@ -63,6 +67,27 @@ def _money(x: float, currency: str) -> str:
     return money(x, currency)
 
 
+def _dearer(how: str, c: CandidateResult, npv: float, cur: str) -> str:
+    """"renting costs more: the cheapest rented option (x) costs ..." (`how`: buy, lease or
+    rent)."""
+    what, which = {"buy": ("buying", "bought"), "lease": ("leasing", "leased"),
+                   "rent": ("renting", "rented")}[how]
+    gap = c.values["npv_tco"] - npv
+    return (f"{what} costs more: the cheapest {which} option ({c.id}) costs "
+            f"{_money(c.values['npv_tco'], cur)} to deliver the plan, {_money(gap, cur)} more")
+
+
+def _lease_or_buy(result: Result, rec: CandidateResult, ok: bool) -> CandidateResult | None:
+    """Bought, the cheapest leased option; leased, the cheapest bought one (on the same basis
+    as the other mode: delivering the plan when the recommended option does)."""
+    mode = rec.info.acquire
+    if mode not in ("buy", "lease"):
+        return None
+    want = "lease" if mode == "buy" else "buy"
+    return next((c for c in result.candidates if (delivers(c) if ok else usable(c))
+                 and c.info.acquire == want), None)
+
+
 def recommend(result: Result) -> Recommendation | None:
     """The best-ranked option (or portfolio of options) that may be used here, with its
     reasons; None when none may."""
@@ -77,7 +102,7 @@ def recommend(result: Result) -> Recommendation | None:
         return None
     cur, years = result.currency, result.structure.horizon_years
     mode = rec.info.acquire
-    pricing = "" if mode == "buy" else rented_at(result, rec)
+    pricing = "" if mode in ("buy", "lease") else rented_at(result, rec)
     npv = rec.values["npv_tco"]
     ok = delivers(rec)
     pool = [c for c in result.candidates if (delivers(c) if ok else usable(c))]
@@ -107,12 +132,11 @@ def recommend(result: Result) -> Recommendation | None:
                f"{_money(rec.values['npv_tco_plan_closed'], cur)}"
                if "npv_tco_plan_closed" in rec.values else ""))
     if other is not None:
-        what, which = ("buying", "bought") if rented else ("renting", "rented")
-        gap = other.values["npv_tco"] - npv
-        reasons.append(
-            f"{what} costs more: the cheapest {which} option ({other.id}) costs "
-            f"{_money(other.values['npv_tco'], cur)} to deliver the plan, {_money(gap, cur)} "
-            "more")
+        reasons.append(_dearer(("lease" if other.info.acquire == "lease" else "buy")
+                               if rented else "rent", other, npv, cur))
+    alt = _lease_or_buy(result, rec, ok)
+    if alt is not None:
+        reasons.append(_dearer(alt.info.acquire, alt, npv, cur))
     source = result.candidate(rec.info.inputs_of) if rec.info.inputs_of else None
     if rented and source is not None and source.priced and "breakeven_utilization" in \
             source.values:
@@ -137,7 +161,7 @@ def recommend(result: Result) -> Recommendation | None:
                        + ("caught up within the horizon" if ok else "partly lost"))
     return Recommendation(rec.id, mode, rec.info.name, rec.info.card_name,
                           int(rec.inputs["cards"]), pricing, npv, ok, runner_up, other,
-                          reasons, [rec.id])
+                          reasons, [rec.id], lease_or_buy=alt)
 
 
 def _closing_words(c: CandidateResult) -> str:
@@ -223,7 +247,8 @@ def _option_action(result: Result, c: CandidateResult) -> str:
         return f"pay {c.info.card_name} per token ({c.id}) for {', '.join(c.carries)}"
     pricing = PRICING_WORDS.get(rented_at(result, c), rented_at(result, c))
     verb = {"rent": f"rent {c.info.card_name} at {pricing} prices",
-            "hybrid": f"buy {c.info.card_name} and rent what it cannot do"}.get(
+            "hybrid": f"buy {c.info.card_name} and rent what it cannot do",
+            "lease": f"lease {c.info.card_name}"}.get(
         c.info.acquire, f"buy {c.info.card_name}")
     return f"{verb} ({c.id}, {int(c.inputs['cards']):,} cards) for {', '.join(c.carries)}"
 

@@ -156,7 +156,8 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
     if head in ("utilization", "cost_of_delay_per_week") and not rest:
         data[head] = value
     elif head in ("facility", "finance", "assumptions") and rest and "." not in rest:
-        data[head][rest] = int(value) if rest in ("horizon_years", "loan_term_years") else value
+        data[head][rest] = int(value) if rest in ("horizon_years", "loan_term_years",
+                                                         "lease_term_months") else value
     elif head == "team" and rest == "engineer_cost_per_month":
         data["team"][rest] = value
     elif head == "policy" and rest.startswith("holds_stock."):

@@ -29,6 +29,7 @@ from .inputs import (
     FACILITY_INPUTS,
     FINANCE_INPUTS,
     LAYOUT_INPUTS,
+    LEASE_INPUTS,
     SERVE_ASSUMPTIONS,
     SERVE_INPUTS,
     TARGET_INPUTS,
@@ -147,7 +148,8 @@ class _Resolver:
             portfolios=portfolios(self.loaded, infos, priced, [w[0] for w in workloads],
                                   {a[0]: list(a[2:]) for a in api}),
             api=api,
-            held=tuple(infos[cid].card if infos[cid].acquire != "rent" and infos[cid].card
+            held=tuple(infos[cid].card if infos[cid].acquire in ("buy", "hybrid")
+                       and infos[cid].card
                        in self.sc.policy.holds_stock else "" for cid in priced),
             deliveries=tuple(infos[cid].deliveries if infos[cid].acquire != "rent" else 0
                              for cid in priced),
@@ -199,6 +201,33 @@ class _Resolver:
                 f"loan term {int(term)} years is longer than the horizon "
                 f"({fin.horizon_years} years); shorten the term or lengthen the horizon",
                 ["finance", "loan_term_years"])
+        self.lease_terms()
+
+    def lease_terms(self) -> None:
+        """The lease's terms (finance.lease_*), when a candidate leases: the rate, the
+        lessor's residual and the deposit from the catalog unless given."""
+        fin = self.sc.finance
+        given = [k for k in LEASE_INPUTS
+                 if getattr(fin, k) != type(fin).model_fields[k].default]
+        if not any(c.acquire == "lease" for c in self.sc.candidates):
+            if given:
+                raise self.loaded.error(f"'{given[0]}' is not used by this scenario: no "
+                                        "candidate has acquire: lease", ["finance", given[0]])
+            return
+        for key, spec in LEASE_INPUTS.items():
+            value = getattr(fin, key)
+            if value is None:
+                self.put(_fig_input(f"finance.{key}", self.catalog.assumption(key), spec))
+            else:
+                self.put(self.given(["finance", key], value, spec))
+        term = self.inputs["finance.lease_term_months"].value
+        horizon_months = 12 * fin.horizon_years
+        if term < horizon_months and self.inputs["finance.lease_buyout"].value < 0.5:
+            raise self.loaded.error(
+                f"a lease of {int(term)} months that returns the hardware (lease_buyout 0) "
+                f"ends before the horizon ({horizon_months} months); give a term of at least "
+                f"{horizon_months} months, or lease_buyout: 1 to buy the hardware at the end "
+                "of the term", ["finance", "lease_term_months"])
 
     def team(self) -> None:
         team = self.sc.team
@@ -361,7 +390,8 @@ class _Resolver:
         if info.workloads:
             info.notes.append(f"carries {', '.join(info.workloads)} only: a part of the plan, "
                               "costed whole in a portfolio")
-        if c.acquire != "buy" and f"{p}.cloud_price_per_card_hour" not in self.inputs:
+        if c.acquire in ("rent", "hybrid") and f"{p}.cloud_price_per_card_hour" not in \
+                self.inputs:
             raise self.loaded.error(
                 f"{c.acquire} rents, and renting needs a cloud price: the catalog has none "
                 f"for '{card.id}'; give "
@@ -376,7 +406,7 @@ class _Resolver:
             info.notes.append(f"MFU: the vendor-tuned figure x the team factor for "
                               f"{stack.name.split(' (')[0]} (by team.familiarity)")
         stock = self.sc.policy.holds_stock.get(card.id)
-        if stock is not None and c.acquire != "rent":
+        if stock is not None and c.acquire in ("buy", "hybrid"):
             info.notes.append(held_note(card.name))
         if c.notes:
             info.notes.append(c.notes)
@@ -392,6 +422,10 @@ class _Resolver:
         if not c.deliveries:
             return
         where = ["candidates", c.id, "deliveries"]
+        if c.acquire == "lease":
+            raise self.loaded.error("deliveries of a leased option are not modelled (the "
+                                    "lease commences at one delivery); give lead_time_weeks",
+                                    where)
         if c.acquire == "rent":
             raise self.loaded.error("deliveries are for an owned option (buy or hybrid); a "
                                     "rented one needs no delivery", where)

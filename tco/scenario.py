@@ -181,7 +181,7 @@ class Candidate(BaseModel):
     # search (tco.layout). Example: layout: {llama-70b: {tp: 8, pp: 4}}
     layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute", "zero3"],
                            Whole]] = {}
-    acquire: Literal["buy", "rent", "hybrid"] = "buy"
+    acquire: Literal["buy", "rent", "hybrid", "lease"] = "buy"
     # The workloads this option carries (ids); default every workload of the plan. An option
     # that carries only some of them is costed as part of a portfolio (below).
     workloads: list[str] | None = Field(default=None, min_length=1)
@@ -237,6 +237,15 @@ class Finance(_Strict):
     vat_rate: Num = 0.0
     prices_include_vat: Num = 0.0  # 1: the quotes are gross (含税), the capex lines net of it
     vat_recoverable_fraction: Num = 1.0  # share credited as input VAT at the end of year 1
+    # Leasing (candidates with `acquire: lease`, methodology §7): the rate, the lessor's
+    # residual and the deposit default to sourced figures in pricing/assumptions.yaml
+    lease_rate: Num | None = None
+    lease_term_months: Whole = 36
+    lease_residual_fraction: Num | None = None
+    lease_payments_in_advance: Num = 1.0  # 1: each month's payment at its start (in advance)
+    lease_buyout: Num = 0.0  # 1: buy at the lessor's residual at the end of the term; 0: return
+    lease_deposit_months: Num | None = None
+    lease_quoted_rate_factor: Num = 0.0  # a quote's monthly factor; 0: priced from lease_rate
 
 
 class Team(_Strict):

@@ -23,6 +23,7 @@ from .inputs import (
     CANDIDATE_INPUTS,
     FACILITY_INPUTS,
     FINANCE_INPUTS,
+    LEASE_INPUTS,
     SERVE_ASSUMPTIONS,
     SERVE_INPUTS,
     TARGET_INPUTS,
@@ -112,7 +113,7 @@ def scenario_schema() -> JsonObj:
     defs["Workload"]["properties"]["tokens_per_s_per_user"]["description"] = (
         "Objective: output tokens per second per user (instead of tpot_ms = 1000 / this)")
     _describe(defs["Facility"]["properties"], FACILITY_INPUTS)
-    _describe(defs["Finance"]["properties"], FINANCE_INPUTS)
+    _describe(defs["Finance"]["properties"], {**FINANCE_INPUTS, **LEASE_INPUTS})
     _describe(defs["Team"]["properties"], TEAM_INPUTS)
     candidate = defs["Candidate"]
     _describe(candidate["properties"], {"cards": CANDIDATE_INPUTS["cards"], **TARGET_INPUTS})

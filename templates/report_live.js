@@ -354,6 +354,8 @@
         pricing: T["pricing_" + rec.pricing.replace("-", "_")] }];
     } else if (rec.mode === "hybrid") {
       headline = ["sum_recommend_hybrid", { card: rec.card, cards: rec.cards }];
+    } else if (rec.mode === "lease") {
+      headline = ["sum_recommend_lease", { name: rec.name, cards: rec.cards }];
     } else {
       headline = ["sum_recommend", { name: rec.name, cards: rec.cards }];
     }
@@ -407,7 +409,8 @@
     const other = order.find((c) => (ok ? usable(c) && complete(c, v) : usable(c)) && c !== rec
       && (c.mode !== "rent") === rented);
     if (rented && other) {
-      consider.push(["sum_buy_dearer", { name: other.name, npv: money(npvOf(other)),
+      consider.push([other.mode === "lease" ? "sum_lease_dearer" : "sum_buy_dearer",
+        { name: other.name, npv: money(npvOf(other)),
         diff: money(npvOf(other) - npv) }]);
     } else if (!rented) {
       const cloud = rec.q.cloud_npv >= 0 ? v[rec.q.cloud_npv] : null;
@@ -417,6 +420,16 @@
       } else if (cloud !== null && Number.isFinite(cloud)) {
         consider.push([cloud >= npv ? "sum_cloud_dearer" : "sum_cloud_unlisted",
           { cloud: money(cloud) }]);
+      }
+    }
+    // tco.recommend: bought, the cheapest leased option; leased, the cheapest bought one
+    if (rec.mode === "buy" || rec.mode === "lease") {
+      const want = rec.mode === "buy" ? "lease" : "buy";
+      const alt = order.find((c) => (ok ? usable(c) && complete(c, v) : usable(c))
+        && c.mode === want);
+      if (alt) {
+        consider.push([want === "lease" ? "sum_lease_dearer" : "sum_buy_dearer",
+          { name: alt.name, npv: money(npvOf(alt)), diff: money(npvOf(alt) - npv) }]);
       }
     }
     return { headline, why, consider };

@@ -214,13 +214,18 @@ def _outcome(run):
 SERVE = Path(__file__).parents[1] / "tco" / "scenarios" / "train-and-serve.yaml"
 
 
-@pytest.mark.parametrize("scenario", ["example", "tricky", "serve"])
+@pytest.mark.parametrize("scenario", ["example", "tricky", "serve", "lease"])
 def test_editing_resolved_inputs_equals_resolving_the_edited_scenario(catalog, scenario):
     """For every input path of the built-in example (what `tco init` writes) and of a scenario
     with a loan, a power cap, EUR, FP8 and an unpriced candidate: the what-if's direct edit
     gives the engine's result for the edited scenario, down to every source and digest, or
     refuses the value with the same message; or it leaves the edit to a full resolve."""
-    loaded = load_scenario({"example": None, "tricky": TRICKY, "serve": SERVE}[scenario])
+    if scenario == "lease":  # a lease beside a purchase, the catalog's lease terms (issue 13)
+        from test_lease import LEASED
+
+        loaded = load_scenario_text(LEASED, "leased.yaml")
+    else:
+        loaded = load_scenario({"example": None, "tricky": TRICKY, "serve": SERVE}[scenario])
     before = compute(loaded, catalog)
     fx = before.resolved.usd_to_currency
     direct = set()

@@ -163,7 +163,7 @@ def test_the_portfolio_with_the_api_is_recommended_when_it_alone_delivers(catalo
 
     name = "DeepInfra API, Llama 3.3 70B Instruct Turbo (FP8)"
     for lang, said in (("en", f"The per-token API {name} serves chat: $5.10M."),
-                       ("zh", f"按词元计费的 API（{name}）承担 chat：$5,100,687。")):
+                       ("zh", f"按词元计费的接口服务（{name}）承担 chat：$5,100,687。")):
         html = render_html(r, lang, day=dt.date(2026, 12, 3))
         text = re.sub(r"\s+", " ", re.sub(r"<svg.*?</svg>|<[^>]+>", "", html, flags=re.DOTALL))
         assert said in text, lang
@@ -211,7 +211,7 @@ def test_the_report_shows_the_api_and_its_recommendation(serve_only, lang):
         assert "Recommendation: serve by the per-token API DeepInfra API" in text
         assert "the API does, for $5.10M over 5 years" in text  # 1,277,500 x 3.99271
     else:
-        assert "建议：通过按词元计费的 API" in text and "$5,100,687" in text
+        assert "建议：通过按词元计费的接口服务" in text and "$5,100,687" in text
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

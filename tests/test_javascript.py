@@ -72,7 +72,8 @@ def test_functions_and_edge_cases_equal_the_float_backend(tmp_path):
             assert same(row[k], float(w)), (k, case, row[k], w)
 
 
-@pytest.mark.parametrize("scenario", ["example", "train-and-serve", "held-stock", "phased"])
+@pytest.mark.parametrize("scenario", ["example", "train-and-serve", "held-stock", "phased",
+                                      "leased"])
 def test_the_model_in_javascript_equals_the_engine(scenario, catalog, tmp_path):
     if scenario == "held-stock":  # held stock (tests/test_held_stock.py), closing by buying
         from test_held_stock import HELD
@@ -82,6 +83,10 @@ def test_the_model_in_javascript_equals_the_engine(scenario, catalog, tmp_path):
         from test_deliveries import PHASED
 
         example = compute(load_scenario_text(PHASED), catalog)
+    elif scenario == "leased":  # a lease beside a purchase (tests/test_lease.py)
+        from test_lease import LEASED
+
+        example = compute(load_scenario_text(LEASED), catalog)
     else:
         example = compute(load_scenario(example_scenario().parent / f"{scenario}.yaml"),
                           catalog)

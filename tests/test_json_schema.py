@@ -265,8 +265,11 @@ def test_job_reasons_are_reasons_and_notes_are_notes():
 def test_every_table_quantity_is_a_model_quantity_in_the_tables_unit(example, catalog):
     # The serving keys are the serving workload's quantities (the train-and-serve scenario).
     serving = compute(load_scenario(SERVE_SCENARIO), catalog)
+    leased = compute(load_scenario(Path(__file__).parent / "data" / "lease_hand.yaml"),
+                     catalog)  # the lease keys (acquire: lease)
     units = {}
-    for result, wid in ((example, example.candidates[0].primary_workload), (serving, "chat")):
+    for result, wid in ((example, example.candidates[0].primary_workload), (serving, "chat"),
+                        (leased, "small")):
         # Over every option: a rented one has no `cloud_npv` (it is the rent), a bought one has.
         for q in build_model(result.structure):
             if q.year is None and q.workload in (None, wid):

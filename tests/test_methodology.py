@@ -72,7 +72,10 @@ def keys(catalog, example) -> set[str]:
     assert example.structure.rent and "g3" in other.structure.rent
     assert len(other.structure.workloads) == 2
     serving = compute(load_scenario(EXAMPLES / "train-and-serve.yaml"), catalog)
-    return model_keys(example) | model_keys(other) | model_keys(serving)
+    from test_lease import LEASED  # a leased option (§7, "Leasing")
+
+    leased = compute(load_scenario_text(LEASED), catalog)
+    return model_keys(example) | model_keys(other) | model_keys(serving) | model_keys(leased)
 
 
 def test_every_model_quantity_has_a_formula_row(keys):

@@ -344,3 +344,43 @@ def test_a_note_that_moves_with_the_inputs_follows(browser, result, tmp_path):
     before = {d[0] for d in static_view(browser, result, tmp_path / "base", "en")["details"]
               if "completes only" in d[2]}
     assert before < noted, (before, noted)  # the example's RTX 4090 and 910B, and now more
+
+
+@pytest.fixture(scope="module")
+def leased(catalog):
+    """A lease beside the purchase of the same cluster (tests/test_lease.py)."""
+    from test_lease import LEASED
+
+    from tco.scenario import load_scenario_text
+
+    return add_analyses(compute(load_scenario_text(LEASED, "leased.yaml"), catalog))
+
+
+def test_a_leased_option_in_the_live_report(browser, leased, tmp_path):
+    """The page words a lease as Python does: at the scenario's values (bought is cheaper:
+    'Leasing costs more'), and after a lower card price for the leased option flips the
+    recommendation to it (headline 'lease', 'Buying costs more'), in English and Chinese."""
+    open_report(browser, leased, tmp_path)
+    before = browser.js(READ)
+    assert any(s.startswith("Leasing costs more: the cheapest option that leases")
+               for s in before["summary"]), before["summary"]
+    browser.js("tcoLive.render(true)")
+    now = browser.js(READ)
+    assert now["summary"] == [s for s in before["summary"] if "Monte Carlo" not in s]
+    assert browser.console() == []
+    path = "candidates.leased.card_price"
+
+    def recompute(values, label):
+        raise AssertionError("panel inputs never need a new resolve")
+
+    after = whatif_from(leased, [f"{path}=20000"], recompute).after
+    for lang in ("en", "zh"):
+        open_report(browser, leased, tmp_path / lang, lang)
+        assert type_into(browser, path, "20000") == ""
+        page = browser.js(READ)
+        assert browser.console() == []
+        want = static_view(browser, after, tmp_path / lang / "after", lang)
+        assert page["summary"] == want["summary"]
+        assert page["order"] == want["order"]
+    assert page["summary"][0].startswith("建议：租赁"), page["summary"][0]
+    assert any(s.startswith("购买更贵") for s in page["summary"]), page["summary"]

@@ -29,6 +29,7 @@ import xlsxwriter
 import yaml
 from test_deliveries import PHASED
 from test_held_stock import HELD as HELD_STOCK
+from test_lease import LEASED
 from workbook_support import cash_flow_block, hand_worked_figures, input_value
 
 from tco.catalog import load_catalog
@@ -159,7 +160,8 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
     files = {"example": base / "example.xlsx", "tricky": base / "tricky.xlsx",
              "planted": base / "planted.xlsx", "edited": base / "edited.xlsx",
              "names": base / "names.xlsx", "zh": base / "zh.xlsx", "serve": base / "serve.xlsx",
-             "held": base / "held.xlsx", "phased": base / "phased.xlsx"}
+             "held": base / "held.xlsx", "phased": base / "phased.xlsx",
+             "leased": base / "leased.xlsx"}
     write_workbook(example, files["example"], generated=DAY)
     write_workbook(tricky, files["tricky"], generated=DAY)
     write_workbook(zh, files["zh"], generated=DAY, lang="zh")
@@ -168,13 +170,16 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
     write_workbook(held, files["held"], generated=DAY)
     phased = compute(load_scenario_text(PHASED), catalog)  # phased deliveries (issue 13)
     write_workbook(phased, files["phased"], generated=DAY)
+    leased = compute(load_scenario_text(LEASED), catalog)  # a lease beside a purchase
+    write_workbook(leased, files["leased"], generated=DAY)
     plant_wrong_values(files["example"], files["planted"])
     edit_electricity_price(files["example"], files["edited"], NEW_ELECTRICITY_PRICE)
     awkward_names_workbook(files["names"])
     out = recalculate(list(files.values()), base / "recalculated",
                       tmp_path_factory.mktemp("libreoffice-profile"))
     results = {"example": example, "tricky": tricky, "planted": example, "edited": edited,
-               "names": None, "zh": zh, "serve": serve, "held": held, "phased": phased}
+               "names": None, "zh": zh, "serve": serve, "held": held, "phased": phased,
+               "leased": leased}
     return {k: Case(results[k], files[k], out[k], "zh" if k == "zh" else "en") for k in files}
 
 
@@ -187,7 +192,7 @@ def expected_named_values(result, lang: str = "en") -> dict[str, float]:
     return out
 
 
-@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased", "leased"])
 def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
@@ -198,7 +203,7 @@ def test_every_named_cell_matches_the_engine_after_recalculation(cases, case):
     assert not wrong
 
 
-@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased"])
+@pytest.mark.parametrize("case", ["example", "tricky", "zh", "serve", "held", "phased", "leased"])
 def test_every_model_cell_matches_the_engine_after_recalculation(cases, case):
     c = cases[case]
     wb = c.book()
@@ -371,3 +376,35 @@ def test_live_rank_follows_the_engines_tiers(cases):
                    key=lambda x: x.values["npv_tco"])
     assert cheapest.id == "rtx-4090" and live["rtx-4090"][0] == 2
     assert live["rtx-4090"][1] > max(rank for t, rank in live.values() if t < 2)
+
+
+def test_ranked_summary_lists_api_options_and_portfolios_live(cases):
+    """Issue 14's gap: the ranked summary lists the per-token API options and the portfolios
+    beside the options with cards, by (tier, NPV) as the recommendation weighs them; after
+    LibreOffice recalculates, their NPV, undiscounted TCO, tier and live rank are the
+    engine's, and a portfolio's cards are its options' cards summed."""
+    c = cases["serve"]  # tco/scenarios/train-and-serve.yaml: an API option and a portfolio
+    r = c.result
+    ws = c.book()["Summary"]
+    header, cols = _summary_columns(ws)
+    rows = {}
+    for row in range(header + 1, ws.max_row + 1):
+        xid = ws.cell(row, cols["Candidate"]).value
+        if xid is None:
+            break
+        rows[xid] = {k: ws.cell(row, cols[k]).value for k in (
+            "Rank", "Cards", "NPV of TCO", "Undiscounted TCO", "Tier (live)", "Rank (live)")}
+    (api,), (port,) = r.api_options, r.portfolios
+    assert {api.id, port.id} <= set(rows)
+    for xid, values in ((api.id, api.values), (port.id, port.values)):
+        assert close(rows[xid]["NPV of TCO"], values["npv_tco"])
+        assert close(rows[xid]["Undiscounted TCO"], values["undiscounted_tco"])
+        assert rows[xid]["Tier (live)"] == values["tier"]
+    assert rows[api.id]["Cards"] == 0
+    assert rows[port.id]["Cards"] == sum(r.candidate(o).inputs["cards"] for o in port.options
+                                         if o != api.id)
+    # the static order is by (tier, NPV) and the live rank agrees with it after recalculation
+    order = sorted(rows, key=lambda x: rows[x]["Rank"])
+    assert [(rows[x]["Tier (live)"], rows[x]["NPV of TCO"]) for x in order] == sorted(
+        (rows[x]["Tier (live)"], rows[x]["NPV of TCO"]) for x in order)
+    assert all(rows[x]["Rank (live)"] == rows[x]["Rank"] for x in rows)

@@ -60,6 +60,18 @@ class CandidateChange:
 
 
 @dataclass
+class PortfolioChange:
+    """A portfolio's (options costed together, tco/model/portfolio.py) NPV before and after."""
+
+    id: str
+    name: str
+    options: list[str]
+    npv: Line
+    delivered: Line  # share of the plan delivered over the horizon
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
 class InputChange:
     path: str
     label: str
@@ -80,6 +92,7 @@ class Comparison:
     notes: list[str]
     before: Result
     after: Result
+    portfolios: list[PortfolioChange] = field(default_factory=list)  # first's order, new last
 
     @property
     def ranking_flips(self) -> bool:
@@ -127,9 +140,40 @@ def compare_results(before: Result, after: Result, before_label: str, after_labe
             notes.append("the ranking changes below the top: " + " < ".join(rank_a))
     for c in cands:
         notes.extend(f"{c.id}: {n}" for n in c.notes)
+    ports = _portfolio_changes(before, after, (before_label, after_label))
+    for p in ports:
+        notes.extend(f"{p.id}: {n}" for n in p.notes)
     notes.extend(_recommendation_change(before, after))
     return Comparison(before_label, after_label, before.currency, inputs, cands, rank_b, rank_a,
-                      notes, before, after)
+                      notes, before, after, ports)
+
+
+def _portfolio_changes(before: Result, after: Result, labels: tuple[str, str]
+                       ) -> list[PortfolioChange]:
+    """Each portfolio's NPV and share of the plan delivered, before and after."""
+    ids = [p.id for p in before.portfolios]
+    ids += [p.id for p in after.portfolios if p.id not in ids]
+    out = []
+    for pid in ids:
+        pb = next((p for p in before.portfolios if p.id == pid), None)
+        pa = next((p for p in after.portfolios if p.id == pid), None)
+        notes = []
+        if pb is None or pa is None:
+            notes.append(f"only in {labels[1] if pb is None else labels[0]}")
+        elif pb.feasible and not pa.feasible:
+            notes.append("becomes infeasible")
+        elif pa.feasible and not pb.feasible:
+            notes.append("becomes feasible")
+        which = pa or pb
+        assert which is not None
+        out.append(PortfolioChange(
+            pid, which.name, which.options,
+            Line("npv_tco", "NPV of TCO", pb.values.get("npv_tco") if pb else None,
+                 pa.values.get("npv_tco") if pa else None),
+            Line("plan_delivered_fraction", "Share of the plan delivered",
+                 pb.values.get("plan_delivered_fraction") if pb else None,
+                 pa.values.get("plan_delivered_fraction") if pa else None), notes))
+    return out
 
 
 def _recommendation_change(before: Result, after: Result) -> list[str]:

@@ -72,6 +72,10 @@ def comparison_dict(c: Comparison) -> dict[str, Any]:
             "cost_per_job_lines": [_line_dict(line) for line in x.job_lines],
             "notes": x.notes,
         } for x in c.candidates],
+        "portfolios": [{
+            "id": p.id, "name": p.name, "options": p.options, "npv_tco": _line_dict(p.npv),
+            "plan_delivered_fraction": _line_dict(p.delivered), "notes": p.notes,
+        } for p in c.portfolios],
         "ranking_before": c.ranking_before,
         "ranking_after": c.ranking_after,
         "ranking_flips": c.ranking_flips,
@@ -92,6 +96,12 @@ def comparison_csv(c: Comparison) -> str:
         for section, line in lines:
             rows.append([x.id, section, line.key, line.label, _num(line.before),
                          _num(line.after), _num(line.delta), c.currency])
+    for p in c.portfolios:  # a portfolio's rows: its NPV and the share of the plan delivered
+        rows.append([p.id, "portfolio", p.npv.key, p.npv.label, _num(p.npv.before),
+                     _num(p.npv.after), _num(p.npv.delta), c.currency])
+        rows.append([p.id, "portfolio", p.delivered.key, p.delivered.label,
+                     _num(p.delivered.before), _num(p.delivered.after),
+                     _num(p.delivered.delta), "fraction"])
     return rows_csv(["candidate", "section", "key", "label", "before", "after", "delta",
                      "currency"], rows)
 
@@ -125,11 +135,37 @@ def comparison_table(c: Comparison) -> str:
         if rows:
             out.append(_indent(_plain(rows, "lrl")))
         out.extend(f"  note: {n}" for n in x.notes)
+    out += _portfolio_lines(c)
     if c.notes:
         out.append("")
         top = [n for n in c.notes if n.startswith(("the ranking", "the recommendation"))]
         out.extend(f"NOTE: {n}" for n in top)
     return printable_lines("\n".join(out).rstrip()) + "\n"
+
+
+def _portfolio_lines(c: Comparison) -> list[str]:
+    """Each portfolio's NPV before and after (its options' lines are above)."""
+    out: list[str] = []
+    cur = c.currency
+    for p in c.portfolios:
+        out.append("")
+        label = f"{p.id} (portfolio: {' + '.join(p.options)})"
+        if p.npv.before is None or p.npv.after is None:
+            was, now = (money(x, cur) if x is not None else "n/a"
+                        for x in (p.npv.before, p.npv.after))
+            out.append(f"{label}: NPV of TCO {was} -> {now}")
+        elif not _changed(p.npv):
+            out.append(f"{label}: NPV of TCO {money(p.npv.after, cur)}, unchanged")
+        else:
+            out.append(f"{label}: NPV of TCO {money(p.npv.before, cur)} -> "
+                       f"{money(p.npv.after, cur)} ({_signed_money(p.npv.delta, cur)}"
+                       f"{_pct(p.npv)})")
+        if _changed(p.delivered) and p.delivered.before is not None \
+                and p.delivered.after is not None:
+            out.append(f"  plan delivered: {percent(p.delivered.before, 0)} -> "
+                       f"{percent(p.delivered.after, 0)}")
+        out.extend(f"  note: {n}" for n in p.notes)
+    return out
 
 
 def _pct(line: Line) -> str:

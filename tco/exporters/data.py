@@ -127,7 +127,8 @@ def _holds(f: Field, c: CandidateResult, workload: str) -> bool:
         return c.priced
     if f.when == "quantified":
         return c.quantified
-    return c.quantified and f.quantity in c.values  # "cloud": the card has a cloud price
+    # "cloud": the card has a cloud price; "lease": the option leases its hardware
+    return c.quantified and f.quantity in c.values
 
 
 def _attribute(c: CandidateResult, path: str) -> Any:

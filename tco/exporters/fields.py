@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS, YEAR_SHARES, YEAR_TOTALS
 
 SCOPES = ("candidate", "primary", "horizon", "workload", "workloads", "yearly")
-WHEN = ("always", "priced", "quantified", "cloud", "shortfall")
+WHEN = ("always", "priced", "quantified", "cloud", "shortfall", "lease")
 # number | integer | boolean | string | strings (a list of text) | cost (the per-run cost lines)
 # | workloads (workload id -> workload fields) | yearly (a list of yearly cash-flow rows)
 KINDS = ("number", "integer", "boolean", "string", "strings", "cost", "workloads", "yearly")
@@ -82,7 +82,8 @@ FIELDS: tuple[Field, ...] = (
     Field("stack", "info.stack", _C, "", "Software stack id in the catalog", "string",
           "always"),
     Field("acquire", "info.acquire", _C, "", "How the capacity is got: buy (bought outright or "
-          "with a loan), rent, or hybrid (buy, and rent what the cluster cannot do in time)",
+          "with a loan), lease (the hardware leased), rent, or hybrid (buy, and rent what the "
+          "cluster cannot do in time)",
           "string", "always", True),
     Field("cards", "inputs.cards", _C, "cards", "Accelerators in the cluster (after sizing)",
           "integer", "always", True),
@@ -166,6 +167,18 @@ FIELDS: tuple[Field, ...] = (
           "VAT on the purchase, paid at year 0 (0 without finance.vat_rate)"),
     Field("capex_vat_recovered", "capex_vat_recovered", _H, MONEY,
           "The part of capex_vat credited back as input VAT at the end of year 1"),
+    Field("lease_amount", "lease_amount", _H, MONEY, "Equipment the lessor buys (hardware "
+          "and shared storage; not in capex_total)", when="lease"),
+    Field("lease_payment_per_month", "lease_payment_per_month", _H, MONEY, "Lease payment per "
+          "month", when="lease"),
+    Field("lease_rate_factor", "lease_rate_factor", _H, "per month", "Lease rate factor: the "
+          "monthly payment per unit of equipment cost", when="lease"),
+    Field("lease_commencement_months", "lease_commencement_months", _H, "months", "Months "
+          "from the decision to the lease's commencement (the delivery)", when="lease"),
+    Field("lease_deposit", "lease_deposit", _H, MONEY, "Security deposit, paid at "
+          "commencement and refunded at the end of the term", when="lease"),
+    Field("lease_buyout_price", "lease_buyout_price", _H, MONEY, "Price paid at the end of "
+          "the term to keep the hardware (0 when it is returned)", when="lease"),
     Field("cloud_npv", "cloud_npv", _H, MONEY, "NPV of renting the same delivered "
           "accelerator-hours from the cloud", when="cloud", csv=True),
     Field("breakeven_utilization", "breakeven_utilization", _H, "fraction", "Busy share of the "

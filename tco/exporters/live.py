@@ -64,11 +64,12 @@ def carried_live(result: Result) -> bool:
 SENTINEL_TEXT = "987654321e100"  # a value outside every plausible range, easy to find again
 # The words the page's summary, status pills, charts and panel need (templates/strings.yaml).
 TEXT_KEYS = (
-    "sum_recommend", "sum_recommend_rent", "sum_recommend_hybrid", "pricing_committed",
+    "sum_recommend", "sum_recommend_rent", "sum_recommend_hybrid", "sum_recommend_lease",
+    "pricing_committed",
     "pricing_on_demand", "sum_npv_lowest", "sum_npv_only", "sum_npv_incomplete", "sum_barred",
     "sum_job_lowest", "sum_job_not_lowest", "sum_time_fastest", "sum_time", "sum_no_flags",
     "sum_flags", "sum_incomplete", "sum_infeasible", "sum_none", "sum_none_barred", "list_sep",
-    "sum_buy_dearer", "sum_rent_dearer", "sum_cloud_dearer", "sum_cloud_unlisted",
+    "sum_buy_dearer", "sum_lease_dearer", "sum_rent_dearer", "sum_cloud_dearer", "sum_cloud_unlisted",
     "name_sep", "years", "days", "status_ok", "status_incomplete", "status_infeasible",
     "status_barred", "badge_recommended", "value_kw", "value_mwh", "value_t_co2",
     "breakeven_never", "chart_cost_axis", "chart_cash_axis", "chart_year_axis",

@@ -343,6 +343,8 @@ class View:
         elif said.mode == "hybrid":
             headline = s.segments("sum_recommend_hybrid", card=rec.info.card_name,
                                   cards=cards)
+        elif said.mode == "lease":
+            headline = s.segments("sum_recommend_lease", name=self.name(rec), cards=cards)
         else:
             headline = s.segments("sum_recommend", name=self.name(rec), cards=cards)
         why: list[list[Segment]] = []
@@ -409,7 +411,8 @@ class View:
         other = said.other_mode
         if said.mode == "rent" and other is not None:
             consider.append(s.segments(
-                "sum_buy_dearer", name=self.name(other),
+                "sum_lease_dearer" if other.info.acquire == "lease" else "sum_buy_dearer",
+                name=self.name(other),
                 npv=self.money(other.values["npv_tco"]),
                 diff=self.money(other.values["npv_tco"] - npv)))
         elif said.mode != "rent":
@@ -424,6 +427,12 @@ class View:
                     consider.append(s.segments("sum_cloud_dearer", cloud=self.money(cloud)))
                 else:  # only when no option renting the card is listed (rent_options: none)
                     consider.append(s.segments("sum_cloud_unlisted", cloud=self.money(cloud)))
+        alt = said.lease_or_buy  # bought: the cheapest lease; leased: the cheapest purchase
+        if alt is not None:
+            consider.append(s.segments(
+                "sum_lease_dearer" if alt.info.acquire == "lease" else "sum_buy_dearer",
+                name=self.name(alt), npv=self.money(alt.values["npv_tco"]),
+                diff=self.money(alt.values["npv_tco"] - npv)))
         mc = self.r.analyses.get("montecarlo")
         if isinstance(mc, MonteCarlo) and rec.id in mc.prob_cheapest:
             consider.append(s.segments("sum_mc", draws=number(mc.draws, 0),

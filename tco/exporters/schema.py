@@ -83,7 +83,9 @@ def field_schema(f: Field) -> JsonObj:
                      "a cloud price for the card.",
             "shortfall": " Null unless the candidate is priced and feasible and its shortfall "
                          "can be priced (a cloud price for the card, or for another card usable "
-                         "in the region)."}[f.when]
+                         "in the region).",
+            "lease": " Null unless the candidate is priced and feasible and leases its "
+                     "hardware (acquire: lease)."}[f.when]
     text = _text(f.description, f.unit) + ("." + when if when else "")
     if f.kind in _JSON_TYPE:
         return _t(_JSON_TYPE[f.kind], text, null=f.nullable)
@@ -101,7 +103,7 @@ def field_schema(f: Field) -> JsonObj:
 
 def _null_rule(fields: tuple[Field, ...]) -> JsonObj:
     """Infeasible: every quantified figure is null (or empty); feasible: none of them is."""
-    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall")]
+    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall", "lease")]
     then: JsonObj = {}
     orelse: JsonObj = {}
     for f in quantified:
@@ -322,8 +324,9 @@ def _plan_workload() -> JsonObj:
 def _recommendation() -> JsonObj:
     return _obj({
         "option": _t("string", "Id of the recommended option (the first of `candidates`)"),
-        "mode": {"enum": ["buy", "rent", "hybrid", "portfolio", "api"],
-                 "description": "How the capacity is got: buy (outright or with a loan), rent, "
+        "mode": {"enum": ["buy", "lease", "rent", "hybrid", "portfolio", "api"],
+                 "description": "How the capacity is got: buy (outright or with a loan), "
+                                "lease (the hardware leased, run as if owned), rent, "
                                 "hybrid (buy, and rent what the cluster cannot do), "
                                 "portfolio (options costed together, `options`), or api "
                                 "(a per-token API serves the plan, `api_options`; no cards)"},
@@ -336,7 +339,7 @@ def _recommendation() -> JsonObj:
                       "currency"),
         "delivers_plan": _t("boolean", "Whether it delivers the whole plan over the horizon"),
         "action": _t("string", "The recommendation in words: 'rent NVIDIA B200 at committed "
-                               "prices', 'buy ...', 'buy ... and rent what it cannot do "
+                               "prices', 'buy ...', 'lease ...', 'buy ... and rent what it cannot do "
                                "(hybrid)'"),
         "reasons": _array(_t("string", "A reason"), "Why, in English: its rank and what the "
                           "other mode would cost"),
@@ -406,6 +409,22 @@ def _comparison() -> JsonObj:
                                          "Cost of one run by cost line"),
             "notes": _strings("What else changed (feasibility, sizing)"),
         }, "One candidate's change"), "Candidates in the first ranking, new ones last"),
+        "portfolios": _array(_obj({
+            "id": _t("string", "Portfolio id"),
+            "name": _t("string", "Portfolio name"),
+            "options": _strings("The option ids it costs together"),
+            "npv_tco": _line("NPV of TCO of the portfolio"),
+            "plan_delivered_fraction": _obj({
+                "key": _t("string", "plan_delivered_fraction"),
+                "label": _t("string", "What the line is"),
+                "before": _t("number", "Share before", "fraction", null=True),
+                "after": _t("number", "Share after", "fraction", null=True),
+                "delta": _t("number", "after - before; null when either is null", "fraction",
+                            null=True),
+            }, "Share of the plan delivered over the horizon, before and after"),
+            "notes": _strings("What else changed (feasibility; present in one result only)"),
+        }, "One portfolio's change"), "Portfolios (options costed together) in the first "
+            "result's order, new ones last"),
         "ranking_before": _strings("Feasible candidates that may be bought, best first"),
         "ranking_after": _strings("The same, after"),
         "ranking_flips": _t("boolean", "Whether candidates in both rankings change order"),

@@ -14,6 +14,7 @@ from .cluster import cluster
 from .decision import feasibility, plan_target, tier
 from .held import held_stock
 from .jobcost import job_costs
+from .lease import lease
 from .operations import delivered, hours, running
 from .portfolio import portfolio
 from .serving import Serving, serving, token_costs
@@ -47,7 +48,7 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     for wid, precision, kind in st.workloads:
         if kind == "serve":
             serves[wid] = serving(b, wid, precision, cl, links[0], team, st.objectives,
-                                  peak_must_fit=st.acquire[k] == "buy")
+                                  peak_must_fit=st.acquire[k] in ("buy", "lease"))
             runs[wid] = serves[wid].run
         else:
             runs[wid] = training_run(b, wid, precision, cl, links, team)
@@ -58,15 +59,17 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
                            list(carried.values()), cl)
     held = held_stock(b, cl, st.held[k], money) if st.held and st.held[k] else None
     waits = None if held is None else IF(held.bought_share.gt(0), 1, 0)
-    cx = capex(b, cl, money, held) if owned else no_capex(b, money)
+    leased = st.acquire[k] == "lease"
+    cx = capex(b, cl, money, held, leased) if owned else no_capex(b, money)
     h = hours(b, carried, owned)
     rent_price: Expr = b.c("cloud_price_per_card_hour") if priced_rent else Const(0.0)
     phases = st.deliveries[k] if st.deliveries and owned else 0
-    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits, phases)
+    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits, phases, leased)
     work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned, waits, phases)
     plan = plan_work(b, horizon, tl, h.demand, h.available, st.acquire[k])
-    m = Money(cx, run, cl, h, work, plan, owned)
+    ls = lease(b, cx, Ref(f"{cid}.delivery_years"), horizon, money) if leased else None
+    m = Money(cx, run, cl, h, work, plan, owned, ls)
     flows = cash_flows(b, horizon, m, tl, money)
     hz = horizon_results(b, horizon, flows, work, plan, money)
     if st.sizing[k] == "plan":  # cards: auto, sized to deliver the plan

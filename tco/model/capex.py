@@ -34,10 +34,12 @@ class Capex:
         return both if self.held is None else both + self.held
 
 
-def capex(b: Builder, cl: Cluster, money: str, held: Held | None = None) -> Capex:
+def capex(b: Builder, cl: Cluster, money: str, held: Held | None = None,
+          leased: bool = False) -> Capex:
     """The purchase, net of VAT, and the VAT on it as its own line: quoted prices that include
     VAT are divided by (1 + VAT rate) first. With held stock, each line is the bought share of
-    the whole cluster's (tco.model.held)."""
+    the whole cluster's (tco.model.held). `leased`: the lessor buys the IT equipment (its
+    lines price the lease, tco.model.lease); the lessee buys the cooling and installation."""
     c, q = b.c, b.q
     net = q("vat_net_factor",
             IF(fin("prices_include_vat").gt(0.5), 1 / (1 + fin("vat_rate")), 1), "fraction",
@@ -62,8 +64,8 @@ def capex(b: Builder, cl: Cluster, money: str, held: Held | None = None) -> Cape
                 "Cooling capex", "horizon")
     install = q("capex_installation", hw * a("installation_fraction"), money, "Installation",
                 "horizon")
-    total = q("capex_total", hw + storage + cooling + install, money,
-              "Total capex (net of VAT)", "horizon")
+    total = q("capex_total", cooling + install if leased else hw + storage + cooling + install,
+              money, "Total capex (net of VAT)", "horizon")
     vat = q("capex_vat", total * fin("vat_rate"), money, "VAT on the purchase", "horizon")
     recovered = q("capex_vat_recovered", vat * fin("vat_recoverable_fraction"), money,
                   "VAT on the purchase recovered as input VAT (end of year 1)", "horizon")

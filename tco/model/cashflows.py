@@ -15,6 +15,7 @@ from ..expr import IF, MAX, NPV0, SUM, Const, Expr, Ref
 from .base import Builder, fin
 from .capex import Capex
 from .cluster import Cluster
+from .lease import Lease
 from .operations import Delivered, Hours, Running, year_costs
 from .timeline import Timeline, Work
 from .units import RATE_AS_ZERO
@@ -62,6 +63,7 @@ class Money:
     work: Delivered
     plan: Work
     owned: bool
+    lease: Lease | None = None  # a leased option's flows (tco.model.lease), on `financing`
 
 
 def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict[str, Expr]:
@@ -74,12 +76,16 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
                      cooling=cx.cooling, installation=cx.installation, vat=cx.vat,
                      held_stock=cx.held if cx.held is not None else zero,
                      porting=run.porting, lead_time_delay=run.delay, financing=-run.financed)
+        if m.lease is not None:  # the lessor buys the IT equipment; the lessee pays the lease
+            parts.update(cards=zero, servers=zero, network=zero, storage=zero,
+                         financing=m.lease.flows[0])
         return parts
     parts = {comp: zero for comp in COMPONENTS}
     parts.update(year_costs(b, t, m.cl, m.h, m.run, tl, m.work, m.plan, m.owned))
     if t == 1:  # recoverable input VAT is credited within the first year: a timing cost only
         parts["vat"] = zero - m.cx.vat_recovered  # 0 - x: a plain 0 (not -0) without VAT
-    parts["financing"] = IF(fin("loan_term_years").ge(t), m.run.payment, 0)
+    parts["financing"] = (m.lease.flows[t] if m.lease is not None
+                          else IF(fin("loan_term_years").ge(t), m.run.payment, 0))
     if t == horizon:
         parts["residual_value"] = -m.run.residual
     return parts

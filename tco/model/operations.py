@@ -75,7 +75,7 @@ def hours(b: Builder, runs: dict[str, Run], owned: bool) -> Hours:
 
 def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: int,
             money: str, owned: bool, rent_price: Expr, waits: Expr | None = None,
-            deliveries: int = 0) -> Running:
+            deliveries: int = 0, leased: bool = False) -> Running:
     """`waits` (held stock only, tco.model.held) is 1 when the option waits for a delivery, 0
     when held stock is the whole cluster; `deliveries`: phased deliveries (timeline.tranches)."""
     c, q = b.c, b.q
@@ -114,7 +114,8 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
               waiting(lead_weeks(b, deliveries) * Ref("cost_of_delay_per_week"), waits) if owned
               else zero,
               money, "Cost of the delivery lead time", "horizon")
-    financed = q("financed_amount", cx.total * fin("financed_fraction") if owned else zero,
+    financed = q("financed_amount",
+                 cx.total * fin("financed_fraction") if owned and not leased else zero,
                  money, "Capex financed by the loan", "horizon")
     payment = q("loan_payment_per_year",
                 -PMT(fin("loan_rate"), fin("loan_term_years"), financed), money,
@@ -123,7 +124,9 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
              fin("residual_value_fraction") + (1 - fin("residual_value_fraction"))
              * MAX(0, 1 - horizon / fin("depreciation_years")),
              "fraction", "Book value at the horizon, share of hardware capex", "horizon")
-    residual = q("residual_value", cx.owned_value() * book, money,
+    # a leased cluster is the lessee's at the horizon only when it buys it at the term's end
+    residual = q("residual_value", cx.owned_value() * book * fin("lease_buyout") if leased
+                 else cx.owned_value() * book, money,
                  "Residual value at the horizon (hardware and storage, held stock included)",
                  "horizon")
     return Running(elec_y, colo_y, support_y, storage_y, licence_y, staff_y, porting,

@@ -123,7 +123,7 @@ def plan_work(b: Builder, horizon: int, tl: Timeline, demand_h: Ref, available_h
         out.owned[t] = q("own_work_share", own, "fraction",
                          f"Year {t}'s work on owned capacity, in years of planned runs (above 1 "
                          "when catching up)", "year", year=t)
-        rented = (IF(tl.ported[t].gt(0), due - out.owned[t], 0) if acquire != "buy"
+        rented = (IF(tl.ported[t].gt(0), due - out.owned[t], 0) if acquire in ("rent", "hybrid")
                   else zero)
         out.rented[t] = q("rented_work_share", rented, "fraction",
                           f"Year {t}'s work on rented capacity, in years of planned runs",

@@ -147,7 +147,8 @@ def _action(said: Recommendation, st: Styles) -> str:
         return said.action()
     pricing = st.t.strings(f"pricing_{said.pricing.replace('-', '_')}") if said.pricing else ""
     return st.t({"rent": "rent {card} at {pricing} prices",
-                 "hybrid": "buy {card} and rent what it cannot do (hybrid)"}.get(
+                 "hybrid": "buy {card} and rent what it cannot do (hybrid)",
+                 "lease": "lease {card}"}.get(
                      said.mode, "buy {card}"), card=said.card_name, pricing=pricing)
 
 
@@ -173,35 +174,86 @@ def _recommendation(result: Result, st: Styles) -> str:
     return t("No candidate is feasible for every workload.")
 
 
+def _ranked_rows(result: Result, feasible: list[CandidateResult], values: Mapping[str, float]
+                 ) -> list[tuple[int, float, int, str, object]]:
+    """The options with cards, the per-token API options and the portfolios, by (tier, NPV)
+    as the recommendation weighs them (stable: the engine's order among the options)."""
+    rows: list[tuple[int, float, int, str, object]] = []
+    for c in feasible:
+        rows.append((tier(c), values[f"{c.id}.npv_tco"], len(rows), "option", c))
+    for a in result.api_options:
+        if a.quantified:
+            rows.append((int(a.values["tier"]), values[f"{a.id}.npv_tco"], len(rows), "api", a))
+    for port in result.portfolios:
+        rows.append((port.tier, values[f"{port.id}.npv_tco"], len(rows), "portfolio", port))
+    return sorted(rows, key=lambda r: r[:3])
+
+
 def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
-    """The ranking by NPV with live tier and rank columns; the row after it."""
-    ws, st, values, p = w.ws, w.st, w.values, w.p
+    """The ranking by NPV with live tier and rank columns, over the options, the per-token API
+    options and the portfolios; the row after it."""
+    ws, st, values = w.ws, w.st, w.values
     text(ws, row, 0, st.t("Ranked by NPV of total cost of ownership"), st("label"))
     row += 1
     w.header(row, ["Rank", "Candidate", "Name", "Cards", "NPV of TCO", "Undiscounted TCO",
                    "Cost per run", "Cost per GPU-hour", "Days per run", "Tier (live)",
                    "Rank (live)", "Notes"])
     first = row + 1
-    keys = [(tier(c), values[f"{c.id}.npv_tco"]) for c in feasible]
-    for i, c in enumerate(feasible):
+    ranked = _ranked_rows(w.result, feasible, values)
+    keys = [(rank_tier, npv) for rank_tier, npv, *_rest in ranked]
+    for i, (_tier, _npv, _k, kind, x) in enumerate(ranked):
         r = first + i
-        job = f"{c.id}.{c.primary_workload}"
         ws.write_number(r, 0, i + 1, st("rank"))
-        text(ws, r, 1, c.id)
-        text(ws, r, 2, st.t.name(c.info.name))
-        cards = f"candidates.{c.info.inputs_id}.cards"  # a generated option: its source's
-        w.formula(r, 3, p.input_name(cards), cards, "count")
-        w.headline(r, 4, c, "npv_tco")
-        w.headline(r, 5, c, "undiscounted_tco")
-        w.headline(r, 6, c, "cost_per_job")
-        w.quantity(r, 7, f"{c.id}.cost_per_gpu_hour", "price")
-        w.quantity(r, 8, f"{job}.wall_days", "days")
-        w.live_tier(r, 9, c)
+        text(ws, r, 1, x.id)  # type: ignore[attr-defined]
+        if kind == "option":
+            _option_row(w, r, x)  # type: ignore[arg-type]
+        else:
+            _column_row(w, r, kind, x)
+        target = w.p.quantities[f"{x.id}.tier"].ref(w.p.sheet(SUMMARY))  # type: ignore[attr-defined]
+        ws.write_formula(r, 9, f"={target}", st("formula", "0"), keys[i][0])
         w.live_tiered_rank(r, 10, first, 9, 4, keys)
-        text(ws, r, 11, st.t.strings("list_sep").join(st.t.message(x)
-                                                        for x in c.notes + c.info.flags),
-             st("wrap"))
-    return first + max(len(feasible), 1) + 1
+    return first + max(len(ranked), 1) + 1
+
+
+def _option_row(w: _Writer, r: int, c: CandidateResult) -> None:
+    """An option with cards: its headline figures (defined names) and primary run."""
+    ws, st = w.ws, w.st
+    job = f"{c.id}.{c.primary_workload}"
+    text(ws, r, 2, st.t.name(c.info.name))
+    cards = f"candidates.{c.info.inputs_id}.cards"  # a generated option: its source's
+    w.formula(r, 3, w.p.input_name(cards), cards, "count")
+    w.headline(r, 4, c, "npv_tco")
+    w.headline(r, 5, c, "undiscounted_tco")
+    w.headline(r, 6, c, "cost_per_job")
+    w.quantity(r, 7, f"{c.id}.cost_per_gpu_hour", "price")
+    w.quantity(r, 8, f"{job}.wall_days", "days")
+    text(ws, r, 11, st.t.strings("list_sep").join(st.t.message(x)
+                                                    for x in c.notes + c.info.flags),
+         st("wrap"))
+
+
+def _column_row(w: _Writer, r: int, kind: str, x: object) -> None:
+    """A per-token API option (no cards, no run) or a portfolio (its options' cards summed
+    live): NPV and undiscounted TCO as live formulas; a run's figures do not apply."""
+    ws, st, result = w.ws, w.st, w.result
+    xid, name = x.id, (x.info.name if kind == "api" else x.name)  # type: ignore[attr-defined]
+    text(ws, r, 2, st.t("Per-token API: {name}", name=name) if kind == "api" else name)
+    if kind == "api":
+        ws.write_number(r, 3, 0, st("static", w.formats["count"]))
+        note = st.t("Paid per token: no accelerators, no runs of its own")
+    else:
+        members = [result.candidate(oid) for oid in x.options]  # type: ignore[attr-defined]
+        paths = [f"candidates.{m.info.inputs_id}.cards" for m in members
+                 if m.info.acquire != "api"]
+        formula = "=" + "+".join(w.p.input_name(path) for path in paths) if paths else "=0"
+        ws.write_formula(r, 3, formula, st("formula", w.formats["count"]),
+                         sum(result.inputs[path].value for path in paths))
+        note = st.t("Portfolio: {options}", options=" + ".join(x.options))  # type: ignore[attr-defined]
+    w.quantity(r, 4, f"{xid}.npv_tco", "amount")
+    w.quantity(r, 5, f"{xid}.undiscounted_tco", "amount")
+    for col in (6, 7, 8):
+        ws.write_blank(r, col, None, st("static"))
+    text(ws, r, 11, note, st("wrap"))
 
 
 def _portfolio_table(w: _Writer, row: int) -> int:

@@ -1,0 +1,76 @@
+"""Methodology §7, "Leasing": an option that leases its hardware (`acquire: lease`).
+
+The lessor buys the IT equipment (cards, servers, network, shared storage) and the lessee pays
+a level monthly payment over the term from the day the hardware is delivered (commencement),
+in advance or in arrears; it installs, cools, powers, supports and ports the cluster as if it
+had bought it. The payment is priced as lessors price it: the cost, less the present value of
+the lessor's residual at the end of the term, repaid at the implicit rate (a spreadsheet PMT).
+At the end of the term the lessee returns the hardware, or buys it at that residual.
+
+Payments, like every running cost, count at the end of the year they fall in (year 0 for a
+payment due at the decision). Month m after the decision falls in year ceil(m / 12).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..expr import IF, MAX, MIN, PMT, ROUNDDOWN, Expr, Ref
+from .base import Builder, fin
+from .capex import Capex
+from .units import MONTHS_PER_YEAR
+
+
+@dataclass(frozen=True)
+class Lease:
+    flows: dict[int, Expr]  # year t (0..H) -> the lease's cash flow (payments, deposit, buyout)
+
+
+def lease(b: Builder, cx: Capex, delivery_years: Ref, horizon: int, money: str) -> Lease:
+    """The lease's payment and its flows year by year (the `financing` line of the option)."""
+    q = b.q
+    n, adv, buy = fin("lease_term_months"), fin("lease_payments_in_advance"), fin("lease_buyout")
+    amount = q("lease_amount", cx.hardware + cx.storage, money,
+               "Equipment the lessor buys (hardware and shared storage)", "horizon")
+    rate = q("lease_monthly_rate", fin("lease_rate") / MONTHS_PER_YEAR, "fraction",
+             "Lease's implicit interest rate per month", "horizon")
+    # the cost less the present value of the lessor's residual, repaid over the term; in
+    # advance each payment is a month earlier, so it is smaller by 1 + the monthly rate
+    # a lessor's quote (its rate factor) is taken as it is
+    quoted = fin("lease_quoted_rate_factor")
+    payment = q("lease_payment_per_month",
+                IF(quoted.gt(0), quoted * amount,
+                   -PMT(rate, n, amount * (1 - fin("lease_residual_fraction") * (1 + rate) ** -n))
+                   / (1 + adv * rate)), money, "Lease payment per month", "horizon")
+    q("lease_rate_factor", IF(amount.gt(0), payment / MAX(amount, 1e-12), 0), "per month",
+      "Lease rate factor: monthly payment per unit of equipment cost", "horizon")
+    start = q("lease_commencement_months", delivery_years * MONTHS_PER_YEAR, "months",
+              "Months from the decision to the lease's commencement (delivery)", "horizon")
+    end = start + n  # the end of the term: the hardware is returned or bought
+    deposit = q("lease_deposit", fin("lease_deposit_months") * payment, money,
+                "Security deposit (paid at commencement, refunded at the end of the term)",
+                "horizon")
+    buyout = q("lease_buyout_price", buy * fin("lease_residual_fraction") * amount, money,
+               "Price paid at the end of the term to keep the hardware (0 when returned)",
+               "horizon")
+
+    def paid(months: int) -> Expr:
+        """Payments due by `months` after the decision: payment k falls at start + k - 1 in
+        advance, start + k in arrears."""
+        return MIN(n, MAX(0, ROUNDDOWN(months - start + adv)))
+
+    def by(months: int, when: Expr) -> Expr:
+        return IF(when.le(months), 1, 0)
+
+    flows: dict[int, Expr] = {0: payment * paid(0) + deposit * by(0, start)}
+    for t in range(1, horizon + 1):
+        now, before = MONTHS_PER_YEAR * t, MONTHS_PER_YEAR * (t - 1)
+        flow = (payment * (paid(now) - paid(before))
+                + deposit * (by(now, start) - by(before, start)))
+        if t < horizon:
+            flows[t] = flow - deposit * (by(now, end) - by(before, end)) \
+                + buyout * (by(now, end) - by(before, end))
+        else:  # at the horizon: the deposit comes back; a buyout lease settles what it owes
+            flows[t] = (flow - deposit * (by(now, start) - by(before, end))
+                        + buyout * (1 - by(before, end)) + buy * payment * (n - paid(now)))
+    return Lease(flows)
