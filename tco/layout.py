@@ -209,18 +209,21 @@ def evaluate_grid(model: Model, values: Mapping[str, float], cid: str, wid: str,
             for t in names}
 
 
-def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any) -> Any:
+def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any,
+         idle: Any = 0.0) -> Any:
     """Index of the best combination along the last axis: the shortest step among those that
-    fit (and whose expert group fits in the replicas); else the least memory."""
+    fit (and whose expert group fits in the replicas); else the least memory. `idle`: the
+    cards each combination leaves out of its whole replicas (idle_cards)."""
     import numpy as np
 
     ok = (got["fits_memory"] > 0) & dp_ok
     step = np.where(ok, got["step_seconds"], np.inf)
     fastest = np.min(step, axis=-1, keepdims=True)
-    # the simplest of the near-fastest: fewest pipeline, context, expert and virtual stages,
-    # then the smallest tensor group, recomputation last
+    # the simplest of the near-fastest: fewest idle cards, then fewest pipeline, context,
+    # expert and virtual stages, then the smallest tensor group, recomputation last (the
+    # simplicity score stays below 1e9, so an idle card outweighs it)
     simple = np.asarray([(c[1] * c[2] * c[3] * c[4]) * 16 + c[0] + 0.5 * c[5] + 0.75 * c[6]
-                         for c in combos], dtype=float)
+                         for c in combos], dtype=float) + 1e9 * np.asarray(idle, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.where(step <= fastest * NEAR_BEST, simple + step / fastest * 1e-6, np.inf)
     fallback = np.argmin(got["memory_needed_gb"], axis=-1)
@@ -228,14 +231,27 @@ def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any) -> A
 
 
 def fits_cards(combos: list[tuple[int, ...]], cards: Any) -> Any:
-    """A replica (tp·pp·cp) and an expert group (ep over tp·pp) need at least that many cards."""
+    """A replica (tp·pp·cp) and an expert group (ep over tp·pp) need at least that many cards,
+    and the expert groups tile the whole replicas' data- and context-parallel ranks."""
     import numpy as np
 
     arr = np.asarray(combos, dtype=float)
     n = np.asarray(cards, dtype=float)
     n = n[..., None] if n.ndim else n
+    ranks = np.floor(n / (arr[:, 0] * arr[:, 1] * arr[:, 3])) * arr[:, 3]  # dp × cp
     return ((arr[:, 0] * arr[:, 1] * arr[:, 3] <= n)
-            & (arr[:, 4] * arr[:, 0] * arr[:, 1] <= n))
+            & (arr[:, 4] * arr[:, 0] * arr[:, 1] <= n) & (np.mod(ranks, arr[:, 4]) == 0))
+
+
+def idle_cards(combos: list[tuple[int, ...]], cards: Any) -> Any:
+    """The cards whole replicas of each combination leave idle (the model's idle_cards)."""
+    import numpy as np
+
+    arr = np.asarray(combos, dtype=float)
+    n = np.asarray(cards, dtype=float)
+    n = n[..., None] if n.ndim else n
+    replica = arr[:, 0] * arr[:, 1] * arr[:, 3]
+    return np.maximum(0.0, n - np.maximum(1.0, np.floor(n / replica)) * replica)
 
 
 def choose(model: Model, resolved: Resolved, cids: list[str]) -> Resolved:
@@ -252,7 +268,8 @@ def choose(model: Model, resolved: Resolved, cids: list[str]) -> Resolved:
             else:
                 combos = grid(values, resolved, cid, wid, cards)
                 got = evaluate_grid(model, values, cid, wid, combos, cards)
-                pick = combos[int(best(got, combos, fits_cards(combos, cards)))]
+                pick = combos[int(best(got, combos, fits_cards(combos, cards),
+                                       idle_cards(combos, cards)))]
             step = float(got["step_seconds"][combos.index(pick)])
             for d, v in zip(DEGREES, pick):
                 path = layout_path(cid, wid, d)
@@ -282,7 +299,7 @@ def per_size(model: Model, resolved: Resolved, cid: str, cards: Any,
         else:
             combos = grid(values, resolved, cid, wid, float(np.max(cards)))
             got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
-            pick = best(got, combos, fits_cards(combos, cards))
+            pick = best(got, combos, fits_cards(combos, cards), idle_cards(combos, cards))
         arr = np.asarray(combos, dtype=float)[pick]
         for i, d in enumerate(DEGREES):
             out[layout_path(cid, wid, d)] = arr[:, i]

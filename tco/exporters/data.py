@@ -353,6 +353,7 @@ def layout_text(d: dict[str, Any]) -> str:
     return (f"TP {d['tensor_parallel']} x PP {d['pipeline_parallel']} (v {d['virtual_stages']})"
             f" x CP {d['context_parallel']} x EP {d['expert_parallel']}, "
             f"DP {number(d['data_parallel'], 0)}"
+            + (f" ({number(d['idle_cards'], 0)} cards idle)" if d.get("idle_cards") else "")
             + (", recompute" if d["activation_recompute"] else "")
             + (", ZeRO-3" if d.get("parameter_sharding") else ""))
 

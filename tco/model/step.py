@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import IF, MAX, MIN, Expr, Ref
+from ..expr import IF, MAX, MIN, ROUNDDOWN, Expr, Ref
 from .base import Builder, a, w
 from .units import BYTES_PER_GB, BYTES_PER_VALUE, FLOPS_PER_TFLOPS
 
@@ -45,6 +45,7 @@ class Step:
     fits: Ref
     mem_need: Ref
     mem_have: Ref
+    busy: Ref  # cards in whole replicas
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Shape:
     layers: Ref
     seqs: Ref  # sequences per global batch
     dp: Ref
+    busy: Ref  # cards in whole replicas: the ones that work (the rest idle)
     micro: Ref  # micro-batches per replica per step (one sequence each)
     tokens_card: Ref  # tokens each card passes through its layers per step
 
@@ -80,13 +82,19 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
                 "Inferred number of layers")
     seqs = jq("batch_sequences", w(wid, "global_batch_tokens") / w(wid, "seq_len_tokens"),
               "sequences", "Sequences per global batch")
-    dp = jq("data_parallel", cards / (tp * pp * cp), "replicas",
-            "Data-parallel replicas (cards / (tensor x pipeline x context))")
+    # A job runs whole replicas: the cards left over idle (paid for, doing no work).
+    dp = jq("data_parallel", MAX(1, ROUNDDOWN(cards / (tp * pp * cp))), "replicas",
+            "Data-parallel replicas (whole: cards / (tensor x pipeline x context), rounded "
+            "down)")
+    busy = jq("cards_in_use", MIN(cards, dp * tp * pp * cp), "cards",
+              "Cards in the data-parallel replicas (the ones that work)")
+    jq("idle_cards", cards - busy, "cards",
+       "Cards left over by whole replicas: paid for, idle")
     micro = jq("micro_batches", MAX(1, seqs / dp), "micro-batches",
                "Micro-batches per replica per step (one sequence each)")
     tokens_card = jq("tokens_per_card_step", w(wid, "global_batch_tokens") / (dp * cp * tp),
                      "tokens", "Tokens each card carries through its layers per step")
-    return Shape(hidden, layers, seqs, dp, micro, tokens_card)
+    return Shape(hidden, layers, seqs, dp, busy, micro, tokens_card)
 
 
 def memory(b: Builder, wid: str, cards: Ref, sh: Shape) -> tuple[Ref, Ref, Ref]:
@@ -102,7 +110,7 @@ def memory(b: Builder, wid: str, cards: Ref, sh: Shape) -> tuple[Ref, Ref, Ref]:
     wg = a("weight_grad_bytes_per_param")
     state = (wg * shard * IF(z3.gt(0), 1 / (sh.dp * cp)
                              + ZERO3_GATHERED_LAYERS * pp / sh.layers, 1)
-             + (a("state_bytes_per_param") - wg) * w(wid, "params") / cards)
+             + (a("state_bytes_per_param") - wg) * w(wid, "params") / sh.busy)
     per_layer = (rc * a("activation_checkpoint_bytes")
                  + (1 - rc) * a("activation_working_bytes"))
     act = (w(wid, "seq_len_tokens") / cp * sh.hidden / tp
@@ -153,7 +161,7 @@ def compute_time(b: Builder, wid: str, precision: str, cards: Ref, sh: Shape,
                      * a("compute_to_published_mfu_ratio") * team, "FLOP/s",
                      f"Sustained {precision.upper()} compute per card while computing")
     ideal = b.jq(wid, "ideal_step_seconds",
-                 f_tok * w(wid, "global_batch_tokens") / (cards * sustained), "s",
+                 f_tok * w(wid, "global_batch_tokens") / (sh.busy * sustained), "s",
                  "Step time with no recomputation, bubble or communication")
     slow = expert_gemm(b, wid, precision, sustained, f_tok)
     comp = b.jq(wid, "compute_seconds",
@@ -293,4 +301,4 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
               / IF(layout_ref(b, wid, "zero3").gt(0), 1, sh.micro) - bubble), "s",
         "Communication not hidden behind compute, per step")
     step = b.jq(wid, "step_seconds", comp + bubble + exposed, "s", "Time per training step")
-    return Step(f_tok, step, ideal, fits, need, have)
+    return Step(f_tok, step, ideal, fits, need, have, sh.busy)
