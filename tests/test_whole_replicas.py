@@ -86,3 +86,20 @@ def test_expert_groups_tile_the_whole_replicas():
     """An expert group of 16 over 3 replicas (24 cards of tp 8) would straddle replicas."""
     combos = [(1, 1, 1, 1, 16, 0, 0), (1, 1, 1, 1, 8, 0, 0)]
     assert list(layout.fits_cards(combos, 24.0)) == [False, True]
+
+
+def test_the_compare_table_says_how_many_cards_idle(tmp_path):
+    """512 / (2 x 3) = 85 replicas of 6 cards: 510 work, 2 idle; the search's own layout on
+    512 cards uses them all, so its row says nothing."""
+    path = tmp_path / "idle.yaml"
+    path.write_text("workloads:\n  - {id: w, params: 70e9, tokens: 2e12}\nrent_options: none\n"
+                    "candidates:\n"
+                    "  - {id: pinned, card: h100-sxm, cards: 512, layout: {w: {tp: 2, pp: 3}}}\n"
+                    "  - {id: free, card: h100-sxm, cards: 512}\n")
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 0, out.output
+    rows = {line.split()[1]: line for line in out.output.splitlines()
+            if line[:1].isdigit()}
+    assert "2x3x1x1" in rows["pinned"] and rows["pinned"].count("(2 idle)") == 1
+    assert "idle" not in rows["free"]
+    assert "(N idle): cards left over by the whole data-parallel replicas" in out.output

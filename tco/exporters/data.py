@@ -292,7 +292,8 @@ def compare_table(result: Result) -> str:
             *(serve_first_cells(c, serve, cur) if serve else (
                 "x".join(str(int(job.get(k, 1))) for k in (
                     "tensor_parallel", "pipeline_parallel", "context_parallel",
-                    "expert_parallel")) + ("+Z3" if job.get("parameter_sharding") else ""),
+                    "expert_parallel")) + ("+Z3" if job.get("parameter_sharding") else "")
+                + (f" ({int(job['idle_cards'])} idle)" if job.get("idle_cards") else ""),
                 number(job["wall_days"], 1), money(job["cost_per_job"], cur))),
             money(v["npv_tco"], cur),
             money(v["cost_per_run_horizon"], cur), number(v["cost_per_gpu_hour"], 2),
@@ -317,7 +318,9 @@ def compare_table(result: Result) -> str:
         "\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
         "workload, chosen by search (+Z3: parameters and gradients sharded over the data-"
         "parallel group, ZeRO-3 / FSDP; `tco job` and JSON give them all);"
-        "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
+        + ("\n(N idle): cards left over by the whole data-parallel replicas: paid for, idle;"
+           if any(c.feasible and c.job.get("idle_cards") for c in result.candidates) else "")
+        + "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
         "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
         "workload (the cluster as actually used);")
     legend += ("\nbarred: priced, but export-controlled for the region or licence-barred, so "
