@@ -52,7 +52,7 @@ def serve_grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: s
     pins = pinned(resolved, cid, wid)
     check_tensor_pin(values, resolved, cid, wid, pins)
     tps = [pins["tp"]] if "tp" in pins else [x for x in POWERS if x <= tp_max]
-    return [(tp, 1, 1, 1, 1, 0, 0) for tp in tps]
+    return [(tp, 1, 1, 1, 1, 0, 0, 0) for tp in tps]
 
 
 def best_serving(got: Mapping[str, Any], combos: list[tuple[int, ...]], cards: Any) -> Any:
@@ -88,7 +88,7 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
         "tp": [x for x in POWERS if x <= tp_max], "pp": [x for x in POWERS if x <= layers],
         "vp": [1, 2, 4, 8], "cp": [x for x in POWERS[:5] if x <= max(cp_max, 1)],
         "ep": expert_degrees(sparsity, cards_max, values.get(f"{wp}.experts", 0.0)),
-        "recompute": [0, 1], "zero3": [0, 1],
+        "recompute": [0, 1], "zero3": [0, 1], "zero2": [0, 1],
     }
     pins = pinned(resolved, cid, wid)
     check_tensor_pin(values, resolved, cid, wid, pins)
@@ -96,9 +96,9 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     options.update({d: [v] for d, v in pins.items()})
     out = []
     for combo in itertools.product(*(options[d] for d in DEGREES)):
-        tp, pp, vp, cp, ep, _, _ = combo
+        tp, pp, vp, cp, ep, _, zero3, zero2 = combo
         if (tp * pp * cp > cards_max or (pp == 1 and vp > 1) or pp * vp > layers
-                or ep * tp * pp > cards_max):
+                or ep * tp * pp > cards_max or (zero3 and zero2)):
             continue
         out.append(combo)
     if not out:
@@ -176,7 +176,10 @@ def unplaceable(resolved: Resolved, cid: str, wid: str, pins: Mapping[str, int],
                 cards_max: float, layers: float) -> ScenarioError:
     """Why no layout fits the pinned degrees: the first constraint they break."""
     g = {d: pins.get(d, 1) for d in DEGREES}
-    if g["pp"] == 1 and g["vp"] > 1:
+    if pins.get("zero3") and pins.get("zero2"):
+        key, msg = "zero2", ("ZeRO-3 shards the gradients already: expected zero2 0 with "
+                             "zero3 1")
+    elif g["pp"] == 1 and g["vp"] > 1:
         key, msg = "vp", "virtual stages (vp > 1) need a pipeline: expected pp > 1 with vp"
     elif g["pp"] * g["vp"] > layers:
         key = "pp"
@@ -220,10 +223,11 @@ def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any,
     step = np.where(ok, got["step_seconds"], np.inf)
     fastest = np.min(step, axis=-1, keepdims=True)
     # the simplest of the near-fastest: fewest idle cards, then fewest pipeline, context,
-    # expert and virtual stages, then the smallest tensor group, recomputation last (the
-    # simplicity score stays below 1e9, so an idle card outweighs it)
+    # expert and virtual stages, then the smallest tensor group, then no recomputation, then
+    # ZeRO-1, ZeRO-2, ZeRO-3 (the simplicity score stays below 1e9: an idle card outweighs it)
     simple = np.asarray([(c[1] * c[2] * c[3] * c[4]) * 16 + c[0] + 0.5 * c[5] + 0.75 * c[6]
-                         for c in combos], dtype=float) + 1e9 * np.asarray(idle, dtype=float)
+                         + 0.6 * c[7] for c in combos], dtype=float) \
+        + 1e9 * np.asarray(idle, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.where(step <= fastest * NEAR_BEST, simple + step / fastest * 1e-6, np.inf)
     fallback = np.argmin(got["memory_needed_gb"], axis=-1)

@@ -19,7 +19,7 @@ from .units import BYTES_PER_GB, BYTES_PER_VALUE, FLOPS_PER_TFLOPS
 
 FFN_SHARE = 2.0 / 3.0  # of 12·h² parameters per layer, the feed-forward block's 8·h²
 
-DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3")
+DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3", "zero2")
 DEGREE_LABELS = {
     "tp": "Tensor-parallel degree (within the scale-up domain)",
     "pp": "Pipeline-parallel stages",
@@ -29,6 +29,7 @@ DEGREE_LABELS = {
     "recompute": "Activation recomputation (1 full, 0 none)",
     "zero3": "Parameters and gradients sharded over the data-parallel group (1 ZeRO-3/FSDP, "
              "0 ZeRO-1)",
+    "zero2": "Gradients sharded over the data-parallel group (1 ZeRO-2, 0 ZeRO-1)",
 }
 # ZeRO-3 moves 3 x the parameters' bytes per micro-batch (all-gather forward, all-gather
 # backward, reduce-scatter) where ZeRO-1 moves 2 x per step: 1.5 x dp_bytes_per_param
@@ -72,9 +73,11 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
     for d in DEGREES:
         key = {"tp": "tensor_parallel", "pp": "pipeline_parallel", "vp": "virtual_stages",
                "cp": "context_parallel", "ep": "expert_parallel",
-               "recompute": "activation_recompute", "zero3": "parameter_sharding"}[d]
+               "recompute": "activation_recompute", "zero3": "parameter_sharding",
+               "zero2": "gradient_sharding"}[d]
         jq(key, layout_ref(b, wid, d),
-           {"recompute": "0/1", "zero3": "0/1", "pp": "stages", "vp": "stages"}.get(d, "cards"),
+           {"recompute": "0/1", "zero3": "0/1", "zero2": "0/1", "pp": "stages",
+            "vp": "stages"}.get(d, "cards"),
            DEGREE_LABELS[d])
     hidden = jq("hidden_size", (a("hidden_per_layer_ratio") * w(wid, "active_params") / 12)
                 ** (1.0 / 3.0), "units", "Inferred hidden size")
@@ -99,17 +102,19 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
 
 def memory(b: Builder, wid: str, cards: Ref, sh: Shape) -> tuple[Ref, Ref, Ref]:
     """Memory needed per card (weights and gradients over tensor x pipeline (x expert), and
-    with ZeRO-3 over the data-parallel group too, the optimizer state over every card,
-    activations of the micro-batches in flight)."""
+    with ZeRO-3 over the data-parallel group too, with ZeRO-2 the gradients only, the
+    optimizer state over every card, activations of the micro-batches in flight)."""
     c = b.c
-    tp, pp, cp, ep, rc, z3 = (layout_ref(b, wid, d)
-                              for d in ("tp", "pp", "cp", "ep", "recompute", "zero3"))
+    tp, pp, cp, ep, rc, z3, z2 = (layout_ref(b, wid, d) for d in
+                                  ("tp", "pp", "cp", "ep", "recompute", "zero3", "zero2"))
     dense = w(wid, "active_params")
     experts = w(wid, "params") - w(wid, "active_params")
     shard = (dense + experts / ep) / (tp * pp)
     wg = a("weight_grad_bytes_per_param")
+    # ZeRO-2: the weights' half of wg whole, the gradients' half over the data-parallel ranks
     state = (wg * shard * IF(z3.gt(0), 1 / (sh.dp * cp)
-                             + ZERO3_GATHERED_LAYERS * pp / sh.layers, 1)
+                             + ZERO3_GATHERED_LAYERS * pp / sh.layers,
+                             IF(z2.gt(0), (1 + 1 / (sh.dp * cp)) / 2, 1))
              + (a("state_bytes_per_param") - wg) * w(wid, "params") / sh.busy)
     per_layer = (rc * a("activation_checkpoint_bytes")
                  + (1 - rc) * a("activation_working_bytes"))
@@ -202,7 +207,7 @@ def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref
 
 def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, Ref]:
     """Seconds per step each card spends moving data, by kind."""
-    tp, pp, vp, cp, ep, rc, z3 = (layout_ref(b, wid, d) for d in DEGREES)
+    tp, pp, vp, cp, ep, rc, z3, z2 = (layout_ref(b, wid, d) for d in DEGREES)
     h, lay = sh.hidden, sh.layers / pp
     cpn = b.c("cards_per_node")
     k = w(wid, "experts_per_token")
@@ -227,13 +232,16 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
         tp * pp)
     group = sh.dp * cp
     inside = MIN(group, MAX(1, cpn / (tp * cp)))
+    # ZeRO-2 reduce-scatters every micro-batch's gradients (it keeps no whole gradient to
+    # accumulate into) and all-gathers the parameters once: (m + 1) / 2 of ZeRO-1's bytes
     t_dp = jq("dp_comm_seconds", a("dp_bytes_per_param") * shard
-              * IF(z3.gt(0), ZERO3_TRAFFIC_RATIO * sh.micro, 1)
+              * IF(z3.gt(0), ZERO3_TRAFFIC_RATIO * sh.micro, IF(z2.gt(0), (sh.micro + 1) / 2, 1))
               * ((inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group) / out)
               + IF(z3.gt(0), 3 * lay * sh.micro * dp_ring(group, inside),
-                   dp_latency(b, wid, shard, group, inside)),
+                   dp_latency(b, wid, shard, group, inside) * IF(z2.gt(0), (sh.micro + 1) / 2, 1)),
               "Data-parallel reduce-scatter + all-gather time per step (scale-up inside a "
-              "server, then the network; with ZeRO-3 every micro-batch)")
+              "server, then the network; with ZeRO-3 every micro-batch, with ZeRO-2 the "
+              "gradients every micro-batch)")
     return {"tp": t_tp, "cp": t_cp, "ep": t_ep, "pp": t_pp, "dp": t_dp}
 
 
@@ -248,7 +256,7 @@ def latencies(b: Builder, wid: str, sh: Shape) -> dict[str, Expr]:
     """The latency part (α) of the tensor, context, expert and pipeline collectives per step:
     how many each card runs per step times the time each takes before any byte has arrived
     (a ring of n ranks takes n − 1 steps; NCCL's cost model, methodology §4)."""
-    tp, pp, vp, cp, ep, rc, _ = (layout_ref(b, wid, d) for d in DEGREES)
+    tp, pp, vp, cp, ep, rc, _, _ = (layout_ref(b, wid, d) for d in DEGREES)
     base = a("collective_base_latency_s")
     per_mb = sh.layers / pp * sh.micro  # layer passes per card per step
     ring_tp = base + (tp - 1) * a("scaleup_hop_latency_s")
@@ -298,7 +306,8 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
         (1 - a("comm_overlap_fraction")) * (t["tp"] + t["cp"] + t["ep"])
         + MAX(0, t["pp"] - a("dp_overlap_fraction") * comp)
         + MAX(0, t["dp"] - a("dp_overlap_fraction") * comp
-              / IF(layout_ref(b, wid, "zero3").gt(0), 1, sh.micro) - bubble), "s",
+              / IF((layout_ref(b, wid, "zero3") + layout_ref(b, wid, "zero2")).gt(0), 1,
+                   sh.micro) - bubble), "s",
         "Communication not hidden behind compute, per step")
     step = b.jq(wid, "step_seconds", comp + bubble + exposed, "s", "Time per training step")
     return Step(f_tok, step, ideal, fits, need, have, sh.busy)
