@@ -180,7 +180,7 @@ class Candidate(BaseModel):
     # Pinned parallel degrees, by workload id; a degree not given is chosen by the layout
     # search (tco.layout). Example: layout: {llama-70b: {tp: 8, pp: 4}}
     layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute", "zero3",
-                                   "zero2"], Whole]] = {}
+                                   "zero2", "hsdp"], Whole]] = {}
     acquire: Literal["buy", "rent", "hybrid"] = "buy"
     # The workloads this option carries (ids); default every workload of the plan. An option
     # that carries only some of them is costed as part of a portfolio (below).

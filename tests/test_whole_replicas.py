@@ -69,7 +69,7 @@ def test_a_pinned_pipeline_of_three_on_512_cards(catalog):
 def test_the_search_prefers_the_layout_that_uses_the_cards():
     """Two layouts equally fast (within 1 %): the one without idle cards wins even though it is
     less simple (a deeper pipeline)."""
-    combos = [(8, 1, 1, 1, 1, 0, 0, 0), (8, 2, 1, 1, 1, 0, 0, 0)]  # replicas of 8 and 16 cards
+    combos = [(8, 1, 1, 1, 1, 0, 0, 0, 0), (8, 2, 1, 1, 1, 0, 0, 0, 0)]  # replicas of 8 and 16 cards
     got = {"fits_memory": np.array([1.0, 1.0]), "step_seconds": np.array([1.0, 1.001]),
            "memory_needed_gb": np.array([50.0, 40.0])}
     ok = np.array([True, True])
@@ -84,7 +84,7 @@ def test_the_search_prefers_the_layout_that_uses_the_cards():
 
 def test_expert_groups_tile_the_whole_replicas():
     """An expert group of 16 over 3 replicas (24 cards of tp 8) would straddle replicas."""
-    combos = [(1, 1, 1, 1, 16, 0, 0, 0), (1, 1, 1, 1, 8, 0, 0, 0)]
+    combos = [(1, 1, 1, 1, 16, 0, 0, 0, 0), (1, 1, 1, 1, 8, 0, 0, 0, 0)]
     assert list(layout.fits_cards(combos, 24.0)) == [False, True]
 
 

@@ -292,7 +292,9 @@ def compare_table(result: Result) -> str:
             *(serve_first_cells(c, serve, cur) if serve else (
                 "x".join(str(int(job.get(k, 1))) for k in (
                     "tensor_parallel", "pipeline_parallel", "context_parallel",
-                    "expert_parallel")) + ("+Z3" if job.get("parameter_sharding") else "")
+                    "expert_parallel"))
+                + ("+HSDP" if job.get("hybrid_sharding") else
+                   "+Z3" if job.get("parameter_sharding") else "")
                 + ("+Z2" if job.get("gradient_sharding") else "")
                 + (f" ({int(job['idle_cards'])} idle)" if job.get("idle_cards") else ""),
                 number(job["wall_days"], 1), money(job["cost_per_job"], cur))),
@@ -318,8 +320,8 @@ def compare_table(result: Result) -> str:
     legend = SERVE_FIRST_LEGEND if serve else (
         "\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
         "workload, chosen by search (+Z3: parameters and gradients sharded over the data-"
-        "parallel group, ZeRO-3 / FSDP; +Z2: gradients sharded, ZeRO-2; `tco job` and JSON "
-        "give them all);"
+        "parallel group, ZeRO-3 / FSDP; +HSDP: the same within a server; +Z2: gradients "
+        "sharded, ZeRO-2; `tco job` and JSON give them all);"
         + ("\n(N idle): cards left over by the whole data-parallel replicas: paid for, idle;"
            if any(c.feasible and c.job.get("idle_cards") for c in result.candidates) else "")
         + "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
@@ -360,7 +362,8 @@ def layout_text(d: dict[str, Any]) -> str:
             f"DP {number(d['data_parallel'], 0)}"
             + (f" ({number(d['idle_cards'], 0)} cards idle)" if d.get("idle_cards") else "")
             + (", recompute" if d["activation_recompute"] else "")
-            + (", ZeRO-3" if d.get("parameter_sharding") else "")
+            + (", HSDP" if d.get("hybrid_sharding") else
+               ", ZeRO-3" if d.get("parameter_sharding") else "")
             + (", ZeRO-2" if d.get("gradient_sharding") else ""))
 
 
@@ -368,7 +371,7 @@ def pinned_text(result: Result, c: CandidateResult) -> str:
     """Which degrees of the primary workload's layout the user pinned (`--layout`, or the
     scenario's `layout:`); the search chose the others."""
     base = f"candidates.{c.id}.layout.{c.primary_workload}"
-    pins = [k for k in ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3", "zero2")
+    pins = [k for k in ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3", "zero2", "hsdp")
             if (inp := result.inputs.get(f"{base}.{k}")) is not None
             and inp.origin == "scenario"]
     return f" (pinned: {', '.join(pins)})" if pins else ""

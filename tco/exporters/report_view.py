@@ -659,6 +659,7 @@ class View:
                               rc=(s("value_recompute") if job["activation_recompute"] else "")
                               + (s("value_zero3") if job.get("parameter_sharding") else "")
                               + (s("value_zero2") if job.get("gradient_sharding") else "")
+                              + (s("value_hsdp") if job.get("hybrid_sharding") else "")
                               + (s("value_idle", n=number(job["idle_cards"], 0))
                                  if job.get("idle_cards") else ""))),
             (s("d_scaling"), self.live("pct1", f"{w}.scaling_efficiency",
