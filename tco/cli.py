@@ -243,7 +243,7 @@ def schema(output: str | None, quote: bool) -> None:
               "layer (default: inferred from --model-params and --active-params).")
 @click.option("--layout", "layout_text", metavar="DEGREE=N,...",
               help="Pin parallel degrees, e.g. tp=8,pp=4 (tp, pp, vp, cp, ep, recompute, "
-              "zero3); "
+              "zero3, zero2, hsdp); "
               "the search chooses the rest. A serving job takes tp only.")
 @click.option("--region", default="us", show_default=True, help="Electricity region id.")
 @click.option("--currency", type=click.Choice(["USD", "CNY", "EUR"]), default="USD",
@@ -325,7 +325,7 @@ _SERVE_NEEDS = ("input_tokens_per_day", "output_tokens_per_day", "prompt_tokens"
                 "output_tokens")
 
 
-_DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3")
+_DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3", "zero2", "hsdp")
 
 
 def _layout_option(text: str | None, serve: bool) -> dict[str, int] | None:
@@ -344,7 +344,7 @@ def _layout_option(text: str | None, serve: bool) -> dict[str, int] | None:
                                    f"{', '.join(_DEGREES)}")
         if key in pins:
             raise click.UsageError(f"--layout: {key} is given twice")
-        flag = key in ("recompute", "zero3")
+        flag = key in ("recompute", "zero3", "zero2", "hsdp")
         if not value.isdigit() or not int(not flag) <= int(value) <= (1 if flag else 4096):
             want = "0 or 1" if flag else "a whole number from 1 to 4096"
             raise click.UsageError(f"--layout: {key}={value}; expected {want}")

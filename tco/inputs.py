@@ -249,6 +249,10 @@ LAYOUT_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               integer=True),
     InputSpec("zero3", "flag", "Parameters and gradients sharded over the data-parallel group "
               "(1, ZeRO-3 / FSDP) or the optimizer state only (0, ZeRO-1)", 0, 1, integer=True),
+    InputSpec("zero2", "flag", "Gradients sharded over the data-parallel group (1, ZeRO-2) "
+              "or not (0)", 0, 1, integer=True),
+    InputSpec("hsdp", "flag", "With ZeRO-3, sharding within a server and replicas across "
+              "servers (1, HSDP) or over the whole data-parallel group (0)", 0, 1, integer=True),
 ]}
 
 TEAM_INPUTS: dict[str, InputSpec] = {s.key: s for s in [

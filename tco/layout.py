@@ -52,7 +52,7 @@ def serve_grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: s
     pins = pinned(resolved, cid, wid)
     check_tensor_pin(values, resolved, cid, wid, pins)
     tps = [pins["tp"]] if "tp" in pins else [x for x in POWERS if x <= tp_max]
-    return [(tp, 1, 1, 1, 1, 0, 0) for tp in tps]
+    return [(tp, 1, 1, 1, 1, 0, 0, 0, 0) for tp in tps]
 
 
 def best_serving(got: Mapping[str, Any], combos: list[tuple[int, ...]], cards: Any) -> Any:
@@ -84,11 +84,12 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     # router imbalance, which is what rules out small expert groups in practice: without this
     # rule the search puts DeepSeek-V3 on 4-card expert groups (docs/methodology.md §4).
     sparsity = values[f"{wp}.params"] / values[f"{wp}.active_params"]
+    cpn = values[f"{p}.cards_per_node"]
     options = {
         "tp": [x for x in POWERS if x <= tp_max], "pp": [x for x in POWERS if x <= layers],
         "vp": [1, 2, 4, 8], "cp": [x for x in POWERS[:5] if x <= max(cp_max, 1)],
         "ep": expert_degrees(sparsity, cards_max, values.get(f"{wp}.experts", 0.0)),
-        "recompute": [0, 1], "zero3": [0, 1],
+        "recompute": [0, 1], "zero3": [0, 1], "zero2": [0, 1], "hsdp": [0, 1],
     }
     pins = pinned(resolved, cid, wid)
     check_tensor_pin(values, resolved, cid, wid, pins)
@@ -96,13 +97,14 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     options.update({d: [v] for d, v in pins.items()})
     out = []
     for combo in itertools.product(*(options[d] for d in DEGREES)):
-        tp, pp, vp, cp, ep, _, _ = combo
+        tp, pp, vp, cp, ep, _, zero3, zero2, hsdp = combo
         if (tp * pp * cp > cards_max or (pp == 1 and vp > 1) or pp * vp > layers
-                or ep * tp * pp > cards_max):
+                or ep * tp * pp > cards_max or (zero3 and zero2)
+                or (hsdp and (not zero3 or 2 * tp * cp > cpn))):  # HSDP: 2+ ranks a server
             continue
         out.append(combo)
     if not out:
-        raise unplaceable(resolved, cid, wid, pins, cards_max, layers)
+        raise unplaceable(resolved, cid, wid, pins, cards_max, layers, cpn)
     return out
 
 
@@ -173,10 +175,20 @@ def check_expert_pin(values: Mapping[str, float], resolved: Resolved, cid: str, 
 
 
 def unplaceable(resolved: Resolved, cid: str, wid: str, pins: Mapping[str, int],
-                cards_max: float, layers: float) -> ScenarioError:
+                cards_max: float, layers: float, cards_per_node: float) -> ScenarioError:
     """Why no layout fits the pinned degrees: the first constraint they break."""
     g = {d: pins.get(d, 1) for d in DEGREES}
-    if g["pp"] == 1 and g["vp"] > 1:
+    if pins.get("hsdp") and 2 * g["tp"] * g["cp"] > cards_per_node:
+        key, msg = "hsdp", (f"HSDP shards within a server, over its data-parallel ranks: "
+                            f"expected tp × cp at most {cards_per_node // 2:g} (half the "
+                            f"server's {cards_per_node:g} cards), found {g['tp'] * g['cp']}")
+    elif pins.get("zero3") and pins.get("zero2"):
+        key, msg = "zero2", ("ZeRO-3 shards the gradients already: expected zero2 0 with "
+                             "zero3 1")
+    elif pins.get("hsdp") and pins.get("zero3", 1) == 0:
+        key, msg = "hsdp", ("HSDP is ZeRO-3 sharding inside a server: expected zero3 1 (or "
+                            "not pinned) with hsdp 1")
+    elif g["pp"] == 1 and g["vp"] > 1:
         key, msg = "vp", "virtual stages (vp > 1) need a pipeline: expected pp > 1 with vp"
     elif g["pp"] * g["vp"] > layers:
         key = "pp"
@@ -209,18 +221,23 @@ def evaluate_grid(model: Model, values: Mapping[str, float], cid: str, wid: str,
             for t in names}
 
 
-def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any) -> Any:
+def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any,
+         idle: Any = 0.0) -> Any:
     """Index of the best combination along the last axis: the shortest step among those that
-    fit (and whose expert group fits in the replicas); else the least memory."""
+    fit (and whose expert group fits in the replicas); else the least memory. `idle`: the
+    cards each combination leaves out of its whole replicas (idle_cards)."""
     import numpy as np
 
     ok = (got["fits_memory"] > 0) & dp_ok
     step = np.where(ok, got["step_seconds"], np.inf)
     fastest = np.min(step, axis=-1, keepdims=True)
-    # the simplest of the near-fastest: fewest pipeline, context, expert and virtual stages,
-    # then the smallest tensor group, recomputation last
+    # the simplest of the near-fastest: fewest idle cards, then fewest pipeline, context,
+    # expert and virtual stages, then the smallest tensor group, then no recomputation, then
+    # ZeRO-1, ZeRO-2, ZeRO-3, HSDP (the simplicity score stays below 1e9: an idle card
+    # outweighs it)
     simple = np.asarray([(c[1] * c[2] * c[3] * c[4]) * 16 + c[0] + 0.5 * c[5] + 0.75 * c[6]
-                         for c in combos], dtype=float)
+                         + 0.6 * c[7] + 0.1 * c[8] for c in combos], dtype=float) \
+        + 1e9 * np.asarray(idle, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.where(step <= fastest * NEAR_BEST, simple + step / fastest * 1e-6, np.inf)
     fallback = np.argmin(got["memory_needed_gb"], axis=-1)
@@ -228,14 +245,27 @@ def best(got: Mapping[str, Any], combos: list[tuple[int, ...]], dp_ok: Any) -> A
 
 
 def fits_cards(combos: list[tuple[int, ...]], cards: Any) -> Any:
-    """A replica (tp·pp·cp) and an expert group (ep over tp·pp) need at least that many cards."""
+    """A replica (tp·pp·cp) and an expert group (ep over tp·pp) need at least that many cards,
+    and the expert groups tile the whole replicas' data- and context-parallel ranks."""
     import numpy as np
 
     arr = np.asarray(combos, dtype=float)
     n = np.asarray(cards, dtype=float)
     n = n[..., None] if n.ndim else n
+    ranks = np.floor(n / (arr[:, 0] * arr[:, 1] * arr[:, 3])) * arr[:, 3]  # dp × cp
     return ((arr[:, 0] * arr[:, 1] * arr[:, 3] <= n)
-            & (arr[:, 4] * arr[:, 0] * arr[:, 1] <= n))
+            & (arr[:, 4] * arr[:, 0] * arr[:, 1] <= n) & (np.mod(ranks, arr[:, 4]) == 0))
+
+
+def idle_cards(combos: list[tuple[int, ...]], cards: Any) -> Any:
+    """The cards whole replicas of each combination leave idle (the model's idle_cards)."""
+    import numpy as np
+
+    arr = np.asarray(combos, dtype=float)
+    n = np.asarray(cards, dtype=float)
+    n = n[..., None] if n.ndim else n
+    replica = arr[:, 0] * arr[:, 1] * arr[:, 3]
+    return np.maximum(0.0, n - np.maximum(1.0, np.floor(n / replica)) * replica)
 
 
 def choose(model: Model, resolved: Resolved, cids: list[str]) -> Resolved:
@@ -252,7 +282,8 @@ def choose(model: Model, resolved: Resolved, cids: list[str]) -> Resolved:
             else:
                 combos = grid(values, resolved, cid, wid, cards)
                 got = evaluate_grid(model, values, cid, wid, combos, cards)
-                pick = combos[int(best(got, combos, fits_cards(combos, cards)))]
+                pick = combos[int(best(got, combos, fits_cards(combos, cards),
+                                       idle_cards(combos, cards)))]
             step = float(got["step_seconds"][combos.index(pick)])
             for d, v in zip(DEGREES, pick):
                 path = layout_path(cid, wid, d)
@@ -282,7 +313,7 @@ def per_size(model: Model, resolved: Resolved, cid: str, cards: Any,
         else:
             combos = grid(values, resolved, cid, wid, float(np.max(cards)))
             got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
-            pick = best(got, combos, fits_cards(combos, cards))
+            pick = best(got, combos, fits_cards(combos, cards), idle_cards(combos, cards))
         arr = np.asarray(combos, dtype=float)[pick]
         for i, d in enumerate(DEGREES):
             out[layout_path(cid, wid, d)] = arr[:, i]

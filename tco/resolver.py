@@ -594,7 +594,7 @@ class _Resolver:
                     self.put(self.given(where, pins[key], spec))
                 else:
                     self.put(Input(path=".".join(where),
-                                   value=float(key not in ("recompute", "zero3")),
+                                   value=float(key not in ("recompute", "zero3", "zero2", "hsdp")),
                                    spec=spec, source="to be chosen by the layout search",
                                    origin="derived"))
 

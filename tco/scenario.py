@@ -179,8 +179,8 @@ class Candidate(BaseModel):
     stack: str | None = None
     # Pinned parallel degrees, by workload id; a degree not given is chosen by the layout
     # search (tco.layout). Example: layout: {llama-70b: {tp: 8, pp: 4}}
-    layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute", "zero3"],
-                           Whole]] = {}
+    layout: dict[str, dict[Literal["tp", "pp", "vp", "cp", "ep", "recompute", "zero3",
+                                   "zero2", "hsdp"], Whole]] = {}
     acquire: Literal["buy", "rent", "hybrid", "lease"] = "buy"
     # The workloads this option carries (ids); default every workload of the plan. An option
     # that carries only some of them is costed as part of a portfolio (below).
@@ -451,14 +451,34 @@ def _fields_at(loc: list[str]) -> list[str]:
     return list(getattr(model, "model_fields", {}))
 
 
-def parse_scenario(doc: YamlDoc) -> Loaded:
+def parse_scenario(doc: YamlDoc, edited: bool = False) -> Loaded:
+    """The validated scenario of `doc`; `edited`: a copy changed on the command line (what-if
+    settings), where fields the user did not write are not refused (_dense_experts)."""
     if not isinstance(doc.data, dict):
         raise ScenarioError("expected a mapping with workloads and candidates", file=doc.file)
     try:
         scenario = Scenario.model_validate(doc.data)
     except ValidationError as exc:
         raise _validation_error(exc, doc) from None
+    if not edited:
+        _dense_experts(scenario, doc)
     return Loaded(scenario, doc)
+
+
+def _dense_experts(scenario: Scenario, doc: YamlDoc) -> None:
+    """Routed experts written on a dense training workload (active_params absent or equal to
+    params) were ignored: refused, naming the field. Not in the workload's validation: a
+    what-if of active_params on a mixture of experts that gives its experts stays harmless."""
+    for wl in scenario.workloads:
+        dense = wl.active_params is None or wl.active_params >= wl.params
+        if wl.kind != "serve" and (wl.experts or 0) > 0 and dense:
+            path = ("workloads", wl.id, "experts")
+            raise ScenarioError(
+                f"routed experts are for a mixture of experts, and this workload is dense "
+                f"(active_params {'not given' if wl.active_params is None else 'equal to params'}"
+                f"): expected active_params below params with experts, or no experts "
+                f"(found {wl.experts})", file=doc.file, field=".".join(path),
+                line=doc.line_of(path))
 
 
 BUILT_IN_EXAMPLE = "built-in example scenario (tco/scenarios/example.yaml)"

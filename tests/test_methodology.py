@@ -134,11 +134,16 @@ def test_layout_example_in_the_text_is_the_models(catalog):
 def test_layout_example_pinned_to_zero1_is_the_models(catalog):
     """Section 4's example also states the layout and step the search gives without ZeRO-3."""
     text = re.sub(r"\s+", " ", DOC.read_text(encoding="utf-8"))
-    m = re.search(r"Pinned to ZeRO-1 \(`zero3: 0`\) the search picks t = (\d+), p = (\d+) and "
-                  r"([0-9.]+) s\.", text)
-    assert m, "the ZeRO-1 variant of section 4's example changed shape"
-    pinned = LAYOUT_SCENARIO.replace("cards: 2048}", "cards: 2048, layout: {w70: {zero3: 0}}}")
-    job = compute(load_scenario_text(pinned), catalog).candidate("a100").jobs["w70"]
-    assert (job["tensor_parallel"], job["pipeline_parallel"]) == (int(m[1]), int(m[2]))
-    assert job["parameter_sharding"] == 0
-    assert round(job["step_seconds"], 2) == float(m[3])
+    m = re.search(r"Pinned to ZeRO-1 \(`zero3: 0`, `zero2: 0`\) the search picks t = (\d+), "
+                  r"p = (\d+) and ([0-9.]+) s\. With `zero3: 0` alone it picks t = (\d+), "
+                  r"p = (\d+) with ZeRO-2 \(([0-9.]+) GB per card\) and ([0-9.]+) s\.", text)
+    assert m, "the ZeRO-1 and ZeRO-2 variants of section 4's example changed shape"
+    for pin, (t, p, step) in (("{zero3: 0, zero2: 0}", m.groups()[:3]),
+                              ("{zero3: 0}", (m[4], m[5], m[7]))):
+        pinned = LAYOUT_SCENARIO.replace("cards: 2048}", f"cards: 2048, layout: {{w70: {pin}}}}}")
+        job = compute(load_scenario_text(pinned), catalog).candidate("a100").jobs["w70"]
+        assert (job["tensor_parallel"], job["pipeline_parallel"]) == (int(t), int(p))
+        assert job["parameter_sharding"] == 0
+        assert job["gradient_sharding"] == (pin == "{zero3: 0}")
+        assert round(job["step_seconds"], 2) == float(step)
+    assert round(job["memory_needed_gb"], 1) == float(m[6])

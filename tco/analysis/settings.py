@@ -117,7 +117,7 @@ def apply_values(loaded: Loaded, values: Mapping[str, float], label: str = "") -
     data: dict[str, Any] = loaded.scenario.model_dump(mode="python")
     for path, value in values.items():
         set_path(data, path, value)
-    return parse_scenario(YamlDoc(data, {}, edited_file(loaded.file, label)))
+    return parse_scenario(YamlDoc(data, {}, edited_file(loaded.file, label)), edited=True)
 
 
 def edited_file(file: str, label: str) -> str:

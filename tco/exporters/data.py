@@ -293,7 +293,11 @@ def compare_table(result: Result) -> str:
             *(serve_first_cells(c, serve, cur) if serve else (
                 "x".join(str(int(job.get(k, 1))) for k in (
                     "tensor_parallel", "pipeline_parallel", "context_parallel",
-                    "expert_parallel")) + ("+Z3" if job.get("parameter_sharding") else ""),
+                    "expert_parallel"))
+                + ("+HSDP" if job.get("hybrid_sharding") else
+                   "+Z3" if job.get("parameter_sharding") else "")
+                + ("+Z2" if job.get("gradient_sharding") else "")
+                + (f" ({int(job['idle_cards'])} idle)" if job.get("idle_cards") else ""),
                 number(job["wall_days"], 1), money(job["cost_per_job"], cur))),
             money(v["npv_tco"], cur),
             money(v["cost_per_run_horizon"], cur), number(v["cost_per_gpu_hour"], 2),
@@ -317,8 +321,11 @@ def compare_table(result: Result) -> str:
     legend = SERVE_FIRST_LEGEND if serve else (
         "\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
         "workload, chosen by search (+Z3: parameters and gradients sharded over the data-"
-        "parallel group, ZeRO-3 / FSDP; `tco job` and JSON give them all);"
-        "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
+        "parallel group, ZeRO-3 / FSDP; +HSDP: the same within a server; +Z2: gradients "
+        "sharded, ZeRO-2; `tco job` and JSON give them all);"
+        + ("\n(N idle): cards left over by the whole data-parallel replicas: paid for, idle;"
+           if any(c.feasible and c.job.get("idle_cards") for c in result.candidates) else "")
+        + "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
         "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
         "workload (the cluster as actually used);")
     legend += ("\nbarred: priced, but export-controlled for the region or licence-barred, so "
@@ -354,15 +361,18 @@ def layout_text(d: dict[str, Any]) -> str:
     return (f"TP {d['tensor_parallel']} x PP {d['pipeline_parallel']} (v {d['virtual_stages']})"
             f" x CP {d['context_parallel']} x EP {d['expert_parallel']}, "
             f"DP {number(d['data_parallel'], 0)}"
+            + (f" ({number(d['idle_cards'], 0)} cards idle)" if d.get("idle_cards") else "")
             + (", recompute" if d["activation_recompute"] else "")
-            + (", ZeRO-3" if d.get("parameter_sharding") else ""))
+            + (", HSDP" if d.get("hybrid_sharding") else
+               ", ZeRO-3" if d.get("parameter_sharding") else "")
+            + (", ZeRO-2" if d.get("gradient_sharding") else ""))
 
 
 def pinned_text(result: Result, c: CandidateResult) -> str:
     """Which degrees of the primary workload's layout the user pinned (`--layout`, or the
     scenario's `layout:`); the search chose the others."""
     base = f"candidates.{c.id}.layout.{c.primary_workload}"
-    pins = [k for k in ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3")
+    pins = [k for k in ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3", "zero2", "hsdp")
             if (inp := result.inputs.get(f"{base}.{k}")) is not None
             and inp.origin == "scenario"]
     return f" (pinned: {', '.join(pins)})" if pins else ""

@@ -206,8 +206,15 @@ FIELDS: tuple[Field, ...] = (
     Field("parameter_sharding", "parameter_sharding", _W, "0/1", "Layout: 1 with parameters "
           "and gradients sharded over the data-parallel group (ZeRO-3 / FSDP), 0 with the "
           "optimizer state only (ZeRO-1)", "integer", "priced"),
-    Field("data_parallel", "data_parallel", _W, "replicas", "Data-parallel replicas: cards / "
-          "(tensor x pipeline x context)", when="priced"),
+    Field("gradient_sharding", "gradient_sharding", _W, "0/1", "Layout: 1 with the gradients "
+          "sharded over the data-parallel group (ZeRO-2), 0 otherwise", "integer", "priced"),
+    Field("hybrid_sharding", "hybrid_sharding", _W, "0/1", "Layout: 1 with ZeRO-3 sharding "
+          "within a server and replicas across servers (HSDP), 0 otherwise", "integer",
+          "priced"),
+    Field("data_parallel", "data_parallel", _W, "replicas", "Data-parallel replicas, whole: "
+          "cards / (tensor x pipeline x context) rounded down", "integer", "priced"),
+    Field("idle_cards", "idle_cards", _W, "cards", "Cards left over by the whole replicas: "
+          "paid for, idle", "integer", "priced"),
     Field("micro_batches", "micro_batches", _W, "micro-batches", "Micro-batches (one sequence "
           "each) per replica per step", when="priced"),
     Field("step_seconds", "step_seconds", _W, "s", "Time per training step: compute, pipeline "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -665,8 +665,7 @@ class View:
                               cp=number(job["context_parallel"], 0),
                               ep=number(job["expert_parallel"], 0),
                               dp=number(job["data_parallel"], 0),
-                              rc=(s("value_recompute") if job["activation_recompute"] else "")
-                              + (s("value_zero3") if job.get("parameter_sharding") else ""))),
+                              rc=layout_suffix(s, job))),
             (s("d_scaling"), self.live("pct1", f"{w}.scaling_efficiency",
                                        job["scaling_efficiency"])),
             (s("d_goodput"), self.live("pct1", f"{cid}.goodput", v["goodput"])),
@@ -826,3 +825,13 @@ def _plain(x: float) -> str:
 
 def build_view(result: Result, lang: str, report_date: dt.date) -> dict[str, Any]:
     return View(result, lang, report_date).build()
+
+
+def layout_suffix(s: Any, job: Mapping[str, Any]) -> str:
+    """What follows the degrees in the report's layout row: recomputation, the sharding
+    (ZeRO-3, ZeRO-2, HSDP) and the cards whole replicas leave idle."""
+    return ((s("value_recompute") if job["activation_recompute"] else "")
+            + (s("value_zero3") if job.get("parameter_sharding") else "")
+            + (s("value_zero2") if job.get("gradient_sharding") else "")
+            + (s("value_hsdp") if job.get("hybrid_sharding") else "")
+            + (s("value_idle", n=number(job["idle_cards"], 0)) if job.get("idle_cards") else ""))

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import IF, MAX, MIN, Expr, Ref
+from ..expr import IF, MAX, MIN, ROUNDDOWN, Expr, Ref
 from .base import Builder, a, w
 from .units import BYTES_PER_GB, BYTES_PER_VALUE, FLOPS_PER_TFLOPS
 
 FFN_SHARE = 2.0 / 3.0  # of 12·h² parameters per layer, the feed-forward block's 8·h²
 
-DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3")
+DEGREES = ("tp", "pp", "vp", "cp", "ep", "recompute", "zero3", "zero2", "hsdp")
 DEGREE_LABELS = {
     "tp": "Tensor-parallel degree (within the scale-up domain)",
     "pp": "Pipeline-parallel stages",
@@ -29,6 +29,9 @@ DEGREE_LABELS = {
     "recompute": "Activation recomputation (1 full, 0 none)",
     "zero3": "Parameters and gradients sharded over the data-parallel group (1 ZeRO-3/FSDP, "
              "0 ZeRO-1)",
+    "zero2": "Gradients sharded over the data-parallel group (1 ZeRO-2, 0 ZeRO-1)",
+    "hsdp": "ZeRO-3 sharding within a server, replicated across servers (1 HSDP, 0 over the "
+            "whole data-parallel group)",
 }
 # ZeRO-3 moves 3 x the parameters' bytes per micro-batch (all-gather forward, all-gather
 # backward, reduce-scatter) where ZeRO-1 moves 2 x per step: 1.5 x dp_bytes_per_param
@@ -45,6 +48,7 @@ class Step:
     fits: Ref
     mem_need: Ref
     mem_have: Ref
+    busy: Ref  # cards in whole replicas
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class Shape:
     layers: Ref
     seqs: Ref  # sequences per global batch
     dp: Ref
+    busy: Ref  # cards in whole replicas: the ones that work (the rest idle)
     micro: Ref  # micro-batches per replica per step (one sequence each)
     tokens_card: Ref  # tokens each card passes through its layers per step
 
@@ -70,9 +75,11 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
     for d in DEGREES:
         key = {"tp": "tensor_parallel", "pp": "pipeline_parallel", "vp": "virtual_stages",
                "cp": "context_parallel", "ep": "expert_parallel",
-               "recompute": "activation_recompute", "zero3": "parameter_sharding"}[d]
+               "recompute": "activation_recompute", "zero3": "parameter_sharding",
+               "zero2": "gradient_sharding", "hsdp": "hybrid_sharding"}[d]
         jq(key, layout_ref(b, wid, d),
-           {"recompute": "0/1", "zero3": "0/1", "pp": "stages", "vp": "stages"}.get(d, "cards"),
+           {"recompute": "0/1", "zero3": "0/1", "zero2": "0/1", "hsdp": "0/1", "pp": "stages",
+            "vp": "stages"}.get(d, "cards"),
            DEGREE_LABELS[d])
     hidden = jq("hidden_size", (a("hidden_per_layer_ratio") * w(wid, "active_params") / 12)
                 ** (1.0 / 3.0), "units", "Inferred hidden size")
@@ -80,29 +87,39 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
                 "Inferred number of layers")
     seqs = jq("batch_sequences", w(wid, "global_batch_tokens") / w(wid, "seq_len_tokens"),
               "sequences", "Sequences per global batch")
-    dp = jq("data_parallel", cards / (tp * pp * cp), "replicas",
-            "Data-parallel replicas (cards / (tensor x pipeline x context))")
+    # A job runs whole replicas: the cards left over idle (paid for, doing no work).
+    dp = jq("data_parallel", MAX(1, ROUNDDOWN(cards / (tp * pp * cp))), "replicas",
+            "Data-parallel replicas (whole: cards / (tensor x pipeline x context), rounded "
+            "down)")
+    busy = jq("cards_in_use", MIN(cards, dp * tp * pp * cp), "cards",
+              "Cards in the data-parallel replicas (the ones that work)")
+    jq("idle_cards", cards - busy, "cards",
+       "Cards left over by whole replicas: paid for, idle")
     micro = jq("micro_batches", MAX(1, seqs / dp), "micro-batches",
                "Micro-batches per replica per step (one sequence each)")
     tokens_card = jq("tokens_per_card_step", w(wid, "global_batch_tokens") / (dp * cp * tp),
                      "tokens", "Tokens each card carries through its layers per step")
-    return Shape(hidden, layers, seqs, dp, micro, tokens_card)
+    return Shape(hidden, layers, seqs, dp, busy, micro, tokens_card)
 
 
 def memory(b: Builder, wid: str, cards: Ref, sh: Shape) -> tuple[Ref, Ref, Ref]:
     """Memory needed per card (weights and gradients over tensor x pipeline (x expert), and
-    with ZeRO-3 over the data-parallel group too, the optimizer state over every card,
-    activations of the micro-batches in flight)."""
+    with ZeRO-3 over the data-parallel group too, with ZeRO-2 the gradients only, the
+    optimizer state over every card, activations of the micro-batches in flight)."""
     c = b.c
-    tp, pp, cp, ep, rc, z3 = (layout_ref(b, wid, d)
-                              for d in ("tp", "pp", "cp", "ep", "recompute", "zero3"))
+    tp, pp, cp, ep, rc, z3, z2, hs = (layout_ref(b, wid, d) for d in ("tp", "pp", "cp", "ep",
+                                      "recompute", "zero3", "zero2", "hsdp"))
     dense = w(wid, "active_params")
     experts = w(wid, "params") - w(wid, "active_params")
     shard = (dense + experts / ep) / (tp * pp)
     wg = a("weight_grad_bytes_per_param")
-    state = (wg * shard * IF(z3.gt(0), 1 / (sh.dp * cp)
-                             + ZERO3_GATHERED_LAYERS * pp / sh.layers, 1)
-             + (a("state_bytes_per_param") - wg) * w(wid, "params") / cards)
+    # ZeRO-2: the weights' half of wg whole, the gradients' half over the data-parallel ranks;
+    # HSDP: everything over the ranks inside a server only (the shard group)
+    ranks = IF(hs.gt(0), shard_group(b, wid, sh), sh.dp * cp)
+    state = (wg * shard * IF(z3.gt(0), 1 / ranks + ZERO3_GATHERED_LAYERS * pp / sh.layers,
+                             IF(z2.gt(0), (1 + 1 / ranks) / 2, 1))
+             + (a("state_bytes_per_param") - wg)
+             * IF(hs.gt(0), shard / ranks, w(wid, "params") / sh.busy))
     per_layer = (rc * a("activation_checkpoint_bytes")
                  + (1 - rc) * a("activation_working_bytes"))
     act = (w(wid, "seq_len_tokens") / cp * sh.hidden / tp
@@ -114,6 +131,13 @@ def memory(b: Builder, wid: str, cards: Ref, sh: Shape) -> tuple[Ref, Ref, Ref]:
                 "Usable memory per card")
     fits = b.jq(wid, "fits_memory", need.le(have), "flag", "Job fits in memory")
     return need, have, fits
+
+
+def shard_group(b: Builder, wid: str, sh: Shape) -> Expr:
+    """The data-parallel (and context-parallel) ranks inside one server: HSDP's shard group,
+    and the first level of the hierarchical data-parallel collectives."""
+    tp, cp = layout_ref(b, wid, "tp"), layout_ref(b, wid, "cp")
+    return MIN(sh.dp * cp, MAX(1, b.c("cards_per_node") / (tp * cp)))
 
 
 def bandwidths(b: Builder) -> tuple[Ref, Ref]:
@@ -153,7 +177,7 @@ def compute_time(b: Builder, wid: str, precision: str, cards: Ref, sh: Shape,
                      * a("compute_to_published_mfu_ratio") * team, "FLOP/s",
                      f"Sustained {precision.upper()} compute per card while computing")
     ideal = b.jq(wid, "ideal_step_seconds",
-                 f_tok * w(wid, "global_batch_tokens") / (cards * sustained), "s",
+                 f_tok * w(wid, "global_batch_tokens") / (sh.busy * sustained), "s",
                  "Step time with no recomputation, bubble or communication")
     slow = expert_gemm(b, wid, precision, sustained, f_tok)
     comp = b.jq(wid, "compute_seconds",
@@ -194,9 +218,8 @@ def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref
 
 def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, Ref]:
     """Seconds per step each card spends moving data, by kind."""
-    tp, pp, vp, cp, ep, rc, z3 = (layout_ref(b, wid, d) for d in DEGREES)
+    tp, pp, vp, cp, ep, rc, z3, z2, hs = (layout_ref(b, wid, d) for d in DEGREES)
     h, lay = sh.hidden, sh.layers / pp
-    cpn = b.c("cards_per_node")
     k = w(wid, "experts_per_token")
     tok_rank = sh.tokens_card  # tokens per card through its layers
 
@@ -218,14 +241,27 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
     shard = (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep) / (
         tp * pp)
     group = sh.dp * cp
-    inside = MIN(group, MAX(1, cpn / (tp * cp)))
-    t_dp = jq("dp_comm_seconds", a("dp_bytes_per_param") * shard
-              * IF(z3.gt(0), ZERO3_TRAFFIC_RATIO * sh.micro, 1)
-              * ((inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group) / out)
-              + IF(z3.gt(0), 3 * lay * sh.micro * dp_ring(group, inside),
-                   dp_latency(b, wid, shard, group, inside)),
+    inside = shard_group(b, wid, sh)
+    # ZeRO-2 reduce-scatters every micro-batch's gradients (it keeps no whole gradient to
+    # accumulate into) and all-gathers the parameters once: (m + 1) / 2 of ZeRO-1's bytes
+    moves = IF(z3.gt(0), ZERO3_TRAFFIC_RATIO * sh.micro, IF(z2.gt(0), (sh.micro + 1) / 2, 1))
+    # HSDP: ZeRO-3's gathers and reduce-scatters stay inside the server; across servers each
+    # micro-batch's gradient shard is all-reduced (ZeRO-1's bytes and buckets per micro-batch)
+    t_dp = jq("dp_comm_seconds", IF(
+        hs.gt(0),
+        a("dp_bytes_per_param") * shard * sh.micro
+        * (ZERO3_TRAFFIC_RATIO * (inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group)
+           / out)
+        + 3 * lay * sh.micro * dp_ring(inside, inside)
+        + sh.micro * dp_latency(b, wid, shard / inside, group / inside, 1),
+        a("dp_bytes_per_param") * shard * moves
+        * ((inside - 1) / inside / up + MAX(0, 1 / inside - 1 / group) / out)
+        + IF(z3.gt(0), 3 * lay * sh.micro * dp_ring(group, inside),
+             dp_latency(b, wid, shard, group, inside) * IF(z2.gt(0), (sh.micro + 1) / 2, 1))),
               "Data-parallel reduce-scatter + all-gather time per step (scale-up inside a "
-              "server, then the network; with ZeRO-3 every micro-batch)")
+              "server, then the network; with ZeRO-3 every micro-batch, with ZeRO-2 the "
+              "gradients every micro-batch; with HSDP ZeRO-3 inside the server and an "
+              "all-reduce across servers every micro-batch)")
     return {"tp": t_tp, "cp": t_cp, "ep": t_ep, "pp": t_pp, "dp": t_dp}
 
 
@@ -240,7 +276,7 @@ def latencies(b: Builder, wid: str, sh: Shape) -> dict[str, Expr]:
     """The latency part (α) of the tensor, context, expert and pipeline collectives per step:
     how many each card runs per step times the time each takes before any byte has arrived
     (a ring of n ranks takes n − 1 steps; NCCL's cost model, methodology §4)."""
-    tp, pp, vp, cp, ep, rc, _ = (layout_ref(b, wid, d) for d in DEGREES)
+    tp, pp, vp, cp, ep, rc, _, _, _ = (layout_ref(b, wid, d) for d in DEGREES)
     base = a("collective_base_latency_s")
     per_mb = sh.layers / pp * sh.micro  # layer passes per card per step
     ring_tp = base + (tp - 1) * a("scaleup_hop_latency_s")
@@ -290,7 +326,8 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
         (1 - a("comm_overlap_fraction")) * (t["tp"] + t["cp"] + t["ep"])
         + MAX(0, t["pp"] - a("dp_overlap_fraction") * comp)
         + MAX(0, t["dp"] - a("dp_overlap_fraction") * comp
-              / IF(layout_ref(b, wid, "zero3").gt(0), 1, sh.micro) - bubble), "s",
+              / IF((layout_ref(b, wid, "zero3") + layout_ref(b, wid, "zero2")).gt(0), 1,
+                   sh.micro) - bubble), "s",
         "Communication not hidden behind compute, per step")
     step = b.jq(wid, "step_seconds", comp + bubble + exposed, "s", "Time per training step")
-    return Step(f_tok, step, ideal, fits, need, have)
+    return Step(f_tok, step, ideal, fits, need, have, sh.busy)

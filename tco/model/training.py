@@ -50,8 +50,8 @@ def training_run(b: Builder, wid: str, precision: str, cl: Cluster, links: tuple
              * scaling, "FLOP/s", "Effective compute per card")
     jq("tokens_per_second", w(wid, "global_batch_tokens") / st.step_s, "tokens/s",
        "Training throughput of the cluster")
-    wall_h = jq("wall_hours", flops / (cards * eff * SECONDS_PER_HOUR) / cl.goodput, "h",
-                "Wall-clock time per run")
+    wall_h = jq("wall_hours", flops / (st.busy * eff * SECONDS_PER_HOUR) / cl.goodput, "h",
+                "Wall-clock time per run (the cards in whole replicas work)")
     wall_d = jq("wall_days", wall_h / HOURS_PER_DAY, "days", "Wall-clock days per run")
     gpu_h = jq("gpu_hours", cards * wall_h, "card-h", "Accelerator-hours per run")
     jq("mfu_effective", flops / (gpu_h * SECONDS_PER_HOUR * c(f"peak_tflops_{precision}")
