@@ -45,9 +45,13 @@ def formula(node: Expr, ref: RefFn) -> str:
 
 
 def _write(node: Expr, ref: RefFn) -> tuple[str, int]:
-    writer = _WRITERS.get(type(node))
-    if writer is None:
-        raise NotImplementedError(f"no spreadsheet formula for a {type(node).__name__} node")
+    if type(node) is Ref:  # the most frequent node, written without a look-up
+        return ref(node), _ATOM
+    try:
+        writer = _WRITERS[type(node)]
+    except KeyError:
+        raise NotImplementedError(
+            f"no spreadsheet formula for a {type(node).__name__} node") from None
     return writer(node, ref)
 
 
@@ -93,7 +97,7 @@ def _neg(node: Neg, ref: RefFn) -> tuple[str, int]:
 
 @writes(Func)
 def _func(node: Func, ref: RefFn) -> tuple[str, int]:
-    args = [_write(a, ref)[0] for a in node.args]
+    args = [ref(a) if type(a) is Ref else _write(a, ref)[0] for a in node.args]
     if node.name in ("ROUNDUP", "ROUNDDOWN"):
         args = [args[0], "0"]
     return f"{node.name}({','.join(args)})", _ATOM
