@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-from xlsxwriter.utility import xl_rowcol_to_cell
+from xlsxwriter.utility import xl_rowcol_to_cell, xl_rowcol_to_cell_fast
 
 from ...expr import Ref, RefFn
 from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
@@ -46,7 +46,8 @@ class Cell(NamedTuple):
 
     def ref(self, from_sheet: str | None = None, absolute: bool = False) -> str:
         """`B7`, or `'Sheet'!B7` from another sheet."""
-        a1 = xl_rowcol_to_cell(self.row, self.col, row_abs=absolute, col_abs=absolute)
+        a1 = (xl_rowcol_to_cell(self.row, self.col, row_abs=True, col_abs=True) if absolute
+              else xl_rowcol_to_cell_fast(self.row, self.col))
         return a1 if from_sheet == self.sheet else f"{quote_sheet(self.sheet)}!{a1}"
 
 
