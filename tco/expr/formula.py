@@ -74,16 +74,17 @@ def _ref(node: Ref, ref: RefFn) -> tuple[str, int]:
 
 @writes(BinOp)
 def _binop(node: BinOp, ref: RefFn) -> tuple[str, int]:
-    op = node.op
+    op, a, b = node.op, node.left, node.right
     me = _BINARY_PREC[op]
-    left, lp = _write(node.left, ref)
-    right, rp = _write(node.right, ref)
+    # (a reference, the most frequent operand, is written here without a call)
+    left, lp = (ref(a), _ATOM) if type(a) is Ref else _write(a, ref)
+    right, rp = (ref(b), _ATOM) if type(b) is Ref else _write(b, ref)
     # Left-associative operators: the left side needs parentheses only when it binds
     # looser; the right side also when it binds the same (a-(b-c), a/(b*c)).
     if lp < me or (op == "^" and lp <= me):
         left = f"({left})"
     if rp < me or (rp == me and op in "-/^") or (
-            rp == me and op in "+*" and isinstance(node.right, BinOp) and node.right.op in "-/"):
+            rp == me and op in "+*" and isinstance(b, BinOp) and b.op in "-/"):
         right = f"({right})"
     return f"{left}{op}{right}", me
 
