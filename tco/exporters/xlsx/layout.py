@@ -103,10 +103,14 @@ class Plan:
 
 
 def quantity_key(q: Quantity) -> str:
-    """The part of a quantity's name after its candidate, workload and year."""
-    prefix = q.candidate + "." + (f"{q.workload}." if q.workload else "") + (
-        f"y{q.year}." if q.year is not None else "")
-    return q.name[len(prefix):]
+    """The part of a quantity's name after its candidate, workload and year
+    (`<candidate>.[<workload>.][y<year>.]<key>`)."""
+    skip = len(q.candidate) + 1
+    if q.workload:
+        skip += len(q.workload) + 1
+    if q.year is not None:
+        skip += len(str(q.year)) + 2
+    return q.name[skip:]
 
 
 def _model_section(q: Quantity) -> str:
