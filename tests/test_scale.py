@@ -311,7 +311,7 @@ def test_quick_cells_match_xlsxwriter_on_every_kind():
                 fmt = bold if (row + col) % 3 == 0 else None
                 getattr(ws, method)(row, col, value, fmt)
         for col, cached in enumerate([True, False, "#NUM!", "#DIV/0!", "", "text <&>", 2.5,
-                                      7, 0]):
+                                      7, 0, -0.0, 0.0, 2.5, -0.0, float("nan")]):
             ws.write_formula(8, col, "=X1", None, cached)
             ws.write_formula(9, col, "=X1", bold, cached)
         for row in (10, 5):

@@ -144,6 +144,7 @@ class QuickWorksheet(Worksheet):
         names = [xl_col_to_name(col) for col in range(self.dim_colmax + 1)]
         column_formats = {col: info.column_format for col, info in self.col_info.items()
                           if info.column_format is not None}
+        shown: dict[float, str] = {}  # the cached values' text (a few thousand distinct ones)
         for row in rows:
             info = self.row_info.get(row)
             span = spans.get(row // 16)
@@ -153,14 +154,16 @@ class QuickWorksheet(Worksheet):
                 continue
             self._write_row(row, span, info)
             default = info.row_format if info is not None and info.row_format else None
-            self._write_row_cells(row, cells, default, column_formats, styles, names)
+            self._write_row_cells(row, cells, default, column_formats, styles, names, shown)
             self.fh.write("</row>")
 
     def _write_row_cells(self, row: int, cells: dict[int, Any], row_format: Any,
                          column_formats: dict[int, Any], styles: dict[Any, str],
-                         names: list[str]) -> None:
+                         names: list[str], shown: dict[float, str]) -> None:
         """One row's cells as `_write_cell` writes them, in one piece. A cell without a format
-        takes its row's, else its column's; `styles` keeps each format's `s` attribute."""
+        takes its row's, else its column's; `styles` keeps each format's `s` attribute and
+        `shown` each formula's cached value as text (zero aside: 0.0 and -0.0 are equal keys
+        but read differently)."""
         number, string, formula, blank = _NUMBER, _STRING, _FORMULA, _BLANK
         r = str(row + 1)
         out: list[str] = []
@@ -188,7 +191,11 @@ class QuickWorksheet(Worksheet):
                     text = cell.formula
                     if "<" in text or ">" in text or "&" in text:
                         text = escape(text)
-                    out.append(f'<c r="{names[col]}{r}"{style}><f>{text}</f><v>{value}</v></c>')
+                    number_text = shown.get(value) if value else str(value)
+                    if number_text is None:
+                        number_text = shown[value] = str(value)
+                    out.append(f'<c r="{names[col]}{r}"{style}><f>{text}</f>'
+                               f'<v>{number_text}</v></c>')
                 else:
                     out.append(f'<c r="{names[col]}{r}"{style}{_formula_xml(cell)}</c>')
             else:
