@@ -5,6 +5,7 @@ import gc
 import io
 import re
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,6 +29,8 @@ from tco.model import COMPLETE_FRACTION, JOB_COMPONENTS, tier_formula
 from tco.resources import example_scenario
 from tco.scenario import load_scenario, parse_scenario
 from tco.yamlio import YamlDoc
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def many(copies: int):
@@ -220,21 +223,69 @@ quick_only = pytest.mark.skipif(
     reason="the quick worksheet is used only with xlsxwriter 3.3 (this one writes the stock way)")
 
 
+def bench_scenario(tmp_path, n: int):
+    """The scale benchmark's generated scenario of `n` candidates (bench/scale.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_scale", ROOT / "bench" / "scale.py")
+    scale = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scale)
+    return load_scenario(scale.write_scenario(tmp_path / f"s{n}.yaml", n))
+
+
 @quick_only
-@pytest.mark.parametrize("scenario", ["example", "tests/test_workbook_tricky.yaml", "many"])
-def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, scenario):
+@pytest.mark.parametrize("scenario", ["example", "tests/test_workbook_tricky.yaml", "many",
+                                      "bench", "bench-zh"])
+def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, scenario, tmp_path):
+    """The quick worksheet (every cell, format index, row span and formula) against xlsxwriter's
+    own, byte for byte, on the example, the tricky scenario and generated ones (with analyses,
+    so that every sheet is written)."""
+    from datetime import date
+
+    from tco.analysis import report_analyses
+
+    lang = "zh" if scenario == "bench-zh" else "en"
     if scenario == "example":
         result = example
     elif scenario == "many":
         result = compute(many(2), catalog)
+    elif scenario.startswith("bench"):
+        loaded = bench_scenario(tmp_path, 24)
+        result = compute(loaded, catalog)
+        result.analyses.update(report_analyses(loaded, catalog, draws=200, seed=3,
+                                               result=result))
     else:
         result = compute(load_scenario(scenario), catalog)
-    from datetime import date
-
-    quick = workbook_bytes(result, generated=date(2024, 1, 2))
+    quick = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
     monkeypatch.setattr(xlsx_module, "_Worksheet", _Plain)
-    plain = workbook_bytes(result, generated=date(2024, 1, 2))
+    plain = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
     assert quick == plain
+
+
+@quick_only
+def test_quick_writes_outside_the_common_case_go_through_xlsxwriter():
+    """Out of the sheet, a string past the quick length, a number that is not finite: each
+    returns what xlsxwriter returns (and stores what it stores)."""
+    import xlsxwriter
+
+    def sheet(cls):
+        wb = xlsxwriter.Workbook(io.BytesIO(), {"in_memory": True, "nan_inf_to_errors": True})
+        return wb.add_worksheet("S", cls)
+
+    quick, plain = sheet(_Worksheet), sheet(_Plain)
+    long_text = "x" * 40000  # truncated to Excel's 32,767 characters
+    for ws in (quick, plain):
+        assert ws.write_number(1048576, 0, 1.0) == -1
+        assert ws.write_string(0, 16384, "a") == -1
+        assert ws.write_blank(-1, 0, None, None) == 0
+        assert ws.write_string(2, 0, long_text) == -2
+        assert ws.write_number(3, 0, float("nan")) == 0
+        assert ws.write_number(3, 1, float("-inf")) == 0
+        assert ws.write_number(3, 2, True) == 0
+        ws.write_tree_formula(4, 0, "A1+1", None, 2.0) if ws is quick else ws.write_formula(
+            4, 0, "A1+1", None, 2.0)
+    assert {r: dict(c) for r, c in quick.table.items()} == {
+        r: dict(c) for r, c in plain.table.items()}
 
 
 @quick_only
@@ -260,7 +311,7 @@ def test_quick_cells_match_xlsxwriter_on_every_kind():
                 fmt = bold if (row + col) % 3 == 0 else None
                 getattr(ws, method)(row, col, value, fmt)
         for col, cached in enumerate([True, False, "#NUM!", "#DIV/0!", "", "text <&>", 2.5,
-                                      7, 0]):
+                                      7, 0, -0.0, 0.0, 2.5, -0.0, float("nan")]):
             ws.write_formula(8, col, "=X1", None, cached)
             ws.write_formula(9, col, "=X1", bold, cached)
         for row in (10, 5):

@@ -45,9 +45,13 @@ def formula(node: Expr, ref: RefFn) -> str:
 
 
 def _write(node: Expr, ref: RefFn) -> tuple[str, int]:
-    writer = _WRITERS.get(type(node))
-    if writer is None:
-        raise NotImplementedError(f"no spreadsheet formula for a {type(node).__name__} node")
+    if type(node) is Ref:  # the most frequent node, written without a look-up
+        return ref(node), _ATOM
+    try:
+        writer = _WRITERS[type(node)]
+    except KeyError:
+        raise NotImplementedError(
+            f"no spreadsheet formula for a {type(node).__name__} node") from None
     return writer(node, ref)
 
 
@@ -70,16 +74,17 @@ def _ref(node: Ref, ref: RefFn) -> tuple[str, int]:
 
 @writes(BinOp)
 def _binop(node: BinOp, ref: RefFn) -> tuple[str, int]:
-    op = node.op
+    op, a, b = node.op, node.left, node.right
     me = _BINARY_PREC[op]
-    left, lp = _write(node.left, ref)
-    right, rp = _write(node.right, ref)
+    # (a reference, the most frequent operand, is written here without a call)
+    left, lp = (ref(a), _ATOM) if type(a) is Ref else _write(a, ref)
+    right, rp = (ref(b), _ATOM) if type(b) is Ref else _write(b, ref)
     # Left-associative operators: the left side needs parentheses only when it binds
     # looser; the right side also when it binds the same (a-(b-c), a/(b*c)).
     if lp < me or (op == "^" and lp <= me):
         left = f"({left})"
     if rp < me or (rp == me and op in "-/^") or (
-            rp == me and op in "+*" and isinstance(node.right, BinOp) and node.right.op in "-/"):
+            rp == me and op in "+*" and isinstance(b, BinOp) and b.op in "-/"):
         right = f"({right})"
     return f"{left}{op}{right}", me
 
@@ -93,7 +98,7 @@ def _neg(node: Neg, ref: RefFn) -> tuple[str, int]:
 
 @writes(Func)
 def _func(node: Func, ref: RefFn) -> tuple[str, int]:
-    args = [_write(a, ref)[0] for a in node.args]
+    args = [ref(a) if type(a) is Ref else _write(a, ref)[0] for a in node.args]
     if node.name in ("ROUNDUP", "ROUNDDOWN"):
         args = [args[0], "0"]
     return f"{node.name}({','.join(args)})", _ATOM

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xlsxwriter.worksheet import Worksheet
 
-from ...inputs import Input
+from ...inputs import Input, InputSpec
 from ...result import Result
 from .layout import (
     A_ASOF,
@@ -93,6 +93,7 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
     header(ws, 0, ["Path", "Input", "Value", "Unit", "Source", "As of", "Defined name",
                    "Allowed range", "Origin", "Note"], st)
     row = 1
+    rules: dict[tuple[InputSpec, str], dict[str, object]] = {}  # the same for many candidates
     for section in p.input_sections:
         _section_row(ws, p.inputs[section.rows[0]].row - 1, section.title, st)
         for path in section.rows:
@@ -101,8 +102,11 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
             _row(ws, row, inp, st)
             fmt = st("input", "#,##0") if inp.spec.integer else st.value("input", unit, inp.value)
             ws.write_number(row, A_VALUE, inp.value, fmt)
-            ws.data_validation(row, A_VALUE, row, A_VALUE,
-                               _validation(inp, shown_unit(inp, st), st))
+            key = (inp.spec, shown_unit(inp, st))
+            rule = rules.get(key)
+            if rule is None:
+                rule = rules[key] = _validation(inp, key[1], st)
+            ws.data_validation(row, A_VALUE, row, A_VALUE, rule)
             text(ws, row, A_NAME, p.input_name(path))
             text(ws, row, A_RANGE, _range_text(inp, st))
         row += 1

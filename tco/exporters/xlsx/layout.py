@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
-from xlsxwriter.utility import xl_rowcol_to_cell
+from xlsxwriter.utility import xl_rowcol_to_cell, xl_rowcol_to_cell_fast
 
 from ...expr import Ref, RefFn
 from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
@@ -36,15 +37,17 @@ _SECTION_ORDER = {"": 0, "finance": 1, "facility": 2, "team": 3, "workloads": 4,
                   "candidates": 5, "api_options": 6, "assumptions": 7}
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(NamedTuple):
+    """A cell of the workbook (a named tuple: a thousand candidates have 340,000 of them)."""
+
     sheet: str
     row: int
     col: int
 
     def ref(self, from_sheet: str | None = None, absolute: bool = False) -> str:
         """`B7`, or `'Sheet'!B7` from another sheet."""
-        a1 = xl_rowcol_to_cell(self.row, self.col, row_abs=absolute, col_abs=absolute)
+        a1 = (xl_rowcol_to_cell(self.row, self.col, row_abs=True, col_abs=True) if absolute
+              else xl_rowcol_to_cell_fast(self.row, self.col))
         return a1 if from_sheet == self.sheet else f"{quote_sheet(self.sheet)}!{a1}"
 
 
@@ -64,6 +67,7 @@ class Plan:
     unused_inputs: list[str] = field(default_factory=list)  # not read by any formula
     input_sections: list[Section] = field(default_factory=list)
     quantities: dict[str, Cell] = field(default_factory=dict)  # quantity name -> cell
+    keys: dict[str, str] = field(default_factory=dict)  # quantity name -> quantity_key
     model_sections: list[Section] = field(default_factory=list)
     priced: list[str] = field(default_factory=list)  # candidate ids with model columns
     # the Model sheet's columns: the priced candidates, the per-token API options, then the
@@ -99,10 +103,14 @@ class Plan:
 
 
 def quantity_key(q: Quantity) -> str:
-    """The part of a quantity's name after its candidate, workload and year."""
-    prefix = q.candidate + "." + (f"{q.workload}." if q.workload else "") + (
-        f"y{q.year}." if q.year is not None else "")
-    return q.name[len(prefix):]
+    """The part of a quantity's name after its candidate, workload and year
+    (`<candidate>.[<workload>.][y<year>.]<key>`)."""
+    skip = len(q.candidate) + 1
+    if q.workload:
+        skip += len(q.workload) + 1
+    if q.year is not None:
+        skip += len(str(q.year)) + 2
+    return q.name[skip:]
 
 
 def _model_section(q: Quantity) -> str:
@@ -193,10 +201,15 @@ def plan(result: Result, lang: str = "en") -> Plan:
         msections[f"job:{wid}"] = Section(t("Per run: {name} ({id})", name=w.name or wid,
                                             id=wid), [])
     msections["horizon"] = Section(t("Over the horizon"), [])
+    # Every quantity's key, made once (the same few hundred strings for every candidate);
+    # the Model sheet has a row per (section, key), in the order they first appear.
+    keys, known = p.keys, {}
     row_keys: dict[tuple[str, str], None] = {}
     for q in result.model:
+        key = quantity_key(q)
+        key = keys[q.name] = known.setdefault(key, key)
         if q.year is None:
-            row_keys.setdefault((_model_section(q), quantity_key(q)), None)
+            row_keys.setdefault((_model_section(q), key), None)
     for sec, key in row_keys:
         msections[sec].rows.append(key)
     p.model_sections = [s for s in msections.values() if s.rows]
@@ -209,12 +222,17 @@ def plan(result: Result, lang: str = "en") -> Plan:
         for key in section.rows:
             key_row[(sec_id, key)] = row
             row += 1
+    _place_cash_flows(p, result)
+    model_sheet, cash_sheet = p.sheet(MODEL), p.sheet(CASHFLOWS)
+    block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS, *YEAR_SHARES))}
     for q in result.model:
         if q.year is None:
-            row = key_row[(_model_section(q), quantity_key(q))]
-            p.quantities[q.name] = Cell(p.sheet(MODEL), row, col_of[q.candidate])
-
-    _place_cash_flows(p, result)
+            cell = Cell(model_sheet, key_row[(_model_section(q), keys[q.name])],
+                        col_of[q.candidate])
+        else:
+            cell = Cell(cash_sheet, p.cash_rows[q.candidate] + block_row[keys[q.name]],
+                        C_FIRST + q.year)
+        p.quantities[q.name] = cell
 
     # Headline outputs, named after the candidate.
     by_id = {c.id: c for c in result.candidates}
@@ -231,16 +249,12 @@ def plan(result: Result, lang: str = "en") -> Plan:
 def _place_cash_flows(p: Plan, result: Result) -> None:
     """CashFlows: a block per candidate, years as columns; rows are the components, then the
     net flow and its running total, then the year's timeline (shares of the year and of its
-    planned runs)."""
+    planned runs). Each block starts after its title row and ends with a blank row."""
     row = 1
-    block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS, *YEAR_SHARES))}
+    rows = len(COMPONENTS) + len(YEAR_TOTALS) + len(YEAR_SHARES)
     for cid in p.priced:
         p.cash_rows[cid] = row + 1  # after the block's title row
-        row += 1 + len(block_row) + 1  # title, rows, blank
-    for q in result.model:
-        if q.year is not None:
-            p.quantities[q.name] = Cell(p.sheet(CASHFLOWS), p.cash_rows[q.candidate]
-                                        + block_row[quantity_key(q)], C_FIRST + q.year)
+        row += 1 + rows + 1  # title, rows, blank
 
 
 def engine_values(result: Result) -> dict[str, float]:

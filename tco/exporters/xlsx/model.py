@@ -4,10 +4,13 @@ sheet (yearly cash flows, years as columns), each formula stored with the engine
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from xlsxwriter.worksheet import Worksheet
 
+from ...expr import RefFn
+from ...expr.formula import formula
 from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
 from ...result import Result
 from .inputs import text
@@ -22,9 +25,9 @@ from .layout import (
     M_UNIT,
     MODEL,
     MODEL_HEADER_ROWS,
+    Cell,
     Plan,
     cached,
-    quantity_key,
 )
 from .styles import Styles
 
@@ -41,18 +44,24 @@ SHARE_LABELS = {
 }
 
 
-def write_quantity(ws: Worksheet, q: Quantity, p: Plan, values: Mapping[str, float],
-                   st: Styles, role: str = "formula", typical: float | None = None) -> None:
-    """One quantity: its formula, and the engine's value as the cached result.
+def write_quantities(ws: Worksheet, quantities: Iterable[Quantity], p: Plan,
+                     values: Mapping[str, float], fmt_of: Callable[[Quantity, Cell, float], Any],
+                     ) -> None:
+    """Each quantity's formula in its cell (all on `ws`), stored with the engine's value;
+    `fmt_of(quantity, cell, value)` gives its cell format.
 
-    `typical` picks the number format, so that a row shows the same format in every column."""
-    cell = p.quantities[q.name]
-    value = values[q.name]
-    formula = "=" + q.expr.excel(p.ref_fn(cell.sheet))
-    fmt = st.value(role, q.unit, value if typical is None else typical)
-    # the quick worksheet (workbook._Worksheet) skips the checks a tree's formula never needs
+    A thousand candidates have 300,000 formulas: the references are made once per sheet
+    (`Plan.ref_fn`) and the quick worksheet (quicksheet.py) stores each formula at once."""
     write = getattr(ws, "write_tree_formula", ws.write_formula)
-    write(cell.row, cell.col, formula, fmt, cached(value, q.unit))
+    refs: RefFn | None = None
+    cells = p.quantities
+    for q in quantities:
+        cell = cells[q.name]
+        if refs is None:
+            refs = p.ref_fn(cell.sheet)
+        value = values[q.name]
+        write(cell.row, cell.col, formula(q.expr, refs), fmt_of(q, cell, value),
+              cached(value, q.unit))
 
 
 def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
@@ -68,18 +77,25 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
     for i, cid in enumerate(p.columns):
         text(ws, 0, M_FIRST + i, cid, st("header"))
         text(ws, 1, M_FIRST + i, name[cid], st("wrap"))
+    quantities = [q for q in result.model if q.year is None]
     described: dict[tuple[int, str], Quantity] = {}
-    typical: dict[int, float] = {}
-    for q in result.model:
-        if q.year is None:
-            row = p.quantities[q.name].row
-            described.setdefault((row, quantity_key(q)), q)
-            v = abs(values[q.name])
-            if math.isfinite(v):
-                typical[row] = max(typical.get(row, 0.0), v)
-    for q in result.model:
-        if q.year is None:
-            write_quantity(ws, q, p, values, st, typical=typical.get(p.quantities[q.name].row))
+    typical: dict[int, float] = {}  # the largest finite magnitude of each row
+    for q in quantities:
+        row = p.quantities[q.name].row
+        described.setdefault((row, p.keys[q.name]), q)
+        v = abs(values[q.name])
+        if v > typical.get(row, 0.0) and math.isfinite(v):
+            typical[row] = v
+    formats: dict[tuple[int, str], Any] = {}  # one format per row (and unit): its typical value
+
+    def fmt_of(q: Quantity, cell: Cell, value: float) -> Any:
+        fmt = formats.get((cell.row, q.unit))
+        if fmt is None:
+            fmt = formats[(cell.row, q.unit)] = st.value("formula", q.unit,
+                                                         typical.get(cell.row, 0.0))
+        return fmt
+
+    write_quantities(ws, quantities, p, values, fmt_of)
     row = MODEL_HEADER_ROWS
     for section in p.model_sections:
         text(ws, row, M_LABEL, section.title, st("section"))
@@ -106,8 +122,9 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
     text(ws, 0, C_UNIT, tr("Unit"), st("header"))
     for t in range(horizon + 1):
         text(ws, 0, C_FIRST + t, tr("Year {n}", n=t), st("header_right"))
-    labels = {quantity_key(q): tr.component(quantity_key(q), q.label)
-              for q in result.model if q.year == 1}
+    yearly = [q for q in result.model if q.year is not None]
+    labels = {p.keys[q.name]: tr.component(p.keys[q.name], q.label)
+              for q in yearly if q.year == 1}
     share_labels = {key: tr(SHARE_LABELS[key]) for key in YEAR_SHARES}
     name = {c.id: tr.name(c.info.name) for c in result.candidates}
     for cid in p.priced:
@@ -129,12 +146,20 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
         for i, key in enumerate(YEAR_SHARES):
             text(ws, share_row + i, C_LABEL, share_labels[key])
             text(ws, share_row + i, C_UNIT, tr.unit("fraction"))
-    for q in result.model:
-        if q.year is not None:
-            key = quantity_key(q)
-            role = {"net": "total", "cumulative": "static"}.get(key, "formula")
-            write_quantity(ws, q, p, values, st, role,
-                           typical=None if key in YEAR_SHARES else WHOLE_AMOUNTS)
+    roles = {"net": "total", "cumulative": "static"}
+    formats: dict[tuple[str, str], Any] = {}  # amounts: one format per role and unit
+
+    def fmt_of(q: Quantity, cell: Cell, value: float) -> Any:
+        key = p.keys[q.name]
+        role = roles.get(key, "formula")
+        if key in YEAR_SHARES:  # each share in the format its own value calls for
+            return st.value(role, q.unit, value)
+        fmt = formats.get((role, q.unit))
+        if fmt is None:
+            fmt = formats[(role, q.unit)] = st.value(role, q.unit, WHOLE_AMOUNTS)
+        return fmt
+
+    write_quantities(ws, yearly, p, values, fmt_of)
     ws.set_column(C_LABEL, C_LABEL, 44)
     ws.set_column(C_UNIT, C_UNIT, 8)
     ws.set_column(C_FIRST, C_FIRST + horizon, 15)

@@ -8,6 +8,7 @@ at generation; the live tier and rank columns re-rank after edits, by the engine
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Mapping
 
 from xlsxwriter.utility import xl_rowcol_to_cell
@@ -37,6 +38,8 @@ class _Writer:
         self.formats = {"amount": money_format(st.currency, 1e6, st.lang),
                         "price": money_format(st.currency, 1.0, st.lang),
                         "count": "#,##0", "days": "#,##0.0"}
+        # live_tiered_rank's keys, and the same keys sorted (None when they cannot be)
+        self._ordered: tuple[object, list[tuple[int, float]] | None] = (None, None)
 
     def formula(self, row: int, col: int, target: str, qname: str, kind: str) -> None:
         """`=target` (a defined name or a cell of another sheet) with its cached value."""
@@ -79,8 +82,18 @@ class _Writer:
         formula = (f"=SUMPRODUCT(({tiers}<{my_tier})+({tiers}={my_tier})*({values}<{my_value}))"
                    "+1")
         me = keys[row - first]
-        place = 1 + sum(1 for k in keys if k[0] < me[0] or (k[0] == me[0] and k[1] < me[1]))
+        if self._ordered[0] is not keys:  # the keys in order, once per table
+            self._ordered = (keys, sorted(keys) if _comparable(keys) else None)
+        ordered = self._ordered[1]
+        place = 1 + (bisect_left(ordered, me) if ordered is not None else sum(
+            1 for k in keys if k[0] < me[0] or (k[0] == me[0] and k[1] < me[1])))
         self.ws.write_formula(row, col, formula, self.st("formula", "0"), place)
+
+
+def _comparable(keys: list[tuple[int, float]]) -> bool:
+    """Whether sorting orders `keys` as the rank does (no NaN, which compares with nothing):
+    then the keys before one are counted by bisection, not by a pass over all of them."""
+    return not any(k[1] != k[1] for k in keys)
 
 
 def _span(first: int, n: int, col: int) -> str:

@@ -21,14 +21,10 @@ user's guide, and names.py the defined-name rule.
 from __future__ import annotations
 
 import io
-import re
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
 
 import xlsxwriter
-from xlsxwriter import worksheet as _xlsxwriter_worksheet
-from xlsxwriter.utility import xl_rowcol_to_cell_fast
 from xlsxwriter.worksheet import Worksheet
 
 from ...analysis.types import MonteCarlo, Sensitivity
@@ -52,6 +48,7 @@ from .layout import (
 )
 from .model import write_cashflows, write_model
 from .notes import write_methodology, write_montecarlo, write_sensitivity
+from .quicksheet import PLAIN_FUNCTIONS, QUICK_SUPPORTED, QuickWorksheet
 from .styles import Styles
 from .summary import write_summary
 
@@ -71,109 +68,13 @@ _OPTIONS = {
 
 _HEADER_ROWS = {ASSUMPTIONS: 1, MODEL: 2, CASHFLOWS: 1, CATALOG: 1}
 
-# Functions the model's formulas call (tco.expr) and the sheets add (NPV, RANK): all in Excel
-# since before 2010, so xlsxwriter never rewrites them as future (`_xlfn.`) functions.
-_PLAIN_FUNCTIONS = frozenset({"MIN", "MAX", "SUM", "IF", "AND", "OR", "ROUNDUP", "ROUNDDOWN",
-                              "PMT", "NPV", "RANK"})
-_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\(")
-
-
-_ERROR_CODES = frozenset({"#DIV/0!", "#N/A", "#NAME?", "#NULL!", "#NUM!", "#REF!", "#VALUE!"})
-
-
-def _escape(data: str) -> str:
-    """xlsxwriter's escaping of XML character data (quotes stay as they are)."""
-    if "&" in data or "<" in data or ">" in data:
-        return data.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return data
-
-
-# _Worksheet reads xlsxwriter's private internals as the 3.3 series has them (3.1 and 3.2 differ):
-# any other release gets xlsxwriter's own worksheet, which writes the same file, only slower.
-QUICK_SERIES = (3, 3)
-QUICK_SUPPORTED = tuple(int(x) for x in xlsxwriter.__version__.split(".")[:2]) == QUICK_SERIES
-
-
-# A formula cell as xlsxwriter 3.3 stores it (write_tree_formula).
-_FORMULA_CELL = getattr(_xlsxwriter_worksheet, "CellFormulaTuple", None)
+# The quick worksheet (quicksheet.py) where the installed xlsxwriter allows it.
+_Worksheet = QuickWorksheet
+_PLAIN_FUNCTIONS = PLAIN_FUNCTIONS
 
 
 def _worksheet_class() -> type[Worksheet]:
     return _Worksheet if QUICK_SUPPORTED else Worksheet
-
-
-class _Worksheet(Worksheet):
-    """xlsxwriter's worksheet, quicker where a workbook of a thousand candidates (a million
-    cells, two hundred thousand of them formulas) spent most of its time. The file is the same,
-    byte for byte; tests/test_scale.py checks each shortcut against xlsxwriter's own code.
-
-    * Cells are always addressed by row and column here, so the public `write_*` methods skip
-      the decorator that would first try to read the row as "A1" notation.
-    * xlsxwriter tries some thirty regular-expression substitutions on every formula (to
-      prefix the names of newer functions with `_xlfn.`). A formula whose every call is one of
-      `_PLAIN_FUNCTIONS` comes out of them unchanged, so it is only stripped of its `=`;
-      anything else goes through xlsxwriter's own code.
-    * The cells this workbook writes (numbers, shared strings, formulas, blanks) are written
-      out as XML by one f-string each, as xlsxwriter's `_write_cell` writes them; any other
-      kind of cell goes through `_write_cell` itself.
-    """
-
-    write_string = Worksheet._write_string
-    write_number = Worksheet._write_number
-    write_formula = Worksheet._write_formula
-    write_blank = Worksheet._write_blank
-
-    def _write_cell(self, row: int, col: int, cell: Any) -> None:
-        kind = type(cell).__name__
-        if kind not in ("Number", "String", "Formula", "Blank") or (
-                kind == "String" and self.constant_memory):
-            super()._write_cell(row, col, cell)
-            return
-        fmt = cell.format
-        if fmt:
-            style = f' s="{fmt._get_xf_index()}"'
-        elif row in self.row_info and self.row_info[row].row_format:
-            style = f' s="{self.row_info[row].row_format._get_xf_index()}"'
-        elif col in self.col_info and self.col_info[col].column_format is not None:
-            style = f' s="{self.col_info[col].column_format._get_xf_index()}"'
-        else:
-            style = ""
-        ref = xl_rowcol_to_cell_fast(row, col)
-        if kind == "Number":
-            self.fh.write(f'<c r="{ref}"{style}><v>{cell.number:.16G}</v></c>')
-        elif kind == "String":
-            self.fh.write(f'<c r="{ref}"{style} t="s"><v>{cell.string}</v></c>')
-        elif kind == "Blank":
-            self.fh.write(f'<c r="{ref}"{style}/>')
-        else:
-            value = cell.value
-            kind_attr = ""
-            if isinstance(value, bool):
-                kind_attr, value = ' t="b"', 1 if value else 0
-            elif isinstance(value, str):
-                if value in _ERROR_CODES:
-                    kind_attr = ' t="e"'
-                elif value:
-                    kind_attr = ' t="str"'
-                value = _escape(value)
-            self.fh.write(f'<c r="{ref}"{style}{kind_attr}><f>{_escape(cell.formula)}</f>'
-                          f"<v>{value}</v></c>")
-
-    def write_tree_formula(self, row: int, col: int, formula: str, fmt: Any, value: Any) -> None:
-        """A formula that tco.expr.formula wrote from an expression tree (with its leading
-        `=`): it calls only `tco.expr.FUNCTIONS` and NPV, none of them a future or dynamic-array
-        function, so it is stored as `_write_formula` would store it after finding that out."""
-        if not self._check_dimensions(row, col):
-            self.table[row][col] = _FORMULA_CELL(formula[1:], fmt, value)
-
-    def _prepare_formula(self, formula: str, expand_future_functions: bool = False) -> str:
-        if (self.use_future_functions or expand_future_functions or "_xlfn." in formula
-                or not _PLAIN_FUNCTIONS.issuperset(_CALL.findall(formula))):
-            return super()._prepare_formula(formula, expand_future_functions)  # type: ignore[no-any-return]
-        formula = formula.removeprefix("{")
-        formula = formula.removeprefix("=")
-        formula = formula.removesuffix("}")
-        return formula
 
 
 def generation_date() -> date:
