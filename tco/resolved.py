@@ -207,6 +207,20 @@ def _derives(resolved: Resolved, path: str, inp: Input) -> bool:
     return False
 
 
+def _valid(data: dict[str, Any]) -> bool:
+    """The edited scenario passes the scenario's own validation (its rules across fields, such
+    as a global batch of at least one sequence, which the plausible ranges do not check)."""
+    from pydantic import ValidationError
+
+    from .scenario import Scenario
+
+    try:
+        Scenario.model_validate(data)
+    except ValidationError:
+        return False
+    return True
+
+
 def with_values(resolved: Resolved, values: dict[str, float], file: str
                 ) -> Resolved | None:
     """`resolved` as resolving the scenario with each input path set to its value would give
@@ -215,6 +229,11 @@ def with_values(resolved: Resolved, values: dict[str, float], file: str
     for path in values:
         if path not in resolved.inputs or _derives(resolved, path, resolved.inputs[path]):
             return None
+    data = copy.deepcopy(resolved.scenario_data)
+    for path, value in values.items():
+        set_path(data, path, float(value))  # as validation stores a number
+    if not _valid(data):  # a rule across fields fails: resolving again gives its message
+        return None
     source = scenario_source(file)
     inputs: dict[str, Input] = {}
     for path, inp in resolved.inputs.items():
@@ -230,8 +249,5 @@ def with_values(resolved: Resolved, values: dict[str, float], file: str
         else:
             inp = replace(inp)
         inputs[path] = inp
-    data = copy.deepcopy(resolved.scenario_data)
-    for path, value in values.items():
-        set_path(data, path, float(value))  # as validation stores a number
     return replace(resolved, inputs=inputs, file=file, scenario_data=data,
                    scenario=None)

@@ -1,0 +1,38 @@
+"""The what-if's fast path (tco.resolved.with_values) and a full resolve of the edited
+scenario refuse a value with the same message: a rule across fields of the scenario (a global
+batch holds at least one sequence) is checked on both paths, before the plausible ranges."""
+
+from pathlib import Path
+
+import pytest
+
+from tco.analysis.settings import apply_values
+from tco.analysis.whatif import whatif
+from tco.catalog import load_catalog
+from tco.engine import compute
+from tco.errors import TcoError
+from tco.scenario import load_scenario
+
+HAND = Path(__file__).parent / "data" / "lease_hand.yaml"
+
+
+def full_resolve_message(loaded, catalog, values, label):
+    with pytest.raises(TcoError) as exc:
+        compute(apply_values(loaded, values, label), catalog)
+    return str(exc.value)
+
+
+# 1e18 is outside seq_len_tokens' plausible range (16 to 1e7) and above the global batch
+# (4,194,304 tokens); 1e7 is inside the range and still above the batch: the fast path used
+# to give the range error for the first and to accept the second (an infeasible option), while
+# resolving the edited scenario refuses both with the global batch's message.
+@pytest.mark.parametrize("value", ["1e18", "1e7"])
+def test_fast_path_and_full_resolve_refuse_alike(value):
+    loaded, catalog = load_scenario(HAND), load_catalog()
+    setting = f"workloads.small.seq_len_tokens={value}"
+    expected = full_resolve_message(loaded, catalog, {"workloads.small.seq_len_tokens":
+                                                      float(value)}, f"--set {setting}")
+    assert "less than one sequence" in expected
+    with pytest.raises(TcoError) as exc:
+        whatif(loaded, catalog, [setting])
+    assert str(exc.value) == expected
