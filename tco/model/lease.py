@@ -24,6 +24,7 @@ from .units import MONTHS_PER_YEAR
 @dataclass(frozen=True)
 class Lease:
     flows: dict[int, Expr]  # year t (0..H) -> the lease's cash flow (payments, deposit, buyout)
+    vat: dict[int, Expr]  # year t -> the VAT on the lessor's charges that is not recovered
 
 
 def lease(b: Builder, cx: Capex, delivery_years: Ref, horizon: int, money: str) -> Lease:
@@ -62,15 +63,22 @@ def lease(b: Builder, cx: Capex, delivery_years: Ref, horizon: int, money: str) 
     def by(months: int, when: Expr) -> Expr:
         return IF(when.le(months), 1, 0)
 
-    flows: dict[int, Expr] = {0: payment * paid(0) + deposit * by(0, start)}
+    # what the lessor charges (payments, buyout) bears VAT; the deposit is no supply
+    charged: dict[int, Expr] = {0: payment * paid(0)}
+    held: dict[int, Expr] = {0: deposit * by(0, start)}
     for t in range(1, horizon + 1):
         now, before = MONTHS_PER_YEAR * t, MONTHS_PER_YEAR * (t - 1)
-        flow = (payment * (paid(now) - paid(before))
-                + deposit * (by(now, start) - by(before, start)))
+        charged[t] = payment * (paid(now) - paid(before))
+        held[t] = deposit * (by(now, start) - by(before, start))
         if t < horizon:
-            flows[t] = flow - deposit * (by(now, end) - by(before, end)) \
-                + buyout * (by(now, end) - by(before, end))
+            charged[t] = charged[t] + buyout * (by(now, end) - by(before, end))
+            held[t] = held[t] - deposit * (by(now, end) - by(before, end))
         else:  # at the horizon: the deposit comes back; a buyout lease settles what it owes
-            flows[t] = (flow - deposit * (by(now, start) - by(before, end))
-                        + buyout * (1 - by(before, end)) + buy * payment * (n - paid(now)))
-    return Lease(flows)
+            charged[t] = (charged[t] + buyout * (1 - by(before, end))
+                          + buy * payment * (n - paid(now)))
+            held[t] = held[t] - deposit * (by(now, start) - by(before, end))
+    # VAT on the lessor's charges: the recoverable share is deducted in the period it is paid
+    # (counted at the same year's end), the rest is a cost, as on a purchase (capex.py)
+    lost = fin("vat_rate") * (1 - fin("vat_recoverable_fraction"))
+    return Lease({t: charged[t] + held[t] for t in charged},
+                 {t: lost * charged[t] for t in charged})
