@@ -36,3 +36,19 @@ def test_fast_path_and_full_resolve_refuse_alike(value):
     with pytest.raises(TcoError) as exc:
         whatif(loaded, catalog, [setting])
     assert str(exc.value) == expected
+
+
+# An infeasible portfolio has no NPV (tco compare's JSON gives null, the table "infeasible");
+# the what-if used to show one anyway (serve_and_assign.yaml: "NPV of TCO ¥74.13M -> ¥151.74M,
+# +104.7%" for a portfolio whose serving option could not carry its peak before the change),
+# comparing a plan missing a member with the whole plan. 600 H20 cards carry the chat peak
+# (504 needed; 256 before): the portfolio becomes feasible and has an NPV only after.
+def test_an_infeasible_portfolio_has_no_npv_in_the_whatif():
+    data = Path(__file__).parent / "data" / "serve_and_assign.yaml"
+    loaded, catalog = load_scenario(data), load_catalog()
+    before = compute(loaded, catalog)
+    assert not before.portfolios[0].feasible
+    (change,) = whatif(loaded, catalog, ["candidates.h20-serve.cards=600"]).portfolios
+    assert change.notes == ["becomes feasible"]
+    assert change.npv.before is None and change.npv.after is not None
+    assert change.delivered.before is None
