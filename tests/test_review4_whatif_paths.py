@@ -11,7 +11,7 @@ from tco.analysis.whatif import whatif
 from tco.catalog import load_catalog
 from tco.engine import compute
 from tco.errors import TcoError
-from tco.scenario import load_scenario
+from tco.scenario import load_scenario, load_scenario_text
 
 HAND = Path(__file__).parent / "data" / "lease_hand.yaml"
 
@@ -52,3 +52,37 @@ def test_an_infeasible_portfolio_has_no_npv_in_the_whatif():
     assert change.notes == ["becomes feasible"]
     assert change.npv.before is None and change.npv.after is not None
     assert change.delivered.before is None
+
+
+def _ranked_ids(path) -> list[str]:
+    """The Candidate column of the workbook summary's "Ranked by NPV" table."""
+    import openpyxl
+
+    ws = openpyxl.load_workbook(path).worksheets[0]
+    rows = list(ws.iter_rows(values_only=True))
+    start = next(i for i, r in enumerate(rows) if r[0] and str(r[0]).startswith("Ranked by NPV"))
+    ids = []
+    for r in rows[start + 2:]:
+        if r[1] is None:
+            break
+        ids.append(r[1])
+    return ids
+
+
+# The workbook's ranked summary leaves infeasible options out; it used to list an infeasible
+# portfolio (serve_and_assign.yaml's h100-h20, whose serving option cannot carry its peak)
+# with an NPV and a rank, an NPV that tco compare gives as null. Feasible (600 H20 cards), the
+# portfolio is listed.
+def test_the_ranked_summary_lists_feasible_portfolios_only(tmp_path):
+    from tco.exporters.xlsx import write_workbook
+
+    data = Path(__file__).parent / "data" / "serve_and_assign.yaml"
+    catalog = load_catalog()
+    for cards, listed in (("256", False), ("600", True)):
+        text = data.read_text().replace("    cards: 256\n", f"    cards: {cards}\n")
+        result = compute(load_scenario_text(text), catalog)
+        assert result.portfolios[0].feasible is listed
+        write_workbook(result, tmp_path / f"{cards}.xlsx")
+        ids = _ranked_ids(tmp_path / f"{cards}.xlsx")
+        assert ("h100-h20" in ids) is listed
+        assert ("h20-serve" in ids) is listed  # the options: the same rule
