@@ -22,6 +22,7 @@ from typing import Any
 
 from .errors import ScenarioError, UnknownId
 from .inputs import Input, InputSpec
+from .workload_rules import shapes_hold
 
 
 @dataclass(frozen=True)
@@ -207,20 +208,6 @@ def _derives(resolved: Resolved, path: str, inp: Input) -> bool:
     return False
 
 
-def _valid(data: dict[str, Any]) -> bool:
-    """The edited scenario passes the scenario's own validation (its rules across fields, such
-    as a global batch of at least one sequence, which the plausible ranges do not check)."""
-    from pydantic import ValidationError
-
-    from .scenario import Scenario
-
-    try:
-        Scenario.model_validate(data)
-    except ValidationError:
-        return False
-    return True
-
-
 def with_values(resolved: Resolved, values: dict[str, float], file: str
                 ) -> Resolved | None:
     """`resolved` as resolving the scenario with each input path set to its value would give
@@ -232,7 +219,7 @@ def with_values(resolved: Resolved, values: dict[str, float], file: str
     data = copy.deepcopy(resolved.scenario_data)
     for path, value in values.items():
         set_path(data, path, float(value))  # as validation stores a number
-    if not _valid(data):  # a rule across fields fails: resolving again gives its message
+    if not shapes_hold(data):  # a rule across fields fails: resolving again gives its message
         return None
     source = scenario_source(file)
     inputs: dict[str, Input] = {}
