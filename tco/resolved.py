@@ -22,6 +22,7 @@ from typing import Any
 
 from .errors import ScenarioError, UnknownId
 from .inputs import Input, InputSpec
+from .workload_rules import shapes_hold
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,11 @@ def with_values(resolved: Resolved, values: dict[str, float], file: str
     for path in values:
         if path not in resolved.inputs or _derives(resolved, path, resolved.inputs[path]):
             return None
+    data = copy.deepcopy(resolved.scenario_data)
+    for path, value in values.items():
+        set_path(data, path, float(value))  # as validation stores a number
+    if not shapes_hold(data):  # a rule across fields fails: resolving again gives its message
+        return None
     source = scenario_source(file)
     inputs: dict[str, Input] = {}
     for path, inp in resolved.inputs.items():
@@ -230,8 +236,5 @@ def with_values(resolved: Resolved, values: dict[str, float], file: str
         else:
             inp = replace(inp)
         inputs[path] = inp
-    data = copy.deepcopy(resolved.scenario_data)
-    for path, value in values.items():
-        set_path(data, path, float(value))  # as validation stores a number
     return replace(resolved, inputs=inputs, file=file, scenario_data=data,
                    scenario=None)

@@ -34,6 +34,7 @@ from .resolved import (
     show_value,
 )
 from .resources import example_scenario
+from .workload_rules import holds_a_sequence
 from .yamlio import YamlDoc, load_yaml, load_yaml_text
 
 Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"]
@@ -131,7 +132,7 @@ class Workload(_Strict):
     def _training_shape(self) -> Workload:
         """A global batch holds at least one sequence."""
         batch, seq = self.global_batch_tokens, self.seq_len_tokens
-        if batch is not None and seq is not None and batch < seq:
+        if not holds_a_sequence(batch, seq):
             raise _field_error("too_small", f"a global batch of {batch:g} tokens is less than "
                                f"one sequence of {seq:g} (seq_len_tokens); expected at least "
                                "one sequence", "global_batch_tokens")

@@ -38,26 +38,32 @@ DATA = Path(__file__).parent / "data" / "lease_hand.yaml"
 # Commencement at delivery: 4 weeks = 28 / 365.25 years x 12    = 0.919918 months
 # Payment k (1..36) in arrears falls at 0.919918 + k months:
 #   by month 12: k <= 11.08 -> 11;  by 24: 23;  by 36: 35 (the 36th, at month 36.92, is after
-#   the horizon: it pays for use after it and is not counted; the hardware goes back)
-#   -> year 1: 11 payments, year 2: 12, year 3: 12
+#   the horizon) -> year 1: 11 payments, year 2: 12, year 3: 12
 # Deposit, one payment (3,645.359702): paid at commencement (year 1); the term ends at month
 #   36.92, after the horizon, so it comes back at the horizon (year 3)
+# Settled at the horizon (methodology §7, "Leasing"): the 36th payment, 0.919918 months after
+#   it, at its present value (monthly discount factor 1.1^(-1/12)):
+#   3,645.359702 x 1.1^(-0.919918 / 12) = 3,645.359702 x 0.992720166 = 3,618.822088
+#   less the use left of the returned cluster, its book value (§6: 0.2 + 0.8 x MAX(0, 1 - years
+#   / 4)) at the horizon (3 years: 0.4) less at the term's end (36.919918 months = 3.076660
+#   years: 0.2 + 0.8 x 0.230835 = 0.384668): 118,000 x 0.015332 = 1,809.171800
+#   settlement: 3,618.822088 - 1,809.171800 = 1,809.650288
 #
 # Yearly flows: year 0 as bought without the IT equipment: 15,900 capex + 20,000 porting
 #   + 4,000 delay = 39,900. The running costs of years 1..3 are test_cashflow.py's
 #   (29,464.898015, 31,384, 31,384); the residual value is nil (returned).
 #   financing, year 1: 11 x 3,645.359702 + 3,645.359702 (deposit) = 43,744.316425
 #   financing, year 2: 12 x 3,645.359702                             = 43,744.316425
-#   financing, year 3: 12 x 3,645.359702 - 3,645.359702 (refund)    = 40,098.956723
+#   financing, year 3: 12 x 3,645.359702 - 3,645.359702 (refund) + 1,809.650288 = 41,908.607011
 #   net: 39,900;  29,464.898015 + 43,744.316425 = 73,209.214440;
-#        31,384 + 43,744.316425 = 75,128.316425;  31,384 + 40,098.956723 = 71,482.956723
-# NPV at 10 %: 39,900 + 73,209.214440 / 1.1 + 75,128.316425 / 1.21 + 71,482.956723 / 1.331
-#   = 39,900 + 66,553.831309 + 62,089.517707 + 53,706.203399       = 222,249.552415
-# (bought outright, test_cashflow.py: 198,740.666114; leasing costs 23,508.89 more here)
+#        31,384 + 43,744.316425 = 75,128.316425;  31,384 + 41,908.607011 = 73,292.607011
+# NPV at 10 %: 39,900 + 73,209.214440 / 1.1 + 75,128.316425 / 1.21 + 73,292.607011 / 1.331
+#   = 39,900 + 66,553.831309 + 62,089.517707 + 55,065.820444       = 223,609.169460
+# (bought outright, test_cashflow.py: 198,740.666114; leasing costs 24,868.50 more here)
 
 PAYMENT = 3_645.359702
-LEASE_NET = [39_900, 73_209.214440, 75_128.316425, 71_482.956723]
-LEASE_NPV = 222_249.552415
+LEASE_NET = [39_900, 73_209.214440, 75_128.316425, 73_292.607011]
+LEASE_NPV = 223_609.169460
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +93,7 @@ def test_yearly_flows_and_npv_by_hand(leased):
     rows = c.yearly
     assert [r["cards"] + r["servers"] + r["network"] + r["storage"] for r in rows] == [0] * 4
     assert [r["financing"] for r in rows] == pytest.approx(
-        [0, 43_744.316425, 43_744.316425, 40_098.956723], abs=1e-5)
+        [0, 43_744.316425, 43_744.316425, 41_908.607011], abs=1e-5)
     assert [r["residual_value"] for r in rows] == [0] * 4
     assert [r["net"] for r in rows] == pytest.approx(LEASE_NET, abs=1e-5)
     assert c.values["npv_tco"] == pytest.approx(LEASE_NPV, abs=1e-5)
@@ -154,7 +160,10 @@ def test_buyout_lease_in_advance_by_hand(catalog):
 def test_payments_after_the_horizon_of_a_buyout_lease_are_owed_at_it(catalog):
     # 48 months in arrears from month 0.92 with a $1-style buyout (residual 0): 35 payments fall
     # within the 3 years (as in the return lease); the 13 left and the buyout (0) are owed at
-    # the horizon, where the hardware is the lessee's: year 3 pays 12 + 13 = 25 payments.
+    # the horizon, where the hardware is the lessee's, at their present value there (the first
+    # 0.919918 months after it; v = 1.1^(-1/12), v^13 = 0.901899039):
+    #   v^0.919918 x (1 - v^13) / (1 - v) = 0.992720166 x 12.400487829 = 12.310214 payments
+    # year 3 pays 12 + 12.310214 = 24.310214 payments.
     result = compute(load_scenario_text(_variant(lease_term_months=48, lease_buyout=1,
                                                  lease_residual_fraction=0,
                                                  lease_deposit_months=0), "l48.yaml"), catalog)
@@ -162,7 +171,7 @@ def test_payments_after_the_horizon_of_a_buyout_lease_are_owed_at_it(catalog):
     payment = v["lease_payment_per_month"]
     # 118,000 x 0.01 / (1 - 1.01^-48) = 1,180 / (1 - 0.620260405) = 3,107.392581
     assert payment == pytest.approx(3_107.392581, abs=1e-6)
-    assert [r["financing"] / payment for r in rows] == pytest.approx([0, 11, 12, 25])
+    assert [r["financing"] / payment for r in rows] == pytest.approx([0, 11, 12, 24.310214])
     assert rows[3]["residual_value"] == pytest.approx(-47_200)
 
 
@@ -219,12 +228,17 @@ def test_lease_and_purchase_rank_on_the_same_basis(catalog):
     assert leased.values["plan_delivered_fraction"] == bought.values["plan_delivered_fraction"]
     # 13 weeks: commencement at 13 / (365.25 / 7) x 12 = 2.989733 months; in advance, payment k
     # at 1.989733 + k: 10 in year 1 (k <= 10.01), 12 in year 2, 12 in year 3; the 14 left
-    # are owed at the horizon (a buyout lease): 26 counted in year 3
+    # (the first 0.989733 months after the horizon) and the buyout price (at the term's end,
+    # month 50.989733, 14.989733 months after it) are owed at the horizon (a buyout lease), at
+    # their present value there: v = 1.08^(-1/12) a month
     pay = leased.values["lease_payment_per_month"]
     deposit = leased.values["lease_deposit"]
     fin = [r["financing"] for r in leased.yearly]
     assert fin[:3] == pytest.approx([0, 10 * pay + deposit, 12 * pay])
-    assert fin[3] == pytest.approx(26 * pay - deposit + leased.values["lease_buyout_price"])
+    v = 1.08 ** (-1 / 12)
+    left = v ** 0.989733 * (1 - v ** 14) / (1 - v)
+    assert fin[3] == pytest.approx((12 + left) * pay - deposit
+                                   + leased.values["lease_buyout_price"] * v ** 14.989733)
     from tco.recommend import recommend
 
     rec = recommend(result)
@@ -237,7 +251,8 @@ def test_lease_and_purchase_rank_on_the_same_basis(catalog):
 def test_a_quoted_lease_rate_factor_is_taken_as_it_is(catalog):
     # a lessor quotes 0.0325 a month: 0.0325 x 118,000 = 3,835 a month, whatever the rate;
     # in arrears from month 0.92 as in the return lease: 11, 12 and 12 payments, the deposit
-    # (one payment) paid in year 1 and refunded in year 3
+    # (one payment) paid in year 1 and refunded in year 3; the 36th payment settled at the
+    # horizon less the use left, as in the return lease: 3,835 x 0.992720166 - 1,809.171800
     text = DATA.read_text()
     text = text.replace("  lease_deposit_months: 1\n",
                         "  lease_deposit_months: 1\n  lease_quoted_rate_factor: 0.0325\n")
@@ -245,4 +260,4 @@ def test_a_quoted_lease_rate_factor_is_taken_as_it_is(catalog):
     assert c.values["lease_payment_per_month"] == pytest.approx(3_835)
     assert c.values["lease_rate_factor"] == pytest.approx(0.0325)
     assert [r["financing"] for r in c.yearly] == pytest.approx(
-        [0, 12 * 3_835, 12 * 3_835, 11 * 3_835])
+        [0, 12 * 3_835, 12 * 3_835, 11 * 3_835 + 3_835 * 0.992720166 - 1_809.171800])

@@ -16,7 +16,7 @@ from ..engine import compute, edited, evaluate, tier
 from ..errors import TcoError
 from ..expr import NPV0, Ref
 from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENT_LABELS, JOB_COMPONENTS
-from ..result import CandidateResult, Result
+from ..result import CandidateResult, PortfolioResult, Result
 from .settings import Setting, apply_values, edited_file, parse_setting, resolve_settings
 
 if TYPE_CHECKING:
@@ -168,12 +168,17 @@ def _portfolio_changes(before: Result, after: Result, labels: tuple[str, str]
         assert which is not None
         out.append(PortfolioChange(
             pid, which.name, which.options,
-            Line("npv_tco", "NPV of TCO", pb.values.get("npv_tco") if pb else None,
-                 pa.values.get("npv_tco") if pa else None),
+            Line("npv_tco", "NPV of TCO", _costed(pb, "npv_tco"), _costed(pa, "npv_tco")),
             Line("plan_delivered_fraction", "Share of the plan delivered",
-                 pb.values.get("plan_delivered_fraction") if pb else None,
-                 pa.values.get("plan_delivered_fraction") if pa else None), notes))
+                 _costed(pb, "plan_delivered_fraction"),
+                 _costed(pa, "plan_delivered_fraction")), notes))
     return out
+
+
+def _costed(p: PortfolioResult | None, key: str) -> float | None:
+    """A portfolio's figure, None when it is infeasible (an option cannot run its workloads:
+    no figure, as in `tco compare`)."""
+    return p.values.get(key) if p is not None and p.feasible else None
 
 
 def _recommendation_change(before: Result, after: Result) -> list[str]:

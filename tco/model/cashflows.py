@@ -78,12 +78,14 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
                      porting=run.porting, lead_time_delay=run.delay, financing=-run.financed)
         if m.lease is not None:  # the lessor buys the IT equipment; the lessee pays the lease
             parts.update(cards=zero, servers=zero, network=zero, storage=zero,
-                         financing=m.lease.flows[0])
+                         financing=m.lease.flows[0], vat=cx.vat + m.lease.vat[0])
         return parts
     parts = {comp: zero for comp in COMPONENTS}
     parts.update(year_costs(b, t, m.cl, m.h, m.run, tl, m.work, m.plan, m.owned))
     if t == 1:  # recoverable input VAT is credited within the first year: a timing cost only
         parts["vat"] = zero - m.cx.vat_recovered  # 0 - x: a plain 0 (not -0) without VAT
+    if m.lease is not None:  # VAT on the lease's payments that is not recovered
+        parts["vat"] = parts["vat"] + m.lease.vat[t]
     parts["financing"] = (m.lease.flows[t] if m.lease is not None
                           else IF(fin("loan_term_years").ge(t), m.run.payment, 0))
     if t == horizon:

@@ -24,6 +24,7 @@ from .units import MONTHS_PER_YEAR
 @dataclass(frozen=True)
 class Lease:
     flows: dict[int, Expr]  # year t (0..H) -> the lease's cash flow (payments, deposit, buyout)
+    vat: dict[int, Expr]  # year t -> the VAT on the lessor's charges that is not recovered
 
 
 def lease(b: Builder, cx: Capex, delivery_years: Ref, horizon: int, money: str) -> Lease:
@@ -62,15 +63,44 @@ def lease(b: Builder, cx: Capex, delivery_years: Ref, horizon: int, money: str) 
     def by(months: int, when: Expr) -> Expr:
         return IF(when.le(months), 1, 0)
 
-    flows: dict[int, Expr] = {0: payment * paid(0) + deposit * by(0, start)}
+    # A term running past the horizon (year H, month 12H) is settled there, as a purchase is by
+    # its residual value: the payments left and the buyout price, at their present value at
+    # the horizon (monthly at the discount rate), less, for a returned cluster, the use it
+    # still gives: its book value at the horizon less its book value at the term's end.
+    v = (1 + fin("discount_rate")) ** (-1 / MONTHS_PER_YEAR)  # one month's discount factor
+
+    def owed_after(now: int, before: int) -> Expr:
+        left = n - paid(now)  # payment paid(now) + 1 falls `wait` months after the horizon
+        wait = start + paid(now) + 1 - adv - now
+        annuity = IF(fin("discount_rate").gt(0), (1 - v ** left) / MAX(1 - v, 1e-12), left)
+        return (payment * v ** wait * annuity
+                + buyout * (1 - by(before, end)) * v ** MAX(0, end - now))
+
+    def book(years: Expr | int) -> Expr:
+        rvf = fin("residual_value_fraction")
+        return rvf + (1 - rvf) * MAX(0, 1 - years / fin("depreciation_years"))
+
+    def use_left(now: int) -> Expr:
+        return q("lease_use_left", (1 - buy) * amount * MAX(0, book(now / MONTHS_PER_YEAR)
+                                                        - book(end / MONTHS_PER_YEAR)),
+                 money, "A returned lease's use left at the horizon (book value at the horizon "
+                 "less at the term's end)", "horizon")
+
+    # what the lessor charges (payments, buyout) bears VAT; the deposit is no supply
+    charged: dict[int, Expr] = {0: payment * paid(0)}
+    held: dict[int, Expr] = {0: deposit * by(0, start)}
     for t in range(1, horizon + 1):
         now, before = MONTHS_PER_YEAR * t, MONTHS_PER_YEAR * (t - 1)
-        flow = (payment * (paid(now) - paid(before))
-                + deposit * (by(now, start) - by(before, start)))
+        charged[t] = payment * (paid(now) - paid(before))
+        held[t] = deposit * (by(now, start) - by(before, start))
         if t < horizon:
-            flows[t] = flow - deposit * (by(now, end) - by(before, end)) \
-                + buyout * (by(now, end) - by(before, end))
-        else:  # at the horizon: the deposit comes back; a buyout lease settles what it owes
-            flows[t] = (flow - deposit * (by(now, start) - by(before, end))
-                        + buyout * (1 - by(before, end)) + buy * payment * (n - paid(now)))
-    return Lease(flows)
+            charged[t] = charged[t] + buyout * (by(now, end) - by(before, end))
+            held[t] = held[t] - deposit * (by(now, end) - by(before, end))
+        else:  # at the horizon: the deposit comes back; what the term still holds is settled
+            charged[t] = charged[t] + owed_after(now, before)
+            held[t] = held[t] - deposit * (by(now, start) - by(before, end)) - use_left(now)
+    # VAT on the lessor's charges: the recoverable share is deducted in the period it is paid
+    # (counted at the same year's end), the rest is a cost, as on a purchase (capex.py)
+    lost = fin("vat_rate") * (1 - fin("vat_recoverable_fraction"))
+    return Lease({t: charged[t] + held[t] for t in charged},
+                 {t: lost * charged[t] for t in charged})

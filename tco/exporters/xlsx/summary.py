@@ -197,8 +197,9 @@ def _ranked_rows(result: Result, feasible: list[CandidateResult], values: Mappin
     for a in result.api_options:
         if a.quantified:
             rows.append((int(a.values["tier"]), values[f"{a.id}.npv_tco"], len(rows), "api", a))
-    for port in result.portfolios:
-        rows.append((port.tier, values[f"{port.id}.npv_tco"], len(rows), "portfolio", port))
+    for port in result.portfolios:  # as the options: an infeasible one has no cost to rank
+        if port.feasible:
+            rows.append((port.tier, values[f"{port.id}.npv_tco"], len(rows), "portfolio", port))
     return sorted(rows, key=lambda r: r[:3])
 
 
