@@ -68,10 +68,11 @@ def _money(x: float, currency: str) -> str:
 
 
 def _dearer(how: str, c: CandidateResult, npv: float, cur: str) -> str:
-    """"renting costs more: the cheapest rented option (x) costs ..." (`how`: buy, lease or
-    rent)."""
+    """"renting costs more: the cheapest rented option (x) costs ..." (`how`: buy, lease,
+    rent or hybrid)."""
     what, which = {"buy": ("buying", "bought"), "lease": ("leasing", "leased"),
-                   "rent": ("renting", "rented")}[how]
+                   "rent": ("renting", "rented"),
+                   "hybrid": ("owning a base and renting the peaks", "hybrid")}[how]
     gap = c.values["npv_tco"] - npv
     return (f"{what} costs more: the cheapest {which} option ({c.id}) costs "
             f"{_money(c.values['npv_tco'], cur)} to deliver the plan, {_money(gap, cur)} more")
@@ -132,8 +133,7 @@ def recommend(result: Result) -> Recommendation | None:
                f"{_money(rec.values['npv_tco_plan_closed'], cur)}"
                if "npv_tco_plan_closed" in rec.values else ""))
     if other is not None:
-        reasons.append(_dearer(("lease" if other.info.acquire == "lease" else "buy")
-                               if rented else "rent", other, npv, cur))
+        reasons.append(_dearer(other.info.acquire if rented else "rent", other, npv, cur))
     alt = _lease_or_buy(result, rec, ok)
     if alt is not None:
         reasons.append(_dearer(alt.info.acquire, alt, npv, cur))

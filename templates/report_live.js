@@ -409,7 +409,7 @@
     const other = order.find((c) => (ok ? usable(c) && complete(c, v) : usable(c)) && c !== rec
       && (c.mode !== "rent") === rented);
     if (rented && other) {
-      consider.push([other.mode === "lease" ? "sum_lease_dearer" : "sum_buy_dearer",
+      consider.push([`sum_${other.mode}_dearer`, // buy, lease or hybrid
         { name: other.name, npv: money(npvOf(other)),
         diff: money(npvOf(other) - npv) }]);
     } else if (!rented) {

@@ -384,3 +384,23 @@ def test_a_leased_option_in_the_live_report(browser, leased, tmp_path):
         assert page["order"] == want["order"]
     assert page["summary"][0].startswith("建议：租赁"), page["summary"][0]
     assert any(s.startswith("购买更贵") for s in page["summary"]), page["summary"]
+
+
+def test_a_hybrid_named_as_a_hybrid_in_the_live_report(browser, catalog, tmp_path):
+    """Renting wins and the cheapest option that owns is a hybrid: the page, recomputing
+    itself, words it as Python does ("Owning a base and renting the peaks costs more"), in
+    English and Chinese (tests/test_hybrid_wording.py)."""
+    from test_hybrid_wording import RENT_OR_HYBRID
+
+    from tco.scenario import load_scenario_text
+
+    hybrid = add_analyses(compute(load_scenario_text(RENT_OR_HYBRID, "s.yaml"), catalog))
+    for lang, start in (("en", "Owning a base and renting the peaks costs more"),
+                        ("zh", "自有基础集群加租用峰值更贵")):
+        open_report(browser, hybrid, tmp_path / lang, lang)
+        before = browser.js(READ)
+        assert any(s.startswith(start) for s in before["summary"]), before["summary"]
+        browser.js("tcoLive.render(true)")
+        assert browser.js(READ)["summary"] == [s for s in before["summary"]
+                                               if "Monte Carlo" not in s and "蒙特卡洛" not in s]
+        assert browser.console() == []

@@ -411,7 +411,7 @@ class View:
         other = said.other_mode
         if said.mode == "rent" and other is not None:
             consider.append(s.segments(
-                "sum_lease_dearer" if other.info.acquire == "lease" else "sum_buy_dearer",
+                f"sum_{other.info.acquire}_dearer",  # buy, lease or hybrid
                 name=self.name(other),
                 npv=self.money(other.values["npv_tco"]),
                 diff=self.money(other.values["npv_tco"] - npv)))
