@@ -142,11 +142,12 @@ def recommend(result: Result) -> Recommendation | None:
             source.values:
         be = source.values["breakeven_utilization"]
         use = result.inputs["utilization"].value if "utilization" in result.inputs else None
+        owning = "leasing" if source.info.acquire == "lease" else "buying"
         if be >= 1:
-            reasons.append(f"buying the same cluster ({source.id}) would not pay at any "
+            reasons.append(f"{owning} the same cluster ({source.id}) would not pay at any "
                            "utilization at these prices")
         elif use is None or be > use:
-            reasons.append(f"buying the same cluster ({source.id}) would pay only if it were "
+            reasons.append(f"{owning} the same cluster ({source.id}) would pay only if it were "
                            f"busy more than {be:.0%} of the year")
     if port is not None:
         gap = port.values["npv_tco"] - npv

@@ -418,7 +418,8 @@
         consider.push(["sum_rent_dearer", { name: other.name, npv: money(npvOf(other)),
           diff: money(npvOf(other) - npv) }]);
       } else if (cloud !== null && Number.isFinite(cloud)) {
-        consider.push([cloud >= npv ? "sum_cloud_dearer" : "sum_cloud_unlisted",
+        consider.push([cloud >= npv ? "sum_cloud_dearer" : rec.mode === "lease"
+          ? "sum_cloud_unlisted_lease" : "sum_cloud_unlisted",
           { cloud: money(cloud) }]);
       }
     }

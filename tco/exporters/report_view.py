@@ -426,7 +426,9 @@ class View:
                 if cloud >= npv:
                     consider.append(s.segments("sum_cloud_dearer", cloud=self.money(cloud)))
                 else:  # only when no option renting the card is listed (rent_options: none)
-                    consider.append(s.segments("sum_cloud_unlisted", cloud=self.money(cloud)))
+                    consider.append(s.segments(
+                        "sum_cloud_unlisted_lease" if said.mode == "lease" else
+                        "sum_cloud_unlisted", cloud=self.money(cloud)))
         alt = said.lease_or_buy  # bought: the cheapest lease; leased: the cheapest purchase
         if alt is not None:
             consider.append(s.segments(
@@ -693,8 +695,9 @@ class View:
                                             recovered=self.money(v["capex_vat_recovered"]))))
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.live("money", f"{cid}.cloud_npv", v["cloud_npv"])))
-            costs.append((s("d_breakeven"), self.live("breakeven", f"{cid}.breakeven_utilization",
-                                                      v["breakeven_utilization"])))
+            costs.append((s("d_breakeven_lease" if c.info.acquire == "lease" else "d_breakeven"),
+                          self.live("breakeven", f"{cid}.breakeven_utilization",
+                                    v["breakeven_utilization"])))
         per_run = [(s.component(k), self.live("money", f"{w}.cost_{k}", job[f"cost_{k}"]))
                    for k in self.r.job_components]
         per_run.append((s("col_total"), self.live("money", f"{w}.cost_per_job",

@@ -81,5 +81,5 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     job_costs(b, runs, cx, run, h, work, horizon, money, owned)
     for wid, sv in serves.items():
         token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)
-    if st.acquire[k] == "buy" and priced_rent:
-        renting(b, cl, h, run, work, hz, horizon, money)
+    if st.acquire[k] in ("buy", "lease") and priced_rent:
+        renting(b, cl, h, run, work, hz, horizon, money, leased)
