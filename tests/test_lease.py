@@ -140,6 +140,28 @@ def test_the_report_names_the_leased_break_even(leased):
     assert "less than leasing, but no option renting this card" in html
 
 
+
+# --- per-run cost lines (methodology §9) ------------------------------------------------------
+#
+# A leased cluster's hardware line is a year of lease payments plus the straight-line
+# depreciation of what the lessee buys (cooling 10,000 and installation 5,900 over 4 years),
+# per available hour (0.5 x 8,760 = 4,380), times the run's 1,500 hours:
+#   (12 x 3,645.359702 + 15,900 / 4) / 4,380 x 1,500 = (43,744.316425 + 3,975) / 4,380 x 1,500
+#                                                    = 16,342.231652
+# (bought: (118,000 x 0.8 + 15,900) / 4 / 4,380 x 1,500 = 9,443.493151, test_cashflow.py).
+# The other lines are the purchase's: electricity 900, facility 2,054.794521, operations
+# 7,780.821918, porting 3,333.333333 -> per run 30,411.181424
+
+def test_per_run_cost_of_a_leased_option_by_hand(leased):
+    job = leased.candidates[0].jobs["small"]
+    assert job["cost_hardware"] == pytest.approx(16_342.231652, abs=1e-5)
+    assert job["cost_electricity"] == pytest.approx(900)
+    assert job["cost_facility"] == pytest.approx(2_054.794521, abs=1e-5)
+    assert job["cost_operations"] == pytest.approx(7_780.821918, abs=1e-5)
+    assert job["cost_porting"] == pytest.approx(3_333.333333, abs=1e-5)
+    assert job["cost_per_job"] == pytest.approx(30_411.181424, abs=1e-5)
+
+
 # --- buyout lease, payments in advance -------------------------------------------------------
 #
 # Same scenario, 30 months, lessor's residual 20 %, payments in advance, buyout at the end
