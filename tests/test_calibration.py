@@ -163,7 +163,7 @@ CASES: tuple[Case, ...] = (
          _gpt3(512, "h100-sxm", 2048), MLPERF.format("v4.1")),
     Case("MLPerf v4.1 GPT-3 FP8, 3,072 H100 (Oracle)", "out", 636.0, "tokens_per_card_s",
          _gpt3(3072, "h100-sxm", 3072), MLPERF.format("v4.1")),
-    Case("MLPerf v3.1 GPT-3 FP8, 10,752 H100 (Azure)", "out", 533.7, "tokens_per_card_s",
+    Case("MLPerf v3.1 GPT-3 FP8, 10,752 H100 (NVIDIA Eos)", "out", 533.7, "tokens_per_card_s",
          _gpt3(10752, "h100-sxm", 2688), MLPERF.format("v3.1")),
     Case("MLPerf v4.0 GPT-3 FP8, 11,616 H100", "out", 554.1, "tokens_per_card_s",
          _gpt3(11616, "h100-sxm", 2904), MLPERF.format("v4.0")),
