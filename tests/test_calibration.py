@@ -37,6 +37,8 @@ CASE_TOLERANCE = 0.30  # no run beyond ±30% (issue 12)
 # out-of-sample median to 16.2% and was not adopted (methodology §17). Nor was a GEMM-shape
 # factor d / (d + 274), d = hidden / tp, d0 fitted on Narayanan et al. 2021 Table 1: median
 # 11.2% but worst +23.6% out of sample, in-sample worst +13.6% (ratio refitted to 1.25).
+# Nor were four terms for losses that grow with the card count and for causal attention
+# (methodology §17: none both lowers the median and keeps the worst case on physical grounds).
 OUT_OF_SAMPLE_MEDIAN = 0.13
 
 
