@@ -53,8 +53,9 @@ class Recommendation:
 
 
 def usable(c: CandidateResult) -> bool:
-    """May be recommended: feasible, priced, not barred here."""
-    return c.feasible and c.priced and not c.info.blocking
+    """May be recommended alone: feasible, priced, not barred here, and carrying every
+    workload of the plan (one carrying part of it is recommended only in a portfolio)."""
+    return c.feasible and c.priced and not c.info.blocking and not c.info.workloads
 
 
 def delivers(c: CandidateResult) -> bool:

@@ -311,7 +311,14 @@ def compare_table(result: Result) -> str:
             flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
     rec = recommend(result)
-    if rec is None:
+    parts = [c.id for c in result.candidates
+             if c.feasible and c.priced and not c.info.blocking and c.info.workloads]
+    if rec is None and parts:  # usable options, each carrying a part of the plan
+        said = ("\nRecommendation: none; no single option that may be used here carries the "
+                f"whole plan (parts of it only: {', '.join(parts)}); combine options "
+                "that together carry every workload in a portfolio (portfolios: in the "
+                "scenario).\n")
+    elif rec is None:
         said = "\nRecommendation: none; no option may be used here (see status).\n"
     else:
         size = "" if rec.mode == "api" else f", {rec.cards:,} cards"

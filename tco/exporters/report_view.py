@@ -88,6 +88,12 @@ def is_complete(c: CandidateResult) -> bool:
     return c.feasible and c.completes_all_runs
 
 
+def part_only(c: CandidateResult) -> bool:
+    """May be used here but carries only a part of the plan (recommended only in a
+    portfolio, tco.recommend)."""
+    return c.feasible and c.priced and not c.info.blocking and bool(c.info.workloads)
+
+
 def full(x: float) -> str:
     """The engine's float as written in data-value attributes (round-trips exactly)."""
     return repr(float(x)) if math.isfinite(x) else ""
@@ -328,6 +334,11 @@ class View:
         if said is not None and said.mode in ("portfolio", "api"):  # not a single option
             return {"portfolio": report_portfolios, "api": report_api}[said.mode].summary(self, said)
         if rec is None:
+            parts = [c for c in self.r.candidates if part_only(c)]
+            if parts:  # usable options, each carrying a part of the plan, and no portfolio
+                names = s("name_sep").join(self.name(c) for c in parts)
+                return {"headline": s.segments("sum_none_part", names=names), "why": [],
+                        "consider": consider}
             barred = [c for c in self.r.candidates if c.feasible and c.info.blocking]
             if barred:  # feasible options exist, but none may be bought here
                 names = s("name_sep").join(self.name(c) for c in barred)
@@ -398,7 +409,7 @@ class View:
                                            npv=self.money(c.values["npv_tco"]), why=why_barred))
         for c in self.r.candidates:
             if (c.feasible and c.priced and not c.info.blocking and not is_complete(c)
-                    and c.values["npv_tco"] < npv):
+                    and not c.info.workloads and c.values["npv_tco"] < npv):
                 consider.append(s.segments(
                     "sum_incomplete", name=self.name(c), npv=self.money(c.values["npv_tco"]),
                     pct=percent(c.values["plan_delivered_fraction"], 0)))
@@ -481,6 +492,9 @@ class View:
                 status, text = "infeasible", s("status_infeasible")
             elif c.info.blocking:
                 status, text = "incomplete", s("status_barred")
+            elif c.info.workloads:  # a part of the plan: it cannot deliver the whole
+                status = "incomplete"
+                text = s("status_part", workloads=s("name_sep").join(c.info.workloads))
             elif not is_complete(c):
                 status = "incomplete"
                 text = s("status_incomplete", pct=percent(c.values["plan_delivered_fraction"], 0))
