@@ -421,6 +421,8 @@
         consider.push([cloud >= npv ? "sum_cloud_dearer" : rec.mode === "lease"
           ? "sum_cloud_unlisted_lease" : "sum_cloud_unlisted",
           { cloud: money(cloud) }]);
+      } else if (!other) { // no cloud price for the card: renting is not compared
+        consider.push(["sum_cloud_none", { card: rec.card, currency: D.currency }]);
       }
     }
     // tco.recommend: bought, the cheapest leased option; leased, the cheapest bought one

@@ -440,6 +440,9 @@ class View:
                     consider.append(s.segments(
                         "sum_cloud_unlisted_lease" if said.mode == "lease" else
                         "sum_cloud_unlisted", cloud=self.money(cloud)))
+            elif other is None:  # no cloud price for the card: renting is not compared
+                consider.append(s.segments("sum_cloud_none", card=rec.info.card_name,
+                                           currency=self.cur))
         alt = said.lease_or_buy  # bought: the cheapest lease; leased: the cheapest purchase
         if alt is not None:
             consider.append(s.segments(
