@@ -542,6 +542,13 @@ class _Resolver:
     def size_rule(self, c: Candidate, info: CandidateInfo) -> None:
         """The cluster size: given, or a target (deadline or power cap) the engine sizes for."""
         base = ["candidates", c.id]
+        if c.cards == "auto" and c.acquire == "hybrid":
+            # every base delivers the plan (the rest is rented): auto would keep the smallest
+            raise self.loaded.error(
+                "cards: auto sizes an owned cluster to the smallest that delivers the plan; a "
+                "hybrid rents whatever its base cannot do, so every size delivers it and auto "
+                "would keep the smallest that runs; give cards: N for the base it owns (or "
+                "acquire: buy with cards: auto)", base + ["cards"])
         if c.cards == "auto":  # the engine sizes it to deliver the plan (sizing "plan")
             info.sizing = "plan"
             self.inputs.put(Input(path=f"{'.'.join(base)}.cards", value=1.0,
