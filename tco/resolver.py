@@ -39,7 +39,7 @@ from .inputs import (
     Input,
     InputSpec,
 )
-from .policy import check_policy, lift_bars
+from .policy import LIFTED, check_policy, lift_bars
 from .portfolio import assigned_workloads, portfolios
 from .rent_tiers import tier_figure, tier_label
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
@@ -118,6 +118,7 @@ class _Resolver:
                 rent.append(c.id)
         check_policy(self.loaded, self.catalog)
         self.check_stock_used(infos)
+        self.check_licences_used(infos)
         rent += self.rent_options(infos, rent)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
         api = resolve_api_options(self.loaded, self.catalog, self.fx, self.fx_note, self.put,
@@ -666,6 +667,25 @@ class _Resolver:
                     f"no bought or hybrid option uses card '{card}', so its held stock would "
                     f"be costed nowhere (cards the options buy: {cards}); add an option of that "
                     "card, or remove the stock", ["policy", "holds_stock", card])
+
+    def check_licences_used(self, infos: dict[str, CandidateInfo]) -> None:
+        """A licence lifts a bar of a card an option uses; one that lifts nothing (no option
+        uses the card, or nothing bars it in this region) is most likely the wrong card id or
+        region, and would print a claim that changes no figure."""
+        for card in self.sc.policy.holds_licence:
+            mine = [info for info in infos.values() if info.card == card]
+            where = ["policy", "holds_licence"]
+            if not mine:
+                cards = ", ".join(sorted({info.card for info in infos.values()}))
+                raise self.loaded.error(
+                    f"no option uses card '{card}', so its licence would lift nothing (cards "
+                    f"of the options: {cards}); add an option of that card, or remove it",
+                    where)
+            if not any(LIFTED in flag for info in mine for flag in info.flags):
+                raise self.loaded.error(
+                    f"card '{card}' is not barred in region '{self.sc.facility.region}' (no "
+                    "export control or licence bar to lift), so the licence changes nothing; "
+                    "remove it, or check facility.region", where)
 
     def check_distributions(self) -> None:
         for path in self.sc.distributions:
