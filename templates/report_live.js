@@ -139,6 +139,7 @@
     pct1: (x) => percent(x, 1),
     num0: (x) => number(x, 0),
     num1: (x) => number(x, 1),
+    num4: (x) => number(x, 4),
     kw: (x) => fill("value_kw", { n: number(x, 0) }),
     mwh: (x) => fill("value_mwh", { n: number(x / 1000, 0) }),
     tco2: (x) => fill("value_t_co2", { n: number(x / 1000, 0) }),

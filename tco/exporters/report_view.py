@@ -176,6 +176,7 @@ class View:
             "money": self.money, "amount": self.amount, "days": self.days, "pct": self.pct,
             "pct0": lambda v: percent(v, 0), "pct1": lambda v: percent(v, 1),
             "num0": lambda v: number(v, 0), "num1": lambda v: number(v, 1),
+            "num4": lambda v: number(v, 4),
             "kw": lambda v: s("value_kw", n=number(v, 0)),
             "mwh": lambda v: s("value_mwh", n=number(v / 1000, 0)),
             "tco2": lambda v: s("value_t_co2", n=number(v / 1000, 0)),
@@ -183,6 +184,13 @@ class View:
             "meth_2": lambda v: s("meth_2", rate=percent(v, 1)),
         }
         return writers[kind](x)
+
+    def job_component(self, key: str) -> str:
+        """A per-run cost component's name; beside a leased option, whose hardware line is its
+        lease payments (methodology §9), the hardware line is not called depreciation."""
+        if key == "hardware" and any(c.info.acquire == "lease" for c in self.r.candidates):
+            return self.s("component_hardware_lease")
+        return self.s.component(key)
 
     def live(self, kind: str, name: str, x: float) -> Fig:
         """The figure `name` (a quantity of the model, value `x`), live in the page."""
@@ -280,7 +288,7 @@ class View:
             return {"enabled": False, "panel": []}
         data = live.payload(self.r, self.s, self.lang, self.at,
                             [self.live_candidate(c) for c in self.r.candidates],
-                            [self.s.component(k) for k in self.r.job_components])
+                            [self.job_component(k) for k in self.r.job_components])
         model = live.model_script(self.r.model, self.at)
         app = (templates_dir() / "report_live.js").read_text(encoding="utf-8")
         return {"enabled": True, "data": Markup(live.script_json(data)), "model": Markup(model),
@@ -561,7 +569,7 @@ class View:
         s = self.s
         priced, names, hl = self.carriers(w, priced)
         jobs = [c.jobs[w.id] for c in priced]
-        parts = [charts.Series(s.component(k), [j[f"cost_{k}"] for j in jobs])
+        parts = [charts.Series(self.job_component(k), [j[f"cost_{k}"] for j in jobs])
                  for k in self.r.job_components]
         title = s("h_cost_per_job") + ("" if n == 0 else s("title_workload", name=w.name))
         totals = [j["cost_per_job"] for j in jobs]
@@ -710,12 +718,18 @@ class View:
         if v.get("capex_vat"):  # its own line, after the capex net of VAT
             costs.insert(1, (s("d_vat"), s("value_vat", vat=self.money(v["capex_vat"]),
                                             recovered=self.money(v["capex_vat_recovered"]))))
+        if c.info.acquire == "lease":  # the lessor's terms, as a quote states them (§7)
+            costs[1:1] = [(s(label), self.live(kind, f"{cid}.{key}", v[key])) for label, key, kind in (
+                ("d_lease_payment", "lease_payment_per_month", "money"),
+                ("d_lease_rate_factor", "lease_rate_factor", "num4"),
+                ("d_lease_deposit", "lease_deposit", "money"),
+                ("d_lease_buyout", "lease_buyout_price", "money"))]
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.live("money", f"{cid}.cloud_npv", v["cloud_npv"])))
             costs.append((s("d_breakeven_lease" if c.info.acquire == "lease" else "d_breakeven"),
                           self.live("breakeven", f"{cid}.breakeven_utilization",
                                     v["breakeven_utilization"])))
-        per_run = [(s.component(k), self.live("money", f"{w}.cost_{k}", job[f"cost_{k}"]))
+        per_run = [(self.job_component(k), self.live("money", f"{w}.cost_{k}", job[f"cost_{k}"]))
                    for k in self.r.job_components]
         per_run.append((s("col_total"), self.live("money", f"{w}.cost_per_job",
                                                   job["cost_per_job"])))
