@@ -624,10 +624,10 @@ class _Resolver:
             info.flags.append(f"supply: single vendor ({card.vendor}), constrained supply")
 
     def rent_options(self, infos: dict[str, CandidateInfo], rent: list[str]) -> list[str]:
-        """With `rent_options: auto`, an option renting each bought or leased card that has a
-        cloud price (and is not rented by a listed option already): the card and cluster size
-        of the first candidate buying or leasing it, read from that candidate's inputs. Their
-        ids, added to `infos`."""
+        """With `rent_options: auto`, an option renting each owned card (bought, leased or
+        hybrid) that has a cloud price (and is not rented by a listed option already): the card
+        and cluster size of the first candidate owning it, read from that candidate's inputs.
+        Their ids, added to `infos`."""
         if self.sc.rent_options != "auto":
             return []
         done = {info.card for info in infos.values() if info.acquire == "rent"}
@@ -635,7 +635,7 @@ class _Resolver:
         made = []
         for cid in list(infos):
             info = infos[cid]
-            if (info.acquire not in ("buy", "lease") or info.infeasible or cid not in rent
+            if (info.acquire == "rent" or info.infeasible or cid not in rent
                     or info.card in done):
                 continue
             if not all(info.carries(w) for w in wids):

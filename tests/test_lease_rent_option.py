@@ -1,4 +1,4 @@
-"""`rent_options: auto` rents a leased card too (issue 13): a scenario whose only option leases
+"""`rent_options: auto` rents a leased or hybrid card too (issue 13): a scenario whose only option leases
 H100s got no rent option, so it recommended leasing at $3.43M while its own table showed
 renting the same hours at $356k (`cloud NPV`), and the report advised adding
 `rent_options: auto`, which was already on.
@@ -49,3 +49,18 @@ def test_a_leased_card_is_also_rented(catalog):
 def test_rent_options_none_still_lists_only_the_candidates(catalog):
     r = compute(load_scenario_text(LEASE_ONLY + "rent_options: none\n"), catalog)
     assert [c.id for c in r.candidates] == ["lease"]
+
+
+def test_a_hybrid_card_is_also_rented(catalog):
+    # a hybrid owns a base and rents its gaps; renting all of it is another option, priced
+    # the same way: $356k against the hybrid's $2.85M for two runs a year
+    r = compute(load_scenario_text(LEASE_ONLY.replace("acquire: lease", "acquire: hybrid")),
+                catalog)
+    assert [c.id for c in r.candidates] == ["lease-rent", "lease"]
+    rent = r.candidate("lease-rent")
+    hours = rent.jobs["w"]["gpu_hours"]
+    assert rent.values["npv_tco"] == pytest.approx(
+        sum(2 * hours * 2.35 / 1.08 ** t for t in (1, 2, 3)), rel=1e-9)
+    rec = recommend(r)
+    assert rec is not None and rec.option == "lease-rent"
+    assert rec.reasons[1].startswith("owning a base and renting the peaks costs more")
