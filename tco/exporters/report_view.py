@@ -192,6 +192,17 @@ class View:
             return self.s("component_hardware_lease")
         return self.s.component(key)
 
+    def lease_rows(self, c: CandidateResult) -> list[tuple[str, Fig]]:
+        """A leased option's terms as a lessor's quote states them (§7); none for another."""
+        if c.info.acquire != "lease":
+            return []
+        return [(self.s(label), self.live(kind, f"{c.id}.{key}", c.values[key]))
+                for label, key, kind in (
+                    ("d_lease_payment", "lease_payment_per_month", "money"),
+                    ("d_lease_rate_factor", "lease_rate_factor", "num4"),
+                    ("d_lease_deposit", "lease_deposit", "money"),
+                    ("d_lease_buyout", "lease_buyout_price", "money"))]
+
     def live(self, kind: str, name: str, x: float) -> Fig:
         """The figure `name` (a quantity of the model, value `x`), live in the page."""
         return fig(self.fmt(kind, x), self.at[name], kind)
@@ -718,12 +729,7 @@ class View:
         if v.get("capex_vat"):  # its own line, after the capex net of VAT
             costs.insert(1, (s("d_vat"), s("value_vat", vat=self.money(v["capex_vat"]),
                                             recovered=self.money(v["capex_vat_recovered"]))))
-        if c.info.acquire == "lease":  # the lessor's terms, as a quote states them (§7)
-            costs[1:1] = [(s(label), self.live(kind, f"{cid}.{key}", v[key])) for label, key, kind in (
-                ("d_lease_payment", "lease_payment_per_month", "money"),
-                ("d_lease_rate_factor", "lease_rate_factor", "num4"),
-                ("d_lease_deposit", "lease_deposit", "money"),
-                ("d_lease_buyout", "lease_buyout_price", "money"))]
+        costs[1:1] = self.lease_rows(c)
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.live("money", f"{cid}.cloud_npv", v["cloud_npv"])))
             costs.append((s("d_breakeven_lease" if c.info.acquire == "lease" else "d_breakeven"),
