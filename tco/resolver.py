@@ -117,6 +117,7 @@ class _Resolver:
             if rented:
                 rent.append(c.id)
         check_policy(self.loaded, self.catalog)
+        self.check_rent_term()
         self.check_stock_used(infos)
         self.check_licences_used(infos)
         rent += self.rent_options(infos, rent)
@@ -300,6 +301,12 @@ class _Resolver:
             if w.kind == "serve":
                 self.serve_inputs(w)
             out.append((w.id, w.precision, w.kind))
+        if all(w.kind != "serve" and w.runs_per_year == 0 for w in self.sc.workloads):
+            first = self.sc.workloads[0].id
+            raise self.loaded.error(
+                "every workload has runs_per_year 0: the plan has no work to cost (renting it "
+                "would cost nothing); give at least one run a year",
+                ["workloads", first, "runs_per_year"])
         unused = [k for k in SERVE_ASSUMPTIONS if k in self.sc.assumptions]
         if unused and not self.serve_assumed:
             raise self.loaded.error(f"'{unused[0]}' is a serving assumption and no workload "
@@ -669,6 +676,17 @@ class _Resolver:
                     f"no bought or hybrid option uses card '{card}', so its held stock would "
                     f"be costed nowhere (cards the options buy: {cards}); add an option of that "
                     "card, or remove the stock", ["policy", "holds_stock", card])
+
+    def check_rent_term(self) -> None:
+        """A 3-year commitment outlasting the horizon: its later years would be owed and not
+        counted, so the tier's price would be had for less than its term."""
+        years = self.sc.finance.horizon_years
+        if self.sc.rent_pricing == "committed_3yr" and years < 3:
+            raise self.loaded.error(
+                f"3-year committed prices commit for 3 years, longer than the {years}-year "
+                "horizon (finance.horizon_years): the years after it would be owed and not "
+                "counted; rent at committed (1-year) or on_demand prices, or set a horizon "
+                "of at least 3 years", ["rent_pricing"])
 
     def check_licences_used(self, infos: dict[str, CandidateInfo]) -> None:
         """A licence lifts a bar of a card an option uses; one that lifts nothing (no option
