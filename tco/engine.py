@@ -17,6 +17,7 @@ from . import __version__
 from .gcpause import paused_gc
 from .inputs import Input
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
+from .rent_tiers import tier_label
 from .resolved import CandidateInfo, Resolved, with_values
 from .result import COMPLETE_FRACTION, CandidateResult, PortfolioResult, Provenance, Result
 
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
     from .catalog import Catalog
     from .scenario import Loaded
 
+# a rented option whose plan costs less on demand than reserved (tco.model.cloud.rental)
+ON_DEMAND_NOTE = ("rents on demand: paying for the hours used costs less over the horizon than "
+                  "a committed reservation paid for every hour")
 MAX_SIZING_NODES = 20000  # the largest cluster sizing will consider, in servers
 COARSE_SIZES = 48  # sizes of the geometric grid the layout is searched on while sizing
 
@@ -222,6 +226,12 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
             if not values["feasible"]:
                 reasons += infeasible_reasons(info, cand_inputs, values, {
                     wid: job for wid, job in jobs.items() if info.carries(wid)})
+            if values.get("rent_on_demand") and info.rent_tier.startswith("committed"):
+                # tco.model.cloud.rental: on demand costs less than the reservation
+                said = f"at {tier_label(info.rent_tier)} cloud prices"
+                notes = [n.replace(said, "at on-demand cloud prices") for n in notes]
+                notes.append(ON_DEMAND_NOTE)
+                info = replace(info, rent_tier="on_demand")
             if not reasons and values["runs_completed_fraction"] < COMPLETE_FRACTION:
                 notes.append(completes_note(values["runs_completed_fraction"]))
             if info.sizing == "plan":

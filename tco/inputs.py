@@ -103,6 +103,11 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
            0, 1e5),
     _money("cloud_price_per_card_hour", "money/card-h", "Cloud rental per card-hour", 0.01, 500,
            "per card-hour, not per instance-hour"),
+    _money("on_demand_price_per_card_hour", "money/card-h", "On-demand cloud rental per "
+           "card-hour (a committed reservation's alternative)", 0.01, 500,
+           "per card-hour, not per instance-hour"),
+    _frac("rent_reserved_fraction", "Share of the rented cluster's hours paid whether used or "
+          "not: a committed reservation's take-or-pay (0 at on-demand and spot prices)"),
     _money("shortfall_price_per_card_hour", "money/card-h", "Rent per card-hour of the same "
            "sustained compute on another card, closing a shortfall (a card with no cloud "
            "price)", 0.01, 500, "per card-hour of this card's sustained compute"),
@@ -316,6 +321,8 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               1, 256),
     InputSpec("global_batch_tokens", "tokens", "Default global batch", 1e3, 1e9),
     InputSpec("seq_len_tokens", "tokens", "Default sequence length", 16, 1e7),
+    _frac("committed_reserved_fraction", "Share of a cluster rented at committed prices paid "
+          "for every hour of its term, used or not (take-or-pay)"),
     _frac("spot_overhead_fraction", "Extra card-hours a training job needs on spot capacity "
           "(work lost to preemptions and restarts), per useful card-hour", 0.0, 5.0),
     InputSpec("card_failure_rate_per_hour", "1/card-h", "Interruptions per card-hour", 0, 1e-2),

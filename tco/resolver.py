@@ -390,9 +390,21 @@ class _Resolver:
         for key in c.overrides:
             if key in figs or f"{p}.{key}" in self.inputs:  # shortfall_price_per_card_hour
                 continue
-            if key != "cloud_price_per_card_hour":
+            if key not in ("cloud_price_per_card_hour", "rent_reserved_fraction",
+                           "on_demand_price_per_card_hour"):
                 raise self.loaded.error(f"'{key}' is not used by this scenario", base + [key])
             self.put(self.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
+        if f"{p}.cloud_price_per_card_hour" in self.inputs and \
+                f"{p}.rent_reserved_fraction" not in self.inputs:  # a price the scenario gives
+            self.put(_fig_input(f"{p}.rent_reserved_fraction", self.reserved(self.sc.rent_pricing),
+                                CANDIDATE_INPUTS["rent_reserved_fraction"]))
+        if f"{p}.cloud_price_per_card_hour" in self.inputs and \
+                f"{p}.on_demand_price_per_card_hour" not in self.inputs:
+            given = self.inputs[f"{p}.cloud_price_per_card_hour"]
+            self.put(Input(path=f"{p}.on_demand_price_per_card_hour", value=given.value,
+                           spec=CANDIDATE_INPUTS["on_demand_price_per_card_hour"],
+                           low=given.low, high=given.high, as_of=given.as_of, origin="derived",
+                           source="the cloud price given: no on-demand figure of its own"))
         info.acquire = c.acquire
         info.workloads = assigned_workloads(self.loaded, c)
         if info.workloads:
@@ -523,7 +535,23 @@ class _Resolver:
                     f"spot price x (1 + {over:g} spot overhead, "
                     f"assumptions.spot_overhead_fraction){fx_note}")
             figs["cloud_price_per_card_hour"] = (fig, scale, note)
+            figs["rent_reserved_fraction"] = (self.reserved(tier), 1.0, "")
+            figs["on_demand_price_per_card_hour"] = (cloud.on_demand_usd_per_card_hour, fx,
+                                                     fx_note)
         return figs, rent_note
+
+    def reserved(self, tier: str) -> Figure:
+        """The share of a rented cluster's hours paid used or not: a committed reservation is
+        take-or-pay (assumptions.committed_reserved_fraction); on-demand and spot are paid per
+        hour used."""
+        if tier in ("committed", "committed_3yr"):
+            given = self.inputs["assumptions.committed_reserved_fraction"]
+            return Figure(value=given.value, as_of=given.as_of or "2026-12",
+                          source=f"{tier_label(tier)} prices reserve the cluster for the term: "
+                                 "assumptions.committed_reserved_fraction (" + given.source + ")")
+        return Figure(value=0.0, as_of="2026-12",
+                      source=f"{tier_label(tier)} prices are paid per hour used: nothing is "
+                             "reserved")
 
     def rent_tier(self, card: Accelerator, c: Candidate) -> str:
         """The tier whose price rents this card: the scenario's, or the one a missing figure

@@ -28,12 +28,13 @@ class ShortfallPrice:
 
 
 def _tier(catalog: Catalog, card_id: str, pricing: str) -> Figure | None:
-    """The card's cloud price at the scenario's tier (spot is not used: closing a shortfall
-    on preemptible capacity is not a plan; its on-demand price stands in)."""
+    """The card's on-demand cloud price, whatever the scenario's tier: a shortfall is rented
+    once, in the horizon's last year, so a committed reservation (paid for every hour of its
+    term) does not fit it, and closing it on preemptible (spot) capacity is not a plan."""
     cloud = catalog.cloud_prices.get(card_id)
     if cloud is None:
         return None
-    return tier_figure(cloud, "on_demand" if pricing == "spot" else pricing)[0]
+    return tier_figure(cloud, "on_demand")[0]
 
 
 def _sustained(card: Accelerator) -> float | None:

@@ -120,10 +120,12 @@ def test_present_values_sum_to_npv(example):
 
 def test_ranking_flip_is_noted(catalog, example):
     # The example's cheapest option at twice its price (the card's, or the cloud's for a rent
-    # option) falls behind the runner-up: the price is most of its NPV.
+    # option, at the tier it rents at) falls behind the runner-up: the price is most of its NPV.
     first, second = [c.id for c in example.candidates[:2]]
     info = example.candidate(first).info
-    key = "cloud_price_per_card_hour" if info.acquire == "rent" else "card_price"
+    key = "card_price" if info.acquire != "rent" else (  # the tier it rents at
+        "on_demand_price_per_card_hour" if example.candidate(first).values["rent_on_demand"]
+        else "cloud_price_per_card_hour")
     c = whatif(load_scenario(), catalog, [f"candidates.{info.inputs_of or first}.{key}=x2"])
     assert c.ranking_before[:2] == [first, second] and c.ranking_after[0] == second
     assert c.ranking_flips

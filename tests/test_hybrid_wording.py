@@ -20,7 +20,7 @@ workloads:
   - {id: llama-70b, kind: pretrain, params: 70e9, tokens: 2e12, precision: bf16,
      runs_per_year: 4}
 candidates:
-  - {id: b200-hybrid, card: b200, cards: 256, acquire: hybrid}
+  - {id: b200-hybrid, card: b200, cards: 384, acquire: hybrid}
   - {id: b200-cloud, card: b200, cards: 512, acquire: rent}
 finance: {horizon_years: 5, discount_rate: 0.08}
 """

@@ -90,7 +90,10 @@ def test_a_too_small_cluster_late_by_a_year_leaves_a_shortfall(catalog):
 
 def test_a_rented_options_npv_is_porting_plus_the_rented_hours_discounted(catalog):
     """Renting 64 MI300X: the team ports ROCm (6 engineer-months moderate, 3 calendar months
-    with 2 engineers), then rents every run's accelerator-hours at the card's cloud price."""
+    with 2 engineers), then rents every run's accelerator-hours. The plan keeps the cluster
+    busy 5.5 % of the year: a 1-year committed reservation (1.35 an hour, paid for every hour
+    from the port on: 0.75 x 64 x 8,760 x 1.35 = 567,648 in year 1, then 756,864 a year)
+    costs far more than paying on demand (1.99) for the hours used, so it rents on demand."""
     result = compute(load_scenario_text(scenario(
         "  - {id: mi, card: mi300x, cards: 64, acquire: rent}\n")), catalog)
     c = result.candidate("mi")
@@ -99,14 +102,43 @@ def test_a_rented_options_npv_is_porting_plus_the_rented_hours_discounted(catalo
     upkeep = 3 * 20000  # 3 engineer-months a year
     assert c.values["porting_one_time"] == pytest.approx(porting)
     assert c.values["porting_months"] == pytest.approx(3.0)
-    price = c.inputs["cloud_price_per_card_hour"]
+    assert c.inputs["cloud_price_per_card_hour"] == 1.35  # pricing/cloud.yaml, 1-year committed
+    assert c.inputs["rent_reserved_fraction"] == 1
+    price = c.inputs["on_demand_price_per_card_hour"]
+    assert price == 1.99  # on-demand typical
     hours = 4 * c.job["gpu_hours"]  # four runs a year
+    assert hours < 0.06 * 64 * 8760
+    assert c.values["rent_on_demand"] == 1
+    assert c.values["rent_price_per_card_hour"] == price
+    assert 5 * hours * price < 567_648 + 4 * 756_864
     rent = hours * price
     assert [y["cloud_rent"] for y in c.yearly] == pytest.approx([0] + [rent] * 5, rel=1e-12)
     assert c.values["npv_tco"] == pytest.approx(porting + ANNUITY_5 * (upkeep + rent),
                                                 rel=1e-12)
     assert c.values["plan_delivered_fraction"] == 1 and c.values["tier"] == 0
     assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * price, rel=1e-12)
+
+
+def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(catalog):
+    """The same 64 MI300X with 3e12 tokens a run: the plan keeps the cluster busy 82 % of the
+    year, above the price ratio 1.35 / 1.99 = 0.678, so the 1-year committed reservation costs
+    less than on demand. It is paid from the port on (3 months): year 1 reserves 0.75 x 64 x
+    8,760 = 420,480 card-hours but uses more (the year's four runs, all done after the port),
+    so it pays the hours used; years 2-5 pay all 560,640 hours x 1.35 = 756,864."""
+    result = compute(load_scenario_text(scenario(
+        "  - {id: mi, card: mi300x, cards: 64, acquire: rent}\n", tokens=3e12)), catalog)
+    c = result.candidate("mi")
+    used = 4 * c.job["gpu_hours"]
+    assert 0.8 * 560_640 < used < 560_640
+    assert c.values["rent_on_demand"] == 0
+    assert c.values["rent_price_per_card_hour"] == 1.35
+    assert [y["cloud_rent"] for y in c.yearly] == pytest.approx(
+        [0, used * 1.35] + [756_864] * 4, rel=1e-12)
+    assert used * 1.35 + 4 * 756_864 < 5 * used * 1.99  # the reservation is the cheaper
+    upkeep = 3 * 20000
+    want = pv([6 * 20000, upkeep + used * 1.35] + [upkeep + 756_864] * 4)
+    assert c.values["npv_tco"] == pytest.approx(want, rel=1e-12)
+    assert "rents on demand" not in " ".join(c.notes)
 
 
 def test_a_port_of_two_years_delays_the_rent_and_catches_up(catalog):
@@ -117,7 +149,8 @@ def test_a_port_of_two_years_delays_the_rent_and_catches_up(catalog):
         "assumptions: {porting_team_engineers: 0.25}\n")), catalog)
     c = result.candidate("mi")
     assert [y["rented_work_share"] for y in c.yearly] == [0, 0, 0, 3, 1, 1]
-    rent = 4 * c.job["gpu_hours"] * c.inputs["cloud_price_per_card_hour"]
+    assert c.values["rent_on_demand"] == 1  # a few runs a year: on demand (test above)
+    rent = 4 * c.job["gpu_hours"] * c.inputs["on_demand_price_per_card_hour"]
     upkeep = 3 * 20000
     want = pv([6 * 20000, upkeep, upkeep, upkeep + 3 * rent, upkeep + rent, upkeep + rent])
     assert c.values["npv_tco"] == pytest.approx(want, rel=1e-12)
@@ -136,7 +169,9 @@ def test_a_hybrid_rents_what_its_cluster_cannot_do(catalog):
     assert 0 < cap < 1
     assert [y["own_work_share"] for y in hy.yearly] == pytest.approx([0] + [cap] * 5)
     assert [y["rented_work_share"] for y in hy.yearly] == pytest.approx([0] + [1 - cap] * 5)
-    rent = 4 * hy.job["gpu_hours"] * hy.inputs["cloud_price_per_card_hour"] * (1 - cap)
+    # the peaks are rented as they come: on demand (3.49), not at the committed tier (2.35)
+    assert hy.inputs["on_demand_price_per_card_hour"] == 3.49
+    rent = 4 * hy.job["gpu_hours"] * hy.inputs["on_demand_price_per_card_hour"] * (1 - cap)
     assert hy.values["npv_tco"] - own.values["npv_tco"] == pytest.approx(ANNUITY_5 * rent,
                                                                          rel=1e-9)
     assert hy.values["plan_delivered_fraction"] == 1 and hy.values["tier"] == 0
@@ -149,8 +184,10 @@ def test_a_hybrid_rents_what_its_cluster_cannot_do(catalog):
 
 
 def test_the_example_recommends_renting_in_every_output(catalog):
-    """The built-in example's own numbers: renting at committed prices costs far less than
-    buying any cluster, so it recommends a rent option; the JSON says mode rent."""
+    """The built-in example's own numbers: renting on demand costs far less than buying any
+    cluster (the plan keeps a cluster busy about a third of the year, too little for a
+    committed reservation paid for every hour), so it recommends a rent option; the JSON says
+    mode rent and pricing on-demand."""
     result = compute(load_scenario(), catalog)
     said = recommend(result)
     assert said is not None and said.mode == "rent"
@@ -162,7 +199,7 @@ def test_the_example_recommends_renting_in_every_output(catalog):
     assert out.exit_code == 0, out.output
     rec = json.loads(out.output)["recommendation"]
     assert rec["option"] == said.option and rec["mode"] == "rent"
-    assert rec["pricing"] == "committed" and rec["reasons"]
-    assert rec["action"].startswith("rent ") and rec["action"].endswith(" at committed prices")
+    assert rec["pricing"] == "on-demand" and rec["reasons"]
+    assert rec["action"].startswith("rent ") and rec["action"].endswith(" at on-demand prices")
     table = CliRunner().invoke(cli, ["compare"]).output
     assert f"Recommendation: {said.action()} ({said.option}" in table

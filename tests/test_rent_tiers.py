@@ -33,8 +33,17 @@ def test_each_tier_reads_its_figure(catalog, pricing, price):
     r = compute(load_scenario_text(_scenario(pricing)), catalog)
     h = r.candidate("h")
     assert h.inputs["cloud_price_per_card_hour"] == pytest.approx(price, rel=1e-12)
-    # the rented option's NPV: porting 0 (CUDA, familiar), upkeep 0, rent of four runs a year
-    rent = 4 * h.job["gpu_hours"] * price
+    # the rented option's NPV: porting 0 (CUDA, familiar), upkeep 0, rent of four runs a
+    # year; a committed tier reserves the 64 cards for every hour (64 x 8,760 x price a
+    # year), far more than these few runs cost on demand (3.49), so it rents on demand
+    hours = 4 * h.job["gpu_hours"]
+    reserved = pricing.startswith("committed")
+    assert h.inputs["rent_reserved_fraction"] == (1 if reserved else 0)
+    if reserved:
+        assert hours * 3.49 < 64 * 8760 * price
+    rent = hours * (3.49 if reserved else price)
+    assert h.values["rent_on_demand"] == (0 if pricing == "spot" else 1)  # on demand: a tie
+    assert ("rents on demand" in " ".join(h.notes)) == reserved
     assert h.values["npv_tco"] == pytest.approx(ANNUITY_5 * rent, rel=1e-12)
 
 

@@ -3,13 +3,15 @@ docs/methodology.md describes them (§3 to §10, with §12 and §14's feasibilit
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..expr import IF, Const, Expr, Ref
 from ..resolved import Structure
 from .api import api_option
 from .base import Builder, Model
 from .capex import capex, no_capex
 from .cashflows import Money, cash_flows, horizon_results
-from .cloud import renting
+from .cloud import rental, renting
 from .cluster import cluster
 from .decision import feasibility, plan_target, tier
 from .held import held_stock
@@ -62,14 +64,21 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     leased = st.acquire[k] == "lease"
     cx = capex(b, cl, money, held, leased) if owned else no_capex(b, money)
     h = hours(b, carried, owned)
-    rent_price: Expr = b.c("cloud_price_per_card_hour") if priced_rent else Const(0.0)
+    # a rented option's rent is priced below (tco.model.cloud.rental); a hybrid rents its
+    # peaks and the bridge as they come: on demand when the tier is a reservation
+    rent_price: Expr = (IF(b.c("rent_reserved_fraction").gt(0),
+                           b.c("on_demand_price_per_card_hour"), b.c("cloud_price_per_card_hour"))
+                        if priced_rent else Const(0.0))
     phases = st.deliveries[k] if st.deliveries and owned else 0
     run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits, phases, leased)
     work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned, waits, phases)
     plan = plan_work(b, horizon, tl, h.demand, h.available, st.acquire[k])
     ls = lease(b, cx, Ref(f"{cid}.delivery_years"), horizon, money) if leased else None
-    m = Money(cx, run, cl, h, work, plan, owned, ls)
+    rented = None if owned else rental(b, cl, tl, work, plan, horizon, money)
+    if rented is not None:  # its runs are charged at the tier it rents at
+        run = replace(run, rent_price=rented.price)
+    m = Money(cx, run, cl, h, work, plan, owned, ls, None if rented is None else rented.flows)
     flows = cash_flows(b, horizon, m, tl, money)
     hz = horizon_results(b, horizon, flows, work, plan, money)
     if st.sizing[k] == "plan":  # cards: auto, sized to deliver the plan

@@ -64,6 +64,7 @@ class Money:
     plan: Work
     owned: bool
     lease: Lease | None = None  # a leased option's flows (tco.model.lease), on `financing`
+    rent: dict[int, Expr] | None = None  # a rented option's rent in years 1..H (tco.model.cloud)
 
 
 def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict[str, Expr]:
@@ -82,6 +83,8 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
         return parts
     parts = {comp: zero for comp in COMPONENTS}
     parts.update(year_costs(b, t, m.cl, m.h, m.run, tl, m.work, m.plan, m.owned))
+    if m.rent is not None:
+        parts["cloud_rent"] = m.rent[t]
     if t == 1:  # recoverable input VAT is credited within the first year: a timing cost only
         parts["vat"] = zero - m.cx.vat_recovered  # 0 - x: a plain 0 (not -0) without VAT
     if m.lease is not None:  # VAT on the lease's payments that is not recovered

@@ -3,19 +3,62 @@ at which owning the cluster (buying it, or leasing it) costs the same as renting
 
 from __future__ import annotations
 
-from ..expr import MAX, NPV0, Ref
+from dataclasses import dataclass
+
+from ..expr import IF, MAX, NPV0, SUM, Expr, Ref
 from .base import Builder, fin
 from .cashflows import Horizon
 from .cluster import Cluster
 from .operations import Delivered, Hours, Running
+from .timeline import Timeline, Work
 from .units import HOURS_PER_YEAR, W_PER_KW
+
+
+@dataclass(frozen=True)
+class Rental:
+    """A rented option's rent: year t (1..H) -> its flow, and the price of an hour used."""
+
+    flows: dict[int, Expr]
+    price: Ref
+
+
+def rental(b: Builder, cl: Cluster, tl: Timeline, work: Delivered, plan: Work, horizon: int,
+           money: str) -> Rental:
+    """Rent of the hours the plan uses each year from the port on: at the scenario's tier, a
+    committed reservation paid for its reserved share of every hour (take-or-pay), unless
+    paying the on-demand price for the hours used costs less over the horizon."""
+    c, q = b.c, b.q
+    used = {t: work.planned_gpu_hours * plan.rented[t] for t in range(1, horizon + 1)}
+    reserved = {t: c("rent_reserved_fraction") * cl.cards * HOURS_PER_YEAR * tl.ported[t]
+                for t in used}
+    tier = {t: MAX(used[t], reserved[t]) * c("cloud_price_per_card_hour") for t in used}
+    on_demand = {t: used[t] * c("on_demand_price_per_card_hour") for t in used}
+    choose = q("rent_on_demand", IF(SUM(*on_demand.values()).le(SUM(*tier.values())), 1, 0),
+               "flag", "1 when paying on-demand prices for the hours used costs less over the "
+               "horizon than the scenario's tier (a committed reservation is paid for every "
+               "hour)", "horizon")
+    price = q("rent_price_per_card_hour",
+              IF(choose.gt(0), c("on_demand_price_per_card_hour"),
+                 c("cloud_price_per_card_hour")), f"{money}/card-h",
+              "Rent per card-hour at the tier used", "horizon")
+    return Rental({t: IF(choose.gt(0), on_demand[t], tier[t]) for t in used}, price)
 
 
 def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz: Horizon,
             horizon: int, money: str, leased: bool = False) -> None:
     c, q = b.c, b.q
-    rent_y = q("cloud_rent_per_year", work.gpu_hours * c("cloud_price_per_card_hour"), money,
-               "Cloud rental of the same accelerator-hours per year", "horizon")
+    # a committed reservation is paid for its share of every hour, used or not (take-or-pay);
+    # renting the same hours takes the cheaper of it and on-demand, as a rented option does
+    reserved_h = c("rent_reserved_fraction") * HOURS_PER_YEAR
+    at_tier = MAX(work.gpu_hours, cl.cards * reserved_h) * c("cloud_price_per_card_hour")
+    at_on_demand = work.gpu_hours * c("on_demand_price_per_card_hour")
+    on_demand = q("cloud_on_demand", IF(at_on_demand.le(at_tier), 1, 0), "flag",
+                  "1 when renting the same hours on demand costs less than at the tier",
+                  "horizon")
+    rent_y = q("cloud_rent_per_year", IF(on_demand.gt(0), at_on_demand, at_tier),
+               money, "Cloud rental of the same accelerator-hours per year (a committed "
+               "reservation paid for every hour, or on demand where that costs less)",
+               "horizon")
     flows = [run.porting] + [rent_y + run.porting_maintenance for _ in range(horizon)]
     q("cloud_npv", NPV0(fin("discount_rate"), flows), money, "NPV of renting the same compute",
       "horizon")
@@ -23,12 +66,19 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
     # lease's payments are fixed like a purchase's capex.
     energy_slope = ((cl.train_w - cl.idle_w) * c("pue") / W_PER_KW
                     * Ref("facility.electricity_price_per_kwh"))
-    rent_slope = cl.cards * c("cloud_price_per_card_hour")
+    price = IF(on_demand.gt(0), c("on_demand_price_per_card_hour"),
+               c("cloud_price_per_card_hour"))
+    reserved_h = IF(on_demand.gt(0), 0, reserved_h)
+    rent_slope = cl.cards * price
     fixed_buy = hz.npv - hz.annuity * energy_slope * h.busy
     fixed_rent = run.porting + hz.annuity * run.porting_maintenance
+    # Renting per hour used costs fixed_rent + g*h; above its reserved hours r too (below them
+    # a reservation costs its floor whatever h is, and owning, whose cost grows with h, is
+    # cheaper there when it is cheaper at r). Buying pays above h0 if h0 >= r; below r it pays
+    # at any use: negative, by how far h0 falls short of r.
+    h0 = (fixed_buy - fixed_rent) / (hz.annuity * MAX(rent_slope - energy_slope, 1e-12))
     q("breakeven_utilization",
-      (fixed_buy - fixed_rent) / (hz.annuity * MAX(rent_slope - energy_slope, 1e-12)
-                                  * HOURS_PER_YEAR),
+      IF(h0.ge(reserved_h), h0, h0 - reserved_h) / HOURS_PER_YEAR,
       "fraction", "Busy share of the year at which "
       + ("leasing" if leased else "buying") + " costs the same as renting",
       "horizon")

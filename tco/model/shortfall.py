@@ -23,11 +23,14 @@ def shortfall_cost(b: Builder, horizon: int, work: Delivered, plan: Work, hz: Ho
     c, q = b.c, b.q
     hours = q("shortfall_card_hours", work.planned_gpu_hours * plan.backlog[horizon], "card-h",
               "Accelerator-hours of the runs still waiting at the horizon", "horizon")
-    price: Expr = c("cloud_price_per_card_hour" if own_price
+    # rented once, in the last year: on demand (a committed reservation would be paid for
+    # every hour of its term; preemptible capacity is not a plan)
+    price: Expr = c("on_demand_price_per_card_hour" if own_price
                     else "shortfall_price_per_card_hour")
     price_ref = q("shortfall_rent_price", price, f"{money}/card-h",
-                  "Rent per card-hour that closes the shortfall (the card's cloud price, or "
-                  "the same peak compute on the cheapest rented card)", "horizon")
+                  "Rent per card-hour that closes the shortfall (the card's on-demand cloud "
+                  "price, or the same peak compute on the cheapest card rented on demand)",
+                  "horizon")
     rent = q("shortfall_rent_cost", hours * price_ref, money,
              "Rent of the accelerator-hours that close the shortfall (undiscounted)", "horizon")
     npv = q("shortfall_rent_npv", rent / (1 + fin("discount_rate")) ** horizon, money,
