@@ -83,11 +83,12 @@ def size_clusters(model: Model, resolved: Resolved) -> Resolved:
 
     values = input_values(resolved)
     inputs = dict(resolved.inputs)
-    for cid, kind in zip(st.candidates, st.sizing):
-        if cid in todo and kind != "cards":
-            inputs[f"candidates.{cid}.cards"] = _size(model, resolved, cid, values)
-    out = replace(resolved, inputs=inputs, sized=resolved.sized | set(todo))
-    return layout.choose(model, out, todo)
+    with layout.memo():  # twins of one card and size choose their layouts once
+        for cid, kind in zip(st.candidates, st.sizing):
+            if cid in todo and kind != "cards":
+                inputs[f"candidates.{cid}.cards"] = _size(model, resolved, cid, values)
+        out = replace(resolved, inputs=inputs, sized=resolved.sized | set(todo))
+        return layout.choose(model, out, todo)
 
 
 def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) -> Input:
