@@ -29,44 +29,49 @@ GROUPED = True  # False: every analysis evaluates candidate by candidate (tests 
 
 @dataclass(frozen=True)
 class Twins:
-    """Candidates of one Shape, in model order; `members[0]` is the template."""
+    """Candidates of one Shape, in model order, and the template whose formulas they are
+    evaluated on (by default the first member; its names are the ones `names` renames)."""
 
     shape: Shape
     members: tuple[str, ...]
     inputs_of: tuple[str, ...]  # whose inputs each member reads (itself or its source)
+    by: tuple[str, str] = ("", "")  # the template: (id, whose inputs it reads)
 
     @property
     def template(self) -> str:
-        return self.members[0]
+        return self.by[0] or self.members[0]
+
+    @property
+    def _prefixes(self) -> tuple[str, str]:
+        t, own = self.by if self.by[0] else (self.members[0], self.inputs_of[0])
+        return f"{t}.", f"candidates.{own}."
 
     def names(self, name: str) -> list[str]:
         """The template's quantity or input `name` as each member reads it (the same name for
         an input every candidate shares)."""
-        t, own = self.members[0], self.inputs_of[0]
-        if name.startswith(f"candidates.{own}."):
-            rest = name[len(own) + 12:]
+        qp, ip = self._prefixes
+        if name.startswith(ip):
+            rest = name[len(ip):]
             return [f"candidates.{o}.{rest}" for o in self.inputs_of]
-        if name.startswith(f"{t}."):
-            rest = name[len(t) + 1:]
+        if name.startswith(qp):
+            rest = name[len(qp):]
             return [f"{m}.{rest}" for m in self.members]
         return [name] * len(self.members)
 
     def own(self, name: str) -> bool:
         """Whether the template's `name` differs from member to member."""
-        return name.startswith((f"candidates.{self.inputs_of[0]}.", f"{self.members[0]}."))
+        return name.startswith(self._prefixes)
 
     def rename(self, name: str) -> str:
         """The template's `name` as the last member reads it (see `pair`)."""
-        t, own = self.members[0], self.inputs_of[0]
-        if name.startswith(f"candidates.{own}."):
-            return f"candidates.{self.inputs_of[-1]}.{name[len(own) + 12:]}"
-        if name.startswith(f"{t}."):
-            return f"{self.members[-1]}.{name[len(t) + 1:]}"
-        return name
+        return self.names(name)[-1]
 
     def subset(self, members: Sequence[str]) -> Twins:
+        """Some of the members, still named after this group's template."""
         at = {m: i for i, m in enumerate(self.members)}
-        return Twins(self.shape, tuple(members), tuple(self.inputs_of[at[m]] for m in members))
+        t, own = self.by if self.by[0] else (self.members[0], self.inputs_of[0])
+        return Twins(self.shape, tuple(members), tuple(self.inputs_of[at[m]] for m in members),
+                     (t, own))
 
 
 def shapes(model: Model) -> dict[str, Shape]:
@@ -88,7 +93,7 @@ def inputs_of(model: Model) -> dict[str, str]:
 def pair(model: Model, first: str, cid: str) -> Twins:
     """Twins `first` (the template) and `cid`, which must have the same Shape."""
     own = inputs_of(model)
-    return Twins(shapes(model)[cid], (first, cid), (own[first], own[cid]))
+    return Twins(shapes(model)[cid], (cid,), (own[cid],), (first, own[first]))
 
 
 def groups(model: Model, cids: Iterable[str]) -> list[Twins]:
@@ -146,3 +151,75 @@ def formula_signature(model: Model, cid: str) -> tuple[Any, ...]:
 
     return tuple((q.name[len(qp):], q.unit, q.group, q.workload, q.year, code(q.expr))
                  for q in model.of_candidate(cid))
+
+
+def evaluate(twins: Twins, sub: Model, values: Mapping[str, Any], arrays: Mapping[str, Any],
+             env: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The quantities of `sub` (the template's formulas) for every member at once.
+
+    `arrays`: the template's inputs that vary (cases, draws), each an array whose leading axis
+    is the members (or of length 1: the same for all); every other input is the member's value
+    in `values` (by its own name), and every quantity that reads no varying input is the
+    member's value in `env` when given (the engine's own values). Each operation runs with the
+    backend the member's own formulas would use in `Model.evaluate` on the same values: a
+    node that reads no varying input is computed member by member with the float backend, the
+    others once, as arrays, with numpy (whose results do not depend on an array's shape). So
+    every element equals what evaluating each member's own formulas gives.
+
+    Returns template name -> value: an array (leading axis: members) or, for a quantity that
+    reads nothing varying, a list of the members' values."""
+    import numpy as np
+
+    m = len(twins.members)
+    dyn: dict[str, Any] = dict(arrays)
+    static: dict[str, Any] = {}
+    columns: dict[int, Any] = {}
+
+    def column(v: Any) -> Any:  # a list of member values as an (M, 1) array operand
+        c = columns.get(id(v))
+        if c is None:
+            c = columns[id(v)] = (v, np.array(v, dtype=float).reshape(m, 1))
+        return c[1]
+
+    def fixed(name: str) -> Any:
+        v = static.get(name, static)
+        if v is static:
+            src = values if env is None or name in values else env
+            v = ([src[n] for n in twins.names(name)] if twins.own(name) else src[name])
+            static[name] = v
+        return v
+
+    def ev(node: Expr) -> tuple[bool, Any]:
+        """(varies, value): an array when it varies, else a value or a list per member."""
+        if isinstance(node, Ref):
+            if node.name in dyn:
+                return True, dyn[node.name]
+            return False, fixed(node.name)
+        if isinstance(node, Const):
+            return False, node.value
+        got = [ev(c) for c in node.children()]
+        if any(v for v, _ in got):
+            return True, node.apply([column(x) if not v and type(x) is list else x
+                                     for v, x in got])
+        if any(type(x) is list for _, x in got):
+            return False, [node.apply([x[i] if type(x) is list else x for _, x in got])
+                           for i in range(m)]
+        return False, node.apply([x for _, x in got])
+
+    out: dict[str, Any] = {}
+    for q in sub:
+        if env is not None and not _reads_any(sub, q.name, dyn):
+            out[q.name] = fixed(q.name)
+            continue
+        varies, v = ev(q.expr)
+        if varies:
+            dyn[q.name] = v
+        else:
+            static[q.name] = v
+        out[q.name] = v
+    ev = None  # type: ignore[assignment]  # it refers to itself: free it without the collector
+    return out
+
+
+def _reads_any(sub: Model, name: str, dyn: Mapping[str, Any]) -> bool:
+    return any(r in dyn for r in sub.reads(name))
