@@ -371,7 +371,7 @@ def _formulas(model: Model, cid: str, wid: str, serve: bool) -> tuple[str, Model
     from . import twins
 
     sh = twins.shapes(model).get(cid)
-    if remembered is None or sh is None:
+    if remembered is None or sh is None or not twins.GROUPED:
         return cid, model.feeding(targets(cid, wid, serve)), lambda name: name
     made = remembered.get(("formulas", sh, wid))
     if made is None:
@@ -396,7 +396,7 @@ def _remembered(model: Model, resolved: Resolved, values: Mapping[str, float], c
     from . import twins
 
     shapes = twins.shapes(model)
-    if remembered is None or cid not in shapes:
+    if remembered is None or cid not in shapes or not twins.GROUPED:
         return make()
     sh = shapes[cid]
     reads = remembered.get((sh, wid))
