@@ -223,3 +223,73 @@ def evaluate(twins: Twins, sub: Model, values: Mapping[str, Any], arrays: Mappin
 
 def _reads_any(sub: Model, name: str, dyn: Mapping[str, Any]) -> bool:
     return any(r in dyn for r in sub.reads(name))
+
+
+# Operations whose numpy result is the float backend's, bit for bit (IEEE arithmetic,
+# comparisons, choices, rounding to whole numbers); a power other than x^2, x^0.5 and x^-1,
+# PMT and NPV (pow, expm1, log1p) are computed member by member with the float backend.
+_EXACT_BINARY = frozenset({"+", "-", "*", "/", "<=", "<", ">=", ">"})
+_EXACT_FUNCTIONS = frozenset({"MIN", "MAX", "IF", "SUM", "AND", "OR", "ROUNDUP", "ROUNDDOWN"})
+_EXACT_POWERS = (2.0, 0.5, -1.0)
+
+
+def values_of_members(twins: Twins, model: Model, values: Mapping[str, Any]
+                      ) -> dict[str, list[Any]] | None:
+    """Every quantity of every member, in the order of the member's `model.of_candidate`, as
+    `Model.evaluate(values)` gives it (bit for bit): the template's formulas once over arrays
+    of the members' inputs, each operation with a backend that gives the float backend's
+    result. None when the template's formulas read another candidate's quantities (they are
+    then evaluated in model order, one by one)."""
+    import numpy as np
+
+    t, m = twins.template, len(twins.members)
+    exprs = model.expressions()
+    quantities = model.of_candidate(t)
+    own_prefix = f"{t}."
+    for q in quantities:
+        for r in model.reads(q.name):
+            if r in exprs and not r.startswith(own_prefix):
+                return None
+    env: dict[str, Any] = {}
+
+    def ref(name: str) -> Any:
+        v = env.get(name, env)
+        if v is env:
+            if twins.own(name):
+                v = np.array([values[n] for n in twins.names(name)], dtype=float)
+            else:
+                v = values[name]
+            env[name] = v
+        return v
+
+    def ev(node: Expr) -> Any:
+        if isinstance(node, Ref):
+            return ref(node.name)
+        if isinstance(node, Const):
+            return node.value
+        vals = [ev(c) for c in node.children()]
+        if not any(type(v) is np.ndarray for v in vals):
+            return node.apply(vals)
+        if ((isinstance(node, BinOp) and (node.op in _EXACT_BINARY or (
+                node.op == "^" and type(vals[1]) is not np.ndarray
+                and vals[1] in _EXACT_POWERS)))
+                or (isinstance(node, Func) and node.name in _EXACT_FUNCTIONS)
+                or type(node).__name__ == "Neg"):
+            return np.asarray(node.apply(vals), dtype=float)
+        return np.array([node.apply([float(v[i]) if type(v) is np.ndarray else v
+                                     for v in vals]) for i in range(m)], dtype=float)
+
+    table = np.empty((len(quantities), m))
+    other: list[tuple[int, Any]] = []  # values that are not floats (kept as they are)
+    with np.errstate(all="ignore"):
+        for k, q in enumerate(quantities):
+            v = env[q.name] = ev(q.expr)
+            if type(v) is not np.ndarray and type(v) is not float:
+                other.append((k, v))
+            table[k] = v
+    ev = None  # type: ignore[assignment]  # it refers to itself: free it without the collector
+    rows = table.T.tolist()
+    for k, v in other:
+        for row in rows:
+            row[k] = v
+    return dict(zip(twins.members, rows))

@@ -189,3 +189,30 @@ def test_montecarlo_compiles_twins_once(mixed_result):
     of = {cid: unit for cid, (unit, _row) in sim.twin_of.items()}
     if "h100-quoted" in of:
         assert of["h100-quoted"] != of["h100-512"]
+
+
+def test_final_evaluation_of_twins_is_bit_for_bit(mixed_result, monkeypatch):
+    """The engine's values with twins evaluated as arrays (here groups of two and more) are
+    `Model.evaluate`'s: same names in the same order, same types, same bits (nan, -0.0)."""
+    import struct
+
+    from tco import engine
+
+    _loaded, result = mixed_result
+    model = result.model
+    values = engine.input_values(result.resolved)
+    group = next(g for g in twins.groups(model, model.structure.candidates)
+                 if "h100-512" in g.members)
+    rows = twins.values_of_members(group, model, values)
+    assert rows is not None and set(rows) == set(group.members)
+    monkeypatch.setattr(engine, "TWINS_EVALUATED_TOGETHER", 2)
+    want = model.evaluate(values)
+    got = engine.evaluate_model(model, values)
+    assert list(got) == list(want)
+    for name, v in want.items():
+        w = got[name]
+        assert type(w) is type(v), name
+        assert (struct.pack("d", w) == struct.pack("d", v)) if isinstance(v, float) else w == v
+    # the members' NPVs are their own (their card counts differ)
+    assert len({rows[m][[q.name for q in model.of_candidate(m)].index(f"{m}.npv_tco")]
+                for m in group.members}) == len(group.members)
