@@ -78,7 +78,7 @@ THREADS = min(2, os.cpu_count() or 1)
 MEMORY_LIMIT = 4 * 2**30  # bytes for the kept draws (KEPT_PER_DRAW per draw and candidate)
 KEPT_PER_DRAW = 2 * 8  # the NPV of TCO and the cost per run, 8-byte floats
 TWINS_MIN = 2  # twins compiled once for all of them (tco/twins.py) when at least this many
-TWINS_AT_ONCE = 16  # twins evaluated together: (twins x BLOCK) arrays of 1 MiB
+TWINS_AT_ONCE = 8  # twins evaluated together: (twins x BLOCK) arrays of 512 KiB (in cache)
 NORMAL_CLIP_WARN = 1e-3  # a normal is unbounded: warn when this share or more is clipped
 
 
