@@ -107,6 +107,39 @@ def groups(model: Model, cids: Iterable[str]) -> list[Twins]:
     return [Twins(sh, tuple(ms), tuple(own[m] for m in ms)) for sh, ms in out.items()]
 
 
+def inputs_used(model: Model) -> list[str]:
+    """`model.inputs_used()` (the input paths the formulas read, in first-use order), made
+    from each group of twins' template and kept as the model's own answer: the formulas of a
+    thousand candidates need not all be walked."""
+    def build() -> list[str]:
+        if not GROUPED:
+            return model._inputs_read(model.quantities)
+        exprs = model.expressions()
+        by_member: dict[str, tuple[Twins, list[str]]] = {}
+        for group in groups(model, model.structure.candidates):
+            first = group.template
+            if len(group.members) > 1:
+                seq = model._inputs_read(model.of_candidate(first))
+                for cid in group.members:
+                    by_member[cid] = (group, seq)
+        seen: dict[str, None] = {}
+        done: set[str] = set()
+        for q in model.quantities:
+            got = by_member.get(q.candidate)
+            if got is None:
+                for name in model.reads(q.name):
+                    if name not in exprs:
+                        seen.setdefault(name, None)
+            elif q.candidate not in done:  # the member's inputs, in its own first-use order
+                done.add(q.candidate)
+                group, seq = got
+                rename = pair(model, group.template, q.candidate).rename
+                for name in seq:
+                    seen.setdefault(rename(name), None)
+        return list(seen)
+    return list(model._cached("inputs_used", build))
+
+
 def stacked(twins: Twins, names: Iterable[str], values: Mapping[str, Any],
             column: bool = True) -> dict[str, Any]:
     """The template's inputs `names` with the members' values: shared inputs as they are, each

@@ -216,3 +216,13 @@ def test_final_evaluation_of_twins_is_bit_for_bit(mixed_result, monkeypatch):
     # the members' NPVs are their own (their card counts differ)
     assert len({rows[m][[q.name for q in model.of_candidate(m)].index(f"{m}.npv_tco")]
                 for m in group.members}) == len(group.members)
+
+
+def test_inputs_used_from_twins_is_the_models_own(mixed_result):
+    _loaded, result = mixed_result
+    model = result.model
+    want = model._inputs_read(model.quantities)  # every formula walked, in first-use order
+    model._index.pop("inputs_used", None)
+    assert twins.inputs_used(model) == want
+    assert model.inputs_used() == want  # kept as the model's answer
+    assert "candidates.h100-256.card_price" in want and "finance.discount_rate" in want

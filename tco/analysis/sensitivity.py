@@ -145,7 +145,7 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
         cands += feasible_portfolios(result)
     cands += [aid for aid in feasible_apis(result) if metric_applies(result, aid, metric)]
     targets = {cid: metric_name(result, cid, metric) for cid in cands}
-    used = set(result.model.inputs_used())
+    used = set(twins.inputs_used(result.model))
     cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped
     for path, inp in result.inputs.items():
         spec = inp.spec
