@@ -113,6 +113,51 @@ def _sizing_formulas(model: Model, resolved: Resolved, cid: str,
 def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
           formulas: dict[Any, Any] | None = None) -> Input:
     """The `cards` input of `cid` sized for its deadline or power cap (see size_clusters).
+    Within one sizing (`formulas` kept), a twin whose inputs the choice reads (its formulas',
+    the layout search's, the pinned degrees) have the same values as an earlier one's gets
+    the same size without the search."""
+    p = f"candidates.{cid}"
+    kind = resolved.candidates[cid].sizing
+    key = _sizing_key(model, resolved, cid, values, formulas)
+    if key is None or formulas is None:
+        cards = _sized_cards(model, resolved, cid, values, formulas)
+    else:
+        if key not in formulas:
+            formulas[key] = _sized_cards(model, resolved, cid, values, formulas)
+        cards = formulas[key]
+    return replace(resolved.inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
+                   source="sized to deliver the plan (cards: auto)" if kind == "plan"
+                   else f"sized for {kind} = {values[f'{p}.{kind}']:g}")
+
+
+def _sizing_key(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
+                formulas: dict[Any, Any] | None) -> tuple[Any, ...] | None:
+    """What the size of `cid` depends on besides the scenario's shared inputs: its Shape and
+    the value of every input of its own the sizing reads (None: not remembered)."""
+    from . import layout, twins
+
+    sh = twins.shapes(model).get(cid)
+    if formulas is None or sh is None or not twins.GROUPED:
+        return None
+    first, needs, _feasible, rename = _sizing_formulas(model, resolved, cid, formulas)
+    reads = formulas.get(("reads", sh))
+    if reads is None:
+        names = set(needs.inputs_used())
+        for wid, _p, kind in resolved.structure.workloads:
+            names.update(model.feeding(layout.targets(first, wid, kind == "serve"))
+                         .inputs_used())
+            names.update(layout._grid_reads(first, wid))
+        p = f"candidates.{first}"
+        names.update({f"{p}.{SIZE_STEP_INPUT}", f"{p}.{resolved.candidates[first].sizing}"})
+        reads = formulas[("reads", sh)] = sorted(names)
+    pins = tuple(tuple(sorted(layout.pinned(resolved, cid, wid).items()))
+                 for wid, _p, _k in resolved.structure.workloads)
+    return ("size", sh, pins, tuple(values.get(rename(n)) for n in reads))
+
+
+def _sized_cards(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
+                 formulas: dict[Any, Any] | None = None) -> float:
+    """The card count `_size` gives `cid`.
 
     Each size is evaluated with the best layout at the nearest smaller size of a coarse
     geometric grid (tco.layout.per_size); the layout at the chosen size is chosen after.
@@ -156,10 +201,7 @@ def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
         within = np.asarray(env.get(f"{first}.within_power_cap", 0.0)) > 0
         within = np.broadcast_to(within, trial.shape)
         pick = int(np.nonzero(within)[0][-1]) if within.any() else 0
-    cards = float(trial[pick])
-    return replace(resolved.inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
-                   source="sized to deliver the plan (cards: auto)" if kind == "plan"
-                   else f"sized for {kind} = {values[f'{p}.{kind}']:g}")
+    return float(trial[pick])
 
 
 def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, float],

@@ -27,6 +27,7 @@ MIXED = [
     {"id": "h100-deadline", "card": "h100-sxm", "deadline_days": 60},
     {"id": "h200-deadline", "card": "h200-sxm", "deadline_days": 45},
     {"id": "h100-deadline2", "card": "h100-sxm", "deadline_days": 90},
+    {"id": "h100-deadline3", "card": "h100-sxm", "deadline_days": 60},  # sized as h100-deadline
     {"id": "mi300x-512", "card": "mi300x", "cards": 512},  # ROCm: another stack
     {"id": "mi300x-1024", "card": "mi300x", "cards": 1024},
     {"id": "mi325x-512", "card": "mi325x", "cards": 512, "cooling": "liquid"},
@@ -82,7 +83,7 @@ def test_what_parts_twins_and_what_does_not(mixed_result):
     # sized to a deadline, another software stack, renting: other formulas
     assert "h100-deadline" not in together["h100-512"]
     assert set(together["h100-deadline"]) == {"h100-deadline", "h200-deadline",
-                                              "h100-deadline2"}
+                                              "h100-deadline2", "h100-deadline3"}
     assert set(together["mi300x-512"]) == {"mi300x-512", "mi300x-1024", "mi325x-512"}
     assert set(together["h100-rent"]) == {"h100-rent", "h100-rent2"}
     # their formulas do differ: another stack reads its own familiarity input
@@ -147,6 +148,8 @@ def test_sizing_and_layouts_do_not_depend_on_grouping(mixed_result, catalog, one
         p: i.source for p, i in grouped.inputs.items()}
     for a, b in zip(alone.candidates, grouped.candidates):
         assert (a.id, a.values, a.jobs) == (b.id, b.values, b.jobs)
+    cards = {c.id: c.inputs["cards"] for c in grouped.candidates}
+    assert cards["h100-deadline3"] == cards["h100-deadline"] != cards["h100-deadline2"]
 
 
 def test_sensitivity_of_twins_equals_one_by_one(mixed_result, catalog, monkeypatch):
