@@ -229,3 +229,49 @@ def test_inputs_used_from_twins_is_the_models_own(mixed_result):
     assert twins.inputs_used(model) == want
     assert model.inputs_used() == want  # kept as the model's answer
     assert "candidates.h100-256.card_price" in want and "finance.discount_rate" in want
+
+
+def copies(path, extra):
+    """The scenario at `path` with each candidate again under new ids and card counts."""
+    from pathlib import Path
+
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    more = []
+    for k, factor in enumerate(extra):
+        for c in data["candidates"]:
+            c2 = {**c, "id": f"{c['id']}-{k}"}
+            if isinstance(c.get("cards"), int):
+                c2["cards"] = c["cards"] * factor
+            more.append(c2)
+    data["candidates"] = data["candidates"] + more
+    return parse_scenario(YamlDoc(data, {}, Path(path).name))
+
+
+@pytest.mark.parametrize("path,metric", [
+    ("tco/scenarios/train-and-serve.yaml", "cost_per_million_output_tokens"),
+    ("tests/data/serve_and_assign.yaml", "cost_per_job"),
+    ("tests/data/review_api_wins.yaml", "cost_per_million_output_tokens"),
+])
+def test_serving_portfolios_and_apis_equal_one_by_one(path, metric, catalog, monkeypatch):
+    """Scenarios with serving workloads, assigned workloads, portfolios and per-token APIs,
+    their candidates twice over: the engine, sensitivity and Monte Carlo give the same
+    numbers grouped and one by one."""
+    from pathlib import Path
+
+    from tco import engine
+
+    monkeypatch.setattr(engine, "TWINS_EVALUATED_TOGETHER", 2)
+    loaded = copies(Path(__file__).resolve().parents[1] / path, [2, 1])
+    runs = []
+    for grouped in (True, False):
+        monkeypatch.setattr(twins, "GROUPED", grouped)
+        result = compute(loaded, catalog)
+        s = sensitivity(loaded, catalog, result=result, metric=metric)
+        mc = montecarlo(result, draws=1500, seed=3, metric=metric)
+        runs.append(([(c.id, c.values, c.jobs, c.inputs) for c in result.candidates],
+                     [(p.id, p.values) for p in result.portfolios],
+                     [(a.id, a.values) for a in result.api_options],
+                     s.baseline, s.bars, mc.percentiles, mc.prob_cheapest))
+    assert runs[0] == runs[1]
+    assert any(len(g.members) > 1 for g in twins.groups(result.model,
+                                                          result.model.structure.candidates))
