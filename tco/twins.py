@@ -7,11 +7,12 @@ candidate that shapes its formulas, so candidates of one Shape in one model are 
 construction; `formula_signature` checks that from the formulas themselves (tests).
 
 A group of twins is evaluated once, on its first member's formulas (the template), with each
-candidate-specific input an array along a leading axis of members (`stacked`): the trees
-broadcast over arrays as they do over Monte Carlo draws, and each element is computed from the
-same input values by the same operation as the member's own formulas would be. Layout search
-(memo), sensitivity and Monte Carlo use it; `GROUPED` (False) forces the one-by-one path,
-which tests compare against.
+candidate-specific input an array along a leading axis of members: the trees broadcast over
+arrays as they do over Monte Carlo draws, and each element is computed from the same input
+values by an operation that gives what the member's own formulas give (`evaluate`,
+`values_of_members`). Sizing and the layout search, the engine's final evaluation,
+sensitivity and Monte Carlo use it (docs/design.md, "Twins"); `GROUPED = False` forces the
+one-by-one path, which tests compare against.
 """
 
 from __future__ import annotations
@@ -138,23 +139,6 @@ def inputs_used(model: Model) -> list[str]:
                     seen.setdefault(rename(name), None)
         return list(seen)
     return list(model._cached("inputs_used", build))
-
-
-def stacked(twins: Twins, names: Iterable[str], values: Mapping[str, Any],
-            column: bool = True) -> dict[str, Any]:
-    """The template's inputs `names` with the members' values: shared inputs as they are, each
-    candidate-specific one as an array of the members' values (a column, shape (M, 1), when
-    `column`, to broadcast against arrays of cases or draws)."""
-    import numpy as np
-
-    env: dict[str, Any] = {}
-    for name in names:
-        if twins.own(name):
-            a = np.array([values[n] for n in twins.names(name)], dtype=float)
-            env[name] = a[:, None] if column else a
-        else:
-            env[name] = values[name]
-    return env
 
 
 def formula_signature(model: Model, cid: str) -> tuple[Any, ...]:
