@@ -87,22 +87,91 @@ def size_clusters(model: Model, resolved: Resolved) -> Resolved:
 
     values = input_values(resolved)
     inputs = dict(resolved.inputs)
-    for cid, kind in zip(st.candidates, st.sizing):
-        if cid in todo and kind != "cards":
-            inputs[f"candidates.{cid}.cards"] = _size(model, resolved, cid, values)
-    out = replace(resolved, inputs=inputs, sized=resolved.sized | set(todo))
-    return layout.choose(model, out, todo)
+    formulas: dict[Any, Any] = {}  # the sizing formulas of the first twin of each Shape
+    with layout.memo():  # twins of one card and size choose their layouts once
+        for cid, kind in zip(st.candidates, st.sizing):
+            if cid in todo and kind != "cards":
+                inputs[f"candidates.{cid}.cards"] = _size(model, resolved, cid, values,
+                                                          formulas)
+        out = replace(resolved, inputs=inputs, sized=resolved.sized | set(todo))
+        return layout.choose(model, out, todo)
 
 
-def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) -> Input:
+def _sizing_formulas(model: Model, resolved: Resolved, cid: str,
+                     formulas: dict[Any, Any] | None) -> tuple[str, Model, Model, Any]:
+    """(first twin, the model of the sizing targets, of feasibility alone, its names ->
+    cid's): made once per Shape (tco/twins.py) when `formulas` keeps them, else cid's own."""
+    from . import twins
+
+    sh = twins.shapes(model).get(cid)
+    if formulas is None or sh is None or not twins.GROUPED:
+        targets = _sizing_targets(resolved, cid)
+        return cid, model.feeding(targets[:3]), model.feeding(targets[:1]), lambda n: n
+    if sh not in formulas:
+        targets = _sizing_targets(resolved, cid)
+        formulas[sh] = (cid, model.feeding(targets[:3]), model.feeding(targets[:1]))
+    first, needs, feasible = formulas[sh]
+    return first, needs, feasible, twins.pair(model, first, cid).rename
+
+
+def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
+          formulas: dict[Any, Any] | None = None) -> Input:
     """The `cards` input of `cid` sized for its deadline or power cap (see size_clusters).
+    Within one sizing (`formulas` kept), a twin whose inputs the choice reads (its formulas',
+    the layout search's, the pinned degrees) have the same values as an earlier one's gets
+    the same size without the search."""
+    p = f"candidates.{cid}"
+    kind = resolved.candidates[cid].sizing
+    key = _sizing_key(model, resolved, cid, values, formulas)
+    if key is None or formulas is None:
+        cards = _sized_cards(model, resolved, cid, values, formulas)
+    else:
+        if key not in formulas:
+            formulas[key] = _sized_cards(model, resolved, cid, values, formulas)
+        cards = formulas[key]
+    return replace(resolved.inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
+                   source="sized to deliver the plan (cards: auto)" if kind == "plan"
+                   else f"sized for {kind} = {values[f'{p}.{kind}']:g}")
+
+
+def _sizing_key(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
+                formulas: dict[Any, Any] | None) -> tuple[Any, ...] | None:
+    """What the size of `cid` depends on besides the scenario's shared inputs: its Shape and
+    the value of every input of its own the sizing reads (None: not remembered)."""
+    from . import layout, twins
+
+    sh = twins.shapes(model).get(cid)
+    if formulas is None or sh is None or not twins.GROUPED:
+        return None
+    first, needs, _feasible, rename = _sizing_formulas(model, resolved, cid, formulas)
+    reads = formulas.get(("reads", sh))
+    if reads is None:
+        names = set(needs.inputs_used())
+        for wid, _p, kind in resolved.structure.workloads:
+            names.update(model.feeding(layout.targets(first, wid, kind == "serve"))
+                         .inputs_used())
+            names.update(layout._grid_reads(first, wid))
+        p = f"candidates.{first}"
+        names.update({f"{p}.{SIZE_STEP_INPUT}", f"{p}.{resolved.candidates[first].sizing}"})
+        reads = formulas[("reads", sh)] = sorted(names)
+    pins = tuple(tuple(sorted(layout.pinned(resolved, cid, wid).items()))
+                 for wid, _p, _k in resolved.structure.workloads)
+    return ("size", sh, pins, tuple(values.get(rename(n)) for n in reads))
+
+
+def _sized_cards(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
+                 formulas: dict[Any, Any] | None = None) -> float:
+    """The card count `_size` gives `cid`.
 
     Each size is evaluated with the best layout at the nearest smaller size of a coarse
-    geometric grid (tco.layout.per_size); the layout at the chosen size is chosen after."""
+    geometric grid (tco.layout.per_size); the layout at the chosen size is chosen after.
+    The formulas evaluated are those of the first twin of cid's Shape in `formulas` (the
+    same as cid's but for the names), on cid's values."""
     import numpy as np
 
     from . import layout
 
+    first, needs, feasible_model, rename = _sizing_formulas(model, resolved, cid, formulas)
     p = f"candidates.{cid}"
     trial = values[f"{p}.{SIZE_STEP_INPUT}"] * np.arange(1, MAX_SIZING_NODES + 1,
                                                            dtype=float)
@@ -112,12 +181,11 @@ def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) 
     # Only the quantities the choice reads, from only the inputs they read: the other
     # formulas of the candidate (cash flows, ...) over every size, or a copy of every
     # input of a scenario of many candidates, would take longer than the sizing.
-    targets = _sizing_targets(resolved, cid)[:3]
-    needs = model.feeding(targets)
-    own: dict[str, Any] = {path: values[path] for path in needs.inputs_used()}
-    own.update({path: arr[at] for path, arr in
-                layout.per_size(model, resolved, cid, coarse_cards, values).items()})
-    own[f"{p}.cards"] = trial
+    targets = _sizing_targets(resolved, first)[:3]
+    own: dict[str, Any] = {path: values[rename(path)] for path in needs.inputs_used()}
+    chosen = layout.per_size(model, resolved, cid, coarse_cards, values)
+    own.update({path: chosen[rename(path)][at] for path in _layout_paths(resolved, first)})
+    own[f"candidates.{first}.cards"] = trial
     env = needs.evaluate(own)
     feasible, runnable, wall = (np.broadcast_to(np.asarray(env[n], dtype=float), trial.shape)
                                 for n in targets)
@@ -127,39 +195,50 @@ def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float]) 
     if feasible.any():
         # deadline, plan: the first (smallest) size meeting it; power cap: the fastest
         # within it (past some size more cards only slow a run: interruptions grow with size)
-        pick = (_confirmed(model, resolved, cid, values, own, np.nonzero(feasible)[0], trial)
+        pick = (_confirmed(model, resolved, cid, values, own, np.nonzero(feasible)[0], trial,
+                           (first, feasible_model, rename))
                 if kind in ("deadline_days", "plan")
                 else int(np.argmin(np.where(feasible, wall, np.inf))))
     elif kind in ("deadline_days", "plan"):
         pick = int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
     else:
-        within = np.asarray(env.get(f"{cid}.within_power_cap", 0.0)) > 0
+        within = np.asarray(env.get(f"{first}.within_power_cap", 0.0)) > 0
         within = np.broadcast_to(within, trial.shape)
         pick = int(np.nonzero(within)[0][-1]) if within.any() else 0
-    cards = float(trial[pick])
-    return replace(resolved.inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
-                   source="sized to deliver the plan (cards: auto)" if kind == "plan"
-                   else f"sized for {kind} = {values[f'{p}.{kind}']:g}")
+    return float(trial[pick])
 
 
 def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
-               own: dict[str, Any], sizes: Any, trial: Any, tries: int = 8) -> int:
+               own: dict[str, Any], sizes: Any, trial: Any,
+               formulas: tuple[str, Model, Any], tries: int = 8) -> int:
     """The first of the trial sizes `sizes` (indices, smallest first, each feasible with the
     coarse grid's layout) that is still feasible with the layout the search picks at exactly
     that size: that choice prefers the simplest of the layouts within 1 % of the fastest, so
-    it may miss a deadline the grid's layout met by less than that."""
+    it may miss a deadline the grid's layout met by less than that. `formulas`: (first twin,
+    its feasibility's model, its names -> cid's), `own` in the first twin's names."""
     import numpy as np
 
     from . import layout
 
-    needs = model.feeding(_sizing_targets(resolved, cid)[:1])
+    first, needs, rename = formulas
+    paths = _layout_paths(resolved, first)
     for i in sizes[:tries]:
         cards = trial[i:i + 1]
-        env = {**own, **layout.per_size(model, resolved, cid, cards, values),
-               f"candidates.{cid}.cards": cards}
-        if np.asarray(needs.evaluate(env)[f"{cid}.feasible"]).ravel()[0] > 0:
+        chosen = layout.per_size(model, resolved, cid, cards, values)
+        env = {**own, **{path: chosen[rename(path)] for path in paths},
+               f"candidates.{first}.cards": cards}
+        if np.asarray(needs.evaluate(env)[f"{first}.feasible"]).ravel()[0] > 0:
             return int(i)
     return int(sizes[0])
+
+
+def _layout_paths(resolved: Resolved, cid: str) -> list[str]:
+    """The layout inputs of `cid` (every degree of every workload)."""
+    from .layout import layout_path
+    from .model.step import DEGREES
+
+    return [layout_path(cid, wid, d) for wid, _p, _k in resolved.structure.workloads
+            for d in DEGREES]
 
 
 def compute(loaded: Loaded, catalog: Catalog) -> Result:
@@ -177,7 +256,38 @@ def evaluate(resolved: Resolved, model: Model | None = None) -> Result:
         if model is None:
             model = build_model(resolved.structure)
         resolved = size_clusters(model, resolved)
-        return assemble(resolved, model, model.evaluate(input_values(resolved)))
+        return assemble(resolved, model, evaluate_model(model, input_values(resolved)))
+
+
+TWINS_EVALUATED_TOGETHER = 8  # twins of at least this many are evaluated as arrays
+
+
+def evaluate_model(model: Model, values: dict[str, float]) -> dict[str, Any]:
+    """`model.evaluate(values)`, the same numbers in the same order, with each group of at
+    least TWINS_EVALUATED_TOGETHER twins (tco/twins.py) evaluated at once."""
+    from . import twins
+
+    if not twins.GROUPED:
+        return model.evaluate(values)
+    done: dict[str, list[Any]] = {}
+    for group in twins.groups(model, model.structure.candidates):
+        if len(group.members) >= TWINS_EVALUATED_TOGETHER:
+            done.update(twins.values_of_members(group, model, values) or {})
+    env: dict[str, Any] = dict(values)
+    qs, i = model.quantities, 0
+    while i < len(qs):
+        q = qs[i]
+        rows = done.get(q.candidate)
+        own = model.of_candidate(q.candidate) if rows is not None else ()
+        # a candidate's quantities follow each other in the model (tco.model.build)
+        if (rows is None or own[0] is not q or i + len(own) > len(qs)
+                or qs[i + len(own) - 1] is not own[-1]):
+            env[q.name] = q.expr.evaluate(env)
+            i += 1
+            continue
+        env.update(zip([x.name for x in own], rows))
+        i += len(own)
+    return env
 
 
 def edited(resolved: Resolved, model: Model, values: Mapping[str, float], file: str

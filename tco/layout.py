@@ -13,7 +13,9 @@ layout fixed; a what-if that changes an input the choice reads chooses again.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -208,9 +210,9 @@ def evaluate_grid(model: Model, values: Mapping[str, float], cid: str, wid: str,
     import numpy as np
 
     serve = f"{cid}.{wid}.tokens_per_s_per_card" in model.expressions()
-    names = targets(cid, wid, serve)
-    needs = model.feeding(names)
-    env: dict[str, Any] = {path: values[path] for path in needs.inputs_used()}
+    first, needs, rename = _formulas(model, cid, wid, serve)
+    cid, names = first, targets(first, wid, serve)  # the first twin's formulas, cid's values
+    env: dict[str, Any] = {path: values[rename(path)] for path in needs.inputs_used()}
     arr = np.asarray(combos, dtype=float)
     for i, d in enumerate(DEGREES):
         env[layout_path(cid, wid, d)] = arr[:, i]
@@ -272,24 +274,34 @@ def choose(model: Model, resolved: Resolved, cids: list[str]) -> Resolved:
     """`resolved` with every layout degree of candidates `cids` chosen at their card count."""
     values = {path: inp.value for path, inp in resolved.inputs.items()}
     inputs = dict(resolved.inputs)
-    for cid in cids:
-        cards = values[f"candidates.{cid}.cards"]
-        for wid, _prec, kind in resolved.structure.workloads:
-            if kind == "serve":
-                combos = serve_grid(values, resolved, cid, wid, cards)
-                got = evaluate_grid(model, values, cid, wid, combos, cards)
-                pick = combos[int(best_serving(got, combos, cards))]
-            else:
-                combos = grid(values, resolved, cid, wid, cards)
-                got = evaluate_grid(model, values, cid, wid, combos, cards)
-                pick = combos[int(best(got, combos, fits_cards(combos, cards),
-                                       idle_cards(combos, cards)))]
-            step = float(got["step_seconds"][combos.index(pick)])
-            for d, v in zip(DEGREES, pick):
-                path = layout_path(cid, wid, d)
-                if inputs[path].origin != "scenario":
-                    inputs[path] = chosen(inputs[path], float(v), step)
+    with memo():
+        for cid in cids:
+            cards = values[f"candidates.{cid}.cards"]
+            for wid, _prec, kind in resolved.structure.workloads:
+                pick, step = _remembered(
+                    model, resolved, values, cid, wid, kind, ("choose", cards),
+                    lambda cid=cid, wid=wid, kind=kind, cards=cards: _choice(
+                        model, values, resolved, cid, wid, kind, cards))
+                for d, v in zip(DEGREES, pick):
+                    path = layout_path(cid, wid, d)
+                    if inputs[path].origin != "scenario":
+                        inputs[path] = chosen(inputs[path], float(v), step)
     return replace(resolved, inputs=inputs)
+
+
+def _choice(model: Model, values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
+            kind: str, cards: float) -> tuple[tuple[int, ...], float]:
+    """The layout `choose` picks for one candidate and workload, and its step (s)."""
+    if kind == "serve":
+        combos = serve_grid(values, resolved, cid, wid, cards)
+        got = evaluate_grid(model, values, cid, wid, combos, cards)
+        pick = combos[int(best_serving(got, combos, cards))]
+    else:
+        combos = grid(values, resolved, cid, wid, cards)
+        got = evaluate_grid(model, values, cid, wid, combos, cards)
+        pick = combos[int(best(got, combos, fits_cards(combos, cards),
+                               idle_cards(combos, cards)))]
+    return pick, float(got["step_seconds"][combos.index(pick)])
 
 
 def chosen(inp: Input, value: float, step_s: float) -> Input:
@@ -306,15 +318,98 @@ def per_size(model: Model, resolved: Resolved, cid: str, cards: Any,
 
     out: dict[str, Any] = {}
     for wid, _prec, kind in resolved.structure.workloads:
-        if kind == "serve":
-            combos = serve_grid(values, resolved, cid, wid, float(np.max(cards)))
-            got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
-            pick = best_serving(got, combos, cards)
-        else:
-            combos = grid(values, resolved, cid, wid, float(np.max(cards)))
-            got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
-            pick = best(got, combos, fits_cards(combos, cards), idle_cards(combos, cards))
-        arr = np.asarray(combos, dtype=float)[pick]
+        arr = _remembered(model, resolved, values, cid, wid, kind,
+                          ("per_size", np.asarray(cards).shape, np.asarray(cards).tobytes()),
+                          lambda wid=wid, kind=kind: _per_size(model, resolved, cid, wid, kind,
+                                                               cards, values))
         for i, d in enumerate(DEGREES):
             out[layout_path(cid, wid, d)] = arr[:, i]
     return out
+
+
+def _per_size(model: Model, resolved: Resolved, cid: str, wid: str, kind: str, cards: Any,
+              values: Mapping[str, float]) -> Any:
+    """The best layout of one workload at each card count of `cards`: (sizes, degrees)."""
+    import numpy as np
+
+    if kind == "serve":
+        combos = serve_grid(values, resolved, cid, wid, float(np.max(cards)))
+        got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
+        pick = best_serving(got, combos, cards)
+    else:
+        combos = grid(values, resolved, cid, wid, float(np.max(cards)))
+        got = evaluate_grid(model, values, cid, wid, combos, np.asarray(cards)[:, None])
+        pick = best(got, combos, fits_cards(combos, cards), idle_cards(combos, cards))
+    return np.asarray(combos, dtype=float)[pick]
+
+
+# --- remembering choices ----------------------------------------------------------------------
+# Many candidates of a scenario are twins (tco/twins.py: the same formulas but for their ids)
+# with the same card, count and workload: their layout choice is the same computation on the
+# same numbers. Within `memo()` (one sizing of a scenario: the model and the shared inputs do
+# not change) a choice is made once per Shape, workload and value of every input it reads.
+_memo: ContextVar[dict[Any, Any] | None] = ContextVar("tco_layout_memo", default=None)
+
+
+@contextmanager
+def memo() -> Iterator[None]:
+    """Remember layout choices within the block (nesting keeps the outer memory)."""
+    if _memo.get() is not None:
+        yield
+        return
+    token = _memo.set({})
+    try:
+        yield
+    finally:
+        _memo.reset(token)
+
+
+def _formulas(model: Model, cid: str, wid: str, serve: bool) -> tuple[str, Model, Any]:
+    """(first twin, the model of its step's targets, its input names -> `cid`'s): within
+    `memo()` the model is made once per Shape and workload (tco/twins.py), else it is cid's."""
+    remembered = _memo.get()
+    from . import twins
+
+    sh = twins.shapes(model).get(cid)
+    if remembered is None or sh is None or not twins.GROUPED:
+        return cid, model.feeding(targets(cid, wid, serve)), lambda name: name
+    made = remembered.get(("formulas", sh, wid))
+    if made is None:
+        made = remembered[("formulas", sh, wid)] = (cid, model.feeding(targets(cid, wid, serve)))
+    first, needs = made
+    return first, needs, twins.pair(model, first, cid).rename
+
+
+def _grid_reads(cid: str, wid: str) -> list[str]:
+    """The inputs grid() and serve_grid() read besides the step's formulas."""
+    p, wp = f"candidates.{cid}", f"workloads.{wid}"
+    return ["assumptions.hidden_per_layer_ratio", "assumptions.tensor_parallel_max",
+            f"{wp}.active_params", f"{wp}.params", f"{wp}.seq_len_tokens", f"{wp}.experts",
+            f"{wp}.experts_per_token", f"{p}.scaleup_domain_cards", f"{p}.cards_per_node"]
+
+
+def _remembered(model: Model, resolved: Resolved, values: Mapping[str, float], cid: str,
+                wid: str, kind: str, what: tuple[Any, ...], make: Any) -> Any:
+    """`make()`, or what it gave for a twin of `cid` whose inputs read by the choice (the
+    step's formulas', the grid's, the pinned degrees) have the same values."""
+    remembered = _memo.get()
+    from . import twins
+
+    shapes = twins.shapes(model)
+    if remembered is None or cid not in shapes or not twins.GROUPED:
+        return make()
+    sh = shapes[cid]
+    reads = remembered.get((sh, wid))
+    if reads is None:  # the inputs the choice reads, as the first twin names them
+        serve = f"{cid}.{wid}.tokens_per_s_per_card" in model.expressions()
+        chosen_here = {layout_path(cid, wid, d) for d in DEGREES} | {f"candidates.{cid}.cards"}
+        used = [n for n in model.feeding(targets(cid, wid, serve)).inputs_used()
+                if n not in chosen_here]
+        reads = remembered[(sh, wid)] = (cid, used + _grid_reads(cid, wid))
+    first, names = reads
+    rename = twins.pair(model, first, cid).rename
+    pins = tuple(sorted(pinned(resolved, cid, wid).items()))
+    key = (sh, wid, kind, what, pins, tuple(values.get(rename(n)) for n in names))
+    if key not in remembered:
+        remembered[key] = make()
+    return remembered[key]

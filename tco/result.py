@@ -105,6 +105,9 @@ class Result:
     api_options: list[CandidateResult] = field(default_factory=list)
     # every input and quantity as the engine evaluated it: the analyses start from these
     # numbers instead of evaluating the model again
+    # where each option is in (*candidates, *api_options), by id: `candidate` is asked for
+    # every option of a scenario of a thousand (checked at each look-up, rebuilt when stale)
+    _at: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def scenario(self) -> Scenario:
@@ -122,7 +125,16 @@ class Result:
 
     def candidate(self, cid: str) -> CandidateResult:
         """A candidate, or a per-token API option (a portfolio's member), by id."""
-        return next(c for c in (*self.candidates, *self.api_options) if c.id == cid)
+        k = self._at.get(cid, -1)
+        n = len(self.candidates)
+        c = (self.candidates[k] if 0 <= k < n else
+             self.api_options[k - n] if n <= k < n + len(self.api_options) else None)
+        if c is None or c.id != cid:
+            self._at.clear()
+            for i, o in enumerate((*self.candidates, *self.api_options)):
+                self._at.setdefault(o.id, i)
+            return next(c for c in (*self.candidates, *self.api_options) if c.id == cid)
+        return c
 
     @property
     def recommended(self) -> CandidateResult | None:

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..expr import Const, Expr, Func, Ref, Value
 from ..model import Model
+from ..twins import Twins
 
 BLOCK = 8192  # draws per block: a block of float64 is 64 KiB and stays in the CPU cache
 
@@ -56,9 +57,18 @@ class Compiled:
     """`targets` of `model` as functions of the `varying` inputs; other inputs stay at `base`."""
 
     def __init__(self, model: Model, base: Mapping[str, float], varying: Iterable[str],
-                 targets: Iterable[str], env: Mapping[str, Value] | None = None) -> None:
+                 targets: Iterable[str], env: Mapping[str, Value] | None = None,
+                 twins: Twins | None = None) -> None:
         """`env`, when given, is `model.evaluate(base)` already made (the engine's own values,
-        `Result.env`): every quantity of `model` and every input in `base`, at those inputs."""
+        `Result.env`): every quantity of `model` and every input in `base`, at those inputs.
+
+        `twins`: `model` is the template's formulas of this group of twins (tco/twins.py),
+        evaluated for every member at once. A constant that differs between members is the
+        list of their values, computed member by member with the float backend, and an
+        operand of shape (members, 1) for the operations; a candidate-specific varying input
+        is given as an array (members, n). The members must vary the same inputs: then each
+        member's numbers are those its own formulas give (up to the sign of a zero sum)."""
+        self.twins = twins
         self.varying = list(dict.fromkeys(varying))
         self.targets = list(dict.fromkeys(targets))
         self._exprs = {q.name: q.expr for q in model}
@@ -66,6 +76,8 @@ class Compiled:
         if unknown:
             raise KeyError(f"not quantities of the model: {', '.join(unknown)}")
         self._base_env = model.evaluate(base) if env is None else env
+        if twins is not None and env is None:
+            raise ValueError("twins are compiled from the engine's values (env)")
         self._vary = set(self.varying)
         self._dynamic = dynamic_quantities(model, self._vary)
         self._q_slot: dict[str, int] = {}
@@ -78,6 +90,9 @@ class Compiled:
         self.target_slot = {t: self._quantity(t) for t in self.targets}
         self.dynamic_targets = [t for t in self.targets if self._is_dyn_slot(t)]
         self._plan = self._with_releases()
+        # a constant that differs between twins: its members' values, as a column
+        self._columns = [(slot, np.array(v, dtype=float).reshape(-1, 1))
+                         for slot, v in enumerate(self.values) if type(v) is list]
         # Only the constants and the operations are kept: the look-ups of compilation would
         # otherwise hold several entries per formula node for as long as the evaluator lives.
         del self._base_env, self._exprs, self._dynamic, self._q_slot, self._node_slot
@@ -90,6 +105,15 @@ class Compiled:
 
     def _const(self, value: Value) -> int:
         v = float(np.asarray(value).reshape(-1)[0]) if isinstance(value, np.ndarray) else value
+        if type(v) is list:  # twins' values: one constant when they are all the same
+            keys = [(type(x).__name__, repr(x)) for x in v]
+            if len(set(keys)) == 1:
+                v = v[0]
+            else:
+                key: tuple[Any, ...] = ("twins", tuple(keys))
+                if key not in self._const_slot:
+                    self._const_slot[key] = self._new_slot(list(v))
+                return self._const_slot[key]
         key = (type(v).__name__, repr(v))
         if key not in self._const_slot:
             self._const_slot[key] = self._new_slot(v)
@@ -103,8 +127,14 @@ class Compiled:
             if name in self._dynamic:
                 self._q_slot[name] = self._emit(self._exprs[name])
             else:
-                self._q_slot[name] = self._const(self._base_env[name])
+                self._q_slot[name] = self._const(self._fixed(name))
         return self._q_slot[name]
+
+    def _fixed(self, name: str) -> Any:
+        """The engine's value of input or quantity `name` (the twins' values, as a list)."""
+        if self.twins is not None and self.twins.own(name):
+            return [self._base_env[n] for n in self.twins.names(name)]
+        return self._base_env[name]
 
     def _emit(self, node: Expr) -> int:
         """The slot of `node`'s value: a constant when none of its operands varies (computed
@@ -121,12 +151,13 @@ class Compiled:
             elif node.name in self._vary:
                 slot = self.input_slot[node.name]
             else:
-                slot = self._const(self._base_env[node.name])
+                slot = self._const(self._fixed(node.name))
         elif isinstance(node, Const):
             slot = self._const(node.value)
         elif isinstance(node, Func) and node.name == "IF":
             cond = self._emit(node.args[0])
-            if values[cond] is not None:  # only the chosen branch is compiled
+            if values[cond] is not None and type(values[cond]) is not list:
+                # only the chosen branch is compiled
                 slot = self._emit(node.args[1] if values[cond] != 0 else node.args[2])
             else:
                 slot = self._combine(node, [cond] + [self._emit(c) for c in node.args[1:]])
@@ -140,11 +171,13 @@ class Compiled:
         condition is constant is the chosen branch, and a SUM skips constant zero terms (x +
         0.0 is x) and is its one term when one is left."""
         values = self.values
-        if isinstance(node, Func) and node.name == "IF" and values[slots[0]] is not None:
+        if (isinstance(node, Func) and node.name == "IF" and values[slots[0]] is not None
+                and type(values[slots[0]]) is not list):
             return slots[1] if values[slots[0]] != 0 else slots[2]
         if (isinstance(node, Func) and node.name == "SUM"
                 and any(values[s] is None for s in slots)):
-            slots = [s for s in slots if values[s] is None or values[s] != 0]
+            slots = [s for s in slots if values[s] is None or type(values[s]) is list
+                     or values[s] != 0]
             if len(slots) == 1:
                 return slots[0]
         return self._operation(node, slots)
@@ -154,7 +187,12 @@ class Compiled:
         else an operation (one per distinct node type, parameters and operands)."""
         values = self.values
         if all(values[s] is not None for s in slots):
-            return self._const(node.apply([values[s] for s in slots]))
+            args = [values[s] for s in slots]
+            lists = [a for a in args if type(a) is list]
+            if lists:  # member by member, as each member's own formulas compute it
+                return self._const([node.apply([a[i] if type(a) is list else a for a in args])
+                                    for i in range(len(lists[0]))])
+            return self._const(node.apply(args))
         tag = (type(node), _parameters(node), tuple(slots))
         slot = self._cse.get(tag)
         if slot is None:
@@ -204,9 +242,14 @@ class Compiled:
         return {t: out[t] if t in out else self.values[self.target_slot[t]]
                 for t in self.targets}
 
-    def evaluate_block(self, inputs: Mapping[str, Value]) -> dict[str, Value]:
-        """Every target for one block of inputs (arrays of one length, ideally <= BLOCK)."""
+    def evaluate_block(self, inputs: Mapping[str, Value], rows: Any = None
+                       ) -> dict[str, Value]:
+        """Every target for one block of inputs (arrays of one length, ideally <= BLOCK).
+        Twins: the members `rows` (an index or slice of the members; all when None) only,
+        their varying inputs of their own as arrays (those rows, n)."""
         vals = list(self.values)
+        for slot, column in self._columns:
+            vals[slot] = column if rows is None else column[rows]
         for path, slot in self.input_slot.items():
             vals[slot] = inputs[path]
         for fn, args, out, free in self._plan:

@@ -44,10 +44,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import twins
 from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
 from ..result import Result
+from ..twins import Twins
 from .common import (
     baseline_values,
     feasible_apis,
@@ -75,6 +77,8 @@ Z90 = 1.2815515655446004  # standard normal 90th percentile
 THREADS = min(2, os.cpu_count() or 1)
 MEMORY_LIMIT = 4 * 2**30  # bytes for the kept draws (KEPT_PER_DRAW per draw and candidate)
 KEPT_PER_DRAW = 2 * 8  # the NPV of TCO and the cost per run, 8-byte floats
+TWINS_MIN = 2  # twins compiled once for all of them (tco/twins.py) when at least this many
+TWINS_AT_ONCE = 8  # twins evaluated together: (twins x BLOCK) arrays of 512 KiB (in cache)
 NORMAL_CLIP_WARN = 1e-3  # a normal is unbounded: warn when this share or more is clipped
 
 
@@ -270,12 +274,22 @@ class Simulation:
                   or p in distributions]
         # (first row, candidate ids, the model of their results): a group's results read
         # only its own candidates' formulas and the shared inputs
-        self.groups: list[tuple[int, list[str], Compiled]] = []
+        self.groups: list[tuple[int, list[str], Compiled | None]] = []
         size = max(1, group or len(self.cands))
+        # twins (tco/twins.py) are compiled once per group, for every member
+        self.twins: list[tuple[Twins, Compiled]] = []
+        self.twin_of: dict[str, tuple[int, int]] = {}  # candidate -> (twins, member row)
+        self.twin_reads: list[set[str]] = []  # the varying inputs each reads
         read: set[str] = set()
+        if twins.GROUPED:
+            read |= self._compile_twins(result, base, ranged, distributions)
         for first in range(0, len(self.cands), size):
             ids = self.cands[first:first + size]
-            targets = [n for cid in ids for n in self.names[cid]]
+            rest = [cid for cid in ids if cid not in self.twin_of]
+            if not rest:
+                self.groups.append((first, ids, None))
+                continue
+            targets = [n for cid in rest for n in self.names[cid]]
             sub = result.model.feeding(targets)
             used = sub.inputs_used()
             reach = set(used)
@@ -290,6 +304,74 @@ class Simulation:
         self.fixed = {p: base[p] for p in ranged if p not in drawn}
         self.sampler = Sampler(self.plan)
         self.warnings = draw_warnings(result, self.plan)
+
+    def _compile_twins(self, result: Result, base: dict[str, float], ranged: list[str],
+                       distributions: dict[str, dict[str, object]]) -> set[str]:
+        """Compile each group of at least TWINS_MIN twins once (the inputs it reads back).
+
+        Members of one compiled group vary the same inputs, and only inputs that are drawn
+        vary (a structural or whole-number input keeps its value), so each member's formulas
+        see arrays and numbers where its own would."""
+        model = result.model
+        drawn = {p for p in ranged if not result.inputs[p].spec.structural
+                 and (p in distributions or not result.inputs[p].spec.integer)}
+        read: set[str] = set()
+        for group in twins.groups(model, self.cands):
+            if len(group.members) < TWINS_MIN:
+                continue
+            t = group.template
+            targets = list(self.names[t])
+            if any([self.names[m][k] for m in group.members] != group.names(targets[k])
+                   for k in range(len(targets))):
+                continue
+            sub = model.feeding(targets)
+            used = sub.inputs_used()
+            names = {n: group.names(n) for n in used}
+            patterns: dict[tuple[str, ...], list[str]] = {}
+            for i, m in enumerate(group.members):
+                patterns.setdefault(tuple(n for n in used if names[n][i] in drawn), []).append(m)
+            for varying, members in patterns.items():
+                if len(members) < TWINS_MIN:
+                    continue
+                part = group.subset(members)
+                compiled = Compiled(sub, {}, varying, targets, env=result.env, twins=part)
+                for row, m in enumerate(members):
+                    self.twin_of[m] = (len(self.twins), row)
+                self.twins.append((part, compiled))
+                self.twin_reads.append(compiled.inputs_read)
+                read |= {n for p in compiled.inputs_read for n in part.names(p)}
+        return read
+
+    def evaluate_twins(self, ids: list[str], inputs: dict[str, np.ndarray],
+                       env: dict[str, Value]) -> None:
+        """Into `env`: the targets of the twins among `ids` for one block of drawn `inputs`,
+        by the members' own names, TWINS_AT_ONCE members at a time."""
+        by_unit: dict[int, list[tuple[int, str]]] = {}
+        for cid in ids:
+            if cid in self.twin_of:
+                unit, row = self.twin_of[cid]
+                by_unit.setdefault(unit, []).append((row, cid))
+        for unit, members in by_unit.items():
+            part, compiled = self.twins[unit]
+            template, reads = part.template, self.twin_reads[unit]
+            for first in range(0, len(members), TWINS_AT_ONCE):
+                chunk = members[first:first + TWINS_AT_ONCE]
+                rows = np.array([r for r, _ in chunk])
+                block: dict[str, Value] = {}
+                for p in compiled.varying:
+                    if p not in reads:  # reaches no target: not drawn, never read
+                        block[p] = 0.0
+                    elif part.own(p):
+                        paths = part.names(p)
+                        block[p] = np.stack([inputs[paths[r]] for r in rows])
+                    else:
+                        block[p] = inputs[p]
+                got = compiled.evaluate_block(block, rows)
+                for k, name in enumerate(self.names[template]):
+                    value = got[name]
+                    for j, (_r, cid) in enumerate(chunk):
+                        env[self.names[cid][k]] = (value[j] if isinstance(value, np.ndarray)
+                                                   and value.ndim == 2 else value)
 
     def blocks(self, seed: int, k: int, draws: int) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
         """(first draw index, inputs) for each block of chunk k, from chunk k's own stream."""
@@ -401,7 +483,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     )
 
 
-def evaluate_group(sim: Simulation, compiled: Compiled, first: int, ids: list[str],
+def evaluate_group(sim: Simulation, compiled: Compiled | None, first: int, ids: list[str],
                    lead: Leader, draws: int, seed: int, pool: ThreadPoolExecutor,
                    tick: Callable[[int], None]) -> tuple[np.ndarray, np.ndarray]:
     """NPV of TCO and cost per run of candidates `ids` (rows `first`...) for every draw, the
@@ -413,7 +495,8 @@ def evaluate_group(sim: Simulation, compiled: Compiled, first: int, ids: list[st
 
     def run_chunk(k: int) -> int:
         for start, inputs in sim.blocks(seed, k, draws):
-            env = compiled.evaluate_block({**sim.fixed, **inputs})
+            env = {} if compiled is None else compiled.evaluate_block({**sim.fixed, **inputs})
+            sim.evaluate_twins(ids, inputs, env)
             stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
             for row, cid in enumerate(ids):
                 npv[row, start:stop] = env[names[cid][0]]

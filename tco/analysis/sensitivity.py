@@ -21,10 +21,12 @@ import math
 
 import numpy as np
 
+from .. import twins
 from ..catalog import Catalog
 from ..engine import compute
 from ..errors import TcoError
 from ..expr import Value
+from ..model import Model
 from ..result import Result
 from ..scenario import Loaded
 from .common import (
@@ -37,6 +39,9 @@ from .common import (
     priced_candidates,
 )
 from .types import Sensitivity, TornadoBar
+
+# Twins evaluated together: their (twins x cases) arrays of every formula stay small
+TWINS_AT_ONCE = 32
 
 
 def _cases_of(result: Result, base: dict[str, float],
@@ -67,6 +72,68 @@ def _cases_of(result: Result, base: dict[str, float],
     return own, values
 
 
+def _twins_cases(result: Result, base: dict[str, float],
+                 cases: list[tuple[str, float, float, bool]], case_at: dict[str, int],
+                 targets: dict[str, str]
+                 ) -> dict[str, tuple[list[tuple[str, float, float, bool]], np.ndarray]]:
+    """`_cases_of` for every candidate of a group of twins (tco/twins.py) at once: the
+    template's formulas over an array of (members, cases). Twins whose inputs have cases
+    differently (an input at 0 has no swing) are evaluated apart, so each member's formulas
+    see arrays exactly where its own would (each element is then the same number)."""
+    out = {}
+    model = result.model
+    for group in twins.groups(model, targets):
+        target = targets[group.template]
+        if len(group.members) < 2 or [targets[m] for m in group.members] != group.names(target):
+            continue
+        sub = model.feeding([target])
+        read = sub.inputs_used()
+        names = {n: group.names(n) for n in read}
+        patterns: dict[tuple[str, ...], list[int]] = {}
+        for i in range(len(group.members)):
+            patterns.setdefault(tuple(n for n in read if names[n][i] in case_at), []).append(i)
+        for varied, all_rows in patterns.items():
+            for first in range(0, len(all_rows), TWINS_AT_ONCE):
+                rows = all_rows[first:first + TWINS_AT_ONCE]
+                out.update(_twin_cases(result, base, cases, case_at, group, sub, target,
+                                       names, varied, rows))
+    return out
+
+
+def _twin_cases(result: Result, base: dict[str, float],
+                cases: list[tuple[str, float, float, bool]], case_at: dict[str, int],
+                group: twins.Twins, sub: Model, target: str, names: dict[str, list[str]],
+                varied: tuple[str, ...], rows: list[int]
+                ) -> dict[str, tuple[list[tuple[str, float, float, bool]], np.ndarray]]:
+    """`_twins_cases` for the members `rows` of `group`, whose inputs `varied` have cases."""
+    out = {}
+    sub_group = group.subset([group.members[i] for i in rows])
+    k = len(varied)
+    arrays = {}
+    for j, n in enumerate(varied):
+        paths = [names[n][i] for i in rows]
+        a = np.empty((len(rows) if sub_group.own(n) else 1, 2 * k + 1))
+        for r in range(a.shape[0]):
+            _path, lo, hi, _clipped = cases[case_at[paths[r]]]
+            a[r] = base[paths[r]]
+            a[r, 2 * j + 1], a[r, 2 * j + 2] = lo, hi
+        arrays[n] = a
+    got = twins.evaluate(sub_group, sub, base, arrays, env=result.env)[target]
+    if type(got) is list:  # reads no case: one value per member
+        got = np.array(got, dtype=float)[:, None]
+    got = np.broadcast_to(np.asarray(got, dtype=float), (len(rows), 2 * k + 1))
+    for r, i in enumerate(rows):
+        col = {names[n][i]: j for j, n in enumerate(varied)}
+        own_paths = sorted(col, key=case_at.__getitem__)
+        values = np.empty(2 * len(own_paths) + 1)
+        values[0] = got[r, 0]
+        for pos, path in enumerate(own_paths):
+            values[2 * pos + 1] = got[r, 2 * col[path] + 1]
+            values[2 * pos + 2] = got[r, 2 * col[path] + 2]
+        out[group.members[i]] = ([cases[case_at[p]] for p in own_paths], values)
+    return out
+
+
 def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str = "swing",
                 metric: str = "npv_tco", result: Result | None = None) -> Sensitivity:
     if mode not in ("swing", "range"):
@@ -78,7 +145,7 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
         cands += feasible_portfolios(result)
     cands += [aid for aid in feasible_apis(result) if metric_applies(result, aid, metric)]
     targets = {cid: metric_name(result, cid, metric) for cid in cands}
-    used = set(result.model.inputs_used())
+    used = set(twins.inputs_used(result.model))
     cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped
     for path, inp in result.inputs.items():
         spec = inp.spec
@@ -100,8 +167,9 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
     case_at = {c[0]: i for i, c in enumerate(cases)}
     baseline: dict[str, float] = {}
     bars: dict[str, list[TornadoBar]] = {}
+    grouped = _twins_cases(result, base, cases, case_at, targets) if twins.GROUPED else {}
     for cid, name in targets.items():
-        own, values = _cases_of(result, base, cases, case_at, name)
+        own, values = grouped.get(cid) or _cases_of(result, base, cases, case_at, name)
         baseline[cid] = float(values[0])
         if math.isnan(baseline[cid]):
             # Every case then differs from the baseline, also those of inputs this candidate

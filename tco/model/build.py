@@ -3,7 +3,7 @@ docs/methodology.md describes them (§3 to §10, with §12 and §14's feasibilit
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..expr import IF, Const, Expr, Ref
 from ..resolved import Structure
@@ -37,31 +37,66 @@ def build_model(structure: Structure) -> Model:
     return model
 
 
-def candidate(model: Model, st: Structure, cid: str) -> None:
+@dataclass(frozen=True)
+class Shape:
+    """Everything about one candidate that shapes its formulas, besides what every candidate
+    of the scenario shares (currency, horizon, workloads, objectives): `candidate` reads the
+    candidate's part of the Structure only through this. Two candidates of one model with equal
+    shapes therefore have the same formulas but for their ids (twins, tco/twins.py)."""
+
+    stack: str
+    sizing: str
+    acquire: str
+    generated: bool  # reads another option's inputs (a generated rent option)
+    priced_rent: bool  # the card has a cloud price (always, when rented)
+    barred: bool
+    shortfall_rent: bool
+    closing: bool
+    assigned: tuple[str, ...]
+    held: str
+    deliveries: int
+
+
+def shape(st: Structure, cid: str) -> Shape:
+    """Candidate `cid`'s Shape in `st`."""
     k = st.candidates.index(cid)
-    b = Builder(model, cid, st.inputs_of[k])
-    money, horizon, stack = st.currency, st.horizon_years, st.stacks[k]
-    owned = st.acquire[k] != "rent"  # buy, or hybrid (buy and rent what it cannot do)
-    priced_rent = cid in st.rent  # the card has a cloud price (always, when rented)
+    return Shape(
+        stack=st.stacks[k], sizing=st.sizing[k], acquire=st.acquire[k],
+        generated=st.inputs_of[k] != cid, priced_rent=cid in st.rent, barred=cid in st.barred,
+        shortfall_rent=cid in st.shortfall_rent, closing=cid in st.closing,
+        assigned=tuple(st.assigned[k]) if st.assigned else (),
+        held=st.held[k] if st.held else "",
+        deliveries=st.deliveries[k] if st.deliveries else 0)
+
+
+def candidate(model: Model, st: Structure, cid: str) -> None:
+    _candidate(model, st, cid, st.inputs_of[st.candidates.index(cid)], shape(st, cid))
+
+
+def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape) -> None:
+    """`cid`'s quantities: what shapes them is `sh`, or shared by every candidate of `st`."""
+    b = Builder(model, cid, inputs_of)
+    money, horizon, stack = st.currency, st.horizon_years, sh.stack
+    owned = sh.acquire != "rent"  # buy, or hybrid (buy and rent what it cannot do)
+    priced_rent = sh.priced_rent  # the card has a cloud price (always, when rented)
     cl = cluster(b)
-    links, team = bandwidths(b), software_factor(b, st.stacks[k])
+    links, team = bandwidths(b), software_factor(b, stack)
     serves: dict[str, Serving] = {}
     runs: dict[str, Run] = {}
     for wid, precision, kind in st.workloads:
         if kind == "serve":
             serves[wid] = serving(b, wid, precision, cl, links[0], team, st.objectives,
-                                  peak_must_fit=st.acquire[k] in ("buy", "lease"))
+                                  peak_must_fit=sh.acquire in ("buy", "lease"))
             runs[wid] = serves[wid].run
         else:
             runs[wid] = training_run(b, wid, precision, cl, links, team)
     # the workloads it carries (all unless assigned): their runs are its demand and its plan
-    carried = {wid: r for wid, r in runs.items() if not st.assigned or not st.assigned[k]
-               or wid in st.assigned[k]}
-    feasible = feasibility(b, st.sizing[k], next(iter(carried.values())),
+    carried = {wid: r for wid, r in runs.items() if not sh.assigned or wid in sh.assigned}
+    feasible = feasibility(b, sh.sizing, next(iter(carried.values())),
                            list(carried.values()), cl)
-    held = held_stock(b, cl, st.held[k], money) if st.held and st.held[k] else None
+    held = held_stock(b, cl, sh.held, money) if sh.held else None
     waits = None if held is None else IF(held.bought_share.gt(0), 1, 0)
-    leased = st.acquire[k] == "lease"
+    leased = sh.acquire == "lease"
     cx = capex(b, cl, money, held, leased) if owned else no_capex(b, money)
     h = hours(b, carried, owned)
     # a rented option's rent is priced below (tco.model.cloud.rental); a hybrid rents its
@@ -69,11 +104,11 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     rent_price: Expr = (IF(b.c("rent_reserved_fraction").gt(0),
                            b.c("on_demand_price_per_card_hour"), b.c("cloud_price_per_card_hour"))
                         if priced_rent else Const(0.0))
-    phases = st.deliveries[k] if st.deliveries and owned else 0
+    phases = sh.deliveries if owned else 0
     run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits, phases, leased)
     work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned, waits, phases)
-    plan = plan_work(b, horizon, tl, h.demand, h.available, st.acquire[k])
+    plan = plan_work(b, horizon, tl, h.demand, h.available, sh.acquire)
     ls = lease(b, cx, Ref(f"{cid}.delivery_years"), horizon, money) if leased else None
     rented = None if owned else rental(b, cl, tl, work, plan, horizon, money)
     if rented is not None:  # its runs are charged at the tier it rents at
@@ -81,14 +116,14 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
     m = Money(cx, run, cl, h, work, plan, owned, ls, None if rented is None else rented.flows)
     flows = cash_flows(b, horizon, m, tl, money)
     hz = horizon_results(b, horizon, flows, work, plan, money)
-    if st.sizing[k] == "plan":  # cards: auto, sized to deliver the plan
+    if sh.sizing == "plan":  # cards: auto, sized to deliver the plan
         feasible = plan_target(b, feasible, Ref(f"{cid}.plan_delivered_fraction"))
-    if cid in st.shortfall_rent:
-        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent, cid in st.closing)
-    tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"),
+    if sh.shortfall_rent:
+        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent, sh.closing)
+    tier(b, feasible, sh.barred, Ref(f"{cid}.plan_delivered_fraction"),
          partial=len(carried) < len(runs))
     job_costs(b, runs, cx, run, h, work, horizon, money, owned, ls)
     for wid, sv in serves.items():
         token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)
-    if st.acquire[k] in ("buy", "lease") and priced_rent:
+    if sh.acquire in ("buy", "lease") and priced_rent:
         renting(b, cl, h, run, work, hz, horizon, money, leased)
