@@ -28,6 +28,19 @@ if TYPE_CHECKING:
 # a rented option whose plan costs less on demand than reserved (tco.model.cloud.rental)
 ON_DEMAND_NOTE = ("rents on demand: paying for the hours used costs less over the horizon than "
                   "a committed reservation paid for every hour")
+
+
+def rent_notes(notes: list[str], own: int, tier: str, on_demand: bool) -> list[str]:
+    """A rented option's notes as its choice of tier says (tco.model.cloud.rental): renting
+    at `tier`'s prices, or on demand with ON_DEMAND_NOTE after its `own` resolver notes."""
+    said, od = f"at {tier_label(tier)} cloud prices", "at on-demand cloud prices"
+    out = [n.replace(od, said) for n in notes if n != ON_DEMAND_NOTE]
+    if not on_demand:
+        return out
+    out = [n.replace(said, od) for n in out]
+    return out[:own] + [ON_DEMAND_NOTE] + out[own:]
+
+
 MAX_SIZING_NODES = 20000  # the largest cluster sizing will consider, in servers
 COARSE_SIZES = 48  # sizes of the geometric grid the layout is searched on while sizing
 
@@ -338,9 +351,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
                     wid: job for wid, job in jobs.items() if info.carries(wid)})
             if values.get("rent_on_demand") and info.rent_tier.startswith("committed"):
                 # tco.model.cloud.rental: on demand costs less than the reservation
-                said = f"at {tier_label(info.rent_tier)} cloud prices"
-                notes = [n.replace(said, "at on-demand cloud prices") for n in notes]
-                notes.append(ON_DEMAND_NOTE)
+                notes = rent_notes(notes, len(info.notes), info.rent_tier, True)
                 info = replace(info, rent_tier="on_demand")
             if not reasons and values["runs_completed_fraction"] < COMPLETE_FRACTION:
                 notes.append(completes_note(values["runs_completed_fraction"]))

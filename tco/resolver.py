@@ -394,17 +394,8 @@ class _Resolver:
                            "on_demand_price_per_card_hour"):
                 raise self.loaded.error(f"'{key}' is not used by this scenario", base + [key])
             self.put(self.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
-        if f"{p}.cloud_price_per_card_hour" in self.inputs and \
-                f"{p}.rent_reserved_fraction" not in self.inputs:  # a price the scenario gives
-            self.put(_fig_input(f"{p}.rent_reserved_fraction", self.reserved(self.sc.rent_pricing),
-                                CANDIDATE_INPUTS["rent_reserved_fraction"]))
-        if f"{p}.cloud_price_per_card_hour" in self.inputs and \
-                f"{p}.on_demand_price_per_card_hour" not in self.inputs:
-            given = self.inputs[f"{p}.cloud_price_per_card_hour"]
-            self.put(Input(path=f"{p}.on_demand_price_per_card_hour", value=given.value,
-                           spec=CANDIDATE_INPUTS["on_demand_price_per_card_hour"],
-                           low=given.low, high=given.high, as_of=given.as_of, origin="derived",
-                           source="the cloud price given: no on-demand figure of its own"))
+        if f"{p}.cloud_price_per_card_hour" in self.inputs:
+            self.rent_terms(p)
         info.acquire = c.acquire
         info.workloads = assigned_workloads(self.loaded, c)
         if info.workloads:
@@ -539,6 +530,19 @@ class _Resolver:
             figs["on_demand_price_per_card_hour"] = (cloud.on_demand_usd_per_card_hour, fx,
                                                      fx_note)
         return figs, rent_note
+
+    def rent_terms(self, p: str) -> None:
+        """A cloud price the scenario gives for a card the catalog has none for: its tier's
+        reservation, and the price itself as its on-demand alternative."""
+        if f"{p}.rent_reserved_fraction" not in self.inputs:
+            self.put(_fig_input(f"{p}.rent_reserved_fraction", self.reserved(self.sc.rent_pricing),
+                                CANDIDATE_INPUTS["rent_reserved_fraction"]))
+        if f"{p}.on_demand_price_per_card_hour" not in self.inputs:
+            given = self.inputs[f"{p}.cloud_price_per_card_hour"]
+            self.put(Input(path=f"{p}.on_demand_price_per_card_hour", value=given.value,
+                           spec=CANDIDATE_INPUTS["on_demand_price_per_card_hour"],
+                           low=given.low, high=given.high, as_of=given.as_of, origin="derived",
+                           source="the cloud price given: no on-demand figure of its own"))
 
     def reserved(self, tier: str) -> Figure:
         """The share of a rented cluster's hours paid used or not: a committed reservation is

@@ -306,14 +306,21 @@
 
   // The notes under a candidate's name, the share of planned runs it completes written again
   // (tco.engine.completes_note; the rest are the scenario's)
+  // the tier a rented option rents at: a reservation's, or on demand where that is cheaper
+  function pricingOf(c, v) {
+    return c.rent ? (v[c.rent.q] ? "on-demand" : c.rent.pricing) : c.pricing;
+  }
+
   function renderNotes(v) {
     for (const c of D.candidates) {
       const el = c.notes && document.querySelector(`p[data-notes="${CSS.escape(c.id)}"]`);
       if (!el) continue;
-      const x = v[c.notes.q];
-      const moving = c.notes.on && x < D.complete
-        ? [c.notes.template.replace("{pct}", percent(x, 0))] : [];
-      const notes = [...c.notes.before, ...moving, ...c.notes.after];
+      // a rented option reserved or on demand, whichever is cheaper (tco.model.cloud.rental)
+      const n = c.rent ? (v[c.rent.q] ? c.rent.on_demand : c.rent.reserved) : c.notes;
+      const x = v[n.q];
+      const moving = n.on && x < D.complete
+        ? [n.template.replace("{pct}", percent(x, 0))] : [];
+      const notes = [...n.before, ...moving, ...n.after];
       const text = notes.join(T.list_sep);
       if (el.dataset.shown === text) continue;
       el.dataset.shown = text;
@@ -352,7 +359,7 @@
     let headline;
     if (rec.mode === "rent") {
       headline = ["sum_recommend_rent", { card: rec.card, cards: rec.cards,
-        pricing: T["pricing_" + rec.pricing.replace("-", "_")] }];
+        pricing: T["pricing_" + pricingOf(rec, v).replace("-", "_")] }];
     } else if (rec.mode === "hybrid") {
       headline = ["sum_recommend_hybrid", { card: rec.card, cards: rec.cards }];
     } else if (rec.mode === "lease") {

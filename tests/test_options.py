@@ -109,14 +109,15 @@ def test_a_rented_options_npv_is_porting_plus_the_rented_hours_discounted(catalo
     hours = 4 * c.job["gpu_hours"]  # four runs a year
     assert hours < 0.06 * 64 * 8760
     assert c.values["rent_on_demand"] == 1
-    assert c.values["rent_price_per_card_hour"] == price
+    # its per-run line prices a run on a fully used cluster (§9): the reservation's 1.35
+    assert c.values["rent_price_per_card_hour"] == 1.35
     assert 5 * hours * price < 567_648 + 4 * 756_864
     rent = hours * price
     assert [y["cloud_rent"] for y in c.yearly] == pytest.approx([0] + [rent] * 5, rel=1e-12)
     assert c.values["npv_tco"] == pytest.approx(porting + ANNUITY_5 * (upkeep + rent),
                                                 rel=1e-12)
     assert c.values["plan_delivered_fraction"] == 1 and c.values["tier"] == 0
-    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * price, rel=1e-12)
+    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * 1.35, rel=1e-12)
 
 
 def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(catalog):
@@ -131,7 +132,9 @@ def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(catalog):
     used = 4 * c.job["gpu_hours"]
     assert 0.8 * 560_640 < used < 560_640
     assert c.values["rent_on_demand"] == 0
+    # a run on a fully used reservation: 1.35 an hour (methodology §9's per-run view)
     assert c.values["rent_price_per_card_hour"] == 1.35
+    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * 1.35, rel=1e-12)
     assert [y["cloud_rent"] for y in c.yearly] == pytest.approx(
         [0, used * 1.35] + [756_864] * 4, rel=1e-12)
     assert used * 1.35 + 4 * 756_864 < 5 * used * 1.99  # the reservation is the cheaper

@@ -42,7 +42,7 @@ def test_each_tier_reads_its_figure(catalog, pricing, price):
     if reserved:
         assert hours * 3.49 < 64 * 8760 * price
     rent = hours * (3.49 if reserved else price)
-    assert h.values["rent_on_demand"] == (0 if pricing == "spot" else 1)  # on demand: a tie
+    assert h.values["rent_on_demand"] == (1 if reserved else 0)
     assert ("rents on demand" in " ".join(h.notes)) == reserved
     assert h.values["npv_tco"] == pytest.approx(ANNUITY_5 * rent, rel=1e-12)
 

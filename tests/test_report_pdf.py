@@ -91,7 +91,7 @@ def test_headline_figures_are_in_the_pdf_text(result, en_pdf):
         assert figure in text
     # the example rents (issue 13): the sentence names the mode, the card and the price tier
     assert rec.info.acquire == "rent"
-    assert f"Recommendation: rent {rec.info.card_name} at committed prices" in text
+    assert f"Recommendation: rent {rec.info.card_name} at on-demand prices" in text
     assert page_size(en_pdf) == pytest.approx(A4_PT, abs=0.5)
 
 

@@ -191,9 +191,10 @@ ANNUITY_3Y = (1 - 1.08 ** -3) / 0.08  # 3 years at 8 %: 2.577097
 def test_breakeven_of_two_rent_options_sizes_their_sources(catalog):
     """A generated rent option reads its source's size and layout; the break-even left the
     sources unsized and laid out by default, so h100-rent cost $2.37M at the baseline price
-    ($304k in tco compare) and the break-even came out at 0.53 USD/card-hour. A rent option's
-    NPV is its rent, proportional to the price: they cross at 2.35 x NPV(h200-rent) /
-    NPV(h100-rent) = 2.35 x 327,362 / 303,572 = 2.534."""
+    ($304k in tco compare) and the break-even came out at 0.53 USD/card-hour. Both rent on
+    demand (a few runs a year: a committed reservation, paid for every hour, costs more), and
+    a rent option's NPV is then its rent, proportional to the on-demand price: they cross at
+    3.49 x NPV(h200-rent) / NPV(h100-rent) = 3.49 x 381,922 / 450,836 = 2.957."""
     from tco.analysis.breakeven import breakeven
     from tco.engine import compute
     from tco.scenario import load_scenario
@@ -201,16 +202,17 @@ def test_breakeven_of_two_rent_options_sizes_their_sources(catalog):
     loaded = load_scenario(WINS)
     r = compute(loaded, catalog)
     a, b = (r.candidate(c).values["npv_tco"] for c in ("h100-rent", "h200-rent"))
-    out = breakeven(loaded, catalog, "candidates.h100.cloud_price_per_card_hour", "h100-rent",
-                    "h200-rent", result=r)
+    assert r.candidate("h100-rent").values["rent_on_demand"] == 1
+    out = breakeven(loaded, catalog, "candidates.h100.on_demand_price_per_card_hour",
+                    "h100-rent", "h200-rent", result=r)
     (x,) = [c.value for c in out.crossings]
-    assert x == pytest.approx(2.35 * b / a, rel=1e-5)
+    assert x == pytest.approx(3.49 * b / a, rel=1e-5)
 
 
 def test_breakeven_takes_an_api_option(catalog):
     """`--candidate groq` was "no candidate 'groq'". Groq's NPV grows by 5e8 output tokens a
     day x 365 / 1e6 x 2.577097 = 470,320 per USD of its output price (0.1): it meets
-    h100-rent's NPV at 0.1 + (NPV(h100-rent) - NPV(groq)) / 470,320 (about 0.445)."""
+    h100-rent's NPV at 0.1 + (NPV(h100-rent) - NPV(groq)) / 470,320 (about 0.759)."""
     from tco.analysis.breakeven import breakeven
     from tco.engine import compute
     from tco.scenario import load_scenario
@@ -223,4 +225,4 @@ def test_breakeven_takes_an_api_option(catalog):
                     "groq", "h100-rent", result=r)
     (x,) = [c.value for c in out.crossings]
     assert x == pytest.approx(0.1 + (rent - api) / per_usd, rel=1e-5)
-    assert 0.44 < x < 0.45
+    assert 0.75 < x < 0.76  # h100-rent rents on demand: 450,836

@@ -110,7 +110,7 @@ def test_the_shortfall_and_its_closing_show_in_json_the_table_and_the_report(cat
 CLOSE = ("name: close\nrent_options: none\ncost_of_delay_per_week: 0\n"
          "workloads:\n  - {id: w, params: 7e9, tokens: 1e12, runs_per_year: 40}\n"
          "candidates:\n  - {id: h, card: h100-sxm, cards: 32, lead_time_weeks: 0, "
-         "cloud_price_per_card_hour: PRICE}\n"
+         "on_demand_price_per_card_hour: PRICE}\n"
          "  - {id: a, card: h100-sxm, cards: auto, lead_time_weeks: 0}\n"
          "finance: {horizon_years: 3, discount_rate: 0.08}\n"
          "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n")
@@ -124,7 +124,8 @@ def test_a_short_bought_option_is_closed_the_cheaper_way(catalog, price, buys, t
     `cards: auto` (option a, same card and terms) sizes the same 160. Each added card costs
     the cluster's NPV per card (no port, upkeep or delay to take out): the larger cluster's
     NPV is 160 / 32 of this one's, within 1 % of a's own (the estimate assumes linear
-    scaling). Renting the shortfall costs card-hours x price in year 3 (1 / 1.08**3). The
+    scaling). Renting the shortfall costs card-hours x the on-demand price in year 3 (1 /
+    1.08**3). The
     closed plan takes the cheaper: at 2.35 USD/card-h renting, at 40 USD/card-h buying."""
     r = compute(load_scenario_text(CLOSE.replace("PRICE", repr(price))), catalog)
     h, a = r.candidate("h"), r.candidate("a")

@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from .i18n import Strings
 
 # The inputs a reader most often asks about (issue 16); the sensitivity ranking adds others.
-FAMILIES = ("card_price", "cloud_price_per_card_hour", "lead_time_weeks",
+FAMILIES = ("card_price", "cloud_price_per_card_hour", "on_demand_price_per_card_hour",
+            "lead_time_weeks",
             "electricity_price_per_kwh", "utilization", "discount_rate")
 SENSITIVE_EXTRA = 4  # inputs outside FAMILIES the sensitivity ranking may add
 # The largest model a report carries live (the example has about 3,700 quantities, some 260 an

@@ -258,7 +258,17 @@ class View:
         }
         if c.priced:
             w = f"{c.id}.{c.primary_workload}"
-            out["notes"] = self.live_notes(c)
+            out["notes"] = self.live_notes(c, c.notes)
+            tier = self.r.resolved.candidates[c.id].rent_tier  # as resolved, before the choice
+            if c.info.acquire == "rent" and tier.startswith("committed"):
+                # reserved or on demand, whichever the inputs make cheaper (tco.model.cloud)
+                from ..engine import rent_notes
+
+                own = len(self.r.resolved.candidates[c.id].notes)
+                out["rent"] = {"q": at[f"{c.id}.rent_on_demand"], "pricing": tier.replace(
+                    "_", "-"), "reserved": self.live_notes(c, rent_notes(c.notes, own, tier,
+                                                                         False)),
+                    "on_demand": self.live_notes(c, rent_notes(c.notes, own, tier, True))}
             out["q"] = {
                 "npv_tco": at[f"{c.id}.npv_tco"], "cost_per_job": at[f"{w}.cost_per_job"],
                 "wall_days": at[f"{w}.wall_days"],
@@ -271,18 +281,18 @@ class View:
             }
         return out
 
-    def live_notes(self, c: CandidateResult) -> dict[str, Any]:
-        """A candidate's notes around the one that moves with the inputs (the share of planned
-        runs it completes, tco.engine.completes_note): the page writes them again."""
+    def live_notes(self, c: CandidateResult, notes: list[str]) -> dict[str, Any]:
+        """A candidate's `notes` around the one that moves with the inputs (the share of
+        planned runs it completes, tco.engine.completes_note): the page writes them again."""
         from ..engine import completes_note
 
         probe = 0.4321  # a share whose text ("43%") is found again in the translated note
         shown = f"{probe:.0%}"
         template = self.s.message(completes_note(probe))
         assert template.count(shown) == 1, template
-        moving = [n for n in c.notes if n == completes_note(c.values["runs_completed_fraction"])]
-        at = c.notes.index(moving[0]) if moving else len(c.info.notes)
-        rest = [self.s.message(n) for n in c.notes if n not in moving]
+        moving = [n for n in notes if n == completes_note(c.values["runs_completed_fraction"])]
+        at = notes.index(moving[0]) if moving else len(c.info.notes)
+        rest = [self.s.message(n) for n in notes if n not in moving]
         return {"before": rest[:at], "after": rest[at:], "template": template.replace(
             shown, "{pct}"), "q": self.at[f"{c.id}.runs_completed_fraction"],
             "on": c.feasible}

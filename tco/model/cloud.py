@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import IF, MAX, NPV0, SUM, Expr, Ref
+from ..expr import AND, IF, MAX, MIN, NPV0, SUM, Expr, Ref
 from .base import Builder, fin
 from .cashflows import Horizon
 from .cluster import Cluster
@@ -26,22 +26,33 @@ def rental(b: Builder, cl: Cluster, tl: Timeline, work: Delivered, plan: Work, h
            money: str) -> Rental:
     """Rent of the hours the plan uses each year from the port on: at the scenario's tier, a
     committed reservation paid for its reserved share of every hour (take-or-pay), unless
-    paying the on-demand price for the hours used costs less over the horizon."""
+    paying the on-demand price for the hours used costs less over the horizon (in present
+    value, so that the option's NPV is the smaller of the two)."""
     c, q = b.c, b.q
     used = {t: work.planned_gpu_hours * plan.rented[t] for t in range(1, horizon + 1)}
     reserved = {t: c("rent_reserved_fraction") * cl.cards * HOURS_PER_YEAR * tl.ported[t]
                 for t in used}
     tier = {t: MAX(used[t], reserved[t]) * c("cloud_price_per_card_hour") for t in used}
     on_demand = {t: used[t] * c("on_demand_price_per_card_hour") for t in used}
-    choose = q("rent_on_demand", IF(SUM(*on_demand.values()).le(SUM(*tier.values())), 1, 0),
-               "flag", "1 when paying on-demand prices for the hours used costs less over the "
-               "horizon than the scenario's tier (a committed reservation is paid for every "
-               "hour)", "horizon")
+    # only a reservation has an alternative (on demand and spot are paid per hour used)
+    reserves = c("rent_reserved_fraction")
+    choose = q("rent_on_demand",
+               AND(reserves.gt(0), _pv(on_demand).lt(_pv(tier))), "flag", "1 when paying on-demand prices for the hours used costs less "
+               "over the horizon than a committed reservation paid for every hour", "horizon")
+    # a run on a fully used cluster (as an owned option's per-run lines, methodology §9): a
+    # fully used reservation costs its price an hour, or on demand if that is cheaper
     price = q("rent_price_per_card_hour",
-              IF(choose.gt(0), c("on_demand_price_per_card_hour"),
+              IF(reserves.gt(0), MIN(c("on_demand_price_per_card_hour"),
+                                     c("cloud_price_per_card_hour")),
                  c("cloud_price_per_card_hour")), f"{money}/card-h",
-              "Rent per card-hour at the tier used", "horizon")
-    return Rental({t: IF(choose.gt(0), on_demand[t], tier[t]) for t in used}, price)
+              "Rent per card-hour of a run on a fully used rented cluster (the cheaper of a "
+              "reservation and on demand)", "horizon")
+    return Rental({t: IF(choose, on_demand[t], tier[t]) for t in used}, price)
+
+
+def _pv(flows: dict[int, Expr]) -> Expr:
+    """The present value of year-end flows (years 1..H), as the option's NPV counts them."""
+    return SUM(*[x / (1 + fin("discount_rate")) ** t for t, x in flows.items()])
 
 
 def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz: Horizon,
@@ -52,10 +63,11 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
     reserved_h = c("rent_reserved_fraction") * HOURS_PER_YEAR
     at_tier = MAX(work.gpu_hours, cl.cards * reserved_h) * c("cloud_price_per_card_hour")
     at_on_demand = work.gpu_hours * c("on_demand_price_per_card_hour")
-    on_demand = q("cloud_on_demand", IF(at_on_demand.le(at_tier), 1, 0), "flag",
+    on_demand = q("cloud_on_demand",
+                  AND(reserved_h.gt(0), at_on_demand.lt(at_tier)), "flag",
                   "1 when renting the same hours on demand costs less than at the tier",
                   "horizon")
-    rent_y = q("cloud_rent_per_year", IF(on_demand.gt(0), at_on_demand, at_tier),
+    rent_y = q("cloud_rent_per_year", IF(on_demand, at_on_demand, at_tier),
                money, "Cloud rental of the same accelerator-hours per year (a committed "
                "reservation paid for every hour, or on demand where that costs less)",
                "horizon")
@@ -66,9 +78,9 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
     # lease's payments are fixed like a purchase's capex.
     energy_slope = ((cl.train_w - cl.idle_w) * c("pue") / W_PER_KW
                     * Ref("facility.electricity_price_per_kwh"))
-    price = IF(on_demand.gt(0), c("on_demand_price_per_card_hour"),
+    price = IF(on_demand, c("on_demand_price_per_card_hour"),
                c("cloud_price_per_card_hour"))
-    reserved_h = IF(on_demand.gt(0), 0, reserved_h)
+    reserved_h = IF(on_demand, 0, reserved_h)
     rent_slope = cl.cards * price
     fixed_buy = hz.npv - hz.annuity * energy_slope * h.busy
     fixed_rent = run.porting + hz.annuity * run.porting_maintenance
