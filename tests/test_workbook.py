@@ -324,3 +324,55 @@ def test_workbook_without_any_feasible_candidate(catalog):
         r[:2] for r in rows]
     assert (None, "old", "NVIDIA A100 SXM4 80GB", "NVIDIA A100 SXM4 80GB has no FP8 support") in [
         r[:4] for r in rows]
+
+
+def test_the_zip_is_deflated_at_the_quick_level(example_xlsx):
+    """Every entry's stored bytes are zlib's raw deflate of it at DEFLATE_LEVEL (1), not at
+    xlsxwriter's default level (6), with the installed xlsxwriter (CI runs the oldest and the
+    newest)."""
+    import struct
+    import zipfile
+    import zlib
+
+    from tco.exporters.xlsx.workbook import DEFLATE_LEVEL
+
+    def deflated(data: bytes, level: int) -> bytes:
+        c = zlib.compressobj(level, zlib.DEFLATED, -15)
+        return c.compress(data) + c.flush()
+
+    def stored(info: zipfile.ZipInfo) -> bytes:
+        header = example_xlsx[info.header_offset:info.header_offset + 30]
+        name_len, extra_len = struct.unpack("<HH", header[26:30])
+        start = info.header_offset + 30 + name_len + extra_len
+        return example_xlsx[start:start + info.compress_size]
+
+    book = zipfile.ZipFile(io.BytesIO(example_xlsx))
+    entries = book.infolist()
+    assert DEFLATE_LEVEL == 1 and all(i.compress_type == zipfile.ZIP_DEFLATED for i in entries)
+    assert all(stored(i) == deflated(book.read(i), 1) for i in entries)
+    sheet = next(i for i in entries if i.filename == "xl/worksheets/sheet3.xml")
+    assert stored(sheet) != deflated(book.read(sheet), 6)  # the level is not the default
+
+
+def test_quick_deflate_puts_xlsxwriter_back_and_leaves_an_unknown_release_alone(monkeypatch):
+    import zipfile
+
+    import xlsxwriter.workbook as xw
+
+    from tco.exporters.xlsx.workbook import quick_deflate
+
+    with quick_deflate():
+        assert xw.ZipFile is not zipfile.ZipFile
+        assert xw.ZipFile(io.BytesIO(), "w").compresslevel == 1
+    assert xw.ZipFile is zipfile.ZipFile
+    with pytest.raises(KeyError), quick_deflate():
+        raise KeyError("a failure while closing")
+    assert xw.ZipFile is zipfile.ZipFile
+
+    class OtherZip(zipfile.ZipFile):
+        """A release that makes its zip with a class of its own."""
+
+    monkeypatch.setattr(xw, "ZipFile", OtherZip)
+    with quick_deflate():
+        assert xw.ZipFile is OtherZip
+    assert xw.ZipFile is OtherZip
