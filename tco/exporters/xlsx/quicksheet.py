@@ -167,6 +167,11 @@ class QuickWorksheet(Worksheet):
             raise
         self._early_xml = path
 
+    def drop_cells(self) -> None:
+        """Let go of the cells of a sheet whose XML is written (assemble_early) and that no
+        chart reads: nothing else reads them before close."""
+        self.table.clear()
+
     def discard_early(self) -> None:
         """Remove the file of assemble_early when the workbook is not closed after all."""
         early = getattr(self, "_early_xml", None)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import io
 import threading
+import warnings
 import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -165,14 +166,23 @@ class Draft:
         values = engine_values(result)
         self.sheets = sheets = {name: self._add(name)
                                 for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS, CATALOG)}
-        _define_names(wb, p)
-        write_summary(wb, sheets[SUMMARY], result, p, values, st, self.day.isoformat())
-        write_assumptions(sheets[ASSUMPTIONS], result, p, st)
-        write_model(sheets[MODEL], result, p, values, st)
-        write_cashflows(sheets[CASHFLOWS], result, p, values, st)
-        write_catalog(sheets[CATALOG], result, st)
         sheets[SUMMARY].activate()
-        _assemble_early(list(sheets.values()), tmpdir)
+        _define_names(wb, p)
+        early = _Early(wb, tmpdir)
+        try:
+            write_summary(wb, sheets[SUMMARY], result, p, values, st, self.day.isoformat())
+            early.first(sheets[SUMMARY])
+            write_assumptions(sheets[ASSUMPTIONS], result, p, st)
+            early.next(sheets[ASSUMPTIONS])
+            write_model(sheets[MODEL], result, p, values, st)
+            early.next(sheets[MODEL])
+            write_cashflows(sheets[CASHFLOWS], result, p, values, st)
+            early.next(sheets[CASHFLOWS])
+            write_catalog(sheets[CATALOG], result, st)
+            early.next(sheets[CATALOG])
+        except BaseException:
+            self.discard()
+            raise
 
     def _add(self, name: str) -> Worksheet:
         """A new sheet, set up for printing: landscape, one page wide, headers repeated."""
@@ -207,24 +217,48 @@ class Draft:
                 ws.discard_early()
 
 
-def _assemble_early(sheets: list[Worksheet], tmpdir: str | None) -> None:
-    """Write the XML of every sheet after the first now (QuickWorksheet.assemble_early), when
-    all are quick worksheets and those after the first have no charts, links or other parts
-    that xlsxwriter lays out only when the workbook is closed. The first sheet's XML (the
-    Summary, with its charts) is written into memory and thrown away, so that its formats
-    get their indices before the others', as at close."""
-    quick = [ws for ws in sheets if isinstance(ws, QuickWorksheet)]
-    if (len(quick) < len(sheets) or not quick[0].dry_run_safe()
-            or not all(ws.plain_parts() for ws in quick[1:])):
-        return
-    quick[0].ask_formats()
-    try:
-        for ws in quick[1:]:
-            ws.assemble_early(tmpdir)
-    except BaseException:
-        for ws in quick:
-            ws.discard_early()
-        raise
+class _Early:
+    """Writes the XML of each sheet after the first as soon as the sheet is written
+    (QuickWorksheet.assemble_early), and lets go of its cells unless a chart reads them: a
+    thousand candidates' Model, CashFlows and Assumptions are a few hundred megabytes of
+    cells. The first sheet (the Summary, with its charts, laid out only at close) has its XML
+    written into memory and thrown away, so that its formats get their indices before the
+    others', as at close. It stops, for that sheet and the ones after it, at a sheet that is
+    not a quick worksheet or has parts laid out at close (charts, links, comments)."""
+
+    def __init__(self, wb: xlsxwriter.Workbook, tmpdir: str | None) -> None:
+        self.wb, self.tmpdir = wb, tmpdir
+        self.on = False
+        self.charted: set[str] | None = set()  # the sheets charts read (None: not known)
+
+    def first(self, ws: Worksheet) -> None:
+        self.on = isinstance(ws, QuickWorksheet) and ws.dry_run_safe()
+        if self.on:
+            ws.ask_formats()
+            self.charted = _charted_sheets(self.wb)
+
+    def next(self, ws: Worksheet) -> None:
+        self.on = self.on and isinstance(ws, QuickWorksheet) and ws.plain_parts()
+        if not self.on:
+            return
+        ws.assemble_early(self.tmpdir)
+        if self.charted is not None and ws.name not in self.charted:
+            ws.drop_cells()
+
+
+def _charted_sheets(wb: xlsxwriter.Workbook) -> set[str] | None:
+    """The names of the sheets whose cells the workbook's charts read (xlsxwriter caches
+    their values at close), or None when a chart's range cannot be read."""
+    names = set()
+    for chart in getattr(wb, "charts", None) or ():
+        for rng in getattr(chart, "formula_ids", None) or ():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sheet, _cells = wb._get_chart_range(rng)
+            if sheet is None or sheet.startswith("("):
+                return None
+            names.add(sheet)
+    return names
 
 
 def _define_names(wb: xlsxwriter.Workbook, p: Plan) -> None:
