@@ -193,3 +193,30 @@ def test_the_child_status_is_named():
     assert report_files._status(-signal.SIGTERM) == "signal SIGTERM"
     assert report_files._status(3) == "exit status 3"
     assert issubclass(WorkbookProcessError, TcoError)
+
+
+class Unpicklable:
+    def __reduce__(self):
+        raise TypeError("planted: cannot be sent")
+
+
+@forking
+def test_analyses_that_cannot_be_sent_stop_the_child_without_a_hang(tmp_path, private_tmp):
+    """Only the analyses the workbook shows are sent (another, whatever it holds, stays
+    here); one that cannot be sent is raised here, and the waiting child is stopped."""
+    loaded, catalog, result = fresh()
+    files = ReportFiles(xlsx=str(tmp_path / "x.xlsx"), day=DAY)
+
+    def analyses(extra):
+        return lambda: {**report_analyses(loaded, catalog, draws=0, result=result), **extra}
+
+    write_report_files(result, files, analyses({"other": lambda: None}), parallel=True)
+    assert (tmp_path / "x.xlsx").exists()
+    (tmp_path / "x.xlsx").unlink()
+    loaded, catalog, result = fresh()
+    with pytest.raises(TypeError, match="planted: cannot be sent"):
+        write_report_files(result, files, analyses({"montecarlo": Unpicklable()}),
+                           parallel=True)
+    assert list(tmp_path.iterdir()) == [private_tmp]
+    assert list(private_tmp.iterdir()) == []
+    assert multiprocessing.active_children() == []

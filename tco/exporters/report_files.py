@@ -130,16 +130,22 @@ class _WorkbookChild:
         return self
 
     def send(self, analyses: Mapping[str, object]) -> None:
-        """Hand the analyses over without waiting for the child to take them (it may still
-        be writing its first sheets): a thread sends them while this process goes on."""
-        payload = dict(analyses)
+        """Hand the analyses the workbook shows over without waiting for the child to take
+        them (it may still be writing its first sheets): a thread sends them while this
+        process goes on; receive() raises what stopped it."""
+        from .xlsx.workbook import WORKBOOK_ANALYSES
+
+        payload = {k: v for k, v in analyses.items() if k in WORKBOOK_ANALYSES}
 
         def send() -> None:
             try:
                 self.conn.send(payload)
             except OSError:  # the child is gone; receive() says why
                 pass
+            except BaseException as exc:  # noqa: BLE001 - raised by receive()
+                self.send_error = exc
 
+        self.send_error: BaseException | None = None
         self.sender = threading.Thread(target=send, name="tco-send-analyses", daemon=True)
         self.sender.start()
 
@@ -147,6 +153,8 @@ class _WorkbookChild:
         """The workbook's bytes, or the child's error raised here."""
         if self.sender is not None:
             self.sender.join()
+            if self.send_error is not None:
+                raise self.send_error
         try:
             kind, payload = self.conn.recv()
         except (EOFError, OSError):

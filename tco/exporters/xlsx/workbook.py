@@ -128,6 +128,9 @@ def workbook_bytes(result: Result, *, generated: date | None = None, lang: str =
         return Draft(result, generated=generated, lang=lang).finish(result.analyses)
 
 
+WORKBOOK_ANALYSES = ("sensitivity", "montecarlo")  # the analyses Draft.finish shows
+
+
 class Draft:
     """A workbook written in two steps, so that most of it can be written before the analyses
     are done (tco/exporters/outputs.py does so in a second process while they run).
