@@ -53,8 +53,9 @@ class Recommendation:
 
 
 def usable(c: CandidateResult) -> bool:
-    """May be recommended: feasible, priced, not barred here."""
-    return c.feasible and c.priced and not c.info.blocking
+    """May be recommended alone: feasible, priced, not barred here, and carrying every
+    workload of the plan (one carrying part of it is recommended only in a portfolio)."""
+    return c.feasible and c.priced and not c.info.blocking and not c.info.workloads
 
 
 def delivers(c: CandidateResult) -> bool:
@@ -134,6 +135,10 @@ def recommend(result: Result) -> Recommendation | None:
                if "npv_tco_plan_closed" in rec.values else ""))
     if other is not None:
         reasons.append(_dearer(other.info.acquire if rented else "rent", other, npv, cur))
+    if other is None and mode in ("buy", "lease") and rec.values.get("cloud_npv") is None:
+        reasons.append(f"renting was not compared: no cloud price for {rec.info.card_name} is "
+                       "known here; give a quote as cloud_price_per_card_hour on the candidate "
+                       f"(per card-hour, in {cur}) to compare it")
     alt = _lease_or_buy(result, rec, ok)
     if alt is not None:
         reasons.append(_dearer(alt.info.acquire, alt, npv, cur))
@@ -142,11 +147,12 @@ def recommend(result: Result) -> Recommendation | None:
             source.values:
         be = source.values["breakeven_utilization"]
         use = result.inputs["utilization"].value if "utilization" in result.inputs else None
+        owning = "leasing" if source.info.acquire == "lease" else "buying"
         if be >= 1:
-            reasons.append(f"buying the same cluster ({source.id}) would not pay at any "
+            reasons.append(f"{owning} the same cluster ({source.id}) would not pay at any "
                            "utilization at these prices")
         elif use is None or be > use:
-            reasons.append(f"buying the same cluster ({source.id}) would pay only if it were "
+            reasons.append(f"{owning} the same cluster ({source.id}) would pay only if it were "
                            f"busy more than {be:.0%} of the year")
     if port is not None:
         gap = port.values["npv_tco"] - npv

@@ -39,7 +39,7 @@ from .inputs import (
     Input,
     InputSpec,
 )
-from .policy import check_policy, lift_bars
+from .policy import LIFTED, check_policy, lift_bars
 from .portfolio import assigned_workloads, portfolios
 from .rent_tiers import tier_figure, tier_label
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
@@ -117,7 +117,9 @@ class _Resolver:
             if rented:
                 rent.append(c.id)
         check_policy(self.loaded, self.catalog)
+        self.check_rent_term()
         self.check_stock_used(infos)
+        self.check_licences_used(infos)
         rent += self.rent_options(infos, rent)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
         api = resolve_api_options(self.loaded, self.catalog, self.fx, self.fx_note, self.put,
@@ -299,6 +301,12 @@ class _Resolver:
             if w.kind == "serve":
                 self.serve_inputs(w)
             out.append((w.id, w.precision, w.kind))
+        if all(w.kind != "serve" and w.runs_per_year == 0 for w in self.sc.workloads):
+            first = self.sc.workloads[0].id
+            raise self.loaded.error(
+                "every workload has runs_per_year 0: the plan has no work to cost (renting it "
+                "would cost nothing); give at least one run a year",
+                ["workloads", first, "runs_per_year"])
         unused = [k for k in SERVE_ASSUMPTIONS if k in self.sc.assumptions]
         if unused and not self.serve_assumed:
             raise self.loaded.error(f"'{unused[0]}' is a serving assumption and no workload "
@@ -542,6 +550,13 @@ class _Resolver:
     def size_rule(self, c: Candidate, info: CandidateInfo) -> None:
         """The cluster size: given, or a target (deadline or power cap) the engine sizes for."""
         base = ["candidates", c.id]
+        if c.cards == "auto" and c.acquire == "hybrid":
+            # every base delivers the plan (the rest is rented): auto would keep the smallest
+            raise self.loaded.error(
+                "cards: auto sizes an owned cluster to the smallest that delivers the plan; a "
+                "hybrid rents whatever its base cannot do, so every size delivers it and auto "
+                "would keep the smallest that runs; give cards: N for the base it owns (or "
+                "acquire: buy with cards: auto)", base + ["cards"])
         if c.cards == "auto":  # the engine sizes it to deliver the plan (sizing "plan")
             info.sizing = "plan"
             self.inputs.put(Input(path=f"{'.'.join(base)}.cards", value=1.0,
@@ -616,9 +631,10 @@ class _Resolver:
             info.flags.append(f"supply: single vendor ({card.vendor}), constrained supply")
 
     def rent_options(self, infos: dict[str, CandidateInfo], rent: list[str]) -> list[str]:
-        """With `rent_options: auto`, an option renting each bought card that has a cloud price
-        (and is not rented by a listed option already): the card and cluster size of the first
-        candidate buying it, read from that candidate's inputs. Their ids, added to `infos`."""
+        """With `rent_options: auto`, an option renting each owned card (bought, leased or
+        hybrid) that has a cloud price (and is not rented by a listed option already): the card
+        and cluster size of the first candidate owning it, read from that candidate's inputs.
+        Their ids, added to `infos`."""
         if self.sc.rent_options != "auto":
             return []
         done = {info.card for info in infos.values() if info.acquire == "rent"}
@@ -626,7 +642,8 @@ class _Resolver:
         made = []
         for cid in list(infos):
             info = infos[cid]
-            if info.acquire != "buy" or info.infeasible or cid not in rent or info.card in done:
+            if (info.acquire == "rent" or info.infeasible or cid not in rent
+                    or info.card in done):
                 continue
             if not all(info.carries(w) for w in wids):
                 continue  # renting part of the plan is not an option for the whole of it
@@ -659,6 +676,36 @@ class _Resolver:
                     f"no bought or hybrid option uses card '{card}', so its held stock would "
                     f"be costed nowhere (cards the options buy: {cards}); add an option of that "
                     "card, or remove the stock", ["policy", "holds_stock", card])
+
+    def check_rent_term(self) -> None:
+        """A 3-year commitment outlasting the horizon: its later years would be owed and not
+        counted, so the tier's price would be had for less than its term."""
+        years = self.sc.finance.horizon_years
+        if self.sc.rent_pricing == "committed_3yr" and years < 3:
+            raise self.loaded.error(
+                f"3-year committed prices commit for 3 years, longer than the {years}-year "
+                "horizon (finance.horizon_years): the years after it would be owed and not "
+                "counted; rent at committed (1-year) or on_demand prices, or set a horizon "
+                "of at least 3 years", ["rent_pricing"])
+
+    def check_licences_used(self, infos: dict[str, CandidateInfo]) -> None:
+        """A licence lifts a bar of a card an option uses; one that lifts nothing (no option
+        uses the card, or nothing bars it in this region) is most likely the wrong card id or
+        region, and would print a claim that changes no figure."""
+        for card in self.sc.policy.holds_licence:
+            mine = [info for info in infos.values() if info.card == card]
+            where = ["policy", "holds_licence"]
+            if not mine:
+                cards = ", ".join(sorted({info.card for info in infos.values()}))
+                raise self.loaded.error(
+                    f"no option uses card '{card}', so its licence would lift nothing (cards "
+                    f"of the options: {cards}); add an option of that card, or remove it",
+                    where)
+            if not any(LIFTED in flag for info in mine for flag in info.flags):
+                raise self.loaded.error(
+                    f"card '{card}' is not barred in region '{self.sc.facility.region}' (no "
+                    "export control or licence bar to lift), so the licence changes nothing; "
+                    "remove it, or check facility.region", where)
 
     def check_distributions(self) -> None:
         for path in self.sc.distributions:

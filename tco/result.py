@@ -126,8 +126,11 @@ class Result:
 
     @property
     def recommended(self) -> CandidateResult | None:
-        """The best-ranked candidate, unless it is infeasible or barred (export, licence)."""
-        first = self.candidates[0] if self.candidates else None
+        """The best-ranked candidate that carries the whole plan, unless it is infeasible or
+        barred (export, licence). An option carrying part of the plan ranks with the options
+        short of it (tier 1) but is recommended only in a portfolio (tco.recommend): alone it
+        leaves a workload undone, however little it costs."""
+        first = next((c for c in self.candidates if not c.info.workloads), None)
         if first is None or not first.feasible or first.info.blocking:
             return None
         return first

@@ -328,8 +328,9 @@ class Scenario(_Strict):
     currency: Literal["USD", "CNY", "EUR"] = "USD"
     # committed: 1-year; committed_3yr: 3-year; spot: interruptible, with its overhead
     rent_pricing: Literal["on_demand", "committed", "committed_3yr", "spot"] = "committed"
-    # auto: besides the candidates, rent each bought card that has a cloud price (one option per
-    # card, the size of the first candidate with it); none: only the candidates listed
+    # auto: besides the candidates, rent each owned card (bought, leased, hybrid) with a cloud
+    # price (one option per card, the size of the first candidate with it); none: only those
+    # listed
     rent_options: Literal["auto", "none"] = "auto"
     utilization: Num = 0.85
     cost_of_delay_per_week: Num = 0.0

@@ -139,6 +139,7 @@
     pct1: (x) => percent(x, 1),
     num0: (x) => number(x, 0),
     num1: (x) => number(x, 1),
+    num4: (x) => number(x, 4),
     kw: (x) => fill("value_kw", { n: number(x, 0) }),
     mwh: (x) => fill("value_mwh", { n: number(x / 1000, 0) }),
     tco2: (x) => fill("value_t_co2", { n: number(x / 1000, 0) }),
@@ -418,8 +419,11 @@
         consider.push(["sum_rent_dearer", { name: other.name, npv: money(npvOf(other)),
           diff: money(npvOf(other) - npv) }]);
       } else if (cloud !== null && Number.isFinite(cloud)) {
-        consider.push([cloud >= npv ? "sum_cloud_dearer" : "sum_cloud_unlisted",
+        consider.push([cloud >= npv ? "sum_cloud_dearer" : rec.mode === "lease"
+          ? "sum_cloud_unlisted_lease" : "sum_cloud_unlisted",
           { cloud: money(cloud) }]);
+      } else if (!other) { // no cloud price for the card: renting is not compared
+        consider.push(["sum_cloud_none", { card: rec.card, currency: D.currency }]);
       }
     }
     // tco.recommend: bought, the cheapest leased option; leased, the cheapest bought one

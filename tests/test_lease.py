@@ -108,6 +108,60 @@ def test_recommendation_says_lease(leased):
     assert rec.action() == "lease AMD Instinct MI300X 192GB"
 
 
+
+# --- renting the same compute, and the break-even of leasing against renting -----------------
+#
+# Renting is the purchase's (test_cashflow.py): 2 runs x 12,000 card-h x 2.0 = 48,000 a year,
+#   NPV 151,803.155523. Leasing costs fixed + e x h like buying (h = busy hours a year):
+#   e, energy per busy hour: (4,000 - 1,000) W x 1.5 PUE / 1000 x 0.10    = 0.45
+#   annuity of years 1..3 at 10 %: 1/1.1 + 1/1.21 + 1/1.331               = 2.486851991
+#   fixed of leasing: 223,609.169460 - 2.486851991 x 0.45 x 3,000        = 220,251.919272
+#   fixed of renting: porting 20,000 + 2.486851991 x 5,000 maintenance   =  32,434.259955
+#   slopes per busy-year share: (8 x 2.0 - 0.45) x 8,760 x 2.486851991    = 338,753.904573
+#   break-even: (220,251.919272 - 32,434.259955) / 338,753.904573         = 0.554437
+# (buying breaks even at 0.481025: a lease's payments cost more than the purchase here)
+
+def test_renting_and_breakeven_of_a_leased_option_by_hand(leased):
+    c = leased.candidates[0]
+    assert c.values["cloud_rent_per_year"] == pytest.approx(48_000)
+    assert c.values["cloud_npv"] == pytest.approx(151_803.155523, rel=1e-9)
+    assert c.values["breakeven_utilization"] == pytest.approx(0.554437, abs=1e-6)
+    q = {x.name: x for x in leased.model.quantities}["hand.breakeven_utilization"]
+    assert "leasing costs the same as renting" in q.label
+
+
+def test_the_report_names_the_leased_break_even(leased):
+    from tco.exporters.html import render_html
+
+    html = render_html(leased)
+    assert "Busy share at which leasing equals renting" in html
+    assert "Busy share at which buying equals renting" not in html
+    # renting (151,803) is cheaper than leasing (223,609), and no rented option is listed
+    assert "less than leasing, but no option renting this card" in html
+
+
+
+# --- per-run cost lines (methodology §9) ------------------------------------------------------
+#
+# A leased cluster's hardware line is a year of lease payments plus the straight-line
+# depreciation of what the lessee buys (cooling 10,000 and installation 5,900 over 4 years),
+# per available hour (0.5 x 8,760 = 4,380), times the run's 1,500 hours:
+#   (12 x 3,645.359702 + 15,900 / 4) / 4,380 x 1,500 = (43,744.316425 + 3,975) / 4,380 x 1,500
+#                                                    = 16,342.231652
+# (bought: (118,000 x 0.8 + 15,900) / 4 / 4,380 x 1,500 = 9,443.493151, test_cashflow.py).
+# The other lines are the purchase's: electricity 900, facility 2,054.794521, operations
+# 7,780.821918, porting 3,333.333333 -> per run 30,411.181424
+
+def test_per_run_cost_of_a_leased_option_by_hand(leased):
+    job = leased.candidates[0].jobs["small"]
+    assert job["cost_hardware"] == pytest.approx(16_342.231652, abs=1e-5)
+    assert job["cost_electricity"] == pytest.approx(900)
+    assert job["cost_facility"] == pytest.approx(2_054.794521, abs=1e-5)
+    assert job["cost_operations"] == pytest.approx(7_780.821918, abs=1e-5)
+    assert job["cost_porting"] == pytest.approx(3_333.333333, abs=1e-5)
+    assert job["cost_per_job"] == pytest.approx(30_411.181424, abs=1e-5)
+
+
 # --- buyout lease, payments in advance -------------------------------------------------------
 #
 # Same scenario, 30 months, lessor's residual 20 %, payments in advance, buyout at the end

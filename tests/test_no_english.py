@@ -63,6 +63,9 @@ _ID = re.compile(r"[A-Za-z0-9]+(?:[._/-][A-Za-z0-9]+)+|[A-Za-z0-9]*_[A-Za-z0-9_]
 _FUNCTION = re.compile(r"\b(?:NPV|PMT)\(")
 _OPTION = re.compile(r"--[a-z][a-z-]*")
 _QUOTED = re.compile(r" \(quoted [^)]*\)$")
+# A scenario setting the reader types as it is (`acquire: rent`, `rent_options: auto`): a
+# lowercase key, an ASCII colon and a space (Chinese prose uses "："), a lowercase value.
+_SETTING = re.compile(r"\b[a-z_]+: [a-z0-9_-]+\b")
 
 
 def _figures(obj: object, out: set[str]) -> None:
@@ -117,7 +120,7 @@ def english_words(text: str, quoted: list[str]) -> list[str]:
     for q in quoted:
         if q in text:
             text = text.replace(q, "q")  # a letter: `candidates.<id>.cards` stays one path
-    text = _FUNCTION.sub(" ", _OPTION.sub(" ", text))
+    text = _FUNCTION.sub(" ", _OPTION.sub(" ", _SETTING.sub(" ", text)))
     text = _ID.sub(lambda m: " " if _is_id(m.group(0)) else m.group(0), text)
     return [w for w in _WORD.findall(text) if len(w) > 1 and w not in ALLOWED]
 

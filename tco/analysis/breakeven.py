@@ -13,7 +13,8 @@
 
 A whole-number input (a loan term, a card count) has no exact break-even in general; the
 answer is then the two neighbouring whole numbers between which the order flips. A jump
-(a re-sized cluster) is reported as a jump, not as a break-even.
+(a re-sized cluster, or an input such as a quoted lease rate factor whose 0 means "none") is
+reported as a jump, not as a break-even, and after every break-even found.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class Crossing:
     exact: bool  # False: a jump or a whole-number input, see `note`
     bracket: tuple[float, float]
     note: str = ""
+    jump: bool = False  # the difference jumps across zero: no value in the bracket is equal
 
 
 @dataclass
@@ -76,7 +78,8 @@ class Breakeven:
     base_b: float
     scan_low: float
     scan_high: float
-    crossings: list[Crossing] = field(default_factory=list)  # closest to the baseline first
+    # the break-evens closest to the baseline first, then the jumps (none of them is one)
+    crossings: list[Crossing] = field(default_factory=list)
 
     @property
     def value(self) -> float | None:
@@ -164,7 +167,7 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
             found = _refine(engine, float(grid[i]), float(grid[i + 1]), inp.spec.integer)
             if found is not None:
                 out.crossings.append(found)
-    out.crossings.sort(key=lambda c: _distance(c, v))
+    out.crossings.sort(key=lambda c: (c.jump, _distance(c, v)))
     return out
 
 
@@ -287,7 +290,7 @@ def _refine(engine: Callable[[float], tuple[float, float]], x0: float, x1: float
             break  # a jump, not a crossing
     a0, b0 = engine(x0)
     a1, b1 = engine(x1)
-    return Crossing(None, a, b, False, (x0, x1),
+    return Crossing(None, a, b, False, (x0, x1), jump=True,
                     note=f"at {x0:.8g} the difference jumps from {a0 - b0:+,.0f} to "
-                         f"{a1 - b1:+,.0f} (a cluster is re-sized there); no value makes the "
-                         "two equal")
+                         f"{a1 - b1:+,.0f} (a cluster is re-sized there, or the input switches "
+                         "how a figure is computed); no value there makes the two equal")

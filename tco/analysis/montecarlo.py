@@ -255,6 +255,11 @@ class Simulation:
         self.names.update({aid: (f"{aid}.npv_tco", metric_name(
             result, aid, metric if self.has_metric[aid] else "npv_tco"), f"{aid}.tier")
             for aid in apis})
+        # an option carrying a part of the plan ranks in tier 1 but never leads: it is
+        # recommended only in a portfolio (tco.recommend), so it is never "the cheapest"
+        plan = [wid for wid, *_rest in result.structure.workloads]
+        self.parts = {cid for cid in self.cands if cid not in self.portfolios
+                      and not all(result.candidate(cid).info.carries(w) for w in plan)}
         if not self.cands:
             raise TcoError("no feasible candidate to simulate")
         base = baseline_values(result)
@@ -414,7 +419,8 @@ def evaluate_group(sim: Simulation, compiled: Compiled, first: int, ids: list[st
                 npv[row, start:stop] = env[names[cid][0]]
                 job[row, start:stop] = (np.nan if cid in sim.portfolios
                                         else env[names[cid][1]])
-            lead.update(start, first, npv[:, start:stop], [env[names[c][2]] for c in ids])
+            lead.update(start, first, npv[:, start:stop],
+                        [np.inf if c in sim.parts else env[names[c][2]] for c in ids])
         return min((k + 1) * CHUNK, draws) - k * CHUNK
 
     for done in pool.map(run_chunk, range(-(-draws // CHUNK))):

@@ -288,6 +288,11 @@ def compare_table(result: Result) -> str:
         cloud = v.get("cloud_npv")
         barred = ["barred: " + b.split(":")[0] for b in c.info.blocking]
         status = "; ".join(barred + c.notes) if barred or c.notes else "ok"
+        if status == "ok" and not c.completes_all_runs:  # capacity enough, the timeline not
+            status = (f"delivers {v['plan_delivered_fraction']:.0%} of the plan by the "
+                      f"horizon (first useful work {v.get('ready_years', 0) * 12:.1f} months "
+                      "after the order)")
+        worked = v["runs_over_horizon"] > 0  # no run delivered: no cost per run or per hour
         rows.append([
             str(n), c.id, c.info.acquire, f"{int(c.inputs['cards']):,}",
             *(serve_first_cells(c, serve, cur) if serve else (
@@ -300,7 +305,8 @@ def compare_table(result: Result) -> str:
                 + (f" ({int(job['idle_cards'])} idle)" if job.get("idle_cards") else ""),
                 number(job["wall_days"], 1), money(job["cost_per_job"], cur))),
             money(v["npv_tco"], cur),
-            money(v["cost_per_run_horizon"], cur), number(v["cost_per_gpu_hour"], 2),
+            money(v["cost_per_run_horizon"], cur) if worked else "n/a",
+            number(v["cost_per_gpu_hour"], 2) if worked else "n/a",
             money(cloud, cur) if cloud is not None else "n/a", status,
         ])
     title = (f"{printable(result.scenario.name)} ({cur}, "
@@ -311,7 +317,14 @@ def compare_table(result: Result) -> str:
             flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
     rec = recommend(result)
-    if rec is None:
+    parts = [c.id for c in result.candidates
+             if c.feasible and c.priced and not c.info.blocking and c.info.workloads]
+    if rec is None and parts:  # usable options, each carrying a part of the plan
+        said = ("\nRecommendation: none; no single option that may be used here carries the "
+                f"whole plan (parts of it only: {', '.join(parts)}); combine options "
+                "that together carry every workload in a portfolio (portfolios: in the "
+                "scenario).\n")
+    elif rec is None:
         said = "\nRecommendation: none; no option may be used here (see status).\n"
     else:
         size = "" if rec.mode == "api" else f", {rec.cards:,} cards"

@@ -182,7 +182,8 @@ FIELDS: tuple[Field, ...] = (
     Field("cloud_npv", "cloud_npv", _H, MONEY, "NPV of renting the same delivered "
           "accelerator-hours from the cloud", when="cloud", csv=True),
     Field("breakeven_utilization", "breakeven_utilization", _H, "fraction", "Busy share of the "
-          "year at which buying costs the same as renting (may lie outside 0..1)", when="cloud",
+          "year at which owning the cluster (buying it or, for a leased option, leasing it) "
+          "costs the same as renting (may lie outside 0..1)", when="cloud",
           csv=True),
     Field("jobs", "jobs", "workloads", "", "Per-run figures of every workload, by workload id "
           "(the `workload` fields)", "workloads", "always"),

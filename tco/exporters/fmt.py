@@ -74,8 +74,11 @@ def axis_money(values: Iterable[float] | np.ndarray, currency: str,
     if lang == "zh" and currency != "CNY":
         return lambda x: money_full(x, currency)
     sym = SYMBOLS.get(currency, currency + " ")
-    steps = ((1e8, "亿"), (1e4, "万")) if lang == "zh" else ((1e9, "B"), (1e6, "M"), (1e4, "k"))
-    size, suffix = next(((n, u) for n, u in steps if top >= n), (1.0, ""))
+    # (from, unit, suffix): thousands from 10,000 on, as `money` writes them ($10k, not $10.0k
+    # for 9,999), but counted in thousands
+    steps = (((1e8, 1e8, "亿"), (1e4, 1e4, "万")) if lang == "zh" else
+             ((1e9, 1e9, "B"), (1e6, 1e6, "M"), (1e4, 1e3, "k")))
+    size, suffix = next(((n, u) for start, n, u in steps if top >= start), (1.0, ""))
     scaled = top / size
     digits = 0 if scaled >= 100 else (1 if scaled >= 10 else 2)
 

@@ -70,7 +70,7 @@ TEXT_KEYS = (
     "sum_job_lowest", "sum_job_not_lowest", "sum_time_fastest", "sum_time", "sum_no_flags",
     "sum_flags", "sum_incomplete", "sum_infeasible", "sum_none", "sum_none_barred", "list_sep",
     "sum_buy_dearer", "sum_lease_dearer", "sum_hybrid_dearer", "sum_rent_dearer", "sum_cloud_dearer",
-    "sum_cloud_unlisted",
+    "sum_cloud_unlisted", "sum_cloud_unlisted_lease", "sum_cloud_none",
     "name_sep", "years", "days", "status_ok", "status_incomplete", "status_infeasible",
     "status_barred", "badge_recommended", "value_kw", "value_mwh", "value_t_co2",
     "breakeven_never", "chart_cost_axis", "chart_cash_axis", "chart_year_axis",

@@ -88,6 +88,12 @@ def is_complete(c: CandidateResult) -> bool:
     return c.feasible and c.completes_all_runs
 
 
+def part_only(c: CandidateResult) -> bool:
+    """May be used here but carries only a part of the plan (recommended only in a
+    portfolio, tco.recommend)."""
+    return c.feasible and c.priced and not c.info.blocking and bool(c.info.workloads)
+
+
 def full(x: float) -> str:
     """The engine's float as written in data-value attributes (round-trips exactly)."""
     return repr(float(x)) if math.isfinite(x) else ""
@@ -170,6 +176,7 @@ class View:
             "money": self.money, "amount": self.amount, "days": self.days, "pct": self.pct,
             "pct0": lambda v: percent(v, 0), "pct1": lambda v: percent(v, 1),
             "num0": lambda v: number(v, 0), "num1": lambda v: number(v, 1),
+            "num4": lambda v: number(v, 4),
             "kw": lambda v: s("value_kw", n=number(v, 0)),
             "mwh": lambda v: s("value_mwh", n=number(v / 1000, 0)),
             "tco2": lambda v: s("value_t_co2", n=number(v / 1000, 0)),
@@ -177,6 +184,24 @@ class View:
             "meth_2": lambda v: s("meth_2", rate=percent(v, 1)),
         }
         return writers[kind](x)
+
+    def job_component(self, key: str) -> str:
+        """A per-run cost component's name; beside a leased option, whose hardware line is its
+        lease payments (methodology §9), the hardware line is not called depreciation."""
+        if key == "hardware" and any(c.info.acquire == "lease" for c in self.r.candidates):
+            return self.s("component_hardware_lease")
+        return self.s.component(key)
+
+    def lease_rows(self, c: CandidateResult) -> list[tuple[str, Fig]]:
+        """A leased option's terms as a lessor's quote states them (§7); none for another."""
+        if c.info.acquire != "lease":
+            return []
+        return [(self.s(label), self.live(kind, f"{c.id}.{key}", c.values[key]))
+                for label, key, kind in (
+                    ("d_lease_payment", "lease_payment_per_month", "money"),
+                    ("d_lease_rate_factor", "lease_rate_factor", "num4"),
+                    ("d_lease_deposit", "lease_deposit", "money"),
+                    ("d_lease_buyout", "lease_buyout_price", "money"))]
 
     def live(self, kind: str, name: str, x: float) -> Fig:
         """The figure `name` (a quantity of the model, value `x`), live in the page."""
@@ -274,7 +299,7 @@ class View:
             return {"enabled": False, "panel": []}
         data = live.payload(self.r, self.s, self.lang, self.at,
                             [self.live_candidate(c) for c in self.r.candidates],
-                            [self.s.component(k) for k in self.r.job_components])
+                            [self.job_component(k) for k in self.r.job_components])
         model = live.model_script(self.r.model, self.at)
         app = (templates_dir() / "report_live.js").read_text(encoding="utf-8")
         return {"enabled": True, "data": Markup(live.script_json(data)), "model": Markup(model),
@@ -328,6 +353,11 @@ class View:
         if said is not None and said.mode in ("portfolio", "api"):  # not a single option
             return {"portfolio": report_portfolios, "api": report_api}[said.mode].summary(self, said)
         if rec is None:
+            parts = [c for c in self.r.candidates if part_only(c)]
+            if parts:  # usable options, each carrying a part of the plan, and no portfolio
+                names = s("name_sep").join(self.name(c) for c in parts)
+                return {"headline": s.segments("sum_none_part", names=names), "why": [],
+                        "consider": consider}
             barred = [c for c in self.r.candidates if c.feasible and c.info.blocking]
             if barred:  # feasible options exist, but none may be bought here
                 names = s("name_sep").join(self.name(c) for c in barred)
@@ -398,7 +428,7 @@ class View:
                                            npv=self.money(c.values["npv_tco"]), why=why_barred))
         for c in self.r.candidates:
             if (c.feasible and c.priced and not c.info.blocking and not is_complete(c)
-                    and c.values["npv_tco"] < npv):
+                    and not c.info.workloads and c.values["npv_tco"] < npv):
                 consider.append(s.segments(
                     "sum_incomplete", name=self.name(c), npv=self.money(c.values["npv_tco"]),
                     pct=percent(c.values["plan_delivered_fraction"], 0)))
@@ -426,7 +456,12 @@ class View:
                 if cloud >= npv:
                     consider.append(s.segments("sum_cloud_dearer", cloud=self.money(cloud)))
                 else:  # only when no option renting the card is listed (rent_options: none)
-                    consider.append(s.segments("sum_cloud_unlisted", cloud=self.money(cloud)))
+                    consider.append(s.segments(
+                        "sum_cloud_unlisted_lease" if said.mode == "lease" else
+                        "sum_cloud_unlisted", cloud=self.money(cloud)))
+            elif other is None:  # no cloud price for the card: renting is not compared
+                consider.append(s.segments("sum_cloud_none", card=rec.info.card_name,
+                                           currency=self.cur))
         alt = said.lease_or_buy  # bought: the cheapest lease; leased: the cheapest purchase
         if alt is not None:
             consider.append(s.segments(
@@ -479,6 +514,9 @@ class View:
                 status, text = "infeasible", s("status_infeasible")
             elif c.info.blocking:
                 status, text = "incomplete", s("status_barred")
+            elif c.info.workloads:  # a part of the plan: it cannot deliver the whole
+                status = "incomplete"
+                text = s("status_part", workloads=s("name_sep").join(c.info.workloads))
             elif not is_complete(c):
                 status = "incomplete"
                 text = s("status_incomplete", pct=percent(c.values["plan_delivered_fraction"], 0))
@@ -542,7 +580,7 @@ class View:
         s = self.s
         priced, names, hl = self.carriers(w, priced)
         jobs = [c.jobs[w.id] for c in priced]
-        parts = [charts.Series(s.component(k), [j[f"cost_{k}"] for j in jobs])
+        parts = [charts.Series(self.job_component(k), [j[f"cost_{k}"] for j in jobs])
                  for k in self.r.job_components]
         title = s("h_cost_per_job") + ("" if n == 0 else s("title_workload", name=w.name))
         totals = [j["cost_per_job"] for j in jobs]
@@ -691,11 +729,13 @@ class View:
         if v.get("capex_vat"):  # its own line, after the capex net of VAT
             costs.insert(1, (s("d_vat"), s("value_vat", vat=self.money(v["capex_vat"]),
                                             recovered=self.money(v["capex_vat_recovered"]))))
+        costs[1:1] = self.lease_rows(c)
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.live("money", f"{cid}.cloud_npv", v["cloud_npv"])))
-            costs.append((s("d_breakeven"), self.live("breakeven", f"{cid}.breakeven_utilization",
-                                                      v["breakeven_utilization"])))
-        per_run = [(s.component(k), self.live("money", f"{w}.cost_{k}", job[f"cost_{k}"]))
+            costs.append((s("d_breakeven_lease" if c.info.acquire == "lease" else "d_breakeven"),
+                          self.live("breakeven", f"{cid}.breakeven_utilization",
+                                    v["breakeven_utilization"])))
+        per_run = [(self.job_component(k), self.live("money", f"{w}.cost_{k}", job[f"cost_{k}"]))
                    for k in self.r.job_components]
         per_run.append((s("col_total"), self.live("money", f"{w}.cost_per_job",
                                                   job["cost_per_job"])))

@@ -61,8 +61,9 @@ def section(view: View) -> list[dict[str, Any]]:
         for c in view.r.candidates:
             job = runs(c, w.id)
             if job is None:
-                cells = [Cell(s("not_priced") if not c.priced else s("status_infeasible"),
-                              "", key, "num na")
+                why = ("not_carried" if not c.info.carries(w.id) else
+                       "not_priced" if not c.priced else "status_infeasible")
+                cells = [Cell(s(why), "", key, "num na")
                          for key in ("layout", "wall_days", "gpu_hours", "cost_per_job")]
             else:
                 cells = [Cell(layout_short(job), "", "layout", "num"),

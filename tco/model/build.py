@@ -78,8 +78,8 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
         shortfall_cost(b, horizon, work, plan, hz, money, priced_rent, cid in st.closing)
     tier(b, feasible, cid in st.barred, Ref(f"{cid}.plan_delivered_fraction"),
          partial=len(carried) < len(runs))
-    job_costs(b, runs, cx, run, h, work, horizon, money, owned)
+    job_costs(b, runs, cx, run, h, work, horizon, money, owned, ls)
     for wid, sv in serves.items():
         token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)
-    if st.acquire[k] == "buy" and priced_rent:
-        renting(b, cl, h, run, work, hz, horizon, money)
+    if st.acquire[k] in ("buy", "lease") and priced_rent:
+        renting(b, cl, h, run, work, hz, horizon, money, leased)

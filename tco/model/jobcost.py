@@ -6,9 +6,10 @@ from __future__ import annotations
 from ..expr import MAX, SUM, Const, Ref
 from .base import Builder, fin
 from .capex import Capex
+from .lease import Lease
 from .operations import Delivered, Hours, Running
 from .training import Run
-from .units import TOKENS_PER_MILLION
+from .units import MONTHS_PER_YEAR, TOKENS_PER_MILLION
 
 # Per-job cost lines (their sum is the job's total).
 JOB_COMPONENTS = ("hardware", "electricity", "facility", "operations", "rental", "porting")
@@ -18,16 +19,25 @@ JOB_COMPONENT_LABELS = {"hardware": "Hardware", "electricity": "Electricity",
 
 
 def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hours,
-              work: Delivered, horizon: int, money: str, owned: bool) -> None:
+              work: Delivered, horizon: int, money: str, owned: bool,
+              leased: Lease | None = None) -> None:
     q, zero = b.q, Const(0.0)
     capacity = h.available  # cluster hours per year over which fixed costs are spread
-    hw_per_hour = q(
-        "hardware_cost_per_cluster_hour",
-        (cx.owned_value() * (1 - fin("residual_value_fraction"))
-         + cx.cooling
-         + cx.installation)
-        / (fin("depreciation_years") * capacity),
-        f"{money}/h", "Straight-line depreciation per available cluster-hour", "horizon")
+    if leased is None:
+        hw_per_hour = q(
+            "hardware_cost_per_cluster_hour",
+            (cx.owned_value() * (1 - fin("residual_value_fraction"))
+             + cx.cooling
+             + cx.installation)
+            / (fin("depreciation_years") * capacity),
+            f"{money}/h", "Straight-line depreciation per available cluster-hour", "horizon")
+    else:  # the lessor's equipment costs its payments; what the lessee buys depreciates
+        hw_per_hour = q(
+            "hardware_cost_per_cluster_hour",
+            (MONTHS_PER_YEAR * leased.payment
+             + (cx.cooling + cx.installation) / fin("depreciation_years")) / capacity,
+            f"{money}/h", "A year of lease payments, and straight-line depreciation of the "
+            "cooling and installation bought, per available cluster-hour", "horizon")
     fac_per_hour = q("facility_cost_per_cluster_hour", run.colocation / capacity, f"{money}/h",
                      "Colocation per available cluster-hour", "horizon")
     ops_per_hour = q("operations_cost_per_cluster_hour",
@@ -40,7 +50,7 @@ def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hour
     for wid, r in runs.items():
         lines = [
             b.jq(wid, "cost_hardware", hw_per_hour * r.wall_h, money,
-                 "Hardware depreciation share per run"),
+                 "Hardware share per run (depreciation, or lease payments when leased)"),
             b.jq(wid, "cost_electricity",
                  r.e_fac * Ref("facility.electricity_price_per_kwh") if owned else zero,
                  money, "Electricity per run (in the rental price when rented)"),

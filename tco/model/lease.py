@@ -25,6 +25,7 @@ from .units import MONTHS_PER_YEAR
 class Lease:
     flows: dict[int, Expr]  # year t (0..H) -> the lease's cash flow (payments, deposit, buyout)
     vat: dict[int, Expr]  # year t -> the VAT on the lessor's charges that is not recovered
+    payment: Ref  # the monthly payment, net of VAT
 
 
 def lease(b: Builder, cx: Capex, delivery_years: Ref, horizon: int, money: str) -> Lease:
@@ -103,4 +104,4 @@ def lease(b: Builder, cx: Capex, delivery_years: Ref, horizon: int, money: str) 
     # (counted at the same year's end), the rest is a cost, as on a purchase (capex.py)
     lost = fin("vat_rate") * (1 - fin("vat_recoverable_fraction"))
     return Lease({t: charged[t] + held[t] for t in charged},
-                 {t: lost * charged[t] for t in charged})
+                 {t: lost * charged[t] for t in charged}, payment)

@@ -181,6 +181,13 @@ def _recommendation(result: Result, st: Styles) -> str:
                      "(none delivers the whole plan)", action=_action(said, st), id=rec.id)
         return t("{action} ({id}): the lowest NPV of delivering the plan among the options "
                  "that may be used here and deliver it", action=_action(said, st), id=rec.id)
+    parts = [c.id for c in result.candidates
+             if c.feasible and c.priced and not c.info.blocking and c.info.workloads]
+    if parts:  # usable options, each carrying a part of the plan, and no portfolio
+        return t("No candidate can be recommended: none that may be used here carries the "
+                 "whole plan (parts of it only: {ids}); combine options that together "
+                 "carry every workload in a portfolio (portfolios: in the scenario).",
+                 ids=", ".join(parts))
     if barred:
         return t("No candidate can be recommended: the feasible ones ({ids}) are "
                  "export-controlled or licence-barred here.", ids=", ".join(barred))

@@ -1,0 +1,66 @@
+"""`rent_options: auto` rents a leased or hybrid card too (issue 13): a scenario whose only option leases
+H100s got no rent option, so it recommended leasing at $3.43M while its own table showed
+renting the same hours at $356k (`cloud NPV`), and the report advised adding
+`rent_options: auto`, which was already on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tco.engine import compute
+from tco.recommend import recommend
+from tco.scenario import load_scenario_text
+
+LEASE_ONLY = """
+name: lease only
+workloads:
+  - {id: w, params: 7e9, tokens: 1e12, runs_per_year: 2}
+candidates:
+  - {id: lease, card: h100-sxm, cards: 64, acquire: lease}
+finance: {horizon_years: 3, discount_rate: 0.08}
+team: {familiarity: {cuda: 1.0}}
+"""
+
+
+def test_a_leased_card_is_also_rented(catalog):
+    r = compute(load_scenario_text(LEASE_ONLY), catalog)
+    assert [c.id for c in r.candidates] == ["lease-rent", "lease"]
+    rent, lease = r.candidate("lease-rent"), r.candidate("lease")
+    assert rent.info.acquire == "rent" and rent.info.inputs_of == "lease"
+    assert rent.notes == [("renting the card and cluster size of 'lease' at committed cloud "
+                           "prices (rent_options: auto)")]
+    # two runs a year of the run's card-hours at the 1-year committed H100 price, $2.35 a
+    # card-hour, paid at the end of each of the 3 years, no porting (CUDA)
+    hours = lease.jobs["w"]["gpu_hours"]
+    assert rent.jobs["w"]["gpu_hours"] == pytest.approx(hours, rel=1e-12)
+    assert r.inputs["candidates.lease.cloud_price_per_card_hour"].value == 2.35
+    npv = sum(2 * hours * 2.35 / 1.08 ** t for t in (1, 2, 3))
+    assert rent.values["npv_tco"] == pytest.approx(npv, rel=1e-9)
+    assert lease.values["cloud_npv"] == pytest.approx(npv, rel=1e-9)  # the same plan rented
+    assert npv == pytest.approx(356_000, rel=0.01)
+    rec = recommend(r)
+    assert rec is not None and rec.option == "lease-rent" and rec.mode == "rent"
+    assert rec.reasons[1].startswith("leasing costs more: the cheapest leased option (lease)")
+    assert rec.reasons[2] == ("leasing the same cluster (lease) would not pay at any "
+                              "utilization at these prices")
+
+
+def test_rent_options_none_still_lists_only_the_candidates(catalog):
+    r = compute(load_scenario_text(LEASE_ONLY + "rent_options: none\n"), catalog)
+    assert [c.id for c in r.candidates] == ["lease"]
+
+
+def test_a_hybrid_card_is_also_rented(catalog):
+    # a hybrid owns a base and rents its gaps; renting all of it is another option, priced
+    # the same way: $356k against the hybrid's $2.85M for two runs a year
+    r = compute(load_scenario_text(LEASE_ONLY.replace("acquire: lease", "acquire: hybrid")),
+                catalog)
+    assert [c.id for c in r.candidates] == ["lease-rent", "lease"]
+    rent = r.candidate("lease-rent")
+    hours = rent.jobs["w"]["gpu_hours"]
+    assert rent.values["npv_tco"] == pytest.approx(
+        sum(2 * hours * 2.35 / 1.08 ** t for t in (1, 2, 3)), rel=1e-9)
+    rec = recommend(r)
+    assert rec is not None and rec.option == "lease-rent"
+    assert rec.reasons[1].startswith("owning a base and renting the peaks costs more")

@@ -1,0 +1,69 @@
+"""A card without a cloud price (the Ascend 910B and the H20 in China: no public CNY price of
+a Chinese cloud, docs/methodology.md §10) leaves renting out of the comparison; the
+recommendation and the report say so, and how to add a quote, instead of staying silent (the
+issue 13 complaint was a China report whose renting figure contradicted its advice; with no
+price, renting simply vanished from it).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from report_support import add_analyses
+from test_report_live import READ, browser, open_report  # noqa: F401 (a fixture)
+
+from tco.engine import compute
+from tco.exporters.html import render_html
+from tco.recommend import recommend
+from tco.scenario import load_scenario_text
+
+CHINA = """
+name: China, no cloud price
+currency: CNY
+workloads:
+  - {id: w, params: 7e9, tokens: 1e12, runs_per_year: 2}
+candidates:
+  - {id: ascend, card: ascend-910b, cards: 64}
+facility: {region: cn}
+finance: {horizon_years: 3}
+"""
+SAID = ("renting was not compared: no cloud price for Huawei Ascend 910B (Atlas 800T A2 "
+        "module) is known here; give a quote as cloud_price_per_card_hour on the candidate "
+        "(per card-hour, in CNY) to compare it")
+
+
+def words(page: str) -> str:
+    page = re.sub(r"<(script|style).*?</\1>", "", page, flags=re.DOTALL)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", page)))
+
+
+def test_the_recommendation_says_renting_was_not_compared(catalog):
+    r = compute(load_scenario_text(CHINA), catalog)
+    assert [c.id for c in r.candidates] == ["ascend"]  # no rent option: no price to rent at
+    assert r.candidate("ascend").values.get("cloud_npv") is None
+    rec = recommend(r)
+    assert rec is not None and rec.option == "ascend" and SAID in rec.reasons
+    assert ("Renting was not compared: no cloud price for Huawei Ascend 910B (Atlas 800T A2 "
+            "module) is known here (the catalog has none); give a quote as "
+            "cloud_price_per_card_hour on the candidate, per card-hour in CNY, to compare it."
+            ) in words(render_html(r))
+    assert ("未与租用比较：此处没有 Huawei Ascend 910B (Atlas 800T A2 module) 的已知云租用价格"
+            "（目录中没有）") in words(render_html(r, lang="zh"))
+    # with a quote, renting is compared and the sentence goes
+    quoted = compute(load_scenario_text(CHINA.replace(
+        "cards: 64}", "cards: 64, cloud_price_per_card_hour: 12}")), catalog)
+    assert quoted.candidate("ascend").values["cloud_npv"] > 0
+    assert not any(x.startswith("renting was not compared") for x in recommend(quoted).reasons)
+
+
+def test_the_live_page_says_it_as_the_static_one(browser, catalog, tmp_path):  # noqa: F811
+    r = add_analyses(compute(load_scenario_text(CHINA), catalog))
+    for lang, start in (("en", "Renting was not compared"), ("zh", "未与租用比较")):
+        open_report(browser, r, tmp_path / lang, lang)
+        before = browser.js(READ)
+        assert any(s.startswith(start) for s in before["summary"]), before["summary"]
+        browser.js("tcoLive.render(true)")
+        assert browser.js(READ)["summary"] == [s for s in before["summary"]
+                                               if "Monte Carlo" not in s and "蒙特卡洛" not in s]
+        assert browser.console() == []
