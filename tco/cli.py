@@ -429,6 +429,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     from .analysis import report_analyses
     from .dates import output_date
     from .engine import compute
+    from .exporters.report_files import ReportFiles, write_report_files
     from .gcpause import keep_until_exit
 
     if not (xlsx or html or pdf):
@@ -439,23 +440,11 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     loaded, catalog = load(scenario, catalogs)
     result = compute(loaded, catalog)
     keep_until_exit()
-    result.analyses.update(report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing,
-                                           result=result))
-    if xlsx:
-        from .exporters.xlsx import write_workbook
-
-        write_workbook(result, xlsx, generated=day, lang=lang)
-        click.echo(f"wrote {xlsx}", err=True)
-    if html:
-        from .exporters.html import write_html
-
-        write_html(result, html, lang=lang, paper=paper, day=day)
-        click.echo(f"wrote {html}", err=True)
-    if pdf:
-        from .exporters.html import write_pdf
-
-        write_pdf(result, pdf, lang=lang, paper=paper, day=day)
-        click.echo(f"wrote {pdf}", err=True)
+    write_report_files(
+        result, ReportFiles(xlsx, html, pdf, lang=lang, paper=paper, day=day),
+        analyses=lambda: report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing,
+                                         result=result),
+        wrote=lambda path: click.echo(f"wrote {path}", err=True))
     mc = result.analyses.get("montecarlo")
     warn(*[w.text for w in getattr(mc, "warnings", [])])
 

@@ -237,9 +237,10 @@ def bench_scenario(tmp_path, n: int):
 @pytest.mark.parametrize("scenario", ["example", "tests/test_workbook_tricky.yaml", "many",
                                       "bench", "bench-zh"])
 def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, scenario, tmp_path):
-    """The quick worksheet (every cell, format index, row span and formula) against xlsxwriter's
-    own, byte for byte, on the example, the tricky scenario and generated ones (with analyses,
-    so that every sheet is written)."""
+    """The quick worksheet (every cell, format index, row span and formula, the sheets after
+    Summary written early by the Draft) against xlsxwriter's own, byte for byte, on the
+    example, the tricky scenario and generated ones (with analyses, so that every sheet is
+    written)."""
     from datetime import date
 
     from tco.analysis import report_analyses
@@ -256,7 +257,12 @@ def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, sce
                                                result=result))
     else:
         result = compute(load_scenario(scenario), catalog)
+    early = []  # the sheets after Summary written to XML before close (Draft)
+    assemble = _Worksheet.assemble_early
+    monkeypatch.setattr(_Worksheet, "assemble_early",
+                        lambda ws, tmpdir: (early.append(ws.name), assemble(ws, tmpdir)))
     quick = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
+    assert len(early) == 4
     monkeypatch.setattr(xlsx_module, "_Worksheet", _Plain)
     plain = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
     assert quick == plain

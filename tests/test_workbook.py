@@ -21,6 +21,7 @@ from workbook_support import (
     model_column,
     model_rows,
     named_cell,
+    validations,
     year_columns,
 )
 
@@ -96,7 +97,7 @@ def test_every_input_the_formulas_read_is_a_named_unlocked_validated_cell(exampl
     wb = open_book(example_xlsx)
     ws = wb["Assumptions"]
     assert ws.protection.sheet  # formulas protected (no password) ...
-    validated = {str(c) for dv in ws.data_validations.dataValidation for c in dv.sqref.ranges}
+    validated = validations(ws)
     used = example.model.inputs_used()
     # The names the formulas read, over every sheet, are exactly the inputs the model reads
     # (and the headline figures the Summary quotes).
@@ -116,10 +117,7 @@ def test_every_input_the_formulas_read_is_a_named_unlocked_validated_cell(exampl
 
 def test_input_validation_rejects_negative_prices_and_out_of_range_rates(example_xlsx):
     wb = open_book(example_xlsx)
-    rules = {}
-    for dv in wb["Assumptions"].data_validations.dataValidation:
-        for rng in dv.sqref.ranges:
-            rules[str(rng)] = dv
+    rules = validations(wb["Assumptions"])
     price = rules[named_cell(wb, "candidates_h100_sxm_card_price").coordinate]
     assert (price.type, price.operator, price.formula1) == ("decimal", "greaterThanOrEqual", "0")
     rate = rules[named_cell(wb, "finance_discount_rate").coordinate]
@@ -127,6 +125,25 @@ def test_input_validation_rejects_negative_prices_and_out_of_range_rates(example
     cards = rules[named_cell(wb, "candidates_h100_sxm_cards").coordinate]
     assert cards.type == "whole"
     assert price.allow_blank is False
+
+
+def test_one_validation_per_rule_over_all_its_cells(example, example_xlsx):
+    """Cells with the same rule share one validation (Excel drops a sheet's validations past
+    about 60,000 of them; 1,000 candidates have 31,000 validated inputs), and each covers
+    exactly the cells whose inputs have its rule."""
+    from tco.exporters.xlsx.inputs import cell_ranges
+
+    assert cell_ranges([2, 3, 4, 8, 10, 11], 2) == "C3:C5 C9 C11:C12"
+    assert cell_ranges([0], 0) == "A1"
+    ws = open_book(example_xlsx)["Assumptions"]
+    elements = ws.data_validations.dataValidation
+    rules = [(dv.type, dv.operator, dv.formula1, dv.formula2, dv.prompt) for dv in elements]
+    assert len(set(rules)) == len(rules)
+    by_cell = validations(ws)
+    assert len(by_cell) > len(elements)  # some validation covers more than one cell
+    price = {named_cell(open_book(example_xlsx), f"candidates_{c}_card_price").coordinate
+             for c in ("h100_sxm", "mi300x")}
+    assert len({id(by_cell[coord]) for coord in price}) == 1  # one rule for card prices
 
 
 def test_headline_figures_follow_by_hand_from_the_sheets(example, example_xlsx):
@@ -307,3 +324,55 @@ def test_workbook_without_any_feasible_candidate(catalog):
         r[:2] for r in rows]
     assert (None, "old", "NVIDIA A100 SXM4 80GB", "NVIDIA A100 SXM4 80GB has no FP8 support") in [
         r[:4] for r in rows]
+
+
+def test_the_zip_is_deflated_at_the_quick_level(example_xlsx):
+    """Every entry's stored bytes are zlib's raw deflate of it at DEFLATE_LEVEL (1), not at
+    xlsxwriter's default level (6), with the installed xlsxwriter (CI runs the oldest and the
+    newest)."""
+    import struct
+    import zipfile
+    import zlib
+
+    from tco.exporters.xlsx.workbook import DEFLATE_LEVEL
+
+    def deflated(data: bytes, level: int) -> bytes:
+        c = zlib.compressobj(level, zlib.DEFLATED, -15)
+        return c.compress(data) + c.flush()
+
+    def stored(info: zipfile.ZipInfo) -> bytes:
+        header = example_xlsx[info.header_offset:info.header_offset + 30]
+        name_len, extra_len = struct.unpack("<HH", header[26:30])
+        start = info.header_offset + 30 + name_len + extra_len
+        return example_xlsx[start:start + info.compress_size]
+
+    book = zipfile.ZipFile(io.BytesIO(example_xlsx))
+    entries = book.infolist()
+    assert DEFLATE_LEVEL == 1 and all(i.compress_type == zipfile.ZIP_DEFLATED for i in entries)
+    assert all(stored(i) == deflated(book.read(i), 1) for i in entries)
+    sheet = next(i for i in entries if i.filename == "xl/worksheets/sheet3.xml")
+    assert stored(sheet) != deflated(book.read(sheet), 6)  # the level is not the default
+
+
+def test_quick_deflate_puts_xlsxwriter_back_and_leaves_an_unknown_release_alone(monkeypatch):
+    import zipfile
+
+    import xlsxwriter.workbook as xw
+
+    from tco.exporters.xlsx.workbook import quick_deflate
+
+    with quick_deflate():
+        assert xw.ZipFile is not zipfile.ZipFile
+        assert xw.ZipFile(io.BytesIO(), "w").compresslevel == 1
+    assert xw.ZipFile is zipfile.ZipFile
+    with pytest.raises(KeyError), quick_deflate():
+        raise KeyError("a failure while closing")
+    assert xw.ZipFile is zipfile.ZipFile
+
+    class OtherZip(zipfile.ZipFile):
+        """A release that makes its zip with a class of its own."""
+
+    monkeypatch.setattr(xw, "ZipFile", OtherZip)
+    with quick_deflate():
+        assert xw.ZipFile is OtherZip
+    assert xw.ZipFile is OtherZip

@@ -24,6 +24,21 @@ def named_cell(wb: openpyxl.Workbook, name: str):
     return wb[sheet][coord.replace("$", "")]
 
 
+def validations(ws) -> dict[str, object]:
+    """Each validated cell's coordinate ("C3") and its data validation (one validation may
+    cover many cells and ranges)."""
+    from openpyxl.utils import get_column_letter
+
+    out = {}
+    for dv in ws.data_validations.dataValidation:
+        for rng in dv.sqref.ranges:
+            for row, col in rng.cells:
+                coord = f"{get_column_letter(col)}{row}"
+                assert coord not in out, f"{coord} validated twice"
+                out[coord] = dv
+    return out
+
+
 def named_value(wb: openpyxl.Workbook, name: str):
     return named_cell(wb, name).value
 

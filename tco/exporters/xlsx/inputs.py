@@ -3,6 +3,7 @@ Catalog sheet (the catalog figures used, with sources, dates and ranges)."""
 
 from __future__ import annotations
 
+from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 
 from ...inputs import Input, InputSpec
@@ -78,6 +79,22 @@ def _validation(inp: Input, unit: str, st: Styles) -> dict[str, object]:
             "error_message": message[:255], "error_type": "stop"}
 
 
+def cell_ranges(rows: list[int], col: int) -> str:
+    """The cells of `col` in `rows` (ascending) as a space-separated list of ranges, each run
+    of consecutive rows one range: "C3:C5 C9"."""
+    name = xl_col_to_name(col)
+    out = []
+    start = prev = rows[0]
+    for r in [*rows[1:], None]:
+        if r is not None and r == prev + 1:
+            prev = r
+            continue
+        out.append(f"{name}{start + 1}" if start == prev else f"{name}{start + 1}:{name}{prev + 1}")
+        if r is not None:
+            start = prev = r
+    return " ".join(out)
+
+
 def _unused_reason(result: Result, inp: Input, st: Styles) -> str:
     t = st.t
     if inp.spec.structural:
@@ -94,6 +111,7 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
                    "Allowed range", "Origin", "Note"], st)
     row = 1
     rules: dict[tuple[InputSpec, str], dict[str, object]] = {}  # the same for many candidates
+    validated: dict[tuple[object, ...], tuple[dict[str, object], list[int]]] = {}  # rows by rule
     for section in p.input_sections:
         _section_row(ws, p.inputs[section.rows[0]].row - 1, section.title, st)
         for path in section.rows:
@@ -106,10 +124,16 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
             rule = rules.get(key)
             if rule is None:
                 rule = rules[key] = _validation(inp, key[1], st)
-            ws.data_validation(row, A_VALUE, row, A_VALUE, rule)
+            same = tuple((k, repr(v)) for k, v in rule.items())  # 0 and 0.0 are written apart
+            validated.setdefault(same, (rule, []))[1].append(row)
             text(ws, row, A_NAME, p.input_name(path))
             text(ws, row, A_RANGE, _range_text(inp, st))
         row += 1
+    # One validation per rule over all its cells: Excel drops a sheet's validations past about
+    # 60,000 of them, and one per cell made 31,000 for a thousand candidates.
+    for rule, rows in validated.values():
+        ws.data_validation(rows[0], A_VALUE, rows[0], A_VALUE,
+                           {**rule, "multi_range": cell_ranges(rows, A_VALUE)})
     if p.unused_inputs:
         row += 1
         _section_row(ws, row, st.t("Not read by any formula (shown for completeness)"), st)

@@ -27,8 +27,12 @@ only slower.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
+import os
 import re
+import tempfile
 from typing import Any
 
 import xlsxwriter
@@ -115,8 +119,66 @@ class QuickWorksheet(Worksheet):
     # --- writing the XML ------------------------------------------------------------------
 
     def _assemble_xml_file(self) -> None:
+        early = getattr(self, "_early_xml", None)
+        if early is not None:  # written by assemble_early: the packager's file takes it
+            self._early_xml = None
+            self.fh.close()
+            os.replace(early, self.fh.name)
+            return
         self._take_extent()
         super()._assemble_xml_file()
+
+    # --- writing the XML before the workbook is closed ------------------------------------
+
+    def plain_parts(self) -> bool:
+        """True when the sheet's XML needs nothing that xlsxwriter only lays out when the
+        workbook is closed (drawings, links, comments, tables, images) and writing it changes
+        nothing in the sheet: it may be written early, or written once and thrown away."""
+        return not (self.charts or self.images or self.shapes or self.tables or self.comments
+                    or self.buttons_list or self.hyperlinks or self.header_images
+                    or self.footer_images or self.background_image or self.constant_memory)
+
+    def dry_run_safe(self) -> bool:
+        """True when writing the sheet's XML and throwing it away leaves the sheet as it was
+        (ask_formats puts back what the writing changes: the panes' selections, the count of
+        relationships); links and tables would be numbered anew."""
+        return not (self.hyperlinks or self.tables or self.constant_memory)
+
+    def ask_formats(self) -> None:
+        """Write the sheet's XML into memory and throw it away (dry_run_safe must hold): its
+        cells' formats get their indices now, in the order they will be asked for again at
+        close."""
+        selections, rel_count = [list(s) for s in self.selections], self.rel_count
+        self._set_xml_writer(io.StringIO())
+        self._assemble_xml_file()
+        self.selections, self.rel_count = selections, rel_count
+
+    def assemble_early(self, tmpdir: str | None) -> None:
+        """Write the sheet's XML now, into a temporary file in `tmpdir` that the packager
+        takes when the workbook is closed (so the sheet must not change after this). Every
+        sheet before it must have been written, or have asked for its formats, first."""
+        fd, path = tempfile.mkstemp(dir=tmpdir)
+        os.close(fd)
+        try:
+            self._set_xml_writer(path)
+            self._assemble_xml_file()
+        except BaseException:
+            os.remove(path)
+            raise
+        self._early_xml = path
+
+    def drop_cells(self) -> None:
+        """Let go of the cells of a sheet whose XML is written (assemble_early) and that no
+        chart reads: nothing else reads them before close."""
+        self.table.clear()
+
+    def discard_early(self) -> None:
+        """Remove the file of assemble_early when the workbook is not closed after all."""
+        early = getattr(self, "_early_xml", None)
+        self._early_xml = None
+        if early is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(early)
 
     def _take_extent(self) -> None:
         """Widen `dim_*` to every stored cell, as xlsxwriter's `_check_dimensions` would have

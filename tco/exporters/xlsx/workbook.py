@@ -20,11 +20,18 @@ user's guide, and names.py the defined-name rule.
 
 from __future__ import annotations
 
+import functools
 import io
+import threading
+import warnings
+import zipfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 
 import xlsxwriter
+import xlsxwriter.workbook
 from xlsxwriter.worksheet import Worksheet
 
 from ...analysis.types import MonteCarlo, Sensitivity
@@ -77,6 +84,32 @@ def _worksheet_class() -> type[Worksheet]:
     return _Worksheet if QUICK_SUPPORTED else Worksheet
 
 
+# The zip's deflate level. xlsxwriter zips at zlib's default (6); level 1 zips a thousand
+# candidates' 80 MB of XML in a quarter of the time, into a file a quarter larger (12 MB, not
+# 9.5). The level is not an option of xlsxwriter's: `quick_deflate` gives it to the ZipFile
+# that xlsxwriter makes, where xlsxwriter makes one as the releases we know do.
+DEFLATE_LEVEL = 1
+_ZIP_LOCK = threading.Lock()
+
+
+@contextmanager
+def quick_deflate() -> Iterator[None]:
+    """While the block runs, the ZipFile that xlsxwriter's Workbook.close() makes zips at
+    DEFLATE_LEVEL. xlsxwriter.workbook names zipfile.ZipFile as `ZipFile` (3.1 to 3.3); a
+    release that does not is left as it is (its own level)."""
+    module = xlsxwriter.workbook
+    with _ZIP_LOCK:  # one workbook closed at a time, so that the name is always put back
+        if getattr(module, "ZipFile", None) is not zipfile.ZipFile:
+            yield
+            return
+        module.ZipFile = functools.partial(zipfile.ZipFile,  # type: ignore[attr-defined]
+                                           compresslevel=DEFLATE_LEVEL)
+        try:
+            yield
+        finally:
+            module.ZipFile = zipfile.ZipFile  # type: ignore[attr-defined]
+
+
 def generation_date() -> date:
     """Today (UTC), or the UTC date of SOURCE_DATE_EPOCH when set (see tco.dates)."""
     return output_date()
@@ -92,59 +125,143 @@ def write_workbook(result: Result, path: Path | str, *, generated: date | None =
 
 def workbook_bytes(result: Result, *, generated: date | None = None, lang: str = "en") -> bytes:
     with paused_gc():  # a million cells for a thousand candidates, none of them garbage
-        return _workbook_bytes(result, generated, lang)
+        return Draft(result, generated=generated, lang=lang).finish(result.analyses)
 
 
-def _workbook_bytes(result: Result, generated: date | None, lang: str) -> bytes:
-    day = generated or generation_date()
-    buf = io.BytesIO()
-    wb = xlsxwriter.Workbook(buf, _OPTIONS)
-    p = plan(result, lang)
-    t = p.words
-    wb.set_properties({
-        "title": t("TCO workbook: {name}", name=result.scenario.name)[:255],
-        "subject": t("Total cost of ownership of AI training accelerators"),
-        "author": "tco",
-        "company": "",
-        "comments": f"tco {result.provenance.tool_version}; catalog "
-                    f"{result.provenance.catalog_digest}; scenario "
-                    f"{result.provenance.scenario_digest}",
-        "created": datetime(day.year, day.month, day.day),
-    })
-    wb.set_calc_mode("auto")
-    wb.set_size(1600, 1000)
-    st = Styles(wb, result.currency, t)
-    values = engine_values(result)
-    sheet_class = _worksheet_class()
-    sheets = {name: wb.add_worksheet(p.sheet(name), sheet_class)
-              for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS, CATALOG)}
-    sens = result.analyses.get("sensitivity")
-    mc = result.analyses.get("montecarlo")
-    if isinstance(sens, Sensitivity):
-        sheets[SENSITIVITY] = wb.add_worksheet(p.sheet(SENSITIVITY), sheet_class)
-    if isinstance(mc, MonteCarlo):
-        sheets[MONTECARLO] = wb.add_worksheet(p.sheet(MONTECARLO), sheet_class)
-    sheets[METHODOLOGY] = wb.add_worksheet(p.sheet(METHODOLOGY), sheet_class)
+WORKBOOK_ANALYSES = ("sensitivity", "montecarlo")  # the analyses Draft.finish shows
 
-    _define_names(wb, p)
-    write_summary(wb, sheets[SUMMARY], result, p, values, st, day.isoformat())
-    write_assumptions(sheets[ASSUMPTIONS], result, p, st)
-    write_model(sheets[MODEL], result, p, values, st)
-    write_cashflows(sheets[CASHFLOWS], result, p, values, st)
-    write_catalog(sheets[CATALOG], result, st)
-    if isinstance(sens, Sensitivity):
-        write_sensitivity(sheets[SENSITIVITY], sens, st)
-    if isinstance(mc, MonteCarlo):
-        write_montecarlo(sheets[MONTECARLO], result, mc, st)
-    write_methodology(sheets[METHODOLOGY], result, st, day.isoformat())
-    for name, ws in sheets.items():  # printing: landscape, one page wide, headers repeated
+
+class Draft:
+    """A workbook written in two steps, so that most of it can be written before the analyses
+    are done (tco/exporters/outputs.py does so in a second process while they run).
+
+    `Draft(result, ...)` writes every sheet that needs only the computed result (Summary,
+    Assumptions, Model, CashFlows, Catalog) and, with the quick worksheet, already writes the
+    XML of the sheets after Summary into temporary files in `tmpdir` (None: the system's);
+    `finish(analyses)` adds the Sensitivity, MonteCarlo and Methodology sheets and returns
+    the file. The bytes are those of writing it all at once: the sheets are written, and
+    their formats first asked for, in the same order. `discard()` removes the temporary files
+    of a draft that will not be finished.
+    """
+
+    def __init__(self, result: Result, *, generated: date | None = None, lang: str = "en",
+                 tmpdir: str | None = None) -> None:
+        self.result = result
+        self.day = generated or generation_date()
+        self.buf = io.BytesIO()
+        self.wb = wb = xlsxwriter.Workbook(self.buf, {**_OPTIONS, "tmpdir": tmpdir})
+        self.plan = p = plan(result, lang)
+        self.tmpdir = tmpdir
+        t = p.words
+        wb.set_properties({
+            "title": t("TCO workbook: {name}", name=result.scenario.name)[:255],
+            "subject": t("Total cost of ownership of AI training accelerators"),
+            "author": "tco",
+            "company": "",
+            "comments": f"tco {result.provenance.tool_version}; catalog "
+                        f"{result.provenance.catalog_digest}; scenario "
+                        f"{result.provenance.scenario_digest}",
+            "created": datetime(self.day.year, self.day.month, self.day.day),
+        })
+        wb.set_calc_mode("auto")
+        wb.set_size(1600, 1000)
+        self.st = st = Styles(wb, result.currency, t)
+        values = engine_values(result)
+        self.sheets = sheets = {name: self._add(name)
+                                for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS, CATALOG)}
+        sheets[SUMMARY].activate()
+        _define_names(wb, p)
+        early = _Early(wb, tmpdir)
+        try:
+            write_summary(wb, sheets[SUMMARY], result, p, values, st, self.day.isoformat())
+            early.first(sheets[SUMMARY])
+            write_assumptions(sheets[ASSUMPTIONS], result, p, st)
+            early.next(sheets[ASSUMPTIONS])
+            write_model(sheets[MODEL], result, p, values, st)
+            early.next(sheets[MODEL])
+            write_cashflows(sheets[CASHFLOWS], result, p, values, st)
+            early.next(sheets[CASHFLOWS])
+            write_catalog(sheets[CATALOG], result, st)
+            early.next(sheets[CATALOG])
+        except BaseException:
+            self.discard()
+            raise
+
+    def _add(self, name: str) -> Worksheet:
+        """A new sheet, set up for printing: landscape, one page wide, headers repeated."""
+        ws = self.wb.add_worksheet(self.plan.sheet(name), _worksheet_class())
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
         if name in _HEADER_ROWS:
             ws.repeat_rows(0, _HEADER_ROWS[name] - 1)
-    sheets[SUMMARY].activate()
-    wb.close()
-    return buf.getvalue()
+        return ws
+
+    def finish(self, analyses: Mapping[str, object]) -> bytes:
+        """Add the analyses' sheets (`analyses` as `Result.analyses` holds them) and
+        Methodology, and return the file."""
+        sens = analyses.get("sensitivity")
+        mc = analyses.get("montecarlo")
+        try:
+            if isinstance(sens, Sensitivity):
+                write_sensitivity(self._add(SENSITIVITY), sens, self.st)
+            if isinstance(mc, MonteCarlo):
+                write_montecarlo(self._add(MONTECARLO), self.result, mc, self.st)
+            write_methodology(self._add(METHODOLOGY), self.result, self.st,
+                              self.day.isoformat())
+            with quick_deflate():
+                self.wb.close()
+        finally:
+            self.discard()
+        return self.buf.getvalue()
+
+    def discard(self) -> None:
+        for ws in self.sheets.values():
+            if isinstance(ws, QuickWorksheet):
+                ws.discard_early()
+
+
+class _Early:
+    """Writes the XML of each sheet after the first as soon as the sheet is written
+    (QuickWorksheet.assemble_early), and lets go of its cells unless a chart reads them: a
+    thousand candidates' Model, CashFlows and Assumptions are a few hundred megabytes of
+    cells. The first sheet (the Summary, with its charts, laid out only at close) has its XML
+    written into memory and thrown away, so that its formats get their indices before the
+    others', as at close. It stops, for that sheet and the ones after it, at a sheet that is
+    not a quick worksheet or has parts laid out at close (charts, links, comments)."""
+
+    def __init__(self, wb: xlsxwriter.Workbook, tmpdir: str | None) -> None:
+        self.wb, self.tmpdir = wb, tmpdir
+        self.on = False
+        self.charted: set[str] | None = set()  # the sheets charts read (None: not known)
+
+    def first(self, ws: Worksheet) -> None:
+        self.on = isinstance(ws, QuickWorksheet) and ws.dry_run_safe()
+        if self.on:
+            ws.ask_formats()
+            self.charted = _charted_sheets(self.wb)
+
+    def next(self, ws: Worksheet) -> None:
+        self.on = self.on and isinstance(ws, QuickWorksheet) and ws.plain_parts()
+        if not self.on:
+            return
+        ws.assemble_early(self.tmpdir)
+        if self.charted is not None and ws.name not in self.charted:
+            ws.drop_cells()
+
+
+def _charted_sheets(wb: xlsxwriter.Workbook) -> set[str] | None:
+    """The names of the sheets whose cells the workbook's charts read (xlsxwriter caches
+    their values at close), or None when a chart's range cannot be read."""
+    names = set()
+    for chart in getattr(wb, "charts", None) or ():
+        for rng in getattr(chart, "formula_ids", None) or ():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sheet, _cells = wb._get_chart_range(rng)
+            if sheet is None or sheet.startswith("("):
+                return None
+            names.add(sheet)
+    return names
 
 
 def _define_names(wb: xlsxwriter.Workbook, p: Plan) -> None:
