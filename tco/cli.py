@@ -430,7 +430,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
     from .dates import output_date
     from .engine import compute
     from .exporters.report_files import ReportFiles, write_report_files
-    from .gcpause import keep_until_exit
+    from .gcpause import keep_until_exit, paused_gc
 
     if not (xlsx or html or pdf):
         raise click.UsageError("give at least one of --xlsx, --html or --pdf")
@@ -438,8 +438,9 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
                 catalogs)
     day = output_date()  # read once, before any work: one date for every file written
     loaded, catalog = load(scenario, catalogs)
-    result = compute(loaded, catalog)
-    keep_until_exit()
+    with paused_gc():  # frozen before the collector resumes: no collection walks the model
+        result = compute(loaded, catalog)
+        keep_until_exit()
     write_report_files(
         result, ReportFiles(xlsx, html, pdf, lang=lang, paper=paper, day=day),
         analyses=lambda: report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing,
