@@ -82,9 +82,8 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
                          financing=m.lease.flows[0], vat=cx.vat + m.lease.vat[0])
         return parts
     parts = {comp: zero for comp in COMPONENTS}
-    parts.update(year_costs(b, t, m.cl, m.h, m.run, tl, m.work, m.plan, m.owned))
-    if m.rent is not None:
-        parts["cloud_rent"] = m.rent[t]
+    parts.update(year_costs(b, t, m.cl, m.h, m.run, tl, m.work, m.plan, m.owned,
+                            None if m.rent is None else m.rent[t]))
     if t == 1:  # recoverable input VAT is credited within the first year: a timing cost only
         parts["vat"] = zero - m.cx.vat_recovered  # 0 - x: a plain 0 (not -0) without VAT
     if m.lease is not None:  # VAT on the lease's payments that is not recovered

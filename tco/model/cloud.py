@@ -29,16 +29,15 @@ def rental(b: Builder, cl: Cluster, tl: Timeline, work: Delivered, plan: Work, h
     paying the on-demand price for the hours used costs less over the horizon (in present
     value, so that the option's NPV is the smaller of the two)."""
     c, q = b.c, b.q
-    used = {t: work.planned_gpu_hours * plan.rented[t] for t in range(1, horizon + 1)}
-    reserved = {t: c("rent_reserved_fraction") * cl.cards * HOURS_PER_YEAR * tl.ported[t]
-                for t in used}
-    tier = {t: MAX(used[t], reserved[t]) * c("cloud_price_per_card_hour") for t in used}
-    on_demand = {t: used[t] * c("on_demand_price_per_card_hour") for t in used}
+    tier, on_demand = {}, {}
+    for t in range(1, horizon + 1):  # from the port on (tco.model.timeline)
+        tier[t], on_demand[t] = _tiers(b, cl, work.planned_gpu_hours * plan.rented[t],
+                                       tl.ported[t])
     # only a reservation has an alternative (on demand and spot are paid per hour used)
     reserves = c("rent_reserved_fraction")
-    choose = q("rent_on_demand",
-               AND(reserves.gt(0), _pv(on_demand).lt(_pv(tier))), "flag", "1 when paying on-demand prices for the hours used costs less "
-               "over the horizon than a committed reservation paid for every hour", "horizon")
+    choose = q("rent_on_demand", AND(reserves.gt(0), _pv(on_demand).lt(_pv(tier))), "flag",
+               "1 when paying on-demand prices for the hours used costs less over the horizon "
+               "than a committed reservation paid for every hour", "horizon")
     # a run on a fully used cluster (as an owned option's per-run lines, methodology §9): a
     # fully used reservation costs its price an hour, or on demand if that is cheaper
     price = q("rent_price_per_card_hour",
@@ -47,7 +46,19 @@ def rental(b: Builder, cl: Cluster, tl: Timeline, work: Delivered, plan: Work, h
                  c("cloud_price_per_card_hour")), f"{money}/card-h",
               "Rent per card-hour of a run on a fully used rented cluster (the cheaper of a "
               "reservation and on demand)", "horizon")
-    return Rental({t: IF(choose, on_demand[t], tier[t]) for t in used}, price)
+    return Rental({t: IF(choose, on_demand[t], tier[t]) for t in tier}, price)
+
+
+def _tiers(b: Builder, cl: Cluster, used: Expr, share: Expr | None = None
+           ) -> tuple[Expr, Expr]:
+    """What `used` card-hours cost at the scenario's tier (a reservation of the cluster for
+    `share` of the year, or all of it, is paid for every hour, take-or-pay) and on demand."""
+    c = b.c
+    reserved = c("rent_reserved_fraction") * cl.cards * HOURS_PER_YEAR
+    if share is not None:
+        reserved = reserved * share
+    return (MAX(used, reserved) * c("cloud_price_per_card_hour"),
+            used * c("on_demand_price_per_card_hour"))
 
 
 def _pv(flows: dict[int, Expr]) -> Expr:
@@ -61,8 +72,7 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
     # a committed reservation is paid for its share of every hour, used or not (take-or-pay);
     # renting the same hours takes the cheaper of it and on-demand, as a rented option does
     reserved_h = c("rent_reserved_fraction") * HOURS_PER_YEAR
-    at_tier = MAX(work.gpu_hours, cl.cards * reserved_h) * c("cloud_price_per_card_hour")
-    at_on_demand = work.gpu_hours * c("on_demand_price_per_card_hour")
+    at_tier, at_on_demand = _tiers(b, cl, work.gpu_hours)
     on_demand = q("cloud_on_demand",
                   AND(reserved_h.gt(0), at_on_demand.lt(at_tier)), "flag",
                   "1 when renting the same hours on demand costs less than at the tier",

@@ -134,9 +134,11 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
 
 
 def year_costs(b: Builder, t: int, cl: Cluster, h: Hours, run: Running, tl: Timeline,
-               work: Delivered, plan: Work, owned: bool) -> dict[str, Expr]:
+               work: Delivered, plan: Work, owned: bool, rent: Expr | None = None
+               ) -> dict[str, Expr]:
     """The operating components of year t (1..H): the installed hardware costs from delivery,
-    training power for the work done on it, and rent for the work done on rented capacity."""
+    training power for the work done on it, and rent for the work done on rented capacity
+    (`rent`: a rented option's, priced by tco.model.cloud.rental)."""
     installed = tl.installed[t]
     if owned:
         busy = h.demand * plan.owned[t]
@@ -154,7 +156,7 @@ def year_costs(b: Builder, t: int, cl: Cluster, h: Hours, run: Running, tl: Time
         "licences": run.licences * installed,
         "operations_staff": run.staff * installed,
         "porting_maintenance": run.porting_maintenance,
-        "cloud_rent": rented * run.rent_price,
+        "cloud_rent": rented * run.rent_price if rent is None else rent,
     }
 
 
