@@ -116,6 +116,20 @@ def random_state(result, rng: np.random.Generator) -> dict[str, str]:
     return out
 
 
+def summary_said_live(browser: Page, result, tmp: Path, starts: dict[str, str]) -> None:
+    """For each language, the static summary has a sentence starting `starts[lang]`, and the
+    page recomputing itself says the same summary (less the Monte Carlo sentence, which the
+    page does not redraw)."""
+    for lang, start in starts.items():
+        open_report(browser, result, tmp / lang, lang)
+        before = browser.js(READ)
+        assert any(s.startswith(start) for s in before["summary"]), before["summary"]
+        browser.js("tcoLive.render(true)")
+        assert browser.js(READ)["summary"] == [s for s in before["summary"]
+                                               if "Monte Carlo" not in s and "蒙特卡洛" not in s]
+        assert browser.console() == []
+
+
 def static_view(browser: Page, result, tmp: Path, lang: str) -> dict:
     """What the static report of `result` shows (the page as loaded, nothing typed)."""
     open_report(browser, result, tmp, lang)
@@ -397,12 +411,5 @@ def test_a_hybrid_named_as_a_hybrid_in_the_live_report(browser, catalog, tmp_pat
     from tco.scenario import load_scenario_text
 
     hybrid = add_analyses(compute(load_scenario_text(RENT_OR_HYBRID, "s.yaml"), catalog))
-    for lang, start in (("en", "Owning a base and renting the peaks costs more"),
-                        ("zh", "自有基础集群加租用峰值更贵")):
-        open_report(browser, hybrid, tmp_path / lang, lang)
-        before = browser.js(READ)
-        assert any(s.startswith(start) for s in before["summary"]), before["summary"]
-        browser.js("tcoLive.render(true)")
-        assert browser.js(READ)["summary"] == [s for s in before["summary"]
-                                               if "Monte Carlo" not in s and "蒙特卡洛" not in s]
-        assert browser.console() == []
+    summary_said_live(browser, hybrid, tmp_path, {
+        "en": "Owning a base and renting the peaks costs more", "zh": "自有基础集群加租用峰值更贵"})
