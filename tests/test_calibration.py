@@ -152,13 +152,16 @@ CASES: tuple[Case, ...] = (
          _run(params=70e9, tokens=1e10, card="gaudi2", cards=64, precision="fp8",
               batch_tokens=1024 * 4096, seq_len=4096, familiar=True), INTEL),
     # --- out-of-sample ----------------------------------------------------------------------
-    # MLPerf v3.0 GPT-3 (NeMo 23.05, FP8): 1,207,959,552 tokens; train_epoch_timing 3,856.4 s
-    # (512 H100, batch 2,048 x 2,048) and 2,580.6 s (768 H100, batch 3,072 x 2,048),
-    # mlcommons/training_results_v3.0 NVIDIA dgxh100_n64/n96 result_0.
-    Case("MLPerf v3.0 GPT-3 FP8, 512 H100", "out", 3856.4, "wall_seconds",
-         {**_gpt3(512, "h100-sxm", 2048), "tokens": 1_207_959_552}, MLPERF.format("v3.0")),
-    Case("MLPerf v3.0 GPT-3 FP8, 768 H100", "out", 2580.6, "wall_seconds",
-         {**_gpt3(768, "h100-sxm", 3072), "tokens": 1_207_959_552}, MLPERF.format("v3.0")),
+    # MLPerf v3.0 GPT-3 (NeMo 23.05, FP8): mlcommons/training_results_v3.0 NVIDIA
+    # dgxh100_n64_nemo / dgxh100_n96_nemo, result_0-2, the same measure as every other MLPerf
+    # case: 1,207,959,552 tokens (1,258,291,200 in two of the 768-card runs) / (run_stop −
+    # run_start − the 24-25 evaluations, 365 s and 246 s), median of the three runs. The
+    # train_epoch_timing these cases used until this review (3,856.4 s and 2,580.6 s) counts the
+    # evaluations, and the model's whole-run wall time counts its checkpoint and failure losses.
+    Case("MLPerf v3.0 GPT-3 FP8, 512 H100", "out", 675.9, "tokens_per_card_s",
+         _gpt3(512, "h100-sxm", 2048), MLPERF.format("v3.0")),
+    Case("MLPerf v3.0 GPT-3 FP8, 768 H100", "out", 673.4, "tokens_per_card_s",
+         _gpt3(768, "h100-sxm", 3072), MLPERF.format("v3.0")),
     Case("MLPerf v4.1 GPT-3 FP8, 256 H100", "out", 889.6, "tokens_per_card_s",
          _gpt3(256, "h100-sxm", 2048), MLPERF.format("v4.1")),
     Case("MLPerf v4.1 GPT-3 FP8, 512 H100", "out", 858.1, "tokens_per_card_s",
