@@ -46,11 +46,13 @@ def model_run(catalog, *, params: float, tokens: float, card: str, cards: int,
               precision: str = "bf16", batch_tokens: int | None = None,
               seq_len: int | None = None, mfu: float | None = None,
               active_params: float | None = None, familiar: bool = False,
-              layout: dict[str, int] | None = None) -> dict[str, float]:
+              layout: dict[str, int] | None = None,
+              scaleout_gb_per_s: float | None = None) -> dict[str, float]:
     """The primary-job numbers of a one-candidate scenario built from a published run.
 
     `familiar`: the run is the vendor's own, so the team knows the stack (familiarity 1).
-    `mfu` is for diagnostics only; no calibration case passes it."""
+    `mfu` is for diagnostics only; no calibration case passes it. `scaleout_gb_per_s`: the
+    run's network per card, one way, where the source gives one other than the platform's."""
     extra = ""
     if batch_tokens is not None:
         extra += f"    global_batch_tokens: {batch_tokens}\n"
@@ -67,6 +69,8 @@ def model_run(catalog, *, params: float, tokens: float, card: str, cards: int,
         "candidates:\n"
         f"  - id: cand\n    card: {card}\n    cards: {cards}\n"
         + (f"    mfu: {mfu}\n" if mfu is not None else "")
+        + (f"    scaleout_bandwidth_gb_per_s: {scaleout_gb_per_s}\n"
+           if scaleout_gb_per_s is not None else "")
         + (f"    layout: {{run: {layout}}}\n".replace("'", "") if layout else "")
         + (f"team: {{familiarity: {{{stack}: 1}}}}\n" if familiar else "")
     )
@@ -110,7 +114,7 @@ def _l405(cards: int, card: str, batch: int) -> dict:
 
 BLOOM = _run(params=176e9, tokens=366e9, card="a100-80gb-sxm", cards=384,
              batch_tokens=2048 * 2048, seq_len=2048,
-             layout={"tp": 4, "pp": 12, "recompute": 1})
+             layout={"tp": 4, "pp": 12, "recompute": 1}, scaleout_gb_per_s=6.25)
 
 MLPERF = "mlcommons/training_results_{}, result logs (tokens trained / (run time − eval time)," \
     " median of runs; via /work/research/mfu-sources.yaml)"
@@ -122,7 +126,7 @@ CASES: tuple[Case, ...] = (
     # Llama 2 70B: arXiv 2307.09288 Tables 1-2, 1,720,320 A100 GPU-hours for 2.0T tokens, 4k
     # context, 4M batch; the card count is not published: 2,048 assumed.
     Case("Llama 2 70B, 2,048 A100 (assumed)", "in", 1_720_320, "gpu_hours",
-         _run(params=70e9, tokens=2.0e12, card="a100-80gb-sxm", cards=2048,
+         _run(params=68.98e9, tokens=2.0e12, card="a100-80gb-sxm", cards=2048,
               batch_tokens=4_194_304, seq_len=4096), "arXiv 2307.09288"),
     # LLaMA-65B: arXiv 2302.13971 s.2.4 and Table 15: 1,022,362 GPU-hours on 2,048 A100.
     Case("LLaMA-65B, 2,048 A100", "in", 1_022_362, "gpu_hours",
@@ -149,7 +153,7 @@ CASES: tuple[Case, ...] = (
     Case("MLPerf v5.0 Llama 3.1 405B FP8, 512 H200 (Nebius)", "in", 366.9, "tokens_per_card_s",
          (_l405(512, "h200-sxm", 1152)), MLPERF.format("v5.0")),
     Case("Intel Llama 2 70B FP8, 64 Gaudi 2", "in", 848, "tokens_per_card_s",
-         _run(params=70e9, tokens=1e10, card="gaudi2", cards=64, precision="fp8",
+         _run(params=68.98e9, tokens=1e10, card="gaudi2", cards=64, precision="fp8",
               batch_tokens=1024 * 4096, seq_len=4096, familiar=True), INTEL),
     # --- out-of-sample ----------------------------------------------------------------------
     # MLPerf v3.0 GPT-3 (NeMo 23.05, FP8): mlcommons/training_results_v3.0 NVIDIA
