@@ -193,21 +193,16 @@ CASES: tuple[Case, ...] = (
               batch_tokens=128 * 8192, seq_len=8192, familiar=True), INTEL),
     # DeepSeek-V3, arXiv 2412.19437: 671B total / 37B active, 14.8T tokens, 2,048 H800, FP8,
     # batch 15,360 x 4,096; Table 1: 2,664K GPU-hours. A former documented miss (-33%): the
-    # expert-parallel all-to-all and the FP8 MFU explain it. Pinned as s.3.2 gives it: no
-    # tensor parallelism, 16 pipeline stages (DualPipe), 64-way expert parallelism; the ZeRO
-    # stage and virtual stages are the search's (methodology s.17).
+    # expert-parallel all-to-all and the FP8 MFU explain it.
     # BLOOM-176B, arXiv 2211.05100; GENCI: 384 A100-80GB, 1,082,990 GPU-hours; 366B tokens;
     # bigscience tr11-176B-ml.slurm: TP 4, PP 12, batch 2,048 x 2,048,
-    # --checkpoint-activations, DeepSpeed's pipeline engine (no virtual stages); pinned: the
-    # source gives the layout. Its network: 4 x 100 Gb/s Omni-Path per 8-card node (arXiv
-    # 2211.05100, hardware), 6.25 GB/s per card. A former documented miss (-25.5%): full
-    # recomputation and the 12-stage bubble explain most of it.
+    # --checkpoint-activations (pinned: the source gives the layout). A former documented miss
+    # (-25.5%): full recomputation and the 12-stage bubble explain most of it.
     Case("BLOOM-176B, 384 A100 (published layout)", "out", 1_082_990, "gpu_hours", BLOOM,
          "arXiv 2211.05100; bigscience tr11-176B-ml.slurm"),
     Case("DeepSeek-V3 MoE FP8, 2,048 H800", "out", 2_664_000, "gpu_hours",
          _run(params=671e9, tokens=14.8e12, card="h800-sxm", cards=2048, precision="fp8",
-              batch_tokens=15_360 * 4096, seq_len=4096, active_params=37e9,
-              layout={"tp": 1, "pp": 16, "ep": 64}),
+              batch_tokens=15_360 * 4096, seq_len=4096, active_params=37e9),
          "arXiv 2412.19437"),
 )
 
