@@ -196,8 +196,11 @@ CASES: tuple[Case, ...] = (
     # expert-parallel all-to-all and the FP8 MFU explain it.
     # BLOOM-176B, arXiv 2211.05100; GENCI: 384 A100-80GB, 1,082,990 GPU-hours; 366B tokens;
     # bigscience tr11-176B-ml.slurm: TP 4, PP 12, batch 2,048 x 2,048,
-    # --checkpoint-activations (pinned: the source gives the layout). A former documented miss
-    # (-25.5%): full recomputation and the 12-stage bubble explain most of it.
+    # --checkpoint-activations, DeepSpeed's pipeline engine (no virtual stages): pinned, the run's
+    # software offered neither interleaving nor selective recomputation, so the search's layout
+    # was not open to it. Network: 4 x 100 Gb/s Omni-Path per 8-card node (arXiv 2211.05100,
+    # hardware), 6.25 GB/s per card. A former documented miss (-25.5%): full recomputation and
+    # the 12-stage bubble explain most of it.
     Case("BLOOM-176B, 384 A100 (published layout)", "out", 1_082_990, "gpu_hours", BLOOM,
          "arXiv 2211.05100; bigscience tr11-176B-ml.slurm"),
     Case("DeepSeek-V3 MoE FP8, 2,048 H800", "out", 2_664_000, "gpu_hours",
