@@ -28,18 +28,15 @@ from tco.engine import compute
 from tco.scenario import load_scenario_text
 
 CASE_TOLERANCE = 0.30  # no run beyond ±30% (issue 12)
-# Issue 12's target for the held-out median is 12%; this set reaches 12.7% (13.3% before the
-# collective latency and the data-parallel overlap window; methodology §17: MLPerf GPT-3
-# across software releases), so the bound is what is reached. With whole data-parallel
-# replicas and ZeRO-2 / HSDP as layout choices: out-of-sample median 12.7%, worst -18.4%
-# (signed median -3.7%); in-sample median |error| 4.4%, worst -8.9%, signed median -0.7%
-# (ratio 1.19 not refitted). A per-release H100 FP8 MFU from NVIDIA's NeMo tables raised the
-# out-of-sample median to 16.2% and was not adopted (methodology §17). Nor was a GEMM-shape
-# factor d / (d + 274), d = hidden / tp, d0 fitted on Narayanan et al. 2021 Table 1: median
-# 11.2% but worst +23.6% out of sample, in-sample worst +13.6% (ratio refitted to 1.25).
-# Nor were four terms for losses that grow with the card count and for causal attention
-# (methodology §17: none both lowers the median and keeps the worst case on physical grounds).
-OUT_OF_SAMPLE_MEDIAN = 0.13
+# Issue 12's target for the held-out median is 12%. After the input audit of methodology §17
+# (MLPerf v3.0 GPT-3 measured like every other MLPerf case, Llama 2 70B's parameter count,
+# BLOOM's published layout and network): out-of-sample median 11.5%, worst -16.4% (Intel
+# Llama 3.1 70B on 64 Gaudi 2), signed median -3.7%; in-sample median |error| 5.0%, worst
+# -10.1% (Llama 2 70B on 2,048 A100), signed median -0.7% (ratio 1.19, not refitted). Before
+# the audit: 12.7% / -18.4% and 4.4% / -8.9%. Not adopted (methodology §17): a per-release
+# H100 FP8 MFU (median 13.6%), a GEMM-shape factor (worst +23.6%), four terms for losses that
+# grow with the card count and causal attention.
+OUT_OF_SAMPLE_MEDIAN = 0.12
 
 
 def model_run(catalog, *, params: float, tokens: float, card: str, cards: int,
@@ -244,6 +241,29 @@ def test_catalog_peaks_feeding_the_calibration_are_dense_datasheet_figures(catal
     h100 = catalog.card("h100-sxm")
     assert h100.peak("bf16").best == pytest.approx(989.4)
     assert h100.peak("fp8").best == pytest.approx(1978.9)
+
+
+def test_mlperf_v30_rate_is_tokens_over_training_time():
+    """MLPerf v3.0 GPT-3, mlcommons/training_results_v3.0 NVIDIA dgxh100_n64_nemo and
+    dgxh100_n96_nemo, result_0-2: tokens trained / (run_stop − run_start − the evaluations),
+    per card, median of the three runs; the same measure as every other MLPerf case."""
+    def rate(tokens, run_s, eval_s, cards):
+        return tokens / (run_s - eval_s) / cards
+
+    n64 = [rate(1_207_959_552, 3857.305, 365.276, 512),   # 675.62
+           rate(1_207_959_552, 3855.826, 367.810, 512),   # 676.40
+           rate(1_207_959_552, 3855.264, 364.504, 512)]   # 675.87
+    n96 = [rate(1_207_959_552, 2581.928, 246.320, 768),   # 673.43
+           rate(1_258_291_200, 2689.907, 256.390, 768),   # 673.26
+           rate(1_258_291_200, 2688.945, 256.142, 768)]   # 673.46
+    published = {c.name: c.published for c in CASES}
+    assert statistics.median(n64) == pytest.approx(published["MLPerf v3.0 GPT-3 FP8, 512 H100"],
+                                                   abs=0.05)
+    assert statistics.median(n96) == pytest.approx(published["MLPerf v3.0 GPT-3 FP8, 768 H100"],
+                                                   abs=0.05)
+    # train_epoch_timing (3,856.4 s), the figure these cases used before, counts the 24
+    # evaluations (365 s): 611.8 tokens/s per card, 9.5% below the training rate
+    assert 1_207_959_552 / 3856.42 / 512 == pytest.approx(611.8, abs=0.05)
 
 
 def test_mlperf_slice_is_not_a_full_run():
