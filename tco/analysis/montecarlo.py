@@ -126,12 +126,23 @@ class Draw:
 
 
 class Sampler:
-    """Draws every quantity for a block of draws: triangular ones in one (G, n) array."""
+    """Draws every quantity for a block of draws: triangular ones in one (G, n) array.
+
+    A block's stream is, in order: two uniforms for every triangular quantity (all first ones,
+    then all second ones, each n long), then each other quantity's own draws. `sample` with
+    `rows` makes only those quantities' values, each from its own place in the stream (a PCG64
+    stream can be advanced by any number of values at once, and a uniform takes exactly one),
+    and leaves the stream where drawing them all would: the values are the same bit for bit.
+    Candidates evaluated in groups read only their own inputs and the shared ones, so each
+    group draws its own few quantities instead of every one."""
 
     def __init__(self, draws: list[Draw]) -> None:
         self.draws = draws
         self.tri = [i for i, d in enumerate(draws) if d.dist == "triangular"]
         self.other = [i for i, d in enumerate(draws) if d.dist != "triangular"]
+        self.tri_row = {i: row for row, i in enumerate(self.tri)}
+        # a normal takes a varying number of uniforms: the others are then drawn in full
+        self.skippable = all(draws[i].dist == "uniform" for i in self.other)
         low = np.array([draws[i].low for i in self.tri])
         width = np.array([draws[i].high - draws[i].low for i in self.tri])
         c = np.divide(np.array([draws[i].mode for i in self.tri]) - low, width,
@@ -140,29 +151,67 @@ class Sampler:
         self.a = (width * (1 - c))[:, None]
         self.b = (width * c)[:, None]
 
-    def sample(self, rng: np.random.Generator, n: int) -> list[np.ndarray]:
-        """One array of n values per Draw, in order."""
-        out: list[np.ndarray] = [np.empty(0)] * len(self.draws)
-        if self.tri:
-            u = rng.random((2, len(self.tri), n))
+    def sample(self, rng: np.random.Generator, n: int, rows: list[int] | None = None
+               ) -> dict[int, np.ndarray]:
+        """n values of each Draw (index -> array): of those in `rows` (ascending), or all."""
+        if rows is None:
+            rows = list(range(len(self.draws)))
+        out: dict[int, np.ndarray] = {}
+        tri = [self.tri_row[i] for i in rows if i in self.tri_row]
+        bits, pos = rng.bit_generator, 0  # values of this block's stream used so far
+
+        def skip_to(target: int) -> None:
+            nonlocal pos
+            if target > pos:
+                bits.advance(target - pos)  # type: ignore[attr-defined]
+            pos = target
+
+        if tri:
+            u = np.empty((2, len(tri), n))
+            for half in (0, 1):
+                for first, last, at in _runs(tri):
+                    skip_to((half * len(self.tri) + first) * n)
+                    rng.random((last - first, n), out=u[half, at:at + last - first])
+                    pos += (last - first) * n
             x = np.minimum(u[0], u[1])
             hi = np.maximum(u[0], u[1], out=u[1])
-            x *= self.a
-            hi *= self.b
+            x *= self.a[tri]
+            hi *= self.b[tri]
             x += hi
-            x += self.low
-            for row, i in enumerate(self.tri):
-                out[i] = x[row]
-        for i in self.other:
+            x += self.low[tri]
+            for row, t in enumerate(tri):
+                out[self.tri[t]] = x[row]
+        skip_to(2 * len(self.tri) * n)
+        wanted = set(rows)
+        for k, i in enumerate(self.other):
             d = self.draws[i]
+            if self.skippable:  # every other one is uniform: n values each
+                if i not in wanted:
+                    continue
+                skip_to(2 * len(self.tri) * n + k * n)
             if d.dist == "normal":
                 out[i] = rng.standard_normal(n) * ((d.high - d.low) / (2 * Z90)) + d.mode
             else:
                 out[i] = d.low + (d.high - d.low) * rng.random(n)
-        for i, d in enumerate(self.draws):
+            pos += n
+        if self.skippable:
+            skip_to((2 * len(self.tri) + len(self.other)) * n)
+        for i in rows:
+            d = self.draws[i]
             if d.needs_clip:
                 np.clip(out[i], d.clip_low, d.clip_high, out=out[i])
-        return out
+        return {i: out[i] for i in rows}
+
+
+def _runs(rows: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(first, last + 1, place in `rows`) of each run of consecutive numbers in `rows`."""
+    at = 0
+    while at < len(rows):
+        end = at + 1
+        while end < len(rows) and rows[end] == rows[end - 1] + 1:
+            end += 1
+        yield rows[at], rows[end - 1] + 1, at
+        at = end
 
 
 def scenario_distributions(result: Result) -> dict[str, dict[str, object]]:
@@ -304,6 +353,19 @@ class Simulation:
         self.fixed = {p: base[p] for p in ranged if p not in drawn}
         self.sampler = Sampler(self.plan)
         self.warnings = draw_warnings(result, self.plan)
+        self.rows = [self._drawn_for(ids, compiled) for _first, ids, compiled in self.groups]
+
+    def _drawn_for(self, ids: list[str], compiled: Compiled | None) -> list[int]:
+        """The quantities (rows of the plan) the candidates `ids` read, in plan order."""
+        row_of = {p: row for row, d in enumerate(self.plan) for p in d.paths}
+        read = set(compiled.inputs_read) if compiled is not None else set()
+        for cid in ids:
+            if cid in self.twin_of:
+                unit, member = self.twin_of[cid]
+                part = self.twins[unit][0]
+                read |= {part.names(p)[member] if part.own(p) else p
+                         for p in self.twin_reads[unit]}
+        return sorted({row_of[p] for p in read if p in row_of})
 
     def _compile_twins(self, result: Result, base: dict[str, float], ranged: list[str],
                        distributions: dict[str, dict[str, object]]) -> set[str]:
@@ -373,13 +435,15 @@ class Simulation:
                         env[self.names[cid][k]] = (value[j] if isinstance(value, np.ndarray)
                                                    and value.ndim == 2 else value)
 
-    def blocks(self, seed: int, k: int, draws: int) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
-        """(first draw index, inputs) for each block of chunk k, from chunk k's own stream."""
+    def blocks(self, seed: int, k: int, draws: int, rows: list[int] | None = None
+               ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+        """(first draw index, inputs) for each block of chunk k, from chunk k's own stream:
+        every drawn input, or those of the quantities `rows` (Sampler.sample)."""
         rng = np.random.Generator(np.random.PCG64(seed).jumped(k))
         first, last = k * CHUNK, min((k + 1) * CHUNK, draws)
         for start in range(first, last, BLOCK):
-            values = self.sampler.sample(rng, min(BLOCK, last - start))
-            yield start, {p: x for d, x in zip(self.plan, values) for p in d.paths}
+            values = self.sampler.sample(rng, min(BLOCK, last - start), rows)
+            yield start, {p: x for i, x in values.items() for p in self.plan[i].paths}
 
 
 def drawn_inputs(result: Result, draws: int, seed: int, metric: str = "cost_per_job"
@@ -457,8 +521,8 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             reported = evaluated // len(cands)
 
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for first, ids, compiled in sim.groups:
-            npv, job = evaluate_group(sim, compiled, first, ids, lead, draws, seed, pool, tick)
+        for group, (first, ids, compiled) in enumerate(sim.groups):
+            npv, job = evaluate_group(sim, group, lead, draws, seed, pool, tick)
             samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
             stats += pool.map(summary, [a for row in range(len(ids)) for a in (npv[row], job[row])])
             del npv, job
@@ -483,19 +547,24 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     )
 
 
-def evaluate_group(sim: Simulation, compiled: Compiled | None, first: int, ids: list[str],
-                   lead: Leader, draws: int, seed: int, pool: ThreadPoolExecutor,
-                   tick: Callable[[int], None]) -> tuple[np.ndarray, np.ndarray]:
-    """NPV of TCO and cost per run of candidates `ids` (rows `first`...) for every draw, the
-    chunks of draws spread over the thread pool (`tick` hears how many candidate-draws each
-    one did); the cheapest so far goes into `lead`."""
+def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: int,
+                   pool: ThreadPoolExecutor, tick: Callable[[int], None]
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """NPV of TCO and cost per run of the candidates of `sim.groups[group]` for every draw,
+    the chunks of draws spread over the thread pool (`tick` hears how many candidate-draws
+    each one did); the cheapest so far goes into `lead`."""
+    first, ids, compiled = sim.groups[group]
     names = sim.names
     npv = np.empty((len(ids), draws))
     job = np.empty((len(ids), draws))
+    # inputs that reach none of the group's targets are not drawn for it: never read
+    unread = {} if compiled is None else {p: 0.0 for p in compiled.varying
+                                          if p not in compiled.inputs_read}
 
     def run_chunk(k: int) -> int:
-        for start, inputs in sim.blocks(seed, k, draws):
-            env = {} if compiled is None else compiled.evaluate_block({**sim.fixed, **inputs})
+        for start, inputs in sim.blocks(seed, k, draws, sim.rows[group]):
+            env = {} if compiled is None else compiled.evaluate_block(
+                {**unread, **sim.fixed, **inputs})
             sim.evaluate_twins(ids, inputs, env)
             stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
             for row, cid in enumerate(ids):
