@@ -228,6 +228,11 @@ class Compiled:
                 plan.append((node.apply, args, out, free, None, -1))
         return plan
 
+    def member_key(self, row: int) -> bytes:
+        """Twins: member `row`'s constants that differ between members, as bytes. Members with
+        the same key and the same varying inputs get the same numbers from `evaluate_block`."""
+        return b"".join(column[row].tobytes() for _slot, column in self._columns)
+
     @property
     def inputs_read(self) -> set[str]:
         """The varying inputs that reach at least one target."""

@@ -354,6 +354,24 @@ class Simulation:
         self.sampler = Sampler(self.plan)
         self.warnings = draw_warnings(result, self.plan)
         self.rows = [self._drawn_for(ids, compiled) for _first, ids, compiled in self.groups]
+        self.same = self._same_numbers()
+
+    def _same_numbers(self) -> dict[str, str]:
+        """Twin -> the first twin (in ranking order) whose numbers are the same in every draw:
+        compiled together, with the same constants and the same draws of their own inputs (one
+        catalog figure is one draw). Its results are computed once and its summary made once."""
+        row_of = {p: row for row, d in enumerate(self.plan) for p in d.paths}
+        first: dict[tuple[object, ...], str] = {}
+        same = {}
+        for cid in self.cands:
+            if cid not in self.twin_of:
+                continue
+            unit, member = self.twin_of[cid]
+            part, compiled = self.twins[unit]
+            draws = tuple(row_of[part.names(p)[member]] for p in compiled.varying
+                          if p in self.twin_reads[unit] and part.own(p))
+            same[cid] = first.setdefault((unit, compiled.member_key(member), draws), cid)
+        return same
 
     def _drawn_for(self, ids: list[str], compiled: Compiled | None) -> list[int]:
         """The quantities (rows of the plan) the candidates `ids` read, in plan order."""
@@ -407,7 +425,8 @@ class Simulation:
     def evaluate_twins(self, ids: list[str], inputs: dict[str, np.ndarray],
                        env: dict[str, Value]) -> None:
         """Into `env`: the targets of the twins among `ids` for one block of drawn `inputs`,
-        by the members' own names, TWINS_AT_ONCE members at a time."""
+        by the members' own names, TWINS_AT_ONCE members at a time (those with the same
+        numbers as an earlier one, `same`, take its results)."""
         by_unit: dict[int, list[tuple[int, str]]] = {}
         for cid in ids:
             if cid in self.twin_of:
@@ -416,9 +435,11 @@ class Simulation:
         for unit, members in by_unit.items():
             part, compiled = self.twins[unit]
             template, reads = part.template, self.twin_reads[unit]
-            for first in range(0, len(members), TWINS_AT_ONCE):
-                chunk = members[first:first + TWINS_AT_ONCE]
-                rows = np.array([r for r, _ in chunk])
+            distinct = list(dict.fromkeys(self.twin_of[self.same[cid]][1] for _r, cid in members))
+            got_of: dict[int, tuple[dict[str, Value], int]] = {}  # member -> (results, row)
+            for first in range(0, len(distinct), TWINS_AT_ONCE):
+                chunk = distinct[first:first + TWINS_AT_ONCE]
+                rows = np.array(chunk)
                 block: dict[str, Value] = {}
                 for p in compiled.varying:
                     if p not in reads:  # reaches no target: not drawn, never read
@@ -429,11 +450,13 @@ class Simulation:
                     else:
                         block[p] = inputs[p]
                 got = compiled.evaluate_block(block, rows)
+                got_of.update({r: (got, j) for j, r in enumerate(chunk)})
+            for _r, cid in members:
+                got, j = got_of[self.twin_of[self.same[cid]][1]]
                 for k, name in enumerate(self.names[template]):
                     value = got[name]
-                    for j, (_r, cid) in enumerate(chunk):
-                        env[self.names[cid][k]] = (value[j] if isinstance(value, np.ndarray)
-                                                   and value.ndim == 2 else value)
+                    env[self.names[cid][k]] = (value[j] if isinstance(value, np.ndarray)
+                                               and value.ndim == 2 else value)
 
     def blocks(self, seed: int, k: int, draws: int, rows: list[int] | None = None
                ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
@@ -510,7 +533,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     check_draws(draws, len(cands))
     lead = Leader(draws)
     samples: dict[str, np.ndarray] = {}
-    stats: list[dict[str, float]] = []
+    stats: dict[str, tuple[dict[str, float], dict[str, float]]] = {}  # NPV, metric
     evaluated = reported = 0  # candidate-draws; draws reported to `progress`
 
     def tick(n: int) -> None:  # n more candidate-draws; the whole run is `draws` steps
@@ -524,13 +547,17 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
         for group, (first, ids, compiled) in enumerate(sim.groups):
             npv, job = evaluate_group(sim, group, lead, draws, seed, pool, tick)
             samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
-            stats += pool.map(summary, [a for row in range(len(ids)) for a in (npv[row], job[row])])
+            # twins with the same numbers as an earlier candidate have its summaries
+            own = [row for row, cid in enumerate(ids) if sim.same.get(cid, cid) == cid]
+            got = list(pool.map(summary, [a for row in own for a in (npv[row], job[row])]))
+            stats.update({ids[row]: (got[2 * k], got[2 * k + 1]) for k, row in enumerate(own)})
+            stats.update({cid: stats[sim.same[cid]] for cid in ids if cid not in stats})
             del npv, job
     counts = lead.counts(len(cands))
 
-    percentiles = {cid: {"npv_tco": stats[2 * row],
-                         **({metric: stats[2 * row + 1]} if sim.has_metric[cid] else {})}
-                   for row, cid in enumerate(cands)}
+    percentiles = {cid: {"npv_tco": dict(stats[cid][0]),
+                         **({metric: dict(stats[cid][1])} if sim.has_metric[cid] else {})}
+                   for cid in cands}
     deterministic = {cid: {"npv_tco": result.candidate(cid).values["npv_tco"],
                            **({metric: metric_value(result, cid, metric)}
                               if sim.has_metric[cid] else {})}
