@@ -70,8 +70,9 @@ SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
 LEADING_TIERS = 2  # tiers below this may rank first (tco.model.tier_formula: 2 barred, 3 infeasible)
 # The NPV and cost-per-run draws kept at once for percentiles: candidates are evaluated in
 # groups of at most GROUP_MAX that fit (a thousand candidates x 20,000 draws would otherwise
-# keep 320 MB, and their block results as much again).
-GROUP_BYTES = 128 * 2**20
+# keep 320 MB, and their block results as much again). Each group draws its inputs again, so
+# the example's 14 candidates x 1,000,000 draws (224 MB) are one group, not two.
+GROUP_BYTES = 256 * 2**20
 GROUP_MAX = 128
 Z90 = 1.2815515655446004  # standard normal 90th percentile
 THREADS = min(2, os.cpu_count() or 1)
