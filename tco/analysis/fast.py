@@ -208,9 +208,10 @@ class Compiled:
         once lets numpy reuse the same (cached) memory for the next results.
 
         An arithmetic operator (+ - * /) also gets its numpy ufunc (tco.expr.arrays.UFUNCS)
-        and whether its left operand is an intermediate read for the last time: on arrays,
-        `evaluate_block` calls the ufunc itself (writing into that operand when nothing else
-        holds it), which is what `BinOp.operate` would call, without its dispatch."""
+        and which of its operands (0, 1; -1: neither) is an intermediate read for the last
+        time: on arrays, `evaluate_block` calls the ufunc itself, which is what
+        `BinOp.operate` would call, without its dispatch, and writes the result into that
+        operand when nothing else holds it."""
         keep = set(self.target_slot.values()) | set(self.input_slot.values())
         last: dict[int, int] = {}
         for k, (_fn, args, _out) in enumerate(self.ops):
