@@ -62,6 +62,7 @@ from .common import (
     priced_candidates,
 )
 from .fast import Compiled
+from .quantiles import percentiles
 from .types import DrawWarning, MonteCarlo
 
 CHUNK = 65_536  # draws per random stream and per task of the thread pool
@@ -609,10 +610,11 @@ def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: 
 
 
 def summary(x: np.ndarray) -> dict[str, float]:
-    """P10/P50/P90 (linear interpolation, numpy's default) and mean. Reorders `x` in place."""
+    """P10/P50/P90 (numpy.percentile's, linear interpolation: tco/analysis/quantiles.py) and
+    mean. Reorders `x` in place."""
     mean = float(np.mean(x))
-    p10, p50, p90 = np.percentile(x, [10, 50, 90], overwrite_input=True)
-    return {"p10": float(p10), "p50": float(p50), "p90": float(p90), "mean": mean}
+    p10, p50, p90 = percentiles(x, (10, 50, 90))
+    return {"p10": p10, "p50": p50, "p90": p90, "mean": mean}
 
 
 def cheapest_counts(npv: np.ndarray, tiers: list[Value]) -> np.ndarray:
