@@ -110,6 +110,23 @@ def test_triangular_draws_follow_the_triangular_cdf():
     assert 0.0 <= x.min() and x.max() <= 4.0
 
 
+@pytest.mark.parametrize("rows", [[1, 2, 5, 9], [7], [0], [3, 8], []])
+@pytest.mark.parametrize("other", ["uniform", "normal"])
+def test_drawing_some_quantities_gives_their_values_of_drawing_all(rows, other):
+    # quantities 3 and 7 are not triangular: drawn after the triangular ones; a normal takes a
+    # varying number of uniforms, so the others are then drawn in full
+    draws = [Draw((f"x{i}",), other if i in (3, 7) else "triangular", 0.0, 1.0, 4.0, 0.0, 4.0)
+             for i in range(10)]
+    sampler = Sampler(draws)
+    every, some = (np.random.Generator(np.random.PCG64(5)) for _ in range(2))
+    for _block in range(3):  # each block starts where drawing every quantity left the stream
+        full = sampler.sample(every, 7)
+        part = sampler.sample(some, 7, rows)
+        assert sorted(part) == rows and sorted(full) == list(range(10))
+        for i in rows:
+            np.testing.assert_array_equal(part[i], full[i])
+
+
 def test_cheapest_ranks_like_compare():
     npv = np.array([[1.0, 5.0, 1.0], [2.0, 2.0, 0.5], [0.1, 0.1, 0.1]])
     done = [np.ones(3), np.ones(3), np.array([0.5, 0.5, 0.5])]  # third completes too few runs

@@ -208,7 +208,7 @@ def test_montecarlo_in_groups_equals_all_at_once(big, monkeypatch, group_max):
 
 def test_group_size_keeps_the_draws_within_budget():
     assert mc_module.group_size(20_000) == mc_module.GROUP_MAX
-    assert mc_module.group_size(1_000_000) == 8  # the example's 8 candidates in one group
+    assert mc_module.group_size(1_000_000) == 16  # the example's 14 candidates in one group
     assert mc_module.group_size(10**9) == 1
 
 

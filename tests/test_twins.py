@@ -194,6 +194,30 @@ def test_montecarlo_compiles_twins_once(mixed_result):
         assert of["h100-quoted"] != of["h100-512"]
 
 
+def test_twins_with_the_same_numbers_are_evaluated_once(catalog, monkeypatch):
+    """A second 512-card H100 has the same constants and draws as the first (its card price,
+    power and so on are the same catalog figures, drawn once): Monte Carlo evaluates and
+    summarises it once, and its numbers are those of the one-by-one path."""
+    from tco.analysis.montecarlo import Simulation
+
+    data = yaml.safe_load(example_scenario().read_text(encoding="utf-8"))
+    data["candidates"] = MIXED + [{"id": "h100-512-again", "card": "h100-sxm", "cards": 512}]
+    result = compute(parse_scenario(YamlDoc(data, {}, "again.yaml")), catalog)
+    sim = Simulation(result)
+    assert sim.same["h100-512-again"] == "h100-512"
+    assert sim.same["h100-512"] == "h100-512" and sim.same["h100-1024"] == "h100-1024"
+    grouped = montecarlo(result, draws=2000, seed=5)
+    monkeypatch.setattr(twins, "GROUPED", False)
+    alone = montecarlo(result, draws=2000, seed=5)
+    assert grouped.percentiles == alone.percentiles
+    assert grouped.prob_cheapest == alone.prob_cheapest
+    for cid, x in grouped.samples.items():
+        assert np.array_equal(x, alone.samples[cid])
+    p = grouped.percentiles
+    assert p["h100-512-again"] == p["h100-512"] != p["h100-1024"]
+    assert p["h100-512-again"] is not p["h100-512"]  # copies: one may be changed alone
+
+
 def test_final_evaluation_of_twins_is_bit_for_bit(mixed_result, monkeypatch):
     """The engine's values with twins evaluated as arrays (here groups of two and more) are
     `Model.evaluate`'s: same names in the same order, same types, same bits (nan, -0.0)."""

@@ -21,12 +21,15 @@ whole-array numpy operations on a million draws.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
-from ..expr import Const, Expr, Func, Ref, Value
+from ..expr import BinOp, Const, Expr, Func, Ref, Value
+from ..expr.arrays import UFUNCS
+from ..expr.floats import TYPES as FLOAT_TYPES
 from ..model import Model
 from ..twins import Twins
 
@@ -200,10 +203,15 @@ class Compiled:
             self.ops.append((node, tuple(slots), slot))
         return slot
 
-    def _with_releases(self) -> list[tuple[Callable[[list[Value]], Value], tuple[int, ...], int,
-                                             tuple[int, ...]]]:
+    def _with_releases(self) -> list[tuple[Any, ...]]:
         """Each op with the intermediate slots it reads for the last time: dropping them at
-        once lets numpy reuse the same (cached) memory for the next results."""
+        once lets numpy reuse the same (cached) memory for the next results.
+
+        An arithmetic operator (+ - * /) also gets its numpy ufunc (tco.expr.arrays.UFUNCS)
+        and which of its operands (0, 1; -1: neither) is an intermediate read for the last
+        time: on arrays, `evaluate_block` calls the ufunc itself, which is what
+        `BinOp.operate` would call, without its dispatch, and writes the result into that
+        operand when nothing else holds it."""
         keep = set(self.target_slot.values()) | set(self.input_slot.values())
         last: dict[int, int] = {}
         for k, (_fn, args, _out) in enumerate(self.ops):
@@ -213,8 +221,18 @@ class Compiled:
         for k, (node, args, out) in enumerate(self.ops):
             free = tuple(a for a in set(args) if last[a] == k and a not in keep
                          and self.values[a] is None)
-            plan.append((node.apply, args, out, free))
+            if type(node) is BinOp and node.op in UFUNCS:
+                into = (0 if args[0] in free else 1 if args[1] in free else -1
+                        ) if args[0] != args[1] else -1
+                plan.append((node.operate, args, out, free, UFUNCS[node.op], into))
+            else:
+                plan.append((node.apply, args, out, free, None, -1))
         return plan
+
+    def member_key(self, row: int) -> bytes:
+        """Twins: member `row`'s constants that differ between members, as bytes. Members with
+        the same key and the same varying inputs get the same numbers from `evaluate_block`."""
+        return b"".join(column[row].tobytes() for _slot, column in self._columns)
 
     @property
     def inputs_read(self) -> set[str]:
@@ -252,8 +270,37 @@ class Compiled:
             vals[slot] = column if rows is None else column[rows]
         for path, slot in self.input_slot.items():
             vals[slot] = inputs[path]
-        for fn, args, out, free in self._plan:
-            vals[out] = fn([vals[i] for i in args])
-            for i in free:
-                vals[i] = None
+        floats = FLOAT_TYPES
+        # the array backend gives IEEE infinities and nan without warnings (tco/expr/arrays.py)
+        with np.errstate(all="ignore"):
+            for fn, args, out, free, ufunc, into in self._plan:
+                if ufunc is None:
+                    vals[out] = fn([vals[i] for i in args])
+                else:
+                    a, b = vals[args[0]], vals[args[1]]
+                    if type(a) in floats and type(b) in floats:
+                        vals[out] = fn(a, b)  # the float backend, as BinOp.operate picks
+                    else:
+                        dead = _writable(a, b) if into == 0 else (
+                            _writable(b, a) if into == 1 else None)
+                        vals[out] = ufunc(a, b) if dead is None else ufunc(a, b, out=dead)
+                    del a, b
+                for i in free:
+                    vals[i] = None
         return {t: vals[slot] for t, slot in self.target_slot.items()}
+
+
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _writable(x: Any, other: Any) -> Any:
+    """`x`, when the result of an operation on `x` and `other` may be written into it: an
+    array of float64 that only the evaluator's slot holds (an intermediate read for the last
+    time, not an input, a target or a value another slot shares) and that has the shape of the
+    result. Else None."""
+    if type(x) is not np.ndarray or x.dtype is not _FLOAT64 or sys.getrefcount(x) != 4:
+        return None  # 4: the slot, the caller's name, this parameter, getrefcount's argument
+    if type(other) in FLOAT_TYPES:
+        return x
+    shape = np.shape(other)
+    return x if shape == x.shape or shape == x.shape[len(x.shape) - len(shape):] else None

@@ -62,6 +62,7 @@ from .common import (
     priced_candidates,
 )
 from .fast import Compiled
+from .quantiles import percentiles
 from .types import DrawWarning, MonteCarlo
 
 CHUNK = 65_536  # draws per random stream and per task of the thread pool
@@ -70,8 +71,9 @@ SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
 LEADING_TIERS = 2  # tiers below this may rank first (tco.model.tier_formula: 2 barred, 3 infeasible)
 # The NPV and cost-per-run draws kept at once for percentiles: candidates are evaluated in
 # groups of at most GROUP_MAX that fit (a thousand candidates x 20,000 draws would otherwise
-# keep 320 MB, and their block results as much again).
-GROUP_BYTES = 128 * 2**20
+# keep 320 MB, and their block results as much again). Each group draws its inputs again, so
+# the example's 14 candidates x 1,000,000 draws (224 MB) are one group, not two.
+GROUP_BYTES = 256 * 2**20
 GROUP_MAX = 128
 Z90 = 1.2815515655446004  # standard normal 90th percentile
 THREADS = min(2, os.cpu_count() or 1)
@@ -126,12 +128,23 @@ class Draw:
 
 
 class Sampler:
-    """Draws every quantity for a block of draws: triangular ones in one (G, n) array."""
+    """Draws every quantity for a block of draws: triangular ones in one (G, n) array.
+
+    A block's stream is, in order: two uniforms for every triangular quantity (all first ones,
+    then all second ones, each n long), then each other quantity's own draws. `sample` with
+    `rows` makes only those quantities' values, each from its own place in the stream (a PCG64
+    stream can be advanced by any number of values at once, and a uniform takes exactly one),
+    and leaves the stream where drawing them all would: the values are the same bit for bit.
+    Candidates evaluated in groups read only their own inputs and the shared ones, so each
+    group draws its own few quantities instead of every one."""
 
     def __init__(self, draws: list[Draw]) -> None:
         self.draws = draws
         self.tri = [i for i, d in enumerate(draws) if d.dist == "triangular"]
         self.other = [i for i, d in enumerate(draws) if d.dist != "triangular"]
+        self.tri_row = {i: row for row, i in enumerate(self.tri)}
+        # a normal takes a varying number of uniforms: the others are then drawn in full
+        self.skippable = all(draws[i].dist == "uniform" for i in self.other)
         low = np.array([draws[i].low for i in self.tri])
         width = np.array([draws[i].high - draws[i].low for i in self.tri])
         c = np.divide(np.array([draws[i].mode for i in self.tri]) - low, width,
@@ -140,29 +153,67 @@ class Sampler:
         self.a = (width * (1 - c))[:, None]
         self.b = (width * c)[:, None]
 
-    def sample(self, rng: np.random.Generator, n: int) -> list[np.ndarray]:
-        """One array of n values per Draw, in order."""
-        out: list[np.ndarray] = [np.empty(0)] * len(self.draws)
-        if self.tri:
-            u = rng.random((2, len(self.tri), n))
+    def sample(self, rng: np.random.Generator, n: int, rows: list[int] | None = None
+               ) -> dict[int, np.ndarray]:
+        """n values of each Draw (index -> array): of those in `rows` (ascending), or all."""
+        if rows is None:
+            rows = list(range(len(self.draws)))
+        out: dict[int, np.ndarray] = {}
+        tri = [self.tri_row[i] for i in rows if i in self.tri_row]
+        bits, pos = rng.bit_generator, 0  # values of this block's stream used so far
+
+        def skip_to(target: int) -> None:
+            nonlocal pos
+            if target > pos:
+                bits.advance(target - pos)  # type: ignore[attr-defined]
+            pos = target
+
+        if tri:
+            u = np.empty((2, len(tri), n))
+            for half in (0, 1):
+                for first, last, at in _runs(tri):
+                    skip_to((half * len(self.tri) + first) * n)
+                    rng.random((last - first, n), out=u[half, at:at + last - first])
+                    pos += (last - first) * n
             x = np.minimum(u[0], u[1])
             hi = np.maximum(u[0], u[1], out=u[1])
-            x *= self.a
-            hi *= self.b
+            x *= self.a[tri]
+            hi *= self.b[tri]
             x += hi
-            x += self.low
-            for row, i in enumerate(self.tri):
-                out[i] = x[row]
-        for i in self.other:
+            x += self.low[tri]
+            for row, t in enumerate(tri):
+                out[self.tri[t]] = x[row]
+        skip_to(2 * len(self.tri) * n)
+        wanted = set(rows)
+        for k, i in enumerate(self.other):
             d = self.draws[i]
+            if self.skippable:  # every other one is uniform: n values each
+                if i not in wanted:
+                    continue
+                skip_to(2 * len(self.tri) * n + k * n)
             if d.dist == "normal":
                 out[i] = rng.standard_normal(n) * ((d.high - d.low) / (2 * Z90)) + d.mode
             else:
                 out[i] = d.low + (d.high - d.low) * rng.random(n)
-        for i, d in enumerate(self.draws):
+            pos += n
+        if self.skippable:
+            skip_to((2 * len(self.tri) + len(self.other)) * n)
+        for i in rows:
+            d = self.draws[i]
             if d.needs_clip:
                 np.clip(out[i], d.clip_low, d.clip_high, out=out[i])
-        return out
+        return {i: out[i] for i in rows}
+
+
+def _runs(rows: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(first, last + 1, place in `rows`) of each run of consecutive numbers in `rows`."""
+    at = 0
+    while at < len(rows):
+        end = at + 1
+        while end < len(rows) and rows[end] == rows[end - 1] + 1:
+            end += 1
+        yield rows[at], rows[end - 1] + 1, at
+        at = end
 
 
 def scenario_distributions(result: Result) -> dict[str, dict[str, object]]:
@@ -304,6 +355,37 @@ class Simulation:
         self.fixed = {p: base[p] for p in ranged if p not in drawn}
         self.sampler = Sampler(self.plan)
         self.warnings = draw_warnings(result, self.plan)
+        self.rows = [self._drawn_for(ids, compiled) for _first, ids, compiled in self.groups]
+        self.same = self._same_numbers()
+
+    def _same_numbers(self) -> dict[str, str]:
+        """Twin -> the first twin (in ranking order) whose numbers are the same in every draw:
+        compiled together, with the same constants and the same draws of their own inputs (one
+        catalog figure is one draw). Its results are computed once and its summary made once."""
+        row_of = {p: row for row, d in enumerate(self.plan) for p in d.paths}
+        first: dict[tuple[object, ...], str] = {}
+        same = {}
+        for cid in self.cands:
+            if cid not in self.twin_of:
+                continue
+            unit, member = self.twin_of[cid]
+            part, compiled = self.twins[unit]
+            draws = tuple(row_of[part.names(p)[member]] for p in compiled.varying
+                          if p in self.twin_reads[unit] and part.own(p))
+            same[cid] = first.setdefault((unit, compiled.member_key(member), draws), cid)
+        return same
+
+    def _drawn_for(self, ids: list[str], compiled: Compiled | None) -> list[int]:
+        """The quantities (rows of the plan) the candidates `ids` read, in plan order."""
+        row_of = {p: row for row, d in enumerate(self.plan) for p in d.paths}
+        read = set(compiled.inputs_read) if compiled is not None else set()
+        for cid in ids:
+            if cid in self.twin_of:
+                unit, member = self.twin_of[cid]
+                part = self.twins[unit][0]
+                read |= {part.names(p)[member] if part.own(p) else p
+                         for p in self.twin_reads[unit]}
+        return sorted({row_of[p] for p in read if p in row_of})
 
     def _compile_twins(self, result: Result, base: dict[str, float], ranged: list[str],
                        distributions: dict[str, dict[str, object]]) -> set[str]:
@@ -345,7 +427,8 @@ class Simulation:
     def evaluate_twins(self, ids: list[str], inputs: dict[str, np.ndarray],
                        env: dict[str, Value]) -> None:
         """Into `env`: the targets of the twins among `ids` for one block of drawn `inputs`,
-        by the members' own names, TWINS_AT_ONCE members at a time."""
+        by the members' own names, TWINS_AT_ONCE members at a time (those with the same
+        numbers as an earlier one, `same`, take its results)."""
         by_unit: dict[int, list[tuple[int, str]]] = {}
         for cid in ids:
             if cid in self.twin_of:
@@ -354,9 +437,11 @@ class Simulation:
         for unit, members in by_unit.items():
             part, compiled = self.twins[unit]
             template, reads = part.template, self.twin_reads[unit]
-            for first in range(0, len(members), TWINS_AT_ONCE):
-                chunk = members[first:first + TWINS_AT_ONCE]
-                rows = np.array([r for r, _ in chunk])
+            distinct = list(dict.fromkeys(self.twin_of[self.same[cid]][1] for _r, cid in members))
+            got_of: dict[int, tuple[dict[str, Value], int]] = {}  # member -> (results, row)
+            for first in range(0, len(distinct), TWINS_AT_ONCE):
+                chunk = distinct[first:first + TWINS_AT_ONCE]
+                rows = np.array(chunk)
                 block: dict[str, Value] = {}
                 for p in compiled.varying:
                     if p not in reads:  # reaches no target: not drawn, never read
@@ -367,19 +452,23 @@ class Simulation:
                     else:
                         block[p] = inputs[p]
                 got = compiled.evaluate_block(block, rows)
+                got_of.update({r: (got, j) for j, r in enumerate(chunk)})
+            for _r, cid in members:
+                got, j = got_of[self.twin_of[self.same[cid]][1]]
                 for k, name in enumerate(self.names[template]):
                     value = got[name]
-                    for j, (_r, cid) in enumerate(chunk):
-                        env[self.names[cid][k]] = (value[j] if isinstance(value, np.ndarray)
-                                                   and value.ndim == 2 else value)
+                    env[self.names[cid][k]] = (value[j] if isinstance(value, np.ndarray)
+                                               and value.ndim == 2 else value)
 
-    def blocks(self, seed: int, k: int, draws: int) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
-        """(first draw index, inputs) for each block of chunk k, from chunk k's own stream."""
+    def blocks(self, seed: int, k: int, draws: int, rows: list[int] | None = None
+               ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+        """(first draw index, inputs) for each block of chunk k, from chunk k's own stream:
+        every drawn input, or those of the quantities `rows` (Sampler.sample)."""
         rng = np.random.Generator(np.random.PCG64(seed).jumped(k))
         first, last = k * CHUNK, min((k + 1) * CHUNK, draws)
         for start in range(first, last, BLOCK):
-            values = self.sampler.sample(rng, min(BLOCK, last - start))
-            yield start, {p: x for d, x in zip(self.plan, values) for p in d.paths}
+            values = self.sampler.sample(rng, min(BLOCK, last - start), rows)
+            yield start, {p: x for i, x in values.items() for p in self.plan[i].paths}
 
 
 def drawn_inputs(result: Result, draws: int, seed: int, metric: str = "cost_per_job"
@@ -446,7 +535,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     check_draws(draws, len(cands))
     lead = Leader(draws)
     samples: dict[str, np.ndarray] = {}
-    stats: list[dict[str, float]] = []
+    stats: dict[str, tuple[dict[str, float], dict[str, float]]] = {}  # NPV, metric
     evaluated = reported = 0  # candidate-draws; draws reported to `progress`
 
     def tick(n: int) -> None:  # n more candidate-draws; the whole run is `draws` steps
@@ -457,16 +546,20 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             reported = evaluated // len(cands)
 
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for first, ids, compiled in sim.groups:
-            npv, job = evaluate_group(sim, compiled, first, ids, lead, draws, seed, pool, tick)
+        for group, (first, ids, compiled) in enumerate(sim.groups):
+            npv, job = evaluate_group(sim, group, lead, draws, seed, pool, tick)
             samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
-            stats += pool.map(summary, [a for row in range(len(ids)) for a in (npv[row], job[row])])
+            # twins with the same numbers as an earlier candidate have its summaries
+            own = [row for row, cid in enumerate(ids) if sim.same.get(cid, cid) == cid]
+            got = list(pool.map(summary, [a for row in own for a in (npv[row], job[row])]))
+            stats.update({ids[row]: (got[2 * k], got[2 * k + 1]) for k, row in enumerate(own)})
+            stats.update({cid: stats[sim.same[cid]] for cid in ids if cid not in stats})
             del npv, job
     counts = lead.counts(len(cands))
 
-    percentiles = {cid: {"npv_tco": stats[2 * row],
-                         **({metric: stats[2 * row + 1]} if sim.has_metric[cid] else {})}
-                   for row, cid in enumerate(cands)}
+    percentiles = {cid: {"npv_tco": dict(stats[cid][0]),
+                         **({metric: dict(stats[cid][1])} if sim.has_metric[cid] else {})}
+                   for cid in cands}
     deterministic = {cid: {"npv_tco": result.candidate(cid).values["npv_tco"],
                            **({metric: metric_value(result, cid, metric)}
                               if sim.has_metric[cid] else {})}
@@ -483,19 +576,24 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     )
 
 
-def evaluate_group(sim: Simulation, compiled: Compiled | None, first: int, ids: list[str],
-                   lead: Leader, draws: int, seed: int, pool: ThreadPoolExecutor,
-                   tick: Callable[[int], None]) -> tuple[np.ndarray, np.ndarray]:
-    """NPV of TCO and cost per run of candidates `ids` (rows `first`...) for every draw, the
-    chunks of draws spread over the thread pool (`tick` hears how many candidate-draws each
-    one did); the cheapest so far goes into `lead`."""
+def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: int,
+                   pool: ThreadPoolExecutor, tick: Callable[[int], None]
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """NPV of TCO and cost per run of the candidates of `sim.groups[group]` for every draw,
+    the chunks of draws spread over the thread pool (`tick` hears how many candidate-draws
+    each one did); the cheapest so far goes into `lead`."""
+    first, ids, compiled = sim.groups[group]
     names = sim.names
     npv = np.empty((len(ids), draws))
     job = np.empty((len(ids), draws))
+    # inputs that reach none of the group's targets are not drawn for it: never read
+    unread = {} if compiled is None else {p: 0.0 for p in compiled.varying
+                                          if p not in compiled.inputs_read}
 
     def run_chunk(k: int) -> int:
-        for start, inputs in sim.blocks(seed, k, draws):
-            env = {} if compiled is None else compiled.evaluate_block({**sim.fixed, **inputs})
+        for start, inputs in sim.blocks(seed, k, draws, sim.rows[group]):
+            env = {} if compiled is None else compiled.evaluate_block(
+                {**unread, **sim.fixed, **inputs})
             sim.evaluate_twins(ids, inputs, env)
             stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
             for row, cid in enumerate(ids):
@@ -512,10 +610,11 @@ def evaluate_group(sim: Simulation, compiled: Compiled | None, first: int, ids: 
 
 
 def summary(x: np.ndarray) -> dict[str, float]:
-    """P10/P50/P90 (linear interpolation, numpy's default) and mean. Reorders `x` in place."""
+    """P10/P50/P90 (numpy.percentile's, linear interpolation: tco/analysis/quantiles.py) and
+    mean. Reorders `x` in place."""
     mean = float(np.mean(x))
-    p10, p50, p90 = np.percentile(x, [10, 50, 90], overwrite_input=True)
-    return {"p10": float(p10), "p50": float(p50), "p90": float(p90), "mean": mean}
+    p10, p50, p90 = percentiles(x, (10, 50, 90))
+    return {"p10": p10, "p50": p50, "p90": p90, "mean": mean}
 
 
 def cheapest_counts(npv: np.ndarray, tiers: list[Value]) -> np.ndarray:

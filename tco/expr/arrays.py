@@ -47,11 +47,22 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {
 
 negate = np.negative
 
+# The ufunc behind each arithmetic operator: `BINARY` is each of these, the division with IEEE
+# results and no warnings. For a caller that silences floating-point warnings once around many
+# operations and may write a result into an operand it no longer needs (tco/analysis/fast.py).
+UFUNCS: dict[str, Any] = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 
-def _reduce(fn: Callable[[Any, Any], Any], vals: list[Any]) -> Any:
-    out = vals[0]
-    for v in vals[1:]:
-        out = fn(out, v)
+
+def _reduce(fn: Any, vals: list[Any]) -> Any:
+    """fn(...fn(fn(vals[0], vals[1]), vals[2])...), in that order. From the second step on,
+    the running result is this function's own array: the next step writes into it (the same
+    numbers, one array instead of one per term)."""
+    out = fn(vals[0], vals[1]) if len(vals) > 1 else vals[0]
+    for v in vals[2:]:
+        if type(out) is np.ndarray and (type(v) is float or np.shape(v) == out.shape):
+            fn(out, v, out=out)
+        else:
+            out = fn(out, v)
     return out
 
 
@@ -100,5 +111,9 @@ def npv(vals: list[Any]) -> Any:
     out: Any = 0.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for t, f in enumerate(flows):
-            out = out + f / np.power(1.0 + r, t)
+            term = f / np.power(1.0 + r, t)
+            if type(out) is np.ndarray and np.shape(term) == out.shape:
+                np.add(out, term, out=out)  # `out` is this function's own array
+            else:
+                out = out + term
     return out
