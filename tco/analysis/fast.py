@@ -21,7 +21,6 @@ whole-array numpy operations on a million draws.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -211,19 +210,26 @@ class Compiled:
         and which of its operands (0, 1; -1: neither) is an intermediate read for the last
         time: on arrays, `evaluate_block` calls the ufunc itself, which is what
         `BinOp.operate` would call, without its dispatch, and writes the result into that
-        operand when nothing else holds it."""
+        operand when it is the evaluator's own array. That is decided here, from the ops
+        alone: an operand made by such an operator (a new array, or one written in place) and
+        read only by such operators (each makes a new array, never a view or the operand
+        itself) is held by its slot alone; inputs, constants and targets never are."""
         keep = set(self.target_slot.values()) | set(self.input_slot.values())
         last: dict[int, int] = {}
+        arithmetic = [type(node) is BinOp and node.op in UFUNCS for node, _a, _o in self.ops]
+        owned = {out for (_n, _a, out), ufunc in zip(self.ops, arithmetic) if ufunc}
         for k, (_fn, args, _out) in enumerate(self.ops):
             for a in args:
                 last[a] = k
+                if not arithmetic[k]:
+                    owned.discard(a)  # a function may return it, or a view of it, as its value
         plan = []
         for k, (node, args, out) in enumerate(self.ops):
             free = tuple(a for a in set(args) if last[a] == k and a not in keep
                          and self.values[a] is None)
-            if type(node) is BinOp and node.op in UFUNCS:
-                into = (0 if args[0] in free else 1 if args[1] in free else -1
-                        ) if args[0] != args[1] else -1
+            if arithmetic[k]:
+                mine = [a in free and a in owned for a in args]
+                into = (0 if mine[0] else 1 if mine[1] else -1) if args[0] != args[1] else -1
                 plan.append((node.operate, args, out, free, UFUNCS[node.op], into))
             else:
                 plan.append((node.apply, args, out, free, None, -1))
@@ -294,12 +300,11 @@ _FLOAT64 = np.dtype(np.float64)
 
 
 def _writable(x: Any, other: Any) -> Any:
-    """`x`, when the result of an operation on `x` and `other` may be written into it: an
-    array of float64 that only the evaluator's slot holds (an intermediate read for the last
-    time, not an input, a target or a value another slot shares) and that has the shape of the
-    result. Else None."""
-    if type(x) is not np.ndarray or x.dtype is not _FLOAT64 or sys.getrefcount(x) != 4:
-        return None  # 4: the slot, the caller's name, this parameter, getrefcount's argument
+    """`x`, an operand the evaluator owns (Compiled._with_releases), when the result of an
+    operation on `x` and `other` may be written into it: an array of float64 with the shape of
+    the result. Else None."""
+    if type(x) is not np.ndarray or x.dtype is not _FLOAT64:
+        return None
     if type(other) in FLOAT_TYPES:
         return x
     shape = np.shape(other)

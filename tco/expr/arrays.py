@@ -59,7 +59,8 @@ def _reduce(fn: Any, vals: list[Any]) -> Any:
     numbers, one array instead of one per term)."""
     out = fn(vals[0], vals[1]) if len(vals) > 1 else vals[0]
     for v in vals[2:]:
-        if type(out) is np.ndarray and (type(v) is float or np.shape(v) == out.shape):
+        if (type(out) is np.ndarray and out.dtype == np.float64
+                and (type(v) is float or np.shape(v) == out.shape)):
             fn(out, v, out=out)
         else:
             out = fn(out, v)
