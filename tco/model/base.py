@@ -16,8 +16,11 @@ from ..expr import Expr, Ref, Value
 from ..resolved import Structure
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Quantity:
+    """One named formula of the model. Never changed once made (not `frozen`, whose
+    constructor is five times slower: a model of a thousand candidates has 300,000)."""
+
     name: str  # "<candidate>.<key>", "<candidate>.<workload>.<key>" or "<candidate>.y<t>.<component>"
     expr: Expr
     unit: str
@@ -44,6 +47,11 @@ class Model:
         self.quantities.append(q)
         self._index.clear()
         return Ref(q.name)
+
+    def extend(self, quantities: list[Quantity]) -> None:
+        """Add quantities made elsewhere (tco/model/twincopy.py), in order."""
+        self.quantities.extend(quantities)
+        self._index.clear()
 
     def __iter__(self) -> Iterator[Quantity]:
         return iter(self.quantities)
