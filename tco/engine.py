@@ -179,7 +179,10 @@ def _sized_cards(model: Model, resolved: Resolved, cid: str, values: dict[str, f
     Each size is evaluated with the best layout at the nearest smaller size of a coarse
     geometric grid (tco.layout.per_size); the layout at the chosen size is chosen after.
     The formulas evaluated are those of the first twin of cid's Shape in `formulas` (the
-    same as cid's but for the names), on cid's values."""
+    same as cid's but for the names), on cid's values. A deadline's (or the plan's) smallest
+    size is looked for among the FIRST_SIZES smallest first: when one of them is feasible
+    the sizes after it cannot change the choice, and each size's numbers are the same
+    whatever the length of the array they are computed in (numpy, element by element)."""
     import numpy as np
 
     from . import layout
@@ -194,41 +197,59 @@ def _sized_cards(model: Model, resolved: Resolved, cid: str, values: dict[str, f
     # Only the quantities the choice reads, from only the inputs they read: the other
     # formulas of the candidate (cash flows, ...) over every size, or a copy of every
     # input of a scenario of many candidates, would take longer than the sizing.
-    targets = _sizing_targets(resolved, first)[:3]
     own: dict[str, Any] = {path: values[rename(path)] for path in needs.inputs_used()}
     chosen = layout.per_size(model, resolved, cid, coarse_cards, values)
-    own.update({path: chosen[rename(path)][at] for path in _layout_paths(resolved, first)})
-    own[f"candidates.{first}.cards"] = trial
-    env = needs.evaluate(own)
-    feasible, runnable, wall = (np.broadcast_to(np.asarray(env[n], dtype=float), trial.shape)
-                                for n in targets)
-    feasible, runnable = feasible > 0, runnable > 0
-    usable = runnable & np.isfinite(wall) & (wall > 0)
     kind = resolved.candidates[cid].sizing
+    smallest = kind in ("deadline_days", "plan")
+    for n in ((FIRST_SIZES, MAX_SIZING_NODES) if smallest else (MAX_SIZING_NODES,)):
+        env = {**own, **{path: chosen[rename(path)][at[:n]]
+                         for path in _layout_paths(resolved, first)},
+               f"candidates.{first}.cards": trial[:n]}
+        env = needs.evaluate(env)
+        feasible, runnable, wall = (np.broadcast_to(np.asarray(env[name], dtype=float), (n,))
+                                    for name in _sizing_targets(resolved, first)[:3])
+        feasible, runnable = feasible > 0, runnable > 0
+        if smallest and feasible.any():
+            # deadline, plan: the first (smallest) size meeting it
+            pick = _confirmed(model, resolved, cid, values, own, np.nonzero(feasible)[0],
+                              trial, (first, feasible_model, rename))
+            if pick is not None or n == MAX_SIZING_NODES:
+                return float(trial[np.nonzero(feasible)[0][0] if pick is None else pick])
+        elif n == MAX_SIZING_NODES:
+            return float(trial[_unmet_or_capped(kind, feasible, runnable, wall, env, first)])
+    raise AssertionError("the last pass evaluates every size")
+
+
+FIRST_SIZES = 1024  # a deadline's smallest size is looked for among so many servers first
+
+
+def _unmet_or_capped(kind: str, feasible: Any, runnable: Any, wall: Any,
+                     env: Mapping[str, Any], first: str) -> int:
+    """Over every size: a power cap's fastest feasible size (past some size more cards only
+    slow a run: interruptions grow with size); when none is feasible, the fastest that runs
+    (deadline, plan) or the largest within the cap (power)."""
+    import numpy as np
+
     if feasible.any():
-        # deadline, plan: the first (smallest) size meeting it; power cap: the fastest
-        # within it (past some size more cards only slow a run: interruptions grow with size)
-        pick = (_confirmed(model, resolved, cid, values, own, np.nonzero(feasible)[0], trial,
-                           (first, feasible_model, rename))
-                if kind in ("deadline_days", "plan")
-                else int(np.argmin(np.where(feasible, wall, np.inf))))
-    elif kind in ("deadline_days", "plan"):
-        pick = int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
-    else:
-        within = np.asarray(env.get(f"{first}.within_power_cap", 0.0)) > 0
-        within = np.broadcast_to(within, trial.shape)
-        pick = int(np.nonzero(within)[0][-1]) if within.any() else 0
-    return float(trial[pick])
+        return int(np.argmin(np.where(feasible, wall, np.inf)))
+    if kind in ("deadline_days", "plan"):
+        usable = runnable & np.isfinite(wall) & (wall > 0)
+        return int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
+    within = np.asarray(env.get(f"{first}.within_power_cap", 0.0)) > 0
+    within = np.broadcast_to(within, feasible.shape)
+    return int(np.nonzero(within)[0][-1]) if within.any() else 0
 
 
 def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
                own: dict[str, Any], sizes: Any, trial: Any,
-               formulas: tuple[str, Model, Any], tries: int = 8) -> int:
+               formulas: tuple[str, Model, Any], tries: int = 8) -> int | None:
     """The first of the trial sizes `sizes` (indices, smallest first, each feasible with the
     coarse grid's layout) that is still feasible with the layout the search picks at exactly
     that size: that choice prefers the simplest of the layouts within 1 % of the fastest, so
-    it may miss a deadline the grid's layout met by less than that. `formulas`: (first twin,
-    its feasibility's model, its names -> cid's), `own` in the first twin's names."""
+    it may miss a deadline the grid's layout met by less than that. None when none of the
+    first `tries` is (the first feasible size is kept then) or, with fewer than `tries`
+    sizes, none is: sizes after them might be. `formulas`: (first twin, its feasibility's
+    model, its names -> cid's), `own` in the first twin's names."""
     import numpy as np
 
     from . import layout
@@ -242,7 +263,7 @@ def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, flo
                f"candidates.{first}.cards": cards}
         if np.asarray(needs.evaluate(env)[f"{first}.feasible"]).ravel()[0] > 0:
             return int(i)
-    return int(sizes[0])
+    return int(sizes[0]) if len(sizes) >= tries else None
 
 
 def _layout_paths(resolved: Resolved, cid: str) -> list[str]:
