@@ -258,7 +258,7 @@ def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, flo
     paths = _layout_paths(resolved, first)
     for i in sizes[:tries]:
         cards = trial[i:i + 1]
-        chosen = layout.per_size(model, resolved, cid, cards, values)
+        chosen = layout.at_size(model, resolved, cid, float(cards[0]), values)
         env = {**own, **{path: chosen[rename(path)] for path in paths},
                f"candidates.{first}.cards": cards}
         if np.asarray(needs.evaluate(env)[f"{first}.feasible"]).ravel()[0] > 0:
