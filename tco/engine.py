@@ -345,10 +345,28 @@ def _first(v: object) -> float:
     return float(np.asarray(v).reshape(-1)[0])
 
 
+def _keys(model: Model, cid: str, kept: dict[Any, list[tuple[int | None, str | None, str]]]
+          ) -> list[tuple[int | None, str | None, str]]:
+    """Where the Result keeps each of `cid`'s quantities: (its year, its workload, its key),
+    the key the rest of a plain quantity's name after the id (ids may contain dots), else
+    its name's last part. The same for twins (tco/twins.py): `kept` keeps them by Shape."""
+    from . import twins
+
+    sh = twins.shapes(model).get(cid)
+    out = kept.get(sh) if sh is not None and twins.GROUPED else None
+    if out is None:
+        out = [(q.year, None, q.name.rsplit(".", 1)[1]) if q.year is not None
+               else (None, q.workload, q.name.rsplit(".", 1)[1]) if q.workload is not None
+               else (None, None, q.name[len(cid) + 1:]) for q in model.of_candidate(cid)]
+        kept[sh] = out
+    return out
+
+
 def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Result:
     st = resolved.structure
     candidates = []
     own_inputs = inputs_by_candidate(resolved)
+    keys: dict[Any, list[tuple[int | None, str | None, str]]] = {}
     for cid, info in resolved.candidates.items():
         reasons = list(info.infeasible)
         values: dict[str, float] = {}
@@ -357,16 +375,18 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         notes = list(info.notes)
         cand_inputs = own_inputs[cid]
         if cid in st.candidates:
-            for q in model.of_candidate(cid):
-                v = _first(env[q.name])
-                if q.year is not None:
-                    while len(yearly) <= q.year:
+            for (year, workload, key), q in zip(_keys(model, cid, keys),
+                                                model.of_candidate(cid)):
+                v = env[q.name]
+                v = v if type(v) is float else _first(v)
+                if year is not None:
+                    while len(yearly) <= year:
                         yearly.append({"year": float(len(yearly))})
-                    yearly[q.year][q.name.rsplit(".", 1)[1]] = v
-                elif q.workload is not None:
-                    jobs.setdefault(q.workload, {})[q.name.rsplit(".", 1)[1]] = v
+                    yearly[year][key] = v
+                elif workload is not None:
+                    jobs.setdefault(workload, {})[key] = v
                 else:
-                    values[q.name[len(cid) + 1:]] = v  # ids may contain dots
+                    values[key] = v
             if not values["feasible"]:
                 reasons += infeasible_reasons(info, cand_inputs, values, {
                     wid: job for wid, job in jobs.items() if info.carries(wid)})

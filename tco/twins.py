@@ -87,7 +87,7 @@ def shapes(model: Model) -> dict[str, Shape]:
     st = model.structure
 
     def build() -> dict[str, Shape]:
-        return {cid: shape(st, cid) for cid in st.candidates}
+        return {cid: shape(st, cid, k) for k, cid in enumerate(st.candidates)}
     return model._cached("twins.shapes", build)  # type: ignore[no-any-return]
 
 
