@@ -61,9 +61,14 @@ class Model:
             self._index[key] = build()
         return self._index[key]
 
-    def expressions(self) -> dict[str, Expr]:
+    def expressions(self) -> Mapping[str, Expr]:
         """Quantity name -> formula."""
-        return self._cached("exprs", lambda: {q.name: q.expr for q in self.quantities})  # type: ignore[no-any-return]
+        return self._cached("exprs", lambda: _Formulas(self.quantities, self._positions()))  # type: ignore[no-any-return]
+
+    def _positions(self) -> dict[str, int]:
+        """Quantity name -> its place in the model (the one dictionary of every name)."""
+        return self._cached(  # type: ignore[no-any-return]
+            "position", lambda: {q.name: i for i, q in enumerate(self.quantities)})
 
     def of_candidate(self, cid: str) -> list[Quantity]:
         """The quantities of one candidate, in model order."""
@@ -121,8 +126,7 @@ class Model:
                 continue
             seen.add(name)
             todo.extend(self.reads(name))
-        position: dict[str, int] = self._cached(
-            "position", lambda: {q.name: i for i, q in enumerate(self.quantities)})
+        position = self._positions()
         sub = Model(self.structure, [self.quantities[i] for i in sorted(position[n]
                                                                         for n in seen)])
         sub._index["reads"] = self._index.setdefault("reads", {})  # the same formulas
@@ -135,6 +139,26 @@ class Model:
         for q in self.quantities if candidate is None else self.of_candidate(candidate):
             env[q.name] = q.expr.evaluate(env)
         return env
+
+
+class _Formulas(Mapping[str, Expr]):
+    """Quantity name -> formula, looked up through the model's positions: a model of a
+    thousand candidates has 317,000 names, and one dictionary of them is enough."""
+
+    def __init__(self, quantities: list[Quantity], position: dict[str, int]) -> None:
+        self._quantities, self._position = quantities, position
+
+    def __getitem__(self, name: str) -> Expr:
+        return self._quantities[self._position[name]].expr
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._position
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._position)
+
+    def __len__(self) -> int:
+        return len(self._position)
 
 
 class Builder:
