@@ -74,8 +74,12 @@ class Model:
         """The quantities of one candidate, in model order."""
         def build() -> dict[str, list[Quantity]]:
             out: dict[str, list[Quantity]] = {}
-            for q in self.quantities:
-                out.setdefault(q.candidate, []).append(q)
+            cid, own = None, []
+            for q in self.quantities:  # a candidate's quantities mostly follow each other
+                if q.candidate != cid:
+                    cid = q.candidate
+                    own = out.setdefault(cid, [])
+                own.append(q)
             return out
         return self._cached("by_candidate", build).get(cid, [])  # type: ignore[no-any-return]
 
