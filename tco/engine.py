@@ -246,10 +246,11 @@ def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, flo
     """The first of the trial sizes `sizes` (indices, smallest first, each feasible with the
     coarse grid's layout) that is still feasible with the layout the search picks at exactly
     that size: that choice prefers the simplest of the layouts within 1 % of the fastest, so
-    it may miss a deadline the grid's layout met by less than that. None when none of the
-    first `tries` is (the first feasible size is kept then) or, with fewer than `tries`
-    sizes, none is: sizes after them might be. `formulas`: (first twin, its feasibility's
-    model, its names -> cid's), `own` in the first twin's names."""
+    it may miss a deadline the grid's layout met by less than that; when none of the first
+    `tries` is, the first. None when there are fewer than `tries` sizes and none of them is:
+    a size past those evaluated might be (with every size evaluated, the caller keeps the
+    first). `formulas`: (first twin, its feasibility's model, its names -> cid's), `own` in
+    the first twin's names."""
     import numpy as np
 
     from . import layout
