@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
@@ -346,20 +346,49 @@ def _first(v: object) -> float:
     return float(np.asarray(v).reshape(-1)[0])
 
 
-def _keys(model: Model, cid: str, kept: dict[Any, list[tuple[int | None, str | None, str]]]
-          ) -> list[tuple[int | None, str | None, str]]:
-    """Where the Result keeps each of `cid`'s quantities: (its year, its workload, its key),
-    the key the rest of a plain quantity's name after the id (ids may contain dots), else
-    its name's last part. The same for twins (tco/twins.py): `kept` keeps them by Shape."""
+@dataclass(frozen=True)
+class _Places:
+    """Where the Result keeps a candidate's quantities, by their places in its
+    `model.of_candidate`: its values (key, place), each workload's and each year's."""
+
+    values: tuple[tuple[str, ...], tuple[int, ...]]
+    jobs: tuple[tuple[str, tuple[str, ...], tuple[int, ...]], ...]
+    years: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...]
+
+    def fill(self, got: list[float]) -> tuple[dict[str, float], dict[str, dict[str, float]],
+                                              list[dict[str, float]]]:
+        """(values, jobs, yearly) of a candidate whose quantities' values are `got`."""
+        keys, at = self.values
+        return (dict(zip(keys, [got[i] for i in at])),
+                {wid: dict(zip(keys, [got[i] for i in at])) for wid, keys, at in self.jobs},
+                [{"year": float(t), **dict(zip(keys, [got[i] for i in at]))}
+                 for t, (keys, at) in enumerate(self.years)])
+
+
+def _places(model: Model, cid: str, kept: dict[Any, _Places]) -> _Places:
+    """`cid`'s _Places: a year's or a workload's quantity under its name's last part, any
+    other under the rest of its name after the id (ids may contain dots). The same for
+    twins (tco/twins.py): `kept` keeps them by Shape."""
     from . import twins
 
     sh = twins.shapes(model).get(cid)
     out = kept.get(sh) if sh is not None and twins.GROUPED else None
-    if out is None:
-        out = [(q.year, None, q.name.rsplit(".", 1)[1]) if q.year is not None
-               else (None, q.workload, q.name.rsplit(".", 1)[1]) if q.workload is not None
-               else (None, None, q.name[len(cid) + 1:]) for q in model.of_candidate(cid)]
-        kept[sh] = out
+    if out is not None:
+        return out
+    values: dict[str, int] = {}
+    jobs: dict[str, dict[str, int]] = {}
+    years: list[dict[str, int]] = []
+    for i, q in enumerate(model.of_candidate(cid)):
+        if q.year is not None:
+            years.extend({} for _ in range(q.year + 1 - len(years)))
+            years[q.year][q.name.rsplit(".", 1)[1]] = i
+        elif q.workload is not None:
+            jobs.setdefault(q.workload, {})[q.name.rsplit(".", 1)[1]] = i
+        else:
+            values[q.name[len(cid) + 1:]] = i
+    out = kept[sh] = _Places((tuple(values), tuple(values.values())),
+                             tuple((w, tuple(k), tuple(k.values())) for w, k in jobs.items()),
+                             tuple((tuple(k), tuple(k.values())) for k in years))
     return out
 
 
@@ -367,7 +396,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
     st = resolved.structure
     candidates = []
     own_inputs = inputs_by_candidate(resolved)
-    keys: dict[Any, list[tuple[int | None, str | None, str]]] = {}
+    places: dict[Any, _Places] = {}
     for cid, info in resolved.candidates.items():
         reasons = list(info.infeasible)
         values: dict[str, float] = {}
@@ -376,18 +405,9 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         notes = list(info.notes)
         cand_inputs = own_inputs[cid]
         if cid in st.candidates:
-            for (year, workload, key), q in zip(_keys(model, cid, keys),
-                                                model.of_candidate(cid)):
-                v = env[q.name]
-                v = v if type(v) is float else _first(v)
-                if year is not None:
-                    while len(yearly) <= year:
-                        yearly.append({"year": float(len(yearly))})
-                    yearly[year][key] = v
-                elif workload is not None:
-                    jobs.setdefault(workload, {})[key] = v
-                else:
-                    values[key] = v
+            got = [env[q.name] for q in model.of_candidate(cid)]
+            values, jobs, yearly = _places(model, cid, places).fill(
+                [v if type(v) is float else _first(v) for v in got])
             if not values["feasible"]:
                 reasons += infeasible_reasons(info, cand_inputs, values, {
                     wid: job for wid, job in jobs.items() if info.carries(wid)})
