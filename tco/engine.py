@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
@@ -179,7 +179,10 @@ def _sized_cards(model: Model, resolved: Resolved, cid: str, values: dict[str, f
     Each size is evaluated with the best layout at the nearest smaller size of a coarse
     geometric grid (tco.layout.per_size); the layout at the chosen size is chosen after.
     The formulas evaluated are those of the first twin of cid's Shape in `formulas` (the
-    same as cid's but for the names), on cid's values."""
+    same as cid's but for the names), on cid's values. A deadline's (or the plan's) smallest
+    size is looked for among the FIRST_SIZES smallest first: when one of them is feasible
+    the sizes after it cannot change the choice, and each size's numbers are the same
+    whatever the length of the array they are computed in (numpy, element by element)."""
     import numpy as np
 
     from . import layout
@@ -194,41 +197,60 @@ def _sized_cards(model: Model, resolved: Resolved, cid: str, values: dict[str, f
     # Only the quantities the choice reads, from only the inputs they read: the other
     # formulas of the candidate (cash flows, ...) over every size, or a copy of every
     # input of a scenario of many candidates, would take longer than the sizing.
-    targets = _sizing_targets(resolved, first)[:3]
     own: dict[str, Any] = {path: values[rename(path)] for path in needs.inputs_used()}
     chosen = layout.per_size(model, resolved, cid, coarse_cards, values)
-    own.update({path: chosen[rename(path)][at] for path in _layout_paths(resolved, first)})
-    own[f"candidates.{first}.cards"] = trial
-    env = needs.evaluate(own)
-    feasible, runnable, wall = (np.broadcast_to(np.asarray(env[n], dtype=float), trial.shape)
-                                for n in targets)
-    feasible, runnable = feasible > 0, runnable > 0
-    usable = runnable & np.isfinite(wall) & (wall > 0)
     kind = resolved.candidates[cid].sizing
+    smallest = kind in ("deadline_days", "plan")
+    for n in ((FIRST_SIZES, MAX_SIZING_NODES) if smallest else (MAX_SIZING_NODES,)):
+        env = {**own, **{path: chosen[rename(path)][at[:n]]
+                         for path in _layout_paths(resolved, first)},
+               f"candidates.{first}.cards": trial[:n]}
+        env = needs.evaluate(env)
+        feasible, runnable, wall = (np.broadcast_to(np.asarray(env[name], dtype=float), (n,))
+                                    for name in _sizing_targets(resolved, first)[:3])
+        feasible, runnable = feasible > 0, runnable > 0
+        if smallest and feasible.any():
+            # deadline, plan: the first (smallest) size meeting it
+            pick = _confirmed(model, resolved, cid, values, own, np.nonzero(feasible)[0],
+                              trial, (first, feasible_model, rename))
+            if pick is not None or n == MAX_SIZING_NODES:
+                return float(trial[np.nonzero(feasible)[0][0] if pick is None else pick])
+        elif n == MAX_SIZING_NODES:
+            return float(trial[_unmet_or_capped(kind, feasible, runnable, wall, env, first)])
+    raise AssertionError("the last pass evaluates every size")
+
+
+FIRST_SIZES = 1024  # a deadline's smallest size is looked for among so many servers first
+
+
+def _unmet_or_capped(kind: str, feasible: Any, runnable: Any, wall: Any,
+                     env: Mapping[str, Any], first: str) -> int:
+    """Over every size: a power cap's fastest feasible size (past some size more cards only
+    slow a run: interruptions grow with size); when none is feasible, the fastest that runs
+    (deadline, plan) or the largest within the cap (power)."""
+    import numpy as np
+
     if feasible.any():
-        # deadline, plan: the first (smallest) size meeting it; power cap: the fastest
-        # within it (past some size more cards only slow a run: interruptions grow with size)
-        pick = (_confirmed(model, resolved, cid, values, own, np.nonzero(feasible)[0], trial,
-                           (first, feasible_model, rename))
-                if kind in ("deadline_days", "plan")
-                else int(np.argmin(np.where(feasible, wall, np.inf))))
-    elif kind in ("deadline_days", "plan"):
-        pick = int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
-    else:
-        within = np.asarray(env.get(f"{first}.within_power_cap", 0.0)) > 0
-        within = np.broadcast_to(within, trial.shape)
-        pick = int(np.nonzero(within)[0][-1]) if within.any() else 0
-    return float(trial[pick])
+        return int(np.argmin(np.where(feasible, wall, np.inf)))
+    if kind in ("deadline_days", "plan"):
+        usable = runnable & np.isfinite(wall) & (wall > 0)
+        return int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
+    within = np.asarray(env.get(f"{first}.within_power_cap", 0.0)) > 0
+    within = np.broadcast_to(within, feasible.shape)
+    return int(np.nonzero(within)[0][-1]) if within.any() else 0
 
 
 def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
                own: dict[str, Any], sizes: Any, trial: Any,
-               formulas: tuple[str, Model, Any], tries: int = 8) -> int:
+               formulas: tuple[str, Model, Any], tries: int = 8) -> int | None:
     """The first of the trial sizes `sizes` (indices, smallest first, each feasible with the
     coarse grid's layout) that is still feasible with the layout the search picks at exactly
     that size: that choice prefers the simplest of the layouts within 1 % of the fastest, so
-    it may miss a deadline the grid's layout met by less than that. `formulas`: (first twin,
-    its feasibility's model, its names -> cid's), `own` in the first twin's names."""
+    it may miss a deadline the grid's layout met by less than that; when none of the first
+    `tries` is, the first. None when there are fewer than `tries` sizes and none of them is:
+    a size past those evaluated might be (with every size evaluated, the caller keeps the
+    first). `formulas`: (first twin, its feasibility's model, its names -> cid's), `own` in
+    the first twin's names."""
     import numpy as np
 
     from . import layout
@@ -237,12 +259,12 @@ def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, flo
     paths = _layout_paths(resolved, first)
     for i in sizes[:tries]:
         cards = trial[i:i + 1]
-        chosen = layout.per_size(model, resolved, cid, cards, values)
+        chosen = layout.at_size(model, resolved, cid, float(cards[0]), values)
         env = {**own, **{path: chosen[rename(path)] for path in paths},
                f"candidates.{first}.cards": cards}
         if np.asarray(needs.evaluate(env)[f"{first}.feasible"]).ravel()[0] > 0:
             return int(i)
-    return int(sizes[0])
+    return int(sizes[0]) if len(sizes) >= tries else None
 
 
 def _layout_paths(resolved: Resolved, cid: str) -> list[str]:
@@ -324,10 +346,57 @@ def _first(v: object) -> float:
     return float(np.asarray(v).reshape(-1)[0])
 
 
+@dataclass(frozen=True)
+class _Places:
+    """Where the Result keeps a candidate's quantities, by their places in its
+    `model.of_candidate`: its values (key, place), each workload's and each year's."""
+
+    values: tuple[tuple[str, ...], tuple[int, ...]]
+    jobs: tuple[tuple[str, tuple[str, ...], tuple[int, ...]], ...]
+    years: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...]
+
+    def fill(self, got: list[float]) -> tuple[dict[str, float], dict[str, dict[str, float]],
+                                              list[dict[str, float]]]:
+        """(values, jobs, yearly) of a candidate whose quantities' values are `got`."""
+        keys, at = self.values
+        return (dict(zip(keys, [got[i] for i in at])),
+                {wid: dict(zip(keys, [got[i] for i in at])) for wid, keys, at in self.jobs},
+                [{"year": float(t), **dict(zip(keys, [got[i] for i in at]))}
+                 for t, (keys, at) in enumerate(self.years)])
+
+
+def _places(model: Model, cid: str, kept: dict[Any, _Places]) -> _Places:
+    """`cid`'s _Places: a year's or a workload's quantity under its name's last part, any
+    other under the rest of its name after the id (ids may contain dots). The same for
+    twins (tco/twins.py): `kept` keeps them by Shape."""
+    from . import twins
+
+    sh = twins.shapes(model).get(cid)
+    out = kept.get(sh) if sh is not None and twins.GROUPED else None
+    if out is not None:
+        return out
+    values: dict[str, int] = {}
+    jobs: dict[str, dict[str, int]] = {}
+    years: list[dict[str, int]] = []
+    for i, q in enumerate(model.of_candidate(cid)):
+        if q.year is not None:
+            years.extend({} for _ in range(q.year + 1 - len(years)))
+            years[q.year][q.name.rsplit(".", 1)[1]] = i
+        elif q.workload is not None:
+            jobs.setdefault(q.workload, {})[q.name.rsplit(".", 1)[1]] = i
+        else:
+            values[q.name[len(cid) + 1:]] = i
+    out = kept[sh] = _Places((tuple(values), tuple(values.values())),
+                             tuple((w, tuple(k), tuple(k.values())) for w, k in jobs.items()),
+                             tuple((tuple(k), tuple(k.values())) for k in years))
+    return out
+
+
 def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Result:
     st = resolved.structure
     candidates = []
     own_inputs = inputs_by_candidate(resolved)
+    places: dict[Any, _Places] = {}
     for cid, info in resolved.candidates.items():
         reasons = list(info.infeasible)
         values: dict[str, float] = {}
@@ -336,16 +405,9 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
         notes = list(info.notes)
         cand_inputs = own_inputs[cid]
         if cid in st.candidates:
-            for q in model.of_candidate(cid):
-                v = _first(env[q.name])
-                if q.year is not None:
-                    while len(yearly) <= q.year:
-                        yearly.append({"year": float(len(yearly))})
-                    yearly[q.year][q.name.rsplit(".", 1)[1]] = v
-                elif q.workload is not None:
-                    jobs.setdefault(q.workload, {})[q.name.rsplit(".", 1)[1]] = v
-                else:
-                    values[q.name[len(cid) + 1:]] = v  # ids may contain dots
+            got = [env[q.name] for q in model.of_candidate(cid)]
+            values, jobs, yearly = _places(model, cid, places).fill(
+                [v if type(v) is float else _first(v) for v in got])
             if not values["feasible"]:
                 reasons += infeasible_reasons(info, cand_inputs, values, {
                     wid: job for wid, job in jobs.items() if info.carries(wid)})

@@ -304,6 +304,23 @@ def _choice(model: Model, values: Mapping[str, float], resolved: Resolved, cid: 
     return pick, float(got["step_seconds"][combos.index(pick)])
 
 
+def at_size(model: Model, resolved: Resolved, cid: str, cards: float,
+            values: Mapping[str, float]) -> dict[str, Any]:
+    """The layout `choose` picks for `cid` at exactly `cards` cards, each degree as a
+    one-element array (sizing checks a size with it, tco.engine._confirmed). Remembered as
+    `choose`'s own choice: the size sizing keeps is not searched again."""
+    import numpy as np
+
+    out: dict[str, Any] = {}
+    for wid, _prec, kind in resolved.structure.workloads:
+        pick, _step = _remembered(
+            model, resolved, values, cid, wid, kind, ("choose", cards),
+            lambda wid=wid, kind=kind: _choice(model, values, resolved, cid, wid, kind, cards))
+        for d, v in zip(DEGREES, pick):
+            out[layout_path(cid, wid, d)] = np.array([float(v)])
+    return out
+
+
 def chosen(inp: Input, value: float, step_s: float) -> Input:
     return replace(inp, value=value, low=None, high=None,
                    source=f"chosen by the layout search (step {step_s:.4g} s)")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .expr import BinOp, Const, Expr, Func, Ref
@@ -42,7 +43,7 @@ class Twins:
     def template(self) -> str:
         return self.by[0] or self.members[0]
 
-    @property
+    @cached_property
     def _prefixes(self) -> tuple[str, str]:
         t, own = self.by if self.by[0] else (self.members[0], self.inputs_of[0])
         return f"{t}.", f"candidates.{own}."
@@ -64,8 +65,14 @@ class Twins:
         return name.startswith(self._prefixes)
 
     def rename(self, name: str) -> str:
-        """The template's `name` as the last member reads it (see `pair`)."""
-        return self.names(name)[-1]
+        """The template's `name` as the last member reads it (see `pair`): `names(name)[-1]`,
+        without the list (sizing renames every name it reads for each candidate)."""
+        qp, ip = self._prefixes
+        if name.startswith(ip):
+            return f"candidates.{self.inputs_of[-1]}.{name[len(ip):]}"
+        if name.startswith(qp):
+            return f"{self.members[-1]}.{name[len(qp):]}"
+        return name
 
     def subset(self, members: Sequence[str]) -> Twins:
         """Some of the members, still named after this group's template."""
@@ -80,7 +87,7 @@ def shapes(model: Model) -> dict[str, Shape]:
     st = model.structure
 
     def build() -> dict[str, Shape]:
-        return {cid: shape(st, cid) for cid in st.candidates}
+        return {cid: shape(st, cid, k) for k, cid in enumerate(st.candidates)}
     return model._cached("twins.shapes", build)  # type: ignore[no-any-return]
 
 

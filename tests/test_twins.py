@@ -299,3 +299,54 @@ def test_serving_portfolios_and_apis_equal_one_by_one(path, metric, catalog, mon
     assert runs[0] == runs[1]
     assert any(len(g.members) > 1 for g in twins.groups(result.model,
                                                           result.model.structure.candidates))
+
+
+def same_tree(a, b):
+    """Whether two formulas are the same: node types, parameters (by type and repr: 0.0 and
+    -0.0 apart) and names, node for node."""
+    if type(a) is not type(b):
+        return False
+    params = [(n, type(v), repr(v)) for n, v in a.params()]
+    if params != [(n, type(v), repr(v)) for n, v in b.params()]:
+        return False
+    kids_a, kids_b = a.children(), b.children()
+    return len(kids_a) == len(kids_b) and all(map(same_tree, kids_a, kids_b))
+
+
+@pytest.mark.parametrize("path", [
+    None, "tco/scenarios/train-and-serve.yaml", "tests/data/serve_and_assign.yaml",
+    "tests/data/review_api_wins.yaml",
+])
+def test_twins_copied_from_their_template_equal_twins_built(path, catalog):
+    """build_model copies a twin's quantities from the first candidate of its Shape
+    (tco/model/twincopy.py): every quantity equals what the chapters build for it, field for
+    field and node for node, and the copy shares what reads nothing of the candidate's own."""
+    from pathlib import Path
+
+    from tco.model import build_model
+    from tco.resolver import resolve
+
+    loaded = mixed() if path is None else copies(
+        Path(__file__).resolve().parents[1] / path, [2, 1])
+    st = resolve(loaded, catalog).structure
+    copied, built = build_model(st), build_model(st, copy_twins=False)
+    assert len(copied.quantities) == len(built.quantities)
+    for q, want in zip(copied.quantities, built.quantities):
+        assert (q.name, q.unit, q.label, q.candidate, q.group, q.workload, q.year) == (
+            want.name, want.unit, want.label, want.candidate, want.group, want.workload,
+            want.year)
+        assert same_tree(q.expr, want.expr), q.name
+    groups = [g for g in twins.groups(copied, st.candidates) if len(g.members) > 1]
+    assert groups  # there were twins to copy
+    first, twin = groups[0].members[:2]
+
+    def nodes(model, cid):
+        out, todo = set(), [q.expr for q in model.of_candidate(cid)]
+        while todo:
+            node = todo.pop()
+            out.add(id(node))
+            todo.extend(node.children())
+        return out
+
+    assert nodes(copied, first) & nodes(copied, twin)  # shared subtrees: constants at least
+    assert not nodes(built, first) & nodes(built, twin)

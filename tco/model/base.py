@@ -16,8 +16,11 @@ from ..expr import Expr, Ref, Value
 from ..resolved import Structure
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Quantity:
+    """One named formula of the model. Never changed once made (not `frozen`, whose
+    constructor is five times slower: a model of a thousand candidates has 300,000)."""
+
     name: str  # "<candidate>.<key>", "<candidate>.<workload>.<key>" or "<candidate>.y<t>.<component>"
     expr: Expr
     unit: str
@@ -45,6 +48,11 @@ class Model:
         self._index.clear()
         return Ref(q.name)
 
+    def extend(self, quantities: list[Quantity]) -> None:
+        """Add quantities made elsewhere (tco/model/twincopy.py), in order."""
+        self.quantities.extend(quantities)
+        self._index.clear()
+
     def __iter__(self) -> Iterator[Quantity]:
         return iter(self.quantities)
 
@@ -53,16 +61,25 @@ class Model:
             self._index[key] = build()
         return self._index[key]
 
-    def expressions(self) -> dict[str, Expr]:
+    def expressions(self) -> Mapping[str, Expr]:
         """Quantity name -> formula."""
-        return self._cached("exprs", lambda: {q.name: q.expr for q in self.quantities})  # type: ignore[no-any-return]
+        return self._cached("exprs", lambda: _Formulas(self.quantities, self._positions()))  # type: ignore[no-any-return]
+
+    def _positions(self) -> dict[str, int]:
+        """Quantity name -> its place in the model (the one dictionary of every name)."""
+        return self._cached(  # type: ignore[no-any-return]
+            "position", lambda: {q.name: i for i, q in enumerate(self.quantities)})
 
     def of_candidate(self, cid: str) -> list[Quantity]:
         """The quantities of one candidate, in model order."""
         def build() -> dict[str, list[Quantity]]:
             out: dict[str, list[Quantity]] = {}
-            for q in self.quantities:
-                out.setdefault(q.candidate, []).append(q)
+            cid, own = None, []
+            for q in self.quantities:  # a candidate's quantities mostly follow each other
+                if q.candidate != cid:
+                    cid = q.candidate
+                    own = out.setdefault(cid, [])
+                own.append(q)
             return out
         return self._cached("by_candidate", build).get(cid, [])  # type: ignore[no-any-return]
 
@@ -113,8 +130,7 @@ class Model:
                 continue
             seen.add(name)
             todo.extend(self.reads(name))
-        position: dict[str, int] = self._cached(
-            "position", lambda: {q.name: i for i, q in enumerate(self.quantities)})
+        position = self._positions()
         sub = Model(self.structure, [self.quantities[i] for i in sorted(position[n]
                                                                         for n in seen)])
         sub._index["reads"] = self._index.setdefault("reads", {})  # the same formulas
@@ -127,6 +143,26 @@ class Model:
         for q in self.quantities if candidate is None else self.of_candidate(candidate):
             env[q.name] = q.expr.evaluate(env)
         return env
+
+
+class _Formulas(Mapping[str, Expr]):
+    """Quantity name -> formula, looked up through the model's positions: a model of a
+    thousand candidates has 317,000 names, and one dictionary of them is enough."""
+
+    def __init__(self, quantities: list[Quantity], position: dict[str, int]) -> None:
+        self._quantities, self._position = quantities, position
+
+    def __getitem__(self, name: str) -> Expr:
+        return self._quantities[self._position[name]].expr
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._position
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._position)
+
+    def __len__(self) -> int:
+        return len(self._position)
 
 
 class Builder:

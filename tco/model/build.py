@@ -24,12 +24,27 @@ from .shortfall import shortfall_cost
 from .step import bandwidths
 from .timeline import plan_work, timeline
 from .training import Run, software_factor, training_run
+from .twincopy import Recipe
 
 
-def build_model(structure: Structure) -> Model:
+def build_model(structure: Structure, copy_twins: bool = True) -> Model:
+    """The model of `structure`. The first candidate of each Shape is built chapter by
+    chapter; its twins copy its quantities with their own names (tco/model/twincopy.py), or,
+    with `copy_twins` False (tests compare both), are built chapter by chapter too."""
     model = Model(structure)
-    for cid in structure.candidates:
-        candidate(model, structure, cid)
+    first: dict[Shape, tuple[int, int, str, str]] = {}  # its quantities' span, id, inputs' id
+    recipes: dict[Shape, Recipe] = {}
+    for k, cid in enumerate(structure.candidates):
+        sh, inputs_of = shape(structure, cid, k), structure.inputs_of[k]
+        if copy_twins and sh in first:
+            if sh not in recipes:  # made when a second twin comes
+                start, end, template, its_inputs = first[sh]
+                recipes[sh] = Recipe(model.quantities[start:end], template, its_inputs)
+            recipes[sh].copy(model, cid, inputs_of)
+            continue
+        start = len(model.quantities)
+        _candidate(model, structure, cid, inputs_of, sh)
+        first.setdefault(sh, (start, len(model.quantities), cid, inputs_of))
     for aid, _name, *workloads in structure.api:
         api_option(model, structure, aid, workloads)
     for members in structure.portfolios:
@@ -57,9 +72,9 @@ class Shape:
     deliveries: int
 
 
-def shape(st: Structure, cid: str) -> Shape:
-    """Candidate `cid`'s Shape in `st`."""
-    k = st.candidates.index(cid)
+def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
+    """Candidate `cid`'s Shape in `st` (`k`: its place in `st.candidates`, when known)."""
+    k = st.candidates.index(cid) if k is None else k
     return Shape(
         stack=st.stacks[k], sizing=st.sizing[k], acquire=st.acquire[k],
         generated=st.inputs_of[k] != cid, priced_rent=cid in st.rent, barred=cid in st.barred,
