@@ -9,6 +9,7 @@ from typing import Any
 
 from xlsxwriter.worksheet import Worksheet
 
+from ... import twins
 from ...expr import RefFn
 from ...expr.formula import formula
 from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
@@ -44,24 +45,59 @@ SHARE_LABELS = {
 }
 
 
-def write_quantities(ws: Worksheet, quantities: Iterable[Quantity], p: Plan,
-                     values: Mapping[str, float], fmt_of: Callable[[Quantity, Cell, float], Any],
-                     ) -> None:
-    """Each quantity's formula in its cell (all on `ws`), stored with the engine's value;
-    `fmt_of(quantity, cell, value)` gives its cell format.
+def write_quantities(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
+                     fmt_of: Callable[[Quantity, Cell, float], Any], yearly: bool) -> None:
+    """Each quantity's formula in its cell (all on `ws`: the yearly quantities or the others),
+    stored with the engine's value; `fmt_of(quantity, cell, value)` gives its cell format.
 
-    A thousand candidates have 300,000 formulas: the references are made once per sheet
-    (`Plan.ref_fn`) and the quick worksheet (quicksheet.py) stores each formula at once."""
+    A thousand candidates have 300,000 formulas. Twins (tco/twins.py: candidates whose
+    formulas are the same but for their names) have each formula written once, from the
+    template's tree, with its own names left as slots that each member's references fill in
+    (`_template`); the other columns' formulas are written from their own trees. The
+    references are made once per sheet (`Plan.ref_text`) and the quick worksheet
+    (quicksheet.py) stores each formula at once."""
     write = getattr(ws, "write_tree_formula", ws.write_formula)
-    refs: RefFn | None = None
-    cells = p.quantities
-    for q in quantities:
-        cell = cells[q.name]
-        if refs is None:
-            refs = p.ref_fn(cell.sheet)
-        value = values[q.name]
-        write(cell.row, cell.col, formula(q.expr, refs), fmt_of(q, cell, value),
-              cached(value, q.unit))
+    model, cells = result.model, p.quantities
+    sheet = p.sheet(CASHFLOWS if yearly else MODEL)
+    text_of, refs = p.ref_text(sheet), p.ref_fn(sheet)
+    exprs = model.expressions()
+    done: set[str] = set()
+    for group in twins.groups(model, p.priced) if twins.GROUPED else ():
+        if len(group.members) < 2:
+            continue
+        done.update(group.members)
+        columns = [model.of_candidate(m) for m in group.members]
+        for i, tq in enumerate(columns[0]):
+            if (tq.year is not None) != yearly:
+                continue
+            pattern, slots = _template(tq, lambda n: group.own(n) and (
+                n in exprs or not n.startswith(f"{group.template}.")), refs)
+            texts = zip(*[[text_of(n) for n in group.names(s)] for s in slots]) if slots else (
+                () for _ in group.members)
+            names = group.names(tq.name)
+            for column, args, name in zip(columns, texts, names, strict=True):
+                q = column[i]
+                if q.name != name:  # twins' quantities come in the same order (tco/twins.py)
+                    raise RuntimeError(f"{q.name} is not its twin's {name}")
+                cell, value = cells[q.name], values[q.name]
+                write(cell.row, cell.col, pattern % args, fmt_of(q, cell, value),
+                      cached(value, q.unit))
+    for q in model:
+        if (q.year is not None) == yearly and q.candidate not in done:
+            cell, value = cells[q.name], values[q.name]
+            write(cell.row, cell.col, formula(q.expr, refs), fmt_of(q, cell, value),
+                  cached(value, q.unit))
+
+
+_SLOT = "\x00"  # never in a formula's text
+
+
+def _template(q: Quantity, own: Callable[[str], bool], refs: RefFn) -> tuple[str, list[str]]:
+    """`q`'s formula (tco.expr.formula, from its tree) as a %-pattern with a `%s` for each
+    name that `own` says differs from twin to twin, and those names in the text's order."""
+    parts = formula(q.expr, lambda r: f"{_SLOT}{r.name}{_SLOT}" if own(r.name) else refs(r)
+                    ).split(_SLOT)
+    return "%s".join(part.replace("%", "%%") for part in parts[0::2]), parts[1::2]
 
 
 def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
@@ -95,7 +131,7 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
                                                          typical.get(cell.row, 0.0))
         return fmt
 
-    write_quantities(ws, quantities, p, values, fmt_of)
+    write_quantities(ws, result, p, values, fmt_of, yearly=False)
     row = MODEL_HEADER_ROWS
     for section in p.model_sections:
         text(ws, row, M_LABEL, section.title, st("section"))
@@ -159,7 +195,7 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
             fmt = formats[(role, q.unit)] = st.value(role, q.unit, WHOLE_AMOUNTS)
         return fmt
 
-    write_quantities(ws, yearly, p, values, fmt_of)
+    write_quantities(ws, result, p, values, fmt_of, yearly=True)
     ws.set_column(C_LABEL, C_LABEL, 44)
     ws.set_column(C_UNIT, C_UNIT, 8)
     ws.set_column(C_FIRST, C_FIRST + horizon, 15)
