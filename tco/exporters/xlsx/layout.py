@@ -8,7 +8,6 @@ Formulas refer to cells on other sheets, so every input cell (Assumptions), ever
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -89,20 +88,16 @@ class Plan:
         return self.names.names[path]
 
     def ref_fn(self, from_sheet: str) -> RefFn:
-        """Inputs by defined name, quantities by cell (sheet-qualified when elsewhere)."""
-        text = self.ref_text(from_sheet)
-        return lambda r: text(r.name)
-
-    def ref_text(self, from_sheet: str) -> Callable[[str], str]:
-        """`ref_fn` by name. Each name's text is made once per sheet: a thousand candidates'
-        formulas read each cell several times."""
+        """Inputs by defined name, quantities by cell (sheet-qualified when elsewhere). Each
+        name's text is made once per sheet: a thousand candidates' formulas read each cell
+        several times."""
         made = self._refs.setdefault(from_sheet, {})
 
-        def ref(name: str) -> str:
-            text = made.get(name)
+        def ref(r: Ref) -> str:
+            text = made.get(r.name)
             if text is None:
-                text = made[name] = (self.input_name(name) if name in self.inputs
-                                     else self.quantities[name].ref(from_sheet))
+                text = made[r.name] = (self.input_name(r.name) if r.name in self.inputs
+                                       else self.quantities[r.name].ref(from_sheet))
             return text
         return ref
 

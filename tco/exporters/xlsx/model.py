@@ -4,7 +4,7 @@ sheet (yearly cash flows, years as columns), each formula stored with the engine
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from xlsxwriter.worksheet import Worksheet
@@ -12,7 +12,7 @@ from xlsxwriter.worksheet import Worksheet
 from ... import twins
 from ...expr import RefFn
 from ...expr.formula import formula
-from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
+from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Model, Quantity
 from ...result import Result
 from .inputs import text
 from .layout import (
@@ -52,36 +52,18 @@ def write_quantities(ws: Worksheet, result: Result, p: Plan, values: Mapping[str
 
     A thousand candidates have 300,000 formulas. Twins (tco/twins.py: candidates whose
     formulas are the same but for their names) have each formula written once, from the
-    template's tree, with its own names left as slots that each member's references fill in
-    (`_template`); the other columns' formulas are written from their own trees. The
-    references are made once per sheet (`Plan.ref_text`) and the quick worksheet
-    (quicksheet.py) stores each formula at once."""
+    template's tree, and filled in for each member (`_Twins`); the other columns' formulas
+    are written from their own trees, with references made once per sheet (`Plan.ref_fn`).
+    The quick worksheet (quicksheet.py) stores each formula at once."""
     write = getattr(ws, "write_tree_formula", ws.write_formula)
     model, cells = result.model, p.quantities
     sheet = p.sheet(CASHFLOWS if yearly else MODEL)
-    text_of, refs = p.ref_text(sheet), p.ref_fn(sheet)
-    exprs = model.expressions()
+    refs = p.ref_fn(sheet)
     done: set[str] = set()
     for group in twins.groups(model, p.priced) if twins.GROUPED else ():
-        if len(group.members) < 2:
-            continue
-        done.update(group.members)
-        columns = [model.of_candidate(m) for m in group.members]
-        for i, tq in enumerate(columns[0]):
-            if (tq.year is not None) != yearly:
-                continue
-            pattern, slots = _template(tq, lambda n: group.own(n) and (
-                n in exprs or not n.startswith(f"{group.template}.")), refs)
-            texts = zip(*[[text_of(n) for n in group.names(s)] for s in slots]) if slots else (
-                () for _ in group.members)
-            names = group.names(tq.name)
-            for column, args, name in zip(columns, texts, names, strict=True):
-                q = column[i]
-                if q.name != name:  # twins' quantities come in the same order (tco/twins.py)
-                    raise RuntimeError(f"{q.name} is not its twin's {name}")
-                cell, value = cells[q.name], values[q.name]
-                write(cell.row, cell.col, pattern % args, fmt_of(q, cell, value),
-                      cached(value, q.unit))
+        if len(group.members) > 1:
+            done.update(group.members)
+            _Twins(group, model, p, sheet, refs).write(write, values, fmt_of, yearly)
     for q in model:
         if (q.year is not None) == yearly and q.candidate not in done:
             cell, value = cells[q.name], values[q.name]
@@ -92,12 +74,58 @@ def write_quantities(ws: Worksheet, result: Result, p: Plan, values: Mapping[str
 _SLOT = "\x00"  # never in a formula's text
 
 
-def _template(q: Quantity, own: Callable[[str], bool], refs: RefFn) -> tuple[str, list[str]]:
-    """`q`'s formula (tco.expr.formula, from its tree) as a %-pattern with a `%s` for each
-    name that `own` says differs from twin to twin, and those names in the text's order."""
-    parts = formula(q.expr, lambda r: f"{_SLOT}{r.name}{_SLOT}" if own(r.name) else refs(r)
-                    ).split(_SLOT)
-    return "%s".join(part.replace("%", "%%") for part in parts[0::2]), parts[1::2]
+class _Twins:
+    """One group of twins' formulas on one sheet. Each of the template's formulas is written
+    once (tco.expr.formula, from its tree) as a %-pattern with a `%s` slot for each name that
+    differs from member to member; each member's formula is the pattern filled with its own
+    names' references. So the text is the tree's, as for any other formula."""
+
+    def __init__(self, group: twins.Twins, model: Model, p: Plan, sheet: str,
+                 refs: RefFn) -> None:
+        self.group, self.model, self.p, self.sheet, self.refs = group, model, p, sheet, refs
+        self.exprs = model.expressions()
+        self.mine = f"{group.template}."
+        self.filled: dict[str, list[str]] = {}  # a slot's name -> each member's reference
+
+    def own(self, name: str) -> bool:
+        """Whether the template's `name` is the member's own (a quantity of its own or an
+        input of its own); anything else reads the same for every member."""
+        return self.group.own(name) and (name in self.exprs or not name.startswith(self.mine))
+
+    def pattern(self, q: Quantity) -> tuple[str, list[str]]:
+        """`q`'s formula with a `%s` for each of its own names (a literal % doubled), and
+        those names in the text's order."""
+        parts = formula(q.expr, lambda r: f"{_SLOT}{r.name}{_SLOT}" if self.own(r.name)
+                        else self.refs(r)).split(_SLOT)
+        return "%s".join(part.replace("%", "%%") for part in parts[0::2]), parts[1::2]
+
+    def fill(self, name: str) -> list[str]:
+        """Each member's reference for the template's own `name`."""
+        got = self.filled.get(name)
+        if got is None:
+            p, sheet = self.p, self.sheet
+            got = self.filled[name] = [
+                p.input_name(n) if n in p.inputs else p.quantities[n].ref(sheet)
+                for n in self.group.names(name)]
+        return got
+
+    def write(self, write: Callable[..., Any], values: Mapping[str, float],
+              fmt_of: Callable[[Quantity, Cell, float], Any], yearly: bool) -> None:
+        group, cells = self.group, self.p.quantities
+        columns = [self.model.of_candidate(m) for m in group.members]
+        for i, tq in enumerate(columns[0]):
+            if (tq.year is not None) != yearly:
+                continue
+            pattern, slots = self.pattern(tq)
+            texts = zip(*map(self.fill, slots)) if slots else (() for _ in group.members)
+            names = group.names(tq.name)
+            for column, args, name in zip(columns, texts, names, strict=True):
+                q = column[i]
+                if q.name != name:  # twins' quantities come in the same order (tco/twins.py)
+                    raise RuntimeError(f"{q.name} is not its twin's {name}")
+                cell, value = cells[name], values[name]
+                write(cell.row, cell.col, pattern % args, fmt_of(q, cell, value),
+                      cached(value, q.unit))
 
 
 def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
