@@ -84,7 +84,12 @@ class QuickWorksheet(Worksheet):
     def write_string(self, row: int, col: int, string: str, cell_format: Any = None) -> int:
         if (0 <= row < _ROWS and 0 <= col < _COLS and len(string) <= _SHORT_STRING
                 and not self.constant_memory):
-            index = self.str_table._get_shared_string_index(string)
+            strings = self.str_table  # xlsxwriter's look-up, without its call for a known one
+            index = strings.string_table.get(string)
+            if index is None:
+                index = strings._get_shared_string_index(string)
+            else:
+                strings.count += 1
             self.table[row][col] = _STRING(index, cell_format)
             return 0
         return self._write_string(row, col, string, cell_format)  # type: ignore[no-any-return]
