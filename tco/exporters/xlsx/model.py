@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from xlsxwriter.utility import xl_rowcol_to_cell_fast
 from xlsxwriter.worksheet import Worksheet
 
 from ... import twins
@@ -29,6 +30,7 @@ from .layout import (
     Cell,
     Plan,
     cached,
+    quote_sheet,
 )
 from .styles import Styles
 
@@ -100,29 +102,36 @@ class _Twins:
         return "%s".join(part.replace("%", "%%") for part in parts[0::2]), parts[1::2]
 
     def fill(self, name: str) -> list[str]:
-        """Each member's reference for the template's own `name`."""
+        """Each member's reference for the template's own `name` (all on the same sheet as
+        the template's own, or all inputs)."""
         got = self.filled.get(name)
         if got is None:
-            p, sheet = self.p, self.sheet
-            got = self.filled[name] = [
-                p.input_name(n) if n in p.inputs else p.quantities[n].ref(sheet)
-                for n in self.group.names(name)]
+            p, names = self.p, self.group.names(name)
+            if name in p.inputs:
+                got = [p.input_name(n) for n in names]
+            else:
+                cells, there = p.quantities, p.quantities[name].sheet
+                qualified = "" if there == self.sheet else quote_sheet(there) + "!"
+                got = [qualified + xl_rowcol_to_cell_fast(c.row, c.col)
+                       for c in map(cells.__getitem__, names)]
+            self.filled[name] = got
         return got
 
     def write(self, write: Callable[..., Any], values: Mapping[str, float],
               fmt_of: Callable[[Quantity, Cell, float], Any], yearly: bool) -> None:
-        group, cells = self.group, self.p.quantities
+        group, cells, skip = self.group, self.p.quantities, len(self.group.template)
         columns = [self.model.of_candidate(m) for m in group.members]
         for i, tq in enumerate(columns[0]):
             if (tq.year is not None) != yearly:
                 continue
             pattern, slots = self.pattern(tq)
             texts = zip(*map(self.fill, slots)) if slots else (() for _ in group.members)
-            names = group.names(tq.name)
-            for column, args, name in zip(columns, texts, names, strict=True):
+            rest = tq.name[skip:]  # after the candidate's id
+            for column, member, args in zip(columns, group.members, texts, strict=True):
                 q = column[i]
-                if q.name != name:  # twins' quantities come in the same order (tco/twins.py)
-                    raise RuntimeError(f"{q.name} is not its twin's {name}")
+                name = q.name
+                if q.candidate != member or not name.endswith(rest):  # (tco/twins.py)
+                    raise RuntimeError(f"{name} is not its twin's {tq.name}")
                 cell, value = cells[name], values[name]
                 write(cell.row, cell.col, pattern % args, fmt_of(q, cell, value),
                       cached(value, q.unit))
