@@ -17,6 +17,7 @@ from tco.analysis.common import baseline_values, metric_name, plausible_range, p
 from tco.analysis.fast import Compiled
 from tco.analysis.montecarlo import CHUNK, Leader, cheapest_counts, montecarlo
 from tco.analysis.sensitivity import sensitivity
+from tco.analysis.types import MonteCarlo, Sensitivity
 from tco.engine import compute, inputs_by_candidate
 from tco.exporters.fmt import CHART_CANDIDATES
 from tco.exporters.html import render_html
@@ -262,7 +263,9 @@ def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, sce
     monkeypatch.setattr(_Worksheet, "assemble_early",
                         lambda ws, tmpdir: (early.append(ws.name), assemble(ws, tmpdir)))
     quick = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
-    assert len(early) == 4
+    # Assumptions, Model, CashFlows, Catalog, and the analyses' sheets (Draft.finish)
+    assert len(early) == 4 + sum(isinstance(result.analyses.get(k), (Sensitivity, MonteCarlo))
+                                 for k in ("sensitivity", "montecarlo"))
     monkeypatch.setattr(xlsx_module, "_Worksheet", _Plain)
     plain = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
     assert quick == plain

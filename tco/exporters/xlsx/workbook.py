@@ -171,7 +171,7 @@ class Draft:
                                 for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS, CATALOG)}
         sheets[SUMMARY].activate()
         _define_names(wb, p)
-        early = _Early(wb, tmpdir)
+        self.early = early = _Early(wb, tmpdir)
         try:
             write_summary(wb, sheets[SUMMARY], result, p, values, st, self.day.isoformat())
             early.first(sheets[SUMMARY])
@@ -196,6 +196,12 @@ class Draft:
             ws.repeat_rows(0, _HEADER_ROWS[name] - 1)
         return ws
 
+    def _more(self, name: str) -> Worksheet:
+        """A sheet added after the draft, written early like the draft's (a thousand
+        candidates' Sensitivity has 400,000 cells) and removed by `discard` as they are."""
+        ws = self.sheets[name] = self._add(name)
+        return ws
+
     def finish(self, analyses: Mapping[str, object]) -> bytes:
         """Add the analyses' sheets (`analyses` as `Result.analyses` holds them) and
         Methodology, and return the file."""
@@ -203,10 +209,12 @@ class Draft:
         mc = analyses.get("montecarlo")
         try:
             if isinstance(sens, Sensitivity):
-                write_sensitivity(self._add(SENSITIVITY), sens, self.st)
+                write_sensitivity(self._more(SENSITIVITY), sens, self.st)
+                self.early.next(self.sheets[SENSITIVITY])
             if isinstance(mc, MonteCarlo):
-                write_montecarlo(self._add(MONTECARLO), self.result, mc, self.st)
-            write_methodology(self._add(METHODOLOGY), self.result, self.st,
+                write_montecarlo(self._more(MONTECARLO), self.result, mc, self.st)
+                self.early.next(self.sheets[MONTECARLO])
+            write_methodology(self._more(METHODOLOGY), self.result, self.st,
                               self.day.isoformat())
             with quick_deflate():
                 self.wb.close()
