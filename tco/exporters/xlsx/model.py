@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from math import isfinite
 from typing import Any
 
 from xlsxwriter.utility import xl_rowcol_to_cell_fast
@@ -127,6 +128,7 @@ class _Twins:
             pattern, slots = self.pattern(tq)
             texts = zip(*map(self.fill, slots)) if slots else (() for _ in group.members)
             rest = tq.name[skip:]  # after the candidate's id
+            plain = tq.unit != "flag"  # (a finite value of any other unit is stored as it is)
             for column, member, args in zip(columns, group.members, texts, strict=True):
                 q = column[i]
                 name = q.name
@@ -134,7 +136,7 @@ class _Twins:
                     raise RuntimeError(f"{name} is not its twin's {tq.name}")
                 cell, value = cells[name], values[name]
                 write(cell.row, cell.col, pattern % args, fmt_of(q, cell, value),
-                      cached(value, q.unit))
+                      value if plain and isfinite(value) else cached(value, q.unit))
 
 
 def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
