@@ -88,6 +88,13 @@ class Plan:
     def input_name(self, path: str) -> str:
         return self.names.names[path]
 
+    def drop_quantities(self) -> None:
+        """Let go of every quantity's cell, key and reference (a thousand candidates have
+        300,000 of them) once the sheets that read them are written."""
+        self.quantities.clear()
+        self.keys.clear()
+        self._refs.clear()
+
     def ref_fn(self, from_sheet: str) -> RefFn:
         """Inputs by defined name, quantities by cell (sheet-qualified when elsewhere). Each
         name's text is made once per sheet: a thousand candidates' formulas read each cell

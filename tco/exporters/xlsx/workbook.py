@@ -183,6 +183,7 @@ class Draft:
             early.next(sheets[CASHFLOWS])
             write_catalog(sheets[CATALOG], result, st)
             early.next(sheets[CATALOG])
+            p.drop_quantities()  # the sheets `finish` adds read none
         except BaseException:
             self.discard()
             raise
