@@ -221,7 +221,9 @@ class Draft:
                 self.wb.close()
         finally:
             self.discard()
-        return self.buf.getvalue()
+        data = self.buf.getvalue()
+        self.buf.close()  # (the file once, not twice)
+        return data
 
     def discard(self) -> None:
         for ws in self.sheets.values():
