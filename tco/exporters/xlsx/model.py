@@ -49,9 +49,11 @@ SHARE_LABELS = {
 
 
 def write_quantities(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
-                     fmt_of: Callable[[Quantity, Cell, float], Any], yearly: bool) -> None:
+                     fmt_of: Callable[[Quantity, Cell, float], Any], yearly: bool,
+                     by_value: Callable[[Quantity], bool] = lambda q: True) -> None:
     """Each quantity's formula in its cell (all on `ws`: the yearly quantities or the others),
-    stored with the engine's value; `fmt_of(quantity, cell, value)` gives its cell format.
+    stored with the engine's value; `fmt_of(quantity, cell, value)` gives its cell format,
+    which depends on the value only where `by_value(quantity)` (else twins share it).
 
     A thousand candidates have 300,000 formulas. Twins (tco/twins.py: candidates whose
     formulas are the same but for their names) have each formula written once, from the
@@ -66,7 +68,7 @@ def write_quantities(ws: Worksheet, result: Result, p: Plan, values: Mapping[str
     for group in twins.groups(model, p.priced) if twins.GROUPED else ():
         if len(group.members) > 1:
             done.update(group.members)
-            _Twins(group, model, p, sheet, refs).write(write, values, fmt_of, yearly)
+            _Twins(group, model, p, sheet, refs).write(write, values, fmt_of, yearly, by_value)
     for q in model:
         if (q.year is not None) == yearly and q.candidate not in done:
             cell, value = cells[q.name], values[q.name]
@@ -119,7 +121,8 @@ class _Twins:
         return got
 
     def write(self, write: Callable[..., Any], values: Mapping[str, float],
-              fmt_of: Callable[[Quantity, Cell, float], Any], yearly: bool) -> None:
+              fmt_of: Callable[[Quantity, Cell, float], Any], yearly: bool,
+              by_value: Callable[[Quantity], bool]) -> None:
         group, cells, skip = self.group, self.p.quantities, len(self.group.template)
         columns = [self.model.of_candidate(m) for m in group.members]
         for i, tq in enumerate(columns[0]):
@@ -129,13 +132,15 @@ class _Twins:
             texts = zip(*map(self.fill, slots)) if slots else (() for _ in group.members)
             rest = tq.name[skip:]  # after the candidate's id
             plain = tq.unit != "flag"  # (a finite value of any other unit is stored as it is)
+            same = None if by_value(tq) else fmt_of(tq, cells[tq.name], values[tq.name])
             for column, member, args in zip(columns, group.members, texts, strict=True):
                 q = column[i]
                 name = q.name
                 if q.candidate != member or not name.endswith(rest):  # (tco/twins.py)
                     raise RuntimeError(f"{name} is not its twin's {tq.name}")
                 cell, value = cells[name], values[name]
-                write(cell.row, cell.col, pattern % args, fmt_of(q, cell, value),
+                write(cell.row, cell.col, pattern % args,
+                      fmt_of(q, cell, value) if same is None else same,
                       value if plain and isfinite(value) else cached(value, q.unit))
 
 
@@ -170,7 +175,7 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
                                                          typical.get(cell.row, 0.0))
         return fmt
 
-    write_quantities(ws, result, p, values, fmt_of, yearly=False)
+    write_quantities(ws, result, p, values, fmt_of, yearly=False, by_value=lambda q: False)
     row = MODEL_HEADER_ROWS
     for section in p.model_sections:
         text(ws, row, M_LABEL, section.title, st("section"))
@@ -234,7 +239,8 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
             fmt = formats[(role, q.unit)] = st.value(role, q.unit, WHOLE_AMOUNTS)
         return fmt
 
-    write_quantities(ws, result, p, values, fmt_of, yearly=True)
+    write_quantities(ws, result, p, values, fmt_of, yearly=True,
+                     by_value=lambda q: p.keys[q.name] in YEAR_SHARES)
     ws.set_column(C_LABEL, C_LABEL, 44)
     ws.set_column(C_UNIT, C_UNIT, 8)
     ws.set_column(C_FIRST, C_FIRST + horizon, 15)
