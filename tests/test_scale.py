@@ -267,6 +267,7 @@ def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, sce
     assert len(early) == 4 + sum(isinstance(result.analyses.get(k), (Sensitivity, MonteCarlo))
                                  for k in ("sensitivity", "montecarlo"))
     monkeypatch.setattr(xlsx_module, "_Worksheet", _Plain)
+    monkeypatch.setattr(xlsx_module, "_SharedStrings", None)  # xlsxwriter's shared strings
     plain = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
     assert quick == plain
 
@@ -332,6 +333,34 @@ def test_quick_cells_match_xlsxwriter_on_every_kind():
             return z.read("xl/worksheets/sheet1.xml")
 
     assert sheet_xml(_Worksheet) == sheet_xml(_Plain)
+
+
+@quick_only
+def test_quick_shared_strings_match_xlsxwriter():
+    """Every kind of string xlsxwriter writes apart (control characters, a literal _xHHHH_,
+    whitespace at either end, a trailing newline, a rich string, characters to escape)
+    among plain ones: the sharedStrings part is the same as xlsxwriter's, byte for byte."""
+    from xlsxwriter.sharedstrings import SharedStrings, SharedStringTable
+
+    from tco.exporters.xlsx.quicksheet import QuickSharedStrings
+
+    table = SharedStringTable()
+    for string in ["plain", 'a & b < c > "d"', "bell\x07 and tab\t", "_x0041_ literal",
+                   "_x00 short", " leading", "trailing ", "line\n", "\nline", "<r>rich</r>",
+                   "<r>not rich", "中文 ¥", "", "plain again"]:
+        table._get_shared_string_index(string)
+    table._sort_string_data()  # as Workbook.close() does
+
+    def part(cls):
+        sst = cls()
+        sst.string_table = table
+        buf = io.StringIO()
+        sst._set_xml_writer(buf)
+        sst._assemble_xml_file()
+        return buf.getvalue()
+
+    assert part(QuickSharedStrings) == part(SharedStrings)
+    assert "_x005F_x0041_" in part(QuickSharedStrings)
 
 
 @quick_only

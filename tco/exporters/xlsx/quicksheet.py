@@ -37,6 +37,7 @@ from typing import Any
 
 import xlsxwriter
 from xlsxwriter import worksheet as _stock
+from xlsxwriter.sharedstrings import SharedStrings
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 
@@ -267,6 +268,29 @@ class QuickWorksheet(Worksheet):
                     out.append(f'<c r="{names[col]}{r}"{style}{_formula_xml(cell)}</c>')
             else:
                 out.append(f'<c r="{names[col]}{r}"{style}/>')
+        self.fh.write("".join(out))
+
+
+# What xlsxwriter's `_write_si` changes in a shared string: a control character or a literal
+# `_xHHHH_` (escaped), whitespace at either end (kept by an attribute).
+_SPECIAL_STRING = re.compile(r"[\x00-\x08\x0b-\x1f]|_x[0-9a-fA-F]{4}_|^\s|\s$")
+
+
+class QuickSharedStrings(SharedStrings):
+    """xlsxwriter's sharedStrings part, each string that `_write_si` would only escape written
+    by one f-string, in one piece with its neighbours; any other (see `_SPECIAL_STRING`, and
+    rich strings) by xlsxwriter's own `_write_si`. A thousand candidates have 70,000."""
+
+    def _write_sst_strings(self) -> None:
+        out: list[str] = []
+        for string in self.string_table.string_array:
+            if _SPECIAL_STRING.search(string) or (string.startswith("<r>")
+                                                   and string.endswith("</r>")):
+                self.fh.write("".join(out))
+                out.clear()
+                self._write_si(string)
+            else:
+                out.append(f"<si><t>{escape(string)}</t></si>")
         self.fh.write("".join(out))
 
 

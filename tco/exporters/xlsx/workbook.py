@@ -31,7 +31,9 @@ from datetime import date, datetime
 from pathlib import Path
 
 import xlsxwriter
+import xlsxwriter.packager
 import xlsxwriter.workbook
+from xlsxwriter.sharedstrings import SharedStrings
 from xlsxwriter.worksheet import Worksheet
 
 from ...analysis.types import MonteCarlo, Sensitivity
@@ -55,7 +57,7 @@ from .layout import (
 )
 from .model import write_cashflows, write_model
 from .notes import write_methodology, write_montecarlo, write_sensitivity
-from .quicksheet import PLAIN_FUNCTIONS, QUICK_SUPPORTED, QuickWorksheet
+from .quicksheet import PLAIN_FUNCTIONS, QUICK_SUPPORTED, QuickSharedStrings, QuickWorksheet
 from .styles import Styles
 from .summary import write_summary
 
@@ -77,6 +79,7 @@ _HEADER_ROWS = {ASSUMPTIONS: 1, MODEL: 2, CASHFLOWS: 1, CATALOG: 1}
 
 # The quick worksheet (quicksheet.py) where the installed xlsxwriter allows it.
 _Worksheet = QuickWorksheet
+_SharedStrings: type | None = QuickSharedStrings  # None: xlsxwriter's own
 _PLAIN_FUNCTIONS = PLAIN_FUNCTIONS
 
 
@@ -95,7 +98,7 @@ _ZIP_LOCK = threading.Lock()
 @contextmanager
 def quick_deflate() -> Iterator[None]:
     """While the block runs, the ZipFile that xlsxwriter's Workbook.close() makes zips at
-    DEFLATE_LEVEL. xlsxwriter.workbook names zipfile.ZipFile as `ZipFile` (3.1 to 3.3); a
+    DEFLATE_LEVEL (and its shared strings are written quickly: `_quick_shared_strings`). xlsxwriter.workbook names zipfile.ZipFile as `ZipFile` (3.1 to 3.3); a
     release that does not is left as it is (its own level)."""
     module = xlsxwriter.workbook
     with _ZIP_LOCK:  # one workbook closed at a time, so that the name is always put back
@@ -105,9 +108,27 @@ def quick_deflate() -> Iterator[None]:
         module.ZipFile = functools.partial(zipfile.ZipFile,  # type: ignore[attr-defined]
                                            compresslevel=DEFLATE_LEVEL)
         try:
-            yield
+            with _quick_shared_strings():
+                yield
         finally:
             module.ZipFile = zipfile.ZipFile  # type: ignore[attr-defined]
+
+
+@contextmanager
+def _quick_shared_strings() -> Iterator[None]:
+    """While the block runs (within quick_deflate's lock), xlsxwriter's packager writes the
+    shared strings with QuickSharedStrings (quicksheet.py), where the quick worksheet is
+    supported and the packager names xlsxwriter's SharedStrings as `SharedStrings`."""
+    packager = xlsxwriter.packager
+    stock = getattr(packager, "SharedStrings", None)
+    if not QUICK_SUPPORTED or _SharedStrings is None or stock is not SharedStrings:
+        yield
+        return
+    packager.SharedStrings = _SharedStrings  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        packager.SharedStrings = stock  # type: ignore[attr-defined]
 
 
 def generation_date() -> date:
