@@ -267,7 +267,7 @@ def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, sce
     assert len(early) == 4 + sum(isinstance(result.analyses.get(k), (Sensitivity, MonteCarlo))
                                  for k in ("sensitivity", "montecarlo"))
     monkeypatch.setattr(xlsx_module, "_Worksheet", _Plain)
-    monkeypatch.setattr(xlsx_module, "_SharedStrings", None)  # xlsxwriter's shared strings
+    monkeypatch.setattr(xlsx_module, "_QUICK_PARTS", False)  # its shared strings and names
     plain = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
     assert quick == plain
 
@@ -361,6 +361,32 @@ def test_quick_shared_strings_match_xlsxwriter():
 
     assert part(QuickSharedStrings) == part(SharedStrings)
     assert "_x005F_x0041_" in part(QuickSharedStrings)
+
+
+@quick_only
+def test_quick_defined_names_match_xlsxwriter():
+    """Plain names stored at once, the others (like a cell or R1C1 reference, too long, with
+    other characters) through xlsxwriter's checks: the same names as define_name keeps."""
+    import warnings
+
+    import xlsxwriter
+
+    from tco.exporters.xlsx.quicksheet import define_names
+
+    names = [("facility_price", "=Assumptions!$C$3"), ("c1r1", "=Assumptions!$C$4"),
+             ("ab12", "=Assumptions!$C$5"), ("_x" * 200, "=Assumptions!$C$6"),
+             ("Upper_Case", "=Assumptions!$C$7"), ("npv_tco_c1", "=Model!$D$9"),
+             ("r", "=Assumptions!$C$8"), ("_", "=Assumptions!$C$9")]
+    books = [xlsxwriter.Workbook(io.BytesIO()) for _ in range(2)]
+    for wb in books:
+        wb.add_worksheet("Assumptions")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        define_names(books[0], names)
+        for name, formula in names:
+            books[1].define_name(name, formula)
+    assert books[0].defined_names == books[1].defined_names
+    assert len(books[0].defined_names) == 4  # c1r1, ab12, the long one and r are refused
 
 
 @quick_only

@@ -57,7 +57,13 @@ from .layout import (
 )
 from .model import write_cashflows, write_model
 from .notes import write_methodology, write_montecarlo, write_sensitivity
-from .quicksheet import PLAIN_FUNCTIONS, QUICK_SUPPORTED, QuickSharedStrings, QuickWorksheet
+from .quicksheet import (
+    PLAIN_FUNCTIONS,
+    QUICK_SUPPORTED,
+    QuickSharedStrings,
+    QuickWorksheet,
+    define_names,
+)
 from .styles import Styles
 from .summary import write_summary
 
@@ -79,7 +85,8 @@ _HEADER_ROWS = {ASSUMPTIONS: 1, MODEL: 2, CASHFLOWS: 1, CATALOG: 1}
 
 # The quick worksheet (quicksheet.py) where the installed xlsxwriter allows it.
 _Worksheet = QuickWorksheet
-_SharedStrings: type | None = QuickSharedStrings  # None: xlsxwriter's own
+# The quick shared strings and defined names (quicksheet.py); False: xlsxwriter's own.
+_QUICK_PARTS = QUICK_SUPPORTED
 _PLAIN_FUNCTIONS = PLAIN_FUNCTIONS
 
 
@@ -121,10 +128,10 @@ def _quick_shared_strings() -> Iterator[None]:
     supported and the packager names xlsxwriter's SharedStrings as `SharedStrings`."""
     packager = xlsxwriter.packager
     stock = getattr(packager, "SharedStrings", None)
-    if not QUICK_SUPPORTED or _SharedStrings is None or stock is not SharedStrings:
+    if not _QUICK_PARTS or stock is not SharedStrings:
         yield
         return
-    packager.SharedStrings = _SharedStrings  # type: ignore[attr-defined]
+    packager.SharedStrings = QuickSharedStrings  # type: ignore[attr-defined]
     try:
         yield
     finally:
@@ -297,7 +304,12 @@ def _charted_sheets(wb: xlsxwriter.Workbook) -> set[str] | None:
 
 
 def _define_names(wb: xlsxwriter.Workbook, p: Plan) -> None:
-    for path, cell in p.inputs.items():
-        wb.define_name(p.input_name(path), "=" + cell.ref(absolute=True))
-    for name, qname in p.headline_quantity.items():
-        wb.define_name(name, "=" + p.quantities[qname].ref(absolute=True))
+    names = [(p.input_name(path), "=" + cell.ref(absolute=True))
+             for path, cell in p.inputs.items()]
+    names += [(name, "=" + p.quantities[qname].ref(absolute=True))
+              for name, qname in p.headline_quantity.items()]
+    if _QUICK_PARTS:
+        define_names(wb, names)
+    else:
+        for name, formula in names:
+            wb.define_name(name, formula)
