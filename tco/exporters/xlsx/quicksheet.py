@@ -20,6 +20,10 @@ their cached data as usual); what changes is the work around them:
   order xlsxwriter asks for them, so they come out the same. A kind of cell not written here
   (a boolean, a rich string, ...) goes through xlsxwriter's own `_write_cell`.
 
+Two parts of the file outside the sheets are written the same way: the shared strings
+(`QuickSharedStrings`, one f-string per string that xlsxwriter would only escape) and the
+defined names (`define_names`, stored at once when they pass xlsxwriter's checks).
+
 It reads xlsxwriter's private internals as the 3.3 series has them (3.1 and 3.2 differ): any
 other release gets xlsxwriter's own worksheet (workbook.py), which writes the same file,
 only slower.
