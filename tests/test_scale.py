@@ -17,6 +17,7 @@ from tco.analysis.common import baseline_values, metric_name, plausible_range, p
 from tco.analysis.fast import Compiled
 from tco.analysis.montecarlo import CHUNK, Leader, cheapest_counts, montecarlo
 from tco.analysis.sensitivity import sensitivity
+from tco.analysis.types import MonteCarlo, Sensitivity
 from tco.engine import compute, inputs_by_candidate
 from tco.exporters.fmt import CHART_CANDIDATES
 from tco.exporters.html import render_html
@@ -262,8 +263,11 @@ def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, sce
     monkeypatch.setattr(_Worksheet, "assemble_early",
                         lambda ws, tmpdir: (early.append(ws.name), assemble(ws, tmpdir)))
     quick = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
-    assert len(early) == 4
+    # Assumptions, Model, CashFlows, Catalog, and the analyses' sheets (Draft.finish)
+    assert len(early) == 4 + sum(isinstance(result.analyses.get(k), (Sensitivity, MonteCarlo))
+                                 for k in ("sensitivity", "montecarlo"))
     monkeypatch.setattr(xlsx_module, "_Worksheet", _Plain)
+    monkeypatch.setattr(xlsx_module, "_QUICK_PARTS", False)  # its shared strings and names
     plain = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
     assert quick == plain
 
@@ -329,6 +333,60 @@ def test_quick_cells_match_xlsxwriter_on_every_kind():
             return z.read("xl/worksheets/sheet1.xml")
 
     assert sheet_xml(_Worksheet) == sheet_xml(_Plain)
+
+
+@quick_only
+def test_quick_shared_strings_match_xlsxwriter():
+    """Every kind of string xlsxwriter writes apart (control characters, a literal _xHHHH_,
+    whitespace at either end, a trailing newline, a rich string, characters to escape)
+    among plain ones: the sharedStrings part is the same as xlsxwriter's, byte for byte."""
+    from xlsxwriter.sharedstrings import SharedStrings, SharedStringTable
+
+    from tco.exporters.xlsx.quicksheet import QuickSharedStrings
+
+    table = SharedStringTable()
+    for string in ["plain", 'a & b < c > "d"', "bell\x07 and tab\t", "_x0041_ literal",
+                   "_x00 short", " leading", "trailing ", "line\n", "\nline", "<r>rich</r>",
+                   "<r>not rich", "中文 ¥", "", "plain again"]:
+        table._get_shared_string_index(string)
+    table._sort_string_data()  # as Workbook.close() does
+
+    def part(cls):
+        sst = cls()
+        sst.string_table = table
+        buf = io.StringIO()
+        sst._set_xml_writer(buf)
+        sst._assemble_xml_file()
+        return buf.getvalue()
+
+    assert part(QuickSharedStrings) == part(SharedStrings)
+    assert "_x005F_x0041_" in part(QuickSharedStrings)
+
+
+@quick_only
+def test_quick_defined_names_match_xlsxwriter():
+    """Plain names stored at once, the others (like a cell or R1C1 reference, too long, with
+    other characters) through xlsxwriter's checks: the same names as define_name keeps."""
+    import warnings
+
+    import xlsxwriter
+
+    from tco.exporters.xlsx.quicksheet import define_names
+
+    names = [("facility_price", "=Assumptions!$C$3"), ("c1r1", "=Assumptions!$C$4"),
+             ("ab12", "=Assumptions!$C$5"), ("_x" * 200, "=Assumptions!$C$6"),
+             ("Upper_Case", "=Assumptions!$C$7"), ("npv_tco_c1", "=Model!$D$9"),
+             ("r", "=Assumptions!$C$8"), ("_", "=Assumptions!$C$9")]
+    books = [xlsxwriter.Workbook(io.BytesIO()) for _ in range(2)]
+    for wb in books:
+        wb.add_worksheet("Assumptions")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        define_names(books[0], names)
+        for name, formula in names:
+            books[1].define_name(name, formula)
+    assert books[0].defined_names == books[1].defined_names
+    assert len(books[0].defined_names) == 4  # c1r1, ab12, the long one and r are refused
 
 
 @quick_only

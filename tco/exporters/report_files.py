@@ -162,9 +162,18 @@ class _WorkbookChild:
             raise WorkbookProcessError(
                 f"the process writing the workbook stopped ({_status(self.proc.exitcode)}); "
                 "nothing was written") from None
+        if kind == "ok":  # the file follows as it is (not pickled: a copy less on each side)
+            try:
+                book = self.conn.recv_bytes()
+            except (EOFError, OSError):
+                book = None
+            self.proc.join()
+            if book is None:
+                raise WorkbookProcessError(
+                    f"the process writing the workbook stopped ({_status(self.proc.exitcode)}) "
+                    "while giving the file back; nothing was written")
+            return book
         self.proc.join()
-        if kind == "ok":
-            return payload  # type: ignore[no-any-return]
         if kind == "error":
             raise TcoError(payload)
         raise RuntimeError(f"writing the workbook failed in its process:\n{payload}")
@@ -204,12 +213,16 @@ def _child_main(conn: Any, result: Result, files: ReportFiles, tmpdir: str) -> N
             except EOFError:  # the parent gave up
                 draft.discard()
                 return
-            message: tuple[str, object] = ("ok", draft.finish(analyses))
+            book = draft.finish(analyses)
+            del draft  # its sheets and plan, let go before the file is sent
+            message: tuple[str, object] = ("ok", len(book))
     except TcoError as exc:
         message = ("error", exc.render())
     except BaseException:  # noqa: BLE001 - given back to the parent, which raises it
         message = ("crash", traceback.format_exc())
     try:
         conn.send(message)
+        if message[0] == "ok":
+            conn.send_bytes(book)
     except OSError:  # the parent is gone
         pass

@@ -32,7 +32,9 @@ SIZING = {"cards": "cards", "deadline_days": "deadline_days", "power_cap_kw": "p
 
 def text(ws: Worksheet, row: int, col: int, value: object, fmt: object = None) -> None:
     """Write user or catalog text as text: never as a formula, number or link."""
-    ws.write_string(row, col, str(value)[:MAX_CELL_CHARS], fmt)
+    string = value if type(value) is str else str(value)
+    ws.write_string(row, col, string if len(string) <= MAX_CELL_CHARS
+                    else string[:MAX_CELL_CHARS], fmt)
 
 
 def header(ws: Worksheet, row: int, titles: list[str], st: Styles) -> None:
@@ -110,7 +112,8 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
     header(ws, 0, ["Path", "Input", "Value", "Unit", "Source", "As of", "Defined name",
                    "Allowed range", "Origin", "Note"], st)
     row = 1
-    rules: dict[tuple[InputSpec, str], dict[str, object]] = {}  # the same for many candidates
+    # the same for many candidates: the validation, its rule as compared, the allowed range
+    rules: dict[tuple[InputSpec, str], tuple[dict[str, object], tuple[object, ...], str]] = {}
     validated: dict[tuple[object, ...], tuple[dict[str, object], list[int]]] = {}  # rows by rule
     for section in p.input_sections:
         _section_row(ws, p.inputs[section.rows[0]].row - 1, section.title, st)
@@ -121,13 +124,15 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
             fmt = st("input", "#,##0") if inp.spec.integer else st.value("input", unit, inp.value)
             ws.write_number(row, A_VALUE, inp.value, fmt)
             key = (inp.spec, shown_unit(inp, st))
-            rule = rules.get(key)
-            if rule is None:
-                rule = rules[key] = _validation(inp, key[1], st)
-            same = tuple((k, repr(v)) for k, v in rule.items())  # 0 and 0.0 are written apart
+            known = rules.get(key)
+            if known is None:
+                rule = _validation(inp, key[1], st)
+                known = rules[key] = (rule, tuple((k, repr(v)) for k, v in rule.items()),
+                                      _range_text(inp, st))  # 0 and 0.0 are written apart
+            rule, same, allowed = known
             validated.setdefault(same, (rule, []))[1].append(row)
             text(ws, row, A_NAME, p.input_name(path))
-            text(ws, row, A_RANGE, _range_text(inp, st))
+            text(ws, row, A_RANGE, allowed)
         row += 1
     # One validation per rule over all its cells: Excel drops a sheet's validations past about
     # 60,000 of them, and one per cell made 31,000 for a thousand candidates.

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell, xl_rowcol_to_cell_fast
 
+from ... import twins
 from ...expr import Ref, RefFn
 from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
 from ...result import Result
@@ -86,6 +87,13 @@ class Plan:
 
     def input_name(self, path: str) -> str:
         return self.names.names[path]
+
+    def drop_quantities(self) -> None:
+        """Let go of every quantity's cell, key and reference (a thousand candidates have
+        300,000 of them) once the sheets that read them are written."""
+        self.quantities.clear()
+        self.keys.clear()
+        self._refs.clear()
 
     def ref_fn(self, from_sheet: str) -> RefFn:
         """Inputs by defined name, quantities by cell (sheet-qualified when elsewhere). Each
@@ -201,11 +209,34 @@ def plan(result: Result, lang: str = "en") -> Plan:
         msections[f"job:{wid}"] = Section(t("Per run: {name} ({id})", name=w.name or wid,
                                             id=wid), [])
     msections["horizon"] = Section(t("Over the horizon"), [])
-    # Every quantity's key, made once (the same few hundred strings for every candidate);
-    # the Model sheet has a row per (section, key), in the order they first appear.
+    _place_quantities(p, result, msections, col_of)
+
+    # Headline outputs, named after the candidate.
+    by_id = {c.id: c for c in result.candidates}
+    for cid in p.priced:
+        primary = by_id[cid].primary_workload
+        for metric, kind in HEADLINES:
+            qname = f"{cid}.{primary}.{metric}" if kind == "job" else f"{cid}.{metric}"
+            name = p.names.claim(f"{metric}:{cid}", f"{metric}_{cid}")
+            p.headline.setdefault(cid, {})[metric] = name
+            p.headline_quantity[name] = qname
+    return p
+
+
+def _place_quantities(p: Plan, result: Result, msections: dict[str, Section],
+                      col_of: dict[str, int]) -> None:
+    """Every quantity's key and cell. The Model sheet has a row per (section, key), in the
+    order they first appear; CashFlows a block per priced candidate (`_place_cash_flows`).
+    Twins (tco/twins.py) have the same quantities, keys and rows in the same order: a member
+    takes its template's, in its own column or block."""
+    model = result.model
+    template_of = {m: g.template for g in twins.groups(model, p.priced) if twins.GROUPED
+                   for m in g.members[1:]}
     keys, known = p.keys, {}
     row_keys: dict[tuple[str, str], None] = {}
-    for q in result.model:
+    for q in model:
+        if q.candidate in template_of:
+            continue
         key = quantity_key(q)
         key = keys[q.name] = known.setdefault(key, key)
         if q.year is None:
@@ -225,25 +256,24 @@ def plan(result: Result, lang: str = "en") -> Plan:
     _place_cash_flows(p, result)
     model_sheet, cash_sheet = p.sheet(MODEL), p.sheet(CASHFLOWS)
     block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS, *YEAR_SHARES))}
-    for q in result.model:
-        if q.year is None:
-            cell = Cell(model_sheet, key_row[(_model_section(q), keys[q.name])],
-                        col_of[q.candidate])
-        else:
-            cell = Cell(cash_sheet, p.cash_rows[q.candidate] + block_row[keys[q.name]],
-                        C_FIRST + q.year)
-        p.quantities[q.name] = cell
-
-    # Headline outputs, named after the candidate.
-    by_id = {c.id: c for c in result.candidates}
-    for cid in p.priced:
-        primary = by_id[cid].primary_workload
-        for metric, kind in HEADLINES:
-            qname = f"{cid}.{primary}.{metric}" if kind == "job" else f"{cid}.{metric}"
-            name = p.names.claim(f"{metric}:{cid}", f"{metric}_{cid}")
-            p.headline.setdefault(cid, {})[metric] = name
-            p.headline_quantity[name] = qname
-    return p
+    # (key, Model row or row in the block, year) of each quantity of a template or other column
+    spots: dict[str, list[tuple[str, int, int | None]]] = {}
+    cells, placed = p.quantities, 0
+    for cid in p.columns:
+        qs = model.of_candidate(cid)
+        own = spots.get(template_of.get(cid, cid))
+        if own is None:
+            own = spots[cid] = [
+                (keys[q.name], key_row[(_model_section(q), keys[q.name])] if q.year is None
+                 else block_row[keys[q.name]], q.year) for q in qs]
+        col, first = col_of[cid], p.cash_rows.get(cid, 0)
+        for q, (key, row, year) in zip(qs, own, strict=True):
+            keys[q.name] = key
+            cells[q.name] = (Cell(model_sheet, row, col) if year is None
+                             else Cell(cash_sheet, first + row, C_FIRST + year))
+        placed += len(qs)
+    if placed != len(model.quantities):
+        raise RuntimeError("a quantity outside the Model sheet's columns")
 
 
 def _place_cash_flows(p: Plan, result: Result) -> None:

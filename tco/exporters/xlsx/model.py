@@ -4,14 +4,17 @@ sheet (yearly cash flows, years as columns), each formula stored with the engine
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
+from math import isfinite
 from typing import Any
 
+from xlsxwriter.utility import xl_rowcol_to_cell_fast
 from xlsxwriter.worksheet import Worksheet
 
+from ... import twins
 from ...expr import RefFn
 from ...expr.formula import formula
-from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
+from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Model, Quantity
 from ...result import Result
 from .inputs import text
 from .layout import (
@@ -28,6 +31,7 @@ from .layout import (
     Cell,
     Plan,
     cached,
+    quote_sheet,
 )
 from .styles import Styles
 
@@ -44,24 +48,100 @@ SHARE_LABELS = {
 }
 
 
-def write_quantities(ws: Worksheet, quantities: Iterable[Quantity], p: Plan,
-                     values: Mapping[str, float], fmt_of: Callable[[Quantity, Cell, float], Any],
-                     ) -> None:
-    """Each quantity's formula in its cell (all on `ws`), stored with the engine's value;
-    `fmt_of(quantity, cell, value)` gives its cell format.
+def write_quantities(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
+                     fmt_of: Callable[[Quantity, Cell, float], Any], yearly: bool,
+                     by_value: Callable[[Quantity], bool] = lambda q: True) -> None:
+    """Each quantity's formula in its cell (all on `ws`: the yearly quantities or the others),
+    stored with the engine's value; `fmt_of(quantity, cell, value)` gives its cell format,
+    which depends on the value only where `by_value(quantity)` (else twins share it).
 
-    A thousand candidates have 300,000 formulas: the references are made once per sheet
-    (`Plan.ref_fn`) and the quick worksheet (quicksheet.py) stores each formula at once."""
+    A thousand candidates have 300,000 formulas. Twins (tco/twins.py: candidates whose
+    formulas are the same but for their names) have each formula written once, from the
+    template's tree, and filled in for each member (`_Twins`); the other columns' formulas
+    are written from their own trees, with references made once per sheet (`Plan.ref_fn`).
+    The quick worksheet (quicksheet.py) stores each formula at once."""
     write = getattr(ws, "write_tree_formula", ws.write_formula)
-    refs: RefFn | None = None
-    cells = p.quantities
-    for q in quantities:
-        cell = cells[q.name]
-        if refs is None:
-            refs = p.ref_fn(cell.sheet)
-        value = values[q.name]
-        write(cell.row, cell.col, formula(q.expr, refs), fmt_of(q, cell, value),
-              cached(value, q.unit))
+    model, cells = result.model, p.quantities
+    sheet = p.sheet(CASHFLOWS if yearly else MODEL)
+    refs = p.ref_fn(sheet)
+    done: set[str] = set()
+    for group in twins.groups(model, p.priced) if twins.GROUPED else ():
+        if len(group.members) > 1:
+            done.update(group.members)
+            _Twins(group, model, p, sheet, refs).write(write, values, fmt_of, yearly, by_value)
+    for q in model:
+        if (q.year is not None) == yearly and q.candidate not in done:
+            cell, value = cells[q.name], values[q.name]
+            write(cell.row, cell.col, formula(q.expr, refs), fmt_of(q, cell, value),
+                  cached(value, q.unit))
+
+
+_SLOT = "\x00"  # never in a formula's text
+
+
+class _Twins:
+    """One group of twins' formulas on one sheet. Each of the template's formulas is written
+    once (tco.expr.formula, from its tree) as a %-pattern with a `%s` slot for each name that
+    differs from member to member; each member's formula is the pattern filled with its own
+    names' references. So the text is the tree's, as for any other formula."""
+
+    def __init__(self, group: twins.Twins, model: Model, p: Plan, sheet: str,
+                 refs: RefFn) -> None:
+        self.group, self.model, self.p, self.sheet, self.refs = group, model, p, sheet, refs
+        self.exprs = model.expressions()
+        self.mine = f"{group.template}."
+        self.filled: dict[str, list[str]] = {}  # a slot's name -> each member's reference
+
+    def own(self, name: str) -> bool:
+        """Whether the template's `name` is the member's own (a quantity of its own or an
+        input of its own); anything else reads the same for every member."""
+        return self.group.own(name) and (name in self.exprs or not name.startswith(self.mine))
+
+    def pattern(self, q: Quantity) -> tuple[str, list[str]]:
+        """`q`'s formula with a `%s` for each of its own names (a literal % doubled), and
+        those names in the text's order."""
+        parts = formula(q.expr, lambda r: f"{_SLOT}{r.name}{_SLOT}" if self.own(r.name)
+                        else self.refs(r)).split(_SLOT)
+        return "%s".join(part.replace("%", "%%") for part in parts[0::2]), parts[1::2]
+
+    def fill(self, name: str) -> list[str]:
+        """Each member's reference for the template's own `name` (all on the same sheet as
+        the template's own, or all inputs)."""
+        got = self.filled.get(name)
+        if got is None:
+            p, names = self.p, self.group.names(name)
+            if name in p.inputs:
+                got = [p.input_name(n) for n in names]
+            else:
+                cells, there = p.quantities, p.quantities[name].sheet
+                qualified = "" if there == self.sheet else quote_sheet(there) + "!"
+                got = [qualified + xl_rowcol_to_cell_fast(c.row, c.col)
+                       for c in map(cells.__getitem__, names)]
+            self.filled[name] = got
+        return got
+
+    def write(self, write: Callable[..., Any], values: Mapping[str, float],
+              fmt_of: Callable[[Quantity, Cell, float], Any], yearly: bool,
+              by_value: Callable[[Quantity], bool]) -> None:
+        group, cells, skip = self.group, self.p.quantities, len(self.group.template)
+        columns = [self.model.of_candidate(m) for m in group.members]
+        for i, tq in enumerate(columns[0]):
+            if (tq.year is not None) != yearly:
+                continue
+            pattern, slots = self.pattern(tq)
+            texts = zip(*map(self.fill, slots)) if slots else (() for _ in group.members)
+            rest = tq.name[skip:]  # after the candidate's id
+            plain = tq.unit != "flag"  # (a finite value of any other unit is stored as it is)
+            same = None if by_value(tq) else fmt_of(tq, cells[tq.name], values[tq.name])
+            for column, member, args in zip(columns, group.members, texts, strict=True):
+                q = column[i]
+                name = q.name
+                if q.candidate != member or not name.endswith(rest):  # (tco/twins.py)
+                    raise RuntimeError(f"{name} is not its twin's {tq.name}")
+                cell, value = cells[name], values[name]
+                write(cell.row, cell.col, pattern % args,
+                      fmt_of(q, cell, value) if same is None else same,
+                      value if plain and isfinite(value) else cached(value, q.unit))
 
 
 def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, float],
@@ -95,7 +175,7 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
                                                          typical.get(cell.row, 0.0))
         return fmt
 
-    write_quantities(ws, quantities, p, values, fmt_of)
+    write_quantities(ws, result, p, values, fmt_of, yearly=False, by_value=lambda q: False)
     row = MODEL_HEADER_ROWS
     for section in p.model_sections:
         text(ws, row, M_LABEL, section.title, st("section"))
@@ -159,7 +239,8 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
             fmt = formats[(role, q.unit)] = st.value(role, q.unit, WHOLE_AMOUNTS)
         return fmt
 
-    write_quantities(ws, yearly, p, values, fmt_of)
+    write_quantities(ws, result, p, values, fmt_of, yearly=True,
+                     by_value=lambda q: p.keys[q.name] in YEAR_SHARES)
     ws.set_column(C_LABEL, C_LABEL, 44)
     ws.set_column(C_UNIT, C_UNIT, 8)
     ws.set_column(C_FIRST, C_FIRST + horizon, 15)

@@ -20,6 +20,10 @@ their cached data as usual); what changes is the work around them:
   order xlsxwriter asks for them, so they come out the same. A kind of cell not written here
   (a boolean, a rich string, ...) goes through xlsxwriter's own `_write_cell`.
 
+Two parts of the file outside the sheets are written the same way: the shared strings
+(`QuickSharedStrings`, one f-string per string that xlsxwriter would only escape) and the
+defined names (`define_names`, stored at once when they pass xlsxwriter's checks).
+
 It reads xlsxwriter's private internals as the 3.3 series has them (3.1 and 3.2 differ): any
 other release gets xlsxwriter's own worksheet (workbook.py), which writes the same file,
 only slower.
@@ -37,6 +41,7 @@ from typing import Any
 
 import xlsxwriter
 from xlsxwriter import worksheet as _stock
+from xlsxwriter.sharedstrings import SharedStrings
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 
@@ -84,7 +89,12 @@ class QuickWorksheet(Worksheet):
     def write_string(self, row: int, col: int, string: str, cell_format: Any = None) -> int:
         if (0 <= row < _ROWS and 0 <= col < _COLS and len(string) <= _SHORT_STRING
                 and not self.constant_memory):
-            index = self.str_table._get_shared_string_index(string)
+            strings = self.str_table  # xlsxwriter's look-up, without its call for a known one
+            index = strings.string_table.get(string)
+            if index is None:
+                index = strings._get_shared_string_index(string)
+            else:
+                strings.count += 1
             self.table[row][col] = _STRING(index, cell_format)
             return 0
         return self._write_string(row, col, string, cell_format)  # type: ignore[no-any-return]
@@ -262,6 +272,46 @@ class QuickWorksheet(Worksheet):
                     out.append(f'<c r="{names[col]}{r}"{style}{_formula_xml(cell)}</c>')
             else:
                 out.append(f'<c r="{names[col]}{r}"{style}/>')
+        self.fh.write("".join(out))
+
+
+# A defined name that passes every check of xlsxwriter's `define_name` (its characters, its
+# length, not like an A1 or R1C1 reference: none of those has an underscore).
+_PLAIN_NAME = re.compile(r"[a-z0-9_]*_[a-z0-9_]*")
+
+
+def define_names(wb: xlsxwriter.Workbook, names: list[tuple[str, str]]) -> None:
+    """`wb.define_name(name, formula)` for each of workbook scope: a plain name (`_PLAIN_NAME`,
+    at most 255 characters) stored at once as xlsxwriter 3.3 stores it after its checks; any
+    other through `define_name` (a thousand candidates have 35,000 names)."""
+    stored = wb.defined_names
+    for name, formula in names:
+        if len(name) <= 255 and _PLAIN_NAME.fullmatch(name):
+            stored.append([name, -1, formula.lstrip("="), False])
+        else:
+            wb.define_name(name, formula)
+
+
+# What xlsxwriter's `_write_si` changes in a shared string: a control character or a literal
+# `_xHHHH_` (escaped), whitespace at either end (kept by an attribute).
+_SPECIAL_STRING = re.compile(r"[\x00-\x08\x0b-\x1f]|_x[0-9a-fA-F]{4}_|^\s|\s$")
+
+
+class QuickSharedStrings(SharedStrings):
+    """xlsxwriter's sharedStrings part, each string that `_write_si` would only escape written
+    by one f-string, in one piece with its neighbours; any other (see `_SPECIAL_STRING`, and
+    rich strings) by xlsxwriter's own `_write_si`. A thousand candidates have 70,000."""
+
+    def _write_sst_strings(self) -> None:
+        out: list[str] = []
+        for string in self.string_table.string_array:
+            if _SPECIAL_STRING.search(string) or (string.startswith("<r>")
+                                                   and string.endswith("</r>")):
+                self.fh.write("".join(out))
+                out.clear()
+                self._write_si(string)
+            else:
+                out.append(f"<si><t>{escape(string)}</t></si>")
         self.fh.write("".join(out))
 
 

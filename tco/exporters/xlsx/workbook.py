@@ -31,7 +31,9 @@ from datetime import date, datetime
 from pathlib import Path
 
 import xlsxwriter
+import xlsxwriter.packager
 import xlsxwriter.workbook
+from xlsxwriter.sharedstrings import SharedStrings
 from xlsxwriter.worksheet import Worksheet
 
 from ...analysis.types import MonteCarlo, Sensitivity
@@ -55,7 +57,13 @@ from .layout import (
 )
 from .model import write_cashflows, write_model
 from .notes import write_methodology, write_montecarlo, write_sensitivity
-from .quicksheet import PLAIN_FUNCTIONS, QUICK_SUPPORTED, QuickWorksheet
+from .quicksheet import (
+    PLAIN_FUNCTIONS,
+    QUICK_SUPPORTED,
+    QuickSharedStrings,
+    QuickWorksheet,
+    define_names,
+)
 from .styles import Styles
 from .summary import write_summary
 
@@ -77,6 +85,8 @@ _HEADER_ROWS = {ASSUMPTIONS: 1, MODEL: 2, CASHFLOWS: 1, CATALOG: 1}
 
 # The quick worksheet (quicksheet.py) where the installed xlsxwriter allows it.
 _Worksheet = QuickWorksheet
+# The quick shared strings and defined names (quicksheet.py); False: xlsxwriter's own.
+_QUICK_PARTS = QUICK_SUPPORTED
 _PLAIN_FUNCTIONS = PLAIN_FUNCTIONS
 
 
@@ -95,7 +105,7 @@ _ZIP_LOCK = threading.Lock()
 @contextmanager
 def quick_deflate() -> Iterator[None]:
     """While the block runs, the ZipFile that xlsxwriter's Workbook.close() makes zips at
-    DEFLATE_LEVEL. xlsxwriter.workbook names zipfile.ZipFile as `ZipFile` (3.1 to 3.3); a
+    DEFLATE_LEVEL (and its shared strings are written quickly: `_quick_shared_strings`). xlsxwriter.workbook names zipfile.ZipFile as `ZipFile` (3.1 to 3.3); a
     release that does not is left as it is (its own level)."""
     module = xlsxwriter.workbook
     with _ZIP_LOCK:  # one workbook closed at a time, so that the name is always put back
@@ -105,9 +115,27 @@ def quick_deflate() -> Iterator[None]:
         module.ZipFile = functools.partial(zipfile.ZipFile,  # type: ignore[attr-defined]
                                            compresslevel=DEFLATE_LEVEL)
         try:
-            yield
+            with _quick_shared_strings():
+                yield
         finally:
             module.ZipFile = zipfile.ZipFile  # type: ignore[attr-defined]
+
+
+@contextmanager
+def _quick_shared_strings() -> Iterator[None]:
+    """While the block runs (within quick_deflate's lock), xlsxwriter's packager writes the
+    shared strings with QuickSharedStrings (quicksheet.py), where the quick worksheet is
+    supported and the packager names xlsxwriter's SharedStrings as `SharedStrings`."""
+    packager = xlsxwriter.packager
+    stock = getattr(packager, "SharedStrings", None)
+    if not _QUICK_PARTS or stock is not SharedStrings:
+        yield
+        return
+    packager.SharedStrings = QuickSharedStrings  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        packager.SharedStrings = stock  # type: ignore[attr-defined]
 
 
 def generation_date() -> date:
@@ -171,7 +199,7 @@ class Draft:
                                 for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS, CATALOG)}
         sheets[SUMMARY].activate()
         _define_names(wb, p)
-        early = _Early(wb, tmpdir)
+        self.early = early = _Early(wb, tmpdir)
         try:
             write_summary(wb, sheets[SUMMARY], result, p, values, st, self.day.isoformat())
             early.first(sheets[SUMMARY])
@@ -183,6 +211,7 @@ class Draft:
             early.next(sheets[CASHFLOWS])
             write_catalog(sheets[CATALOG], result, st)
             early.next(sheets[CATALOG])
+            p.drop_quantities()  # the sheets `finish` adds read none
         except BaseException:
             self.discard()
             raise
@@ -196,6 +225,12 @@ class Draft:
             ws.repeat_rows(0, _HEADER_ROWS[name] - 1)
         return ws
 
+    def _more(self, name: str) -> Worksheet:
+        """A sheet added after the draft, written early like the draft's (a thousand
+        candidates' Sensitivity has 400,000 cells) and removed by `discard` as they are."""
+        ws = self.sheets[name] = self._add(name)
+        return ws
+
     def finish(self, analyses: Mapping[str, object]) -> bytes:
         """Add the analyses' sheets (`analyses` as `Result.analyses` holds them) and
         Methodology, and return the file."""
@@ -203,16 +238,20 @@ class Draft:
         mc = analyses.get("montecarlo")
         try:
             if isinstance(sens, Sensitivity):
-                write_sensitivity(self._add(SENSITIVITY), sens, self.st)
+                write_sensitivity(self._more(SENSITIVITY), sens, self.st)
+                self.early.next(self.sheets[SENSITIVITY])
             if isinstance(mc, MonteCarlo):
-                write_montecarlo(self._add(MONTECARLO), self.result, mc, self.st)
-            write_methodology(self._add(METHODOLOGY), self.result, self.st,
+                write_montecarlo(self._more(MONTECARLO), self.result, mc, self.st)
+                self.early.next(self.sheets[MONTECARLO])
+            write_methodology(self._more(METHODOLOGY), self.result, self.st,
                               self.day.isoformat())
             with quick_deflate():
                 self.wb.close()
         finally:
             self.discard()
-        return self.buf.getvalue()
+        data = self.buf.getvalue()
+        self.buf.close()  # (the file once, not twice)
+        return data
 
     def discard(self) -> None:
         for ws in self.sheets.values():
@@ -265,7 +304,12 @@ def _charted_sheets(wb: xlsxwriter.Workbook) -> set[str] | None:
 
 
 def _define_names(wb: xlsxwriter.Workbook, p: Plan) -> None:
-    for path, cell in p.inputs.items():
-        wb.define_name(p.input_name(path), "=" + cell.ref(absolute=True))
-    for name, qname in p.headline_quantity.items():
-        wb.define_name(name, "=" + p.quantities[qname].ref(absolute=True))
+    names = [(p.input_name(path), "=" + cell.ref(absolute=True))
+             for path, cell in p.inputs.items()]
+    names += [(name, "=" + p.quantities[qname].ref(absolute=True))
+              for name, qname in p.headline_quantity.items()]
+    if _QUICK_PARTS:
+        define_names(wb, names)
+    else:
+        for name, formula in names:
+            wb.define_name(name, formula)
