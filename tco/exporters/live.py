@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .. import twins
 from ..errors import TcoError
 from ..expr.javascript import program
 
@@ -134,7 +135,7 @@ def panel_paths(result: Result) -> list[str]:
 
     fixed = fixed_inputs(result) | result.model.inputs_feeding(
         [f"{cid}.feasible" for cid in result.structure.candidates])
-    read = set(result.model.inputs_used())
+    read = set(twins.inputs_used(result.model))  # from the twins' templates: fast
     eligible = [p for p, inp in result.inputs.items()
                 if p in read and p not in fixed and not inp.spec.integer]
     effect: dict[str, float] = {}

@@ -175,7 +175,7 @@ def model_columns(result: Result) -> list[str]:
 def plan(result: Result, lang: str = "en") -> Plan:
     p = Plan(words=Words(lang))
     t = p.words
-    used = set(result.model.inputs_used())
+    used = set(twins.inputs_used(result.model))  # from the twins' templates: fast
     order = {c.id: i for i, c in enumerate(result.scenario.candidates)}
     wl_order = {w.id: i for i, w in enumerate(result.scenario.workloads)}
 
