@@ -48,15 +48,23 @@ class Twins:
         t, own = self.by if self.by[0] else (self.members[0], self.inputs_of[0])
         return f"{t}.", f"candidates.{own}."
 
+    def _split(self, name: str) -> tuple[int, str]:
+        """(1, the rest) for an input of the template's own, (0, the rest) for a quantity of
+        its own, (-1, name) for a name every member shares."""
+        qp, ip = self._prefixes
+        if name.startswith(ip):
+            return 1, name[len(ip):]
+        if name.startswith(qp):
+            return 0, name[len(qp):]
+        return -1, name
+
     def names(self, name: str) -> list[str]:
         """The template's quantity or input `name` as each member reads it (the same name for
         an input every candidate shares)."""
-        qp, ip = self._prefixes
-        if name.startswith(ip):
-            rest = name[len(ip):]
+        which, rest = self._split(name)
+        if which == 1:
             return [f"candidates.{o}.{rest}" for o in self.inputs_of]
-        if name.startswith(qp):
-            rest = name[len(qp):]
+        if which == 0:
             return [f"{m}.{rest}" for m in self.members]
         return [name] * len(self.members)
 
@@ -67,11 +75,11 @@ class Twins:
     def rename(self, name: str) -> str:
         """The template's `name` as the last member reads it (see `pair`): `names(name)[-1]`,
         without the list (sizing renames every name it reads for each candidate)."""
-        qp, ip = self._prefixes
-        if name.startswith(ip):
-            return f"candidates.{self.inputs_of[-1]}.{name[len(ip):]}"
-        if name.startswith(qp):
-            return f"{self.members[-1]}.{name[len(qp):]}"
+        which, rest = self._split(name)
+        if which == 1:
+            return f"candidates.{self.inputs_of[-1]}.{rest}"
+        if which == 0:
+            return f"{self.members[-1]}.{rest}"
         return name
 
     def subset(self, members: Sequence[str]) -> Twins:

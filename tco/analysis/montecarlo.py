@@ -354,6 +354,7 @@ class Simulation:
         drawn = set(self.varied)
         self.fixed = {p: base[p] for p in ranged if p not in drawn}
         self.sampler = Sampler(self.plan)
+        self.row_of = {p: row for row, d in enumerate(self.plan) for p in d.paths}  # path -> Draw
         self.warnings = draw_warnings(result, self.plan)
         self.rows = [self._drawn_for(ids, compiled) for _first, ids, compiled in self.groups]
         self.same = self._same_numbers()
@@ -362,7 +363,7 @@ class Simulation:
         """Twin -> the first twin (in ranking order) whose numbers are the same in every draw:
         compiled together, with the same constants and the same draws of their own inputs (one
         catalog figure is one draw). Its results are computed once and its summary made once."""
-        row_of = {p: row for row, d in enumerate(self.plan) for p in d.paths}
+        row_of = self.row_of
         first: dict[tuple[object, ...], str] = {}
         same = {}
         for cid in self.cands:
@@ -377,7 +378,7 @@ class Simulation:
 
     def _drawn_for(self, ids: list[str], compiled: Compiled | None) -> list[int]:
         """The quantities (rows of the plan) the candidates `ids` read, in plan order."""
-        row_of = {p: row for row, d in enumerate(self.plan) for p in d.paths}
+        row_of = self.row_of
         read = set(compiled.inputs_read) if compiled is not None else set()
         for cid in ids:
             if cid in self.twin_of:
