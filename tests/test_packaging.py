@@ -78,7 +78,7 @@ def test_every_subpackage_is_shipped():
 
 
 def test_no_function_of_the_package_is_longer_than_a_screen():
-    """Written to be read (../shared/STYLE.md): a function over 80 lines does several things."""
+    """Written to be read: a function over 80 lines does several things."""
     import ast
     from pathlib import Path
 
