@@ -85,3 +85,38 @@ def test_the_zh_report_is_the_same_without_a_chinese_font(tmp_path):
         outs.append(html.read_bytes())
     assert b"<svg" in outs[0]
     assert outs[0] == outs[1]
+
+
+def test_the_english_pdf_is_the_same_file_whatever_fonts_the_machine_has(tmp_path):
+    """weasyprint sets an English PDF in the DejaVu files matplotlib ships: the example PDF
+    made with this machine's fonts and with none at all (fontconfig given an empty folder)
+    is the same file, and names only those faces."""
+    from report_support import require_weasyprint
+
+    require_weasyprint()
+    empty = tmp_path / "no-fonts"
+    empty.mkdir()
+    conf = tmp_path / "fonts.conf"
+    conf.write_text('<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">'
+                    f"<fontconfig><dir>{empty}</dir><cachedir>{tmp_path / 'fc'}</cachedir>"
+                    "</fontconfig>")
+    pdfs = []
+    for name, extra in (("here", {}), ("bare", {"FONTCONFIG_FILE": str(conf)})):
+        out = tmp_path / f"{name}.pdf"
+        env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000", "TCO_NO_CACHE": "1", **extra}
+        res = subprocess.run([sys.executable, "-m", "tco", "report", "--pdf", str(out),
+                              "--draws", "0"], env=env, cwd=tmp_path, capture_output=True,
+                             text=True)
+        assert res.returncode == 0, res.stderr
+        pdfs.append(out.read_bytes())
+    assert pdfs[0] == pdfs[1]
+    import io
+
+    from pypdf import PdfReader
+
+    faces = set()  # the fonts of the pages' text (subset prefix "ABCDEF+" dropped)
+    for page in PdfReader(io.BytesIO(pdfs[0])).pages:
+        fonts = page["/Resources"].get_object().get("/Font") or {}
+        faces |= {str(f.get_object()["/BaseFont"]).split("+", 1)[-1] for f in fonts.values()}
+    assert faces and faces <= {"tco-sans", "tco-sans-Bold", "tco-sans-Oblique",
+                               "tco-sans-BoldOblique", "tco-mono", "tco-mono-Bold"}, faces
