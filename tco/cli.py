@@ -187,9 +187,9 @@ def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
               "per-token API; cn: a Chinese procurement package in CNY with a quote file.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
 def init(path: str, example: str, force: bool) -> None:
-    """Write a commented starter scenario to PATH, and scenario.schema.json beside it (its
-    first line points editors at it). The cn example also writes its quotes to
-    PATH's name .quotes.csv.
+    """Write a commented starter scenario to PATH, and scenario.schema.json beside it (the
+    starter's first line points editors at it). The cn example also writes its quotes beside
+    it, as NAME.quotes.csv for PATH NAME.yaml.
 
     \b
     Example:

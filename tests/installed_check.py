@@ -22,8 +22,8 @@ import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 CHECKOUT = Path(sys.argv[1]).resolve()
 WORK = Path(sys.argv[2]).resolve()
@@ -38,7 +38,7 @@ def fail(what: str, detail: str = "") -> None:
 def tco(*args: str, check: Check | None = None) -> str:
     """Run `tco ARGS` in WORK; fail unless it exits 0 with no traceback or font warning."""
     if SCRIPT:
-        res = subprocess.run([SCRIPT, *args], cwd=WORK, capture_output=True, text=True)
+        res = subprocess.run([SCRIPT, *args], cwd=WORK, check=False, capture_output=True, text=True)
         code, out, err = res.returncode, res.stdout, res.stderr
     else:
         from click.testing import CliRunner

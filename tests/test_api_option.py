@@ -335,10 +335,10 @@ def test_an_api_option_priced_by_the_scenario_names_its_source_everywhere(tmp_pa
 
 
 @pytest.mark.parametrize("option, message", [
-    ("{id: own}", "an API option needs its prices: `api` (a catalog price, `tco catalog list "
-     "--section api`) or both input_price_per_million_tokens and "
-     "output_price_per_million_tokens with their source; missing "
-     "input_price_per_million_tokens and output_price_per_million_tokens"),
+    ("{id: own}", ("an API option needs its prices: `api` (a catalog price, `tco catalog list "
+                   "--section api`) or both input_price_per_million_tokens and "
+                   "output_price_per_million_tokens with their source; missing "
+                   "input_price_per_million_tokens and output_price_per_million_tokens")),
     ("{id: own, input_price_per_million_tokens: 0.2, source: q}",
      "missing output_price_per_million_tokens"),
     ("{id: own, input_price_per_million_tokens: 0.2, output_price_per_million_tokens: 0.6}",

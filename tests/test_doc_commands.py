@@ -26,7 +26,7 @@ DOCS = [ROOT / "README.md", ROOT / "docs" / "cli.md"]
 
 def _block_commands(text: str) -> list[str]:
     out = []
-    for block in re.findall(r"```\w*\n(.*?)```", text, flags=re.S):
+    for block in re.findall(r"```\w*\n(.*?)```", text, flags=re.DOTALL):
         lines = block.split("\n")
         i = 0
         while i < len(lines):
@@ -41,7 +41,7 @@ def _block_commands(text: str) -> list[str]:
 
 
 def _inline_commands(text: str) -> list[str]:
-    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
     spans = [re.sub(r"\s+", " ", s).strip() for s in re.findall(r"`(tco [^`]+)`", prose)]
     return [s for s in spans if len(shlex.split(s)) > 2 or s == "tco compare"
             if "..." not in s and "<(" not in s]

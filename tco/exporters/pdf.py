@@ -128,7 +128,7 @@ def _fetch_only(files: dict[str, Path]) -> object:
     try:
         from weasyprint.urls import URLFetcherResponse
     except ImportError:
-        URLFetcherResponse = None  # noqa: N806 - an older weasyprint
+        URLFetcherResponse = None
 
     def fetch(url: str, *args: object, **kwargs: object) -> object:
         if url not in files:
