@@ -165,7 +165,9 @@ def test_dev_null_stays_a_device() -> None:
     assert (code, err) == (0, "")
     assert is_char_device("/dev/null", NULL)
     code, err = run(["init", "--force", "/dev/null"])
-    assert code == 0 and err.startswith("wrote /dev/null;")
+    # into a device, the scenario alone: no schema written beside it, in /dev
+    assert code == 0 and err.endswith("wrote /dev/null\n") and "the scenario only" in err
+    assert not Path("/dev/scenario.schema.json").exists()
     assert is_char_device("/dev/null", NULL)
 
 

@@ -58,8 +58,9 @@ def built(tmp_path_factory) -> dict[str, Path]:
     src = _tracked(tmp / "src")
     sdist = _build("sdist", src, tmp / "dist")
     wheel = _build("wheel", src, tmp / "dist")
-    with tarfile.open(sdist) as tar:
-        tar.extractall(tmp / "unpacked", filter="data")
+    with tarfile.open(sdist) as tar:  # the "data" filter: Python 3.11.4 and later
+        extract = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        tar.extractall(tmp / "unpacked", **extract)
     from_sdist = _build("wheel", next((tmp / "unpacked").iterdir()), tmp / "from-sdist")
     return {"src": src, "sdist": sdist, "wheel": wheel, "wheel-from-sdist": from_sdist}
 
