@@ -74,22 +74,34 @@ class Run:
 
     @property
     def recommended(self) -> str | None:
-        """The id of the recommended option (None when nothing may be recommended)."""
-        rec = self.result.recommended
-        return rec.id if rec is not None else None
+        """The id of the recommended option, as `recommendation.option` of `tco compare`
+        JSON: a candidate, a portfolio or a per-token API option (None when nothing may be
+        recommended)."""
+        from .recommend import recommend
+
+        rec = recommend(self.result)
+        return rec.option if rec is not None else None
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per option, indexed by id, in ranking order: the candidate-level fields of
-        the JSON (`npv_tco`, `cost_per_job`, ...), lists joined with "; "."""
+        """One row per option, indexed by id: the candidates in ranking order (`rank` 1, 2,
+        ...), then the per-token API options and the portfolios (`rank` missing: they are
+        compared by the recommendation, not ranked); `kind` says which: candidate, api or
+        portfolio. The columns are the option-level fields of the JSON (`npv_tco`,
+        `cost_per_job`, ...; what an API option or a portfolio lacks is missing), lists joined
+        with "; "."""
         pd = _pandas()
-        rows = []
-        for c in self.to_dict()["candidates"]:
-            row = {k: ("; ".join(v) if isinstance(v, list) and all(isinstance(x, str) for x in v)
-                       else v)
-                   for k, v in c.items() if not isinstance(v, (dict,)) and k != "yearly"}
-            rows.append(row)
+        data = self.to_dict()
+        rows = [{"kind": "candidate", **_flat(c)} for c in data["candidates"]]
+        rows += [{"kind": "api", **_flat(a), "acquire": "api",
+                  "feasible": self.result.candidate(a["id"]).feasible}
+                 for a in data["api_options"]]
+        rows += [{"kind": "portfolio", **_flat(p), "acquire": "portfolio"}
+                 for p in data["portfolios"]]
         frame = pd.DataFrame(rows).set_index("id")
-        frame.insert(0, "rank", range(1, len(frame) + 1))
+        ranked = len(data["candidates"])
+        frame.insert(0, "rank", pd.array([*range(1, ranked + 1),
+                                          *[None] * (len(frame) - ranked)], dtype="Int64"))
+        frame.insert(1, "kind", frame.pop("kind"))
         return frame
 
     def jobs_frame(self) -> pd.DataFrame:
@@ -173,6 +185,14 @@ def montecarlo(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     result = compare(source, catalogs).result
     check_draws(draws, len(priced_candidates(result)))
     return run(result, draws=draws, seed=seed, metric=metric)
+
+
+def _flat(option: dict[str, Any]) -> dict[str, Any]:
+    """An option of the JSON as one table row: its scalar fields, lists of text joined with
+    "; " (a portfolio's `options`, the `reasons`), mappings (jobs, prices, yearly) left out."""
+    return {k: ("; ".join(v) if isinstance(v, list) and all(isinstance(x, str) for x in v)
+                else v)
+            for k, v in option.items() if not isinstance(v, dict) and k != "yearly"}
 
 
 def _pandas() -> Any:

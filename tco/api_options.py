@@ -15,7 +15,7 @@ from .errors import did_you_mean
 from .inputs import API_INPUTS, Input
 
 if TYPE_CHECKING:
-    from .catalog import Catalog
+    from .catalog import ApiPrice, Catalog
     from .scenario import ApiOption, Loaded
 
 # The catalog figure behind each input key.
@@ -37,27 +37,59 @@ def resolve_api_options(loaded: Loaded, catalog: Catalog, fx: float, fx_note: st
         if o.id in taken:
             raise loaded.error(f"id '{o.id}' is also a candidate's or portfolio's; give the API "
                                "option another", base + ["id"])
-        price = catalog.api_prices.get(o.api)
-        if price is None:
-            raise loaded.error(f"unknown API price '{o.api}'"
-                               f"{did_you_mean(o.api, list(catalog.api_prices))}",
-                               base + ["api"])
+        price = _catalog_price(loaded, catalog, o)
         workloads = _workloads(loaded, o, kinds, serving)
         for key, spec in API_INPUTS.items():
             path = ".".join(base + [key])
             value = getattr(o, key)
             if value is not None:
-                put(given(base + [key], value, spec))
+                put(_given(loaded, o, key, value, given))
                 continue
+            assert price is not None  # _catalog_price: without `api`, both prices are given
             fig = getattr(price, CATALOG_FIELD[key])
             lo, hi = fig.range
             note = f"{fx_note}: " if fx_note else ""
             put(Input(path=path, value=fig.best * fx, spec=spec, source=note + fig.source,
                       as_of=fig.as_of, low=lo * fx, high=hi * fx, note=fig.note or "",
                       origin="catalog"))
-        name = o.name or f"{price.provider} API, {price.model}"
+        name = o.name or (f"{price.provider} API, {price.model}" if price else o.id)
         out.append((o.id, name, *workloads))
     return tuple(out)
+
+
+def _catalog_price(loaded: Loaded, catalog: Catalog, o: ApiOption) -> ApiPrice | None:
+    """The catalog's price of `o` (by `api`); None when the scenario gives both prices and
+    their source itself."""
+    base = ["api_options", o.id]
+    if o.api is None:
+        missing = [k for k in API_INPUTS if getattr(o, k) is None]
+        if missing:
+            raise loaded.error(
+                "an API option needs its prices: `api` (a catalog price, `tco catalog list "
+                "--section api`) or both input_price_per_million_tokens and "
+                f"output_price_per_million_tokens with their source; missing {' and '.join(missing)}",
+                base)
+        if not o.source:
+            raise loaded.error("give the source of the prices (the provider's price page or "
+                               "your quote), as `source`", base)
+        return None
+    price = catalog.api_prices.get(o.api)
+    if price is None:
+        raise loaded.error(f"unknown API price '{o.api}'"
+                           f"{did_you_mean(o.api, list(catalog.api_prices))}", base + ["api"])
+    return price
+
+
+def _given(loaded: Loaded, o: ApiOption, key: str, value: float,
+           given: Callable[[list[str], float, object], Input]) -> Input:
+    """A price the scenario gives (in its currency, checked as every scenario value), with the
+    option's `source` when it has one."""
+    inp = given(["api_options", o.id, key], value, API_INPUTS[key])
+    if o.source:
+        from dataclasses import replace
+
+        inp = replace(inp, source=o.source)
+    return inp
 
 
 def _workloads(loaded: Loaded, o: ApiOption, kinds: dict[str, str], serving: list[str]

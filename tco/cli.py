@@ -180,24 +180,58 @@ def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
 
 @cli.command()
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--force", is_flag=True, help="Overwrite an existing file.")
-def init(path: str, force: bool) -> None:
-    """Write a commented starter scenario to PATH.
+@click.option("--example", type=click.Choice(["train", "train-and-serve", "cn"]),
+              default="train", show_default=True,
+              help="train: pre-train a 70B model on eight kinds of card (the built-in "
+              "example); train-and-serve: train and serve it, on one cluster or with a "
+              "per-token API; cn: a Chinese procurement package in CNY with a quote file.")
+@click.option("--force", is_flag=True, help="Overwrite existing files.")
+def init(path: str, example: str, force: bool) -> None:
+    """Write a commented starter scenario to PATH, and scenario.schema.json beside it (the
+    starter's first line points editors at it). The cn example also writes its quotes beside
+    it, as NAME.quotes.csv for PATH NAME.yaml.
 
     \b
     Example:
       tco init my-scenario.yaml
+      tco init serving.yaml --example train-and-serve
+      tco init cn.yaml --example cn
     """
-    from .fsio import write_output
-    from .resources import example_scenario, scenario_schema_file
+    from .fsio import is_stream, write_output
 
-    if Path(path).exists() and not force:
-        raise TcoError("file exists; use --force to overwrite", file=path)
-    check_files({"PATH": path}, {})
-    # editors with the YAML language server complete and check fields from the schema
-    modeline = f"# yaml-language-server: $schema={scenario_schema_file().resolve().as_uri()}\n"
-    write_output(path, modeline + example_scenario().read_text(encoding="utf-8"))
-    click.echo(f"wrote {path}; edit it, then run: tco compare {path}", err=True)
+    files = _starter_plan(path, example, force)
+    for f in files:
+        write_output(f.path, f.text)
+    quotes = "".join(f" --catalog {f.path}" for f in files if f.role == "quote file")
+    hint = "" if is_stream(path) else f"; edit, then run: tco compare {path}{quotes}"
+    click.echo(f"wrote {', '.join(str(f.path) for f in files)}{hint}", err=True)
+
+
+def _starter_plan(path: str, example: str, force: bool) -> list[Any]:
+    """The files `tco init` writes, checked before any is written: an existing scenario or
+    quote file is kept unless --force; an existing scenario.schema.json is refreshed when tco
+    wrote it, kept (with a warning) when it is another file. Written into a stream
+    (/dev/stdout), the scenario goes alone."""
+    from .fsio import is_stream
+    from .starters import is_our_schema, starter_files
+
+    target = Path(path)
+    stream = is_stream(target)
+    files = starter_files(example, target, companions=not stream)
+    if stream and len(starter_files(example, target)) > 1:
+        warn(f"{path} is not a regular file: the scenario only (run `tco init` with a file "
+             "name for its schema and quotes)")
+    keep = []
+    for f in files:
+        if f.role == "schema" and f.path.is_file() and not force:
+            if not is_our_schema(f.path.read_text(encoding="utf-8", errors="replace")):
+                warn(f"{f.path} exists and is not tco's scenario schema: left as it is")
+                continue
+        elif f.path.exists() and not force and not (stream and f.role == "PATH"):
+            raise TcoError("file exists; use --force to overwrite", file=str(f.path))
+        keep.append(f)
+    check_files({f.role: str(f.path) for f in keep}, {})
+    return keep
 
 
 @cli.command()

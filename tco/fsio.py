@@ -160,6 +160,12 @@ def _identity(p: Path) -> tuple[str, tuple[int, int] | None, bool]:
     return real, (st.st_dev, st.st_ino), _is_stream(st) or _descriptor(p) is not None
 
 
+def is_stream(path: Path | str) -> bool:
+    """Written into as a stream (a character device, a FIFO, an open descriptor such as
+    /dev/stdout), never replaced."""
+    return _identity(Path(path))[2]
+
+
 def check_outputs(outputs: Iterable[Named], inputs: Iterable[Named] = ()) -> None:
     """Fail early, before any work, when an output cannot be written, is one of the command's
     inputs (it would be overwritten before, or while, being read), or is another output (one

@@ -26,8 +26,13 @@ def templates_dir() -> Path:
     return _data_dir("templates")
 
 
+def starters_dir() -> Path:
+    """The shipped scenarios: the built-in example and the other starters of `tco init`."""
+    return Path(__file__).resolve().parent / "scenarios"
+
+
 def example_scenario() -> Path:
-    return Path(__file__).resolve().parent / "scenarios" / "example.yaml"
+    return starters_dir() / "example.yaml"
 
 
 def scenario_schema_file() -> Path:

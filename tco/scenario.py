@@ -309,17 +309,20 @@ class Portfolio(_Strict):
 
 class ApiOption(_Strict):
     """Serving workloads served by a per-token API instead of cards (methodology §18): the
-    price is the catalog's (pricing/api.yaml, by `api`) unless given here. It carries only
-    serving workloads; a plan that also trains combines it with an option that trains, in a
-    portfolio."""
+    price is the catalog's (pricing/api.yaml, by `api`) unless given here; without `api`, the
+    scenario gives both prices and their source. It carries only serving workloads; a plan
+    that also trains combines it with an option that trains, in a portfolio."""
 
     id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    api: str  # a price id of the catalog's api_prices
+    api: str | None = None  # a price id of the catalog's api_prices
     name: str | None = None
     # The serving workloads it serves (ids); default every serving workload of the plan.
     workloads: list[str] | None = Field(default=None, min_length=1)
     input_price_per_million_tokens: Num | None = None
     output_price_per_million_tokens: Num | None = None
+    # Where the prices given here come from (they are in the scenario's currency, as every
+    # amount of a scenario; a price quoted in another goes in a quote file, --catalog)
+    source: str | None = Field(default=None, min_length=1, max_length=500)
 
 
 class Scenario(_Strict):

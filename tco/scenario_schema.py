@@ -133,7 +133,15 @@ def scenario_schema() -> JsonObj:
     api = defs["ApiOption"]["properties"]
     _describe(api, API_INPUTS)
     api["api"]["description"] = ("A per-token API price of the catalog (pricing/api.yaml; "
-                                 "`tco catalog list --section api`)")
+                                 "`tco catalog list --section api`); without it, give both "
+                                 "prices and their source")
+    api["source"]["description"] = ("Where the prices given here come from (the provider's "
+                                    "price page, your quote); required without `api`")
+    # the catalog's price, or both prices with their source (tco.api_options)
+    defs["ApiOption"]["anyOf"] = [
+        {"required": ["api"]},
+        {"required": [*API_INPUTS, "source"]},
+    ]
     api["workloads"]["description"] = ("The serving workloads (ids) it serves; default every "
                                        "serving workload of the plan")
     schema["properties"]["api_options"]["description"] = (

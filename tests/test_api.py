@@ -95,3 +95,46 @@ def test_import_tco_stays_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _mix() -> str:
+    """Eight H200s train but cannot serve the peak: the portfolio (train on them, serve by
+    the API) is recommended (tests/test_api_option.py, the same plan)."""
+    from test_api_option import SERVE_ONLY
+
+    text = SERVE_ONLY.replace(
+        "workloads:\n  - id: chat",
+        "workloads:\n  - {id: pre, params: 7e9, tokens: 1e11, runs_per_year: 2}\n  - id: chat")
+    text = text.replace("  - {id: h200, card: h200-sxm, cards: 8}",
+                        "  - {id: h200, card: h200-sxm, cards: 8}\n"
+                        "  - {id: h200-train, card: h200-sxm, cards: 8, workloads: [pre]}")
+    return text + "portfolios:\n  - {id: mix, options: [h200-train, api]}\n"
+
+
+def test_recommended_is_the_recommendation_a_portfolio_or_an_api_included():
+    from test_api_option import SERVE_ONLY
+
+    for text, want in ((_mix(), "mix"), (SERVE_ONLY, "api"), (None, None)):
+        run = tco.compare(text)
+        assert run.recommended == run.to_dict()["recommendation"]["option"]
+        assert want is None or run.recommended == want
+        assert run.recommended in run.to_frame().index
+
+
+def test_the_frame_has_a_row_for_each_portfolio_and_api_option():
+    run = tco.compare(_mix())
+    data, frame = run.to_dict(), run.to_frame()
+    want = ([(c["id"], "candidate") for c in data["candidates"]]
+            + [(a["id"], "api") for a in data["api_options"]]
+            + [(p["id"], "portfolio") for p in data["portfolios"]])
+    assert list(zip(frame.index, frame["kind"])) == want
+    assert list(frame.columns[:2]) == ["rank", "kind"]
+    for option in data["api_options"] + data["portfolios"]:
+        assert frame.loc[option["id"], "npv_tco"] == option["npv_tco"]
+        assert frame.loc[option["id"], "rank"] is tco.api._pandas().NA  # not ranked
+    assert frame.loc["mix", "options"] == "h200-train; api"
+    assert frame.loc["mix", "acquire"] == "portfolio" and frame.loc["api", "acquire"] == "api"
+    # the portfolio is the plan's two parts costed together (methodology section 18)
+    assert frame.loc["mix", "npv_tco"] == pytest.approx(
+        frame.loc["h200-train", "npv_tco"] + frame.loc["api", "npv_tco"], rel=1e-12)
+    assert list(frame["rank"].dropna()) == list(range(1, len(data["candidates"]) + 1))

@@ -305,3 +305,49 @@ def test_the_compare_csv_lists_the_api_option_and_the_portfolio(catalog):
     assert float(row["npv_tco"]) == port.values["npv_tco"]
     assert int(row["cards"]) == sum(int(result.candidate(o).inputs["cards"])
                                     for o in port.options)
+
+
+# --- an API option the scenario prices itself -----------------------------------------------
+
+OWN = SERVE_ONLY.replace(
+    "  - {id: groq, api: groq-llama-3.3-70b}",
+    "  - {id: own, input_price_per_million_tokens: 0.2, output_price_per_million_tokens: 0.6,\n"
+    "     source: \"Quote ACME-77, 2026-11\"}")
+
+
+def test_an_api_option_priced_by_the_scenario_needs_no_catalog_price(catalog):
+    r = compute(load_scenario_text(OWN, "own.yaml"), catalog)
+    own = r.candidate("own")
+    # the same prices as option `api`: $2,000 + $1,500 a day, x 365 (test_api_fees_and_npv_by_hand)
+    assert own.jobs["chat"]["cost_per_job"] == pytest.approx(1_277_500, rel=1e-12)
+    assert own.values["npv_tco"] == pytest.approx(1_277_500 * 3.9927100371, rel=1e-9)
+
+
+def test_an_api_option_priced_by_the_scenario_names_its_source_everywhere(tmp_path):
+    (tmp_path / "own.yaml").write_text(OWN)
+    res = CliRunner().invoke(cli, ["compare", str(tmp_path / "own.yaml"), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    api = next(a for a in json.loads(res.output)["api_options"] if a["id"] == "own")
+    assert api["name"] == "own"  # no provider to name it after: its id
+    for key in ("input_price_per_million_tokens", "output_price_per_million_tokens"):
+        assert api["prices"][key]["source"] == "Quote ACME-77, 2026-11"
+    assert api["prices"]["output_price_per_million_tokens"]["value"] == 0.6
+
+
+@pytest.mark.parametrize("option, message", [
+    ("{id: own}", ("an API option needs its prices: `api` (a catalog price, `tco catalog list "
+                   "--section api`) or both input_price_per_million_tokens and "
+                   "output_price_per_million_tokens with their source; missing "
+                   "input_price_per_million_tokens and output_price_per_million_tokens")),
+    ("{id: own, input_price_per_million_tokens: 0.2, source: q}",
+     "missing output_price_per_million_tokens"),
+    ("{id: own, input_price_per_million_tokens: 0.2, output_price_per_million_tokens: 0.6}",
+     "give the source of the prices (the provider's price page or your quote), as `source`"),
+])
+def test_an_api_option_without_a_price_is_one_clear_error(tmp_path, option, message):
+    text = SERVE_ONLY.replace("  - {id: groq, api: groq-llama-3.3-70b}", f"  - {option}")
+    (tmp_path / "s.yaml").write_text(text)
+    res = CliRunner().invoke(cli, ["compare", str(tmp_path / "s.yaml")])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert message in res.output and "api_options.own" in res.output
+    assert res.output.count("\n") == 1  # one line

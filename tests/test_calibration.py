@@ -114,7 +114,7 @@ BLOOM = _run(params=176e9, tokens=366e9, card="a100-80gb-sxm", cards=384,
              layout={"tp": 4, "pp": 12, "vp": 1, "recompute": 1}, scaleout_gb_per_s=6.25)
 
 MLPERF = "mlcommons/training_results_{}, result logs (tokens trained / (run time − eval time)," \
-    " median of runs; via /work/research/mfu-sources.yaml)"
+    " median of runs)"
 # the 25.09 rows are at fa0315a; 00b7660 (25.11) no longer lists them
 NEMO = "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md, {} (commit {})"
 NEMO_AT = {"25.09": "fa0315a, 2025-10", "25.11": "00b7660, 2025-12"}

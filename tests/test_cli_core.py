@@ -48,6 +48,27 @@ def test_catalog_show_prints_source_and_date():
     assert fig["source"] and fig["as_of"]
 
 
+def test_catalog_show_facilities_gives_the_exchange_rates_regions_and_cooling():
+    """README: a quoted CNY price is converted at the rate `tco catalog show facilities`
+    shows (pricing/facilities.yaml)."""
+    import jsonschema
+
+    from tco.resources import output_schema
+
+    data = json.loads(run("catalog", "show", "facilities", "--format", "json").output)
+    figures = data["figures"]
+    # CFETS central parity 2025-07-16: 715.26 CNY per 100 USD (Xinhua)
+    assert figures["exchange_rates.CNY"]["value"] == pytest.approx(7.1526)
+    assert "CFETS" in figures["exchange_rates.CNY"]["source"]
+    assert {"regions.cn.electricity_price_per_kwh", "regions.us.carbon_kg_per_kwh",
+            "cooling.liquid.pue", "cooling.air.capex_per_kw_usd"} <= set(figures)
+    schema = json.loads(output_schema().read_text(encoding="utf-8"))
+    jsonschema.validate(data, {**schema, "$ref": "#/$defs/catalog_show"})
+    table = run("catalog", "show", "facilities").output
+    assert "exchange_rates.CNY" in table and "7.1526" in table
+    assert "facilities" in run("catalog", "show", "facility", ok=False).output  # did you mean
+
+
 def test_catalog_show_unknown_id_suggests():
     res = run("catalog", "show", "mi300", ok=False)
     assert res.exit_code == 2

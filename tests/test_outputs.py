@@ -165,7 +165,9 @@ def test_dev_null_stays_a_device() -> None:
     assert (code, err) == (0, "")
     assert is_char_device("/dev/null", NULL)
     code, err = run(["init", "--force", "/dev/null"])
-    assert code == 0 and err.startswith("wrote /dev/null;")
+    # into a device, the scenario alone: no schema written beside it, in /dev
+    assert code == 0 and err.endswith("wrote /dev/null\n") and "the scenario only" in err
+    assert not Path("/dev/scenario.schema.json").exists()
     assert is_char_device("/dev/null", NULL)
 
 
@@ -198,13 +200,13 @@ def test_dev_stdout_appended_to_a_file(tmp_path: Path) -> None:
 
 
 def test_status_lines_stay_out_of_a_stdout_output() -> None:
-    from tco.resources import example_scenario, scenario_schema_file
+    from tco.resources import example_scenario
+    from tco.starters import MODELINE
 
     done = tco(["init", "--force", "/dev/stdout"])
     assert done.returncode == 0
-    modeline = f"# yaml-language-server: $schema={scenario_schema_file().as_uri()}\n"
-    assert done.stdout == modeline.encode() + example_scenario().read_bytes()
-    assert done.stderr.startswith(b"wrote /dev/stdout;")
+    assert done.stdout == MODELINE.encode() + example_scenario().read_bytes()
+    assert done.stderr.endswith(b"wrote /dev/stdout\n")  # the status on stderr only
 
 
 def test_descriptor_not_open_for_writing() -> None:

@@ -59,14 +59,27 @@ def catalog_listing(cat: Catalog, section: str, fmt: str) -> str:
         "`tco catalog show ID` gives each figure's source and date.\n")
 
 
+# Ids that name a file of the catalog rather than a record: every record of its sections, each
+# as <section>.<record id> (pricing/facilities.yaml: regions, cooling and the exchange rates).
+FILES = {"facilities": ("regions", "cooling", "exchange_rates")}
+WHOLE = ("assumptions", "exchange_rates")  # sections shown whole by their own name
+
+
 def _find(cat: Catalog, ident: str) -> list[tuple[str, Any]]:
-    found = []
+    found: list[tuple[str, Any]] = []
+    if ident in FILES:
+        for s in FILES[ident]:
+            if s in WHOLE:
+                found.append((s, getattr(cat, s)))
+            else:
+                found += [(f"{s}.{rid}", rec) for rid, rec in getattr(cat, s).items()]
+        return found
     for section in ("accelerators", "card_prices", "platforms", "stacks", "regions", "cooling",
                     "cloud_prices", "api_prices"):
         rec = getattr(cat, section).get(ident)
         if rec is not None:
             found.append((section, rec))
-    if ident in ("assumptions", "exchange_rates"):
+    if ident in WHOLE:
         found.append((ident, getattr(cat, ident)))
     return found
 
@@ -77,7 +90,7 @@ def catalog_record(cat: Catalog, ident: str, fmt: str) -> str:
         every = set()
         for s in ("accelerators", "platforms", "stacks", "regions", "cooling", "api_prices"):
             every.update(getattr(cat, s))
-        every.update({"assumptions", "exchange_rates"})
+        every.update({*WHOLE, *FILES})
         raise UnknownId(f"no catalog record '{ident}'{did_you_mean(ident, sorted(every))}")
     rows: list[list[str]] = []
     facts: list[str] = []

@@ -42,22 +42,18 @@ OTHER_COLOURS = ("#4f7cac", "#d9a441", "#8c6d9e", "#c8553d", "#6b8f71", "#9a8c7a
                  "#b07aa1", "#332288", "#88ccee", "#117733", "#999933", "#cc6677", "#882255")
 LOW_COLOUR, HIGH_COLOUR = "#4f7cac", "#d9a441"
 
-# Fonts matplotlib measures text with, first installed first. Before matplotlib 3.11 only the
-# first face of a font collection is read, and Debian's NotoSansCJK-Regular.ttc starts with the
-# JP face: its advance widths are the SC face's, so it measures Chinese text as well.
-FONTS = {
-    "en": ["DejaVu Sans", "Noto Sans CJK SC"],
-    "zh": ["Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans CJK JP", "DejaVu Sans"],
-}
-# The fonts the SVG names, whatever was measured: the reader's browser or the PDF renderer draws
-# the text (Simplified Chinese glyphs for zh, never the JP face's variants).
+# Fonts matplotlib measures text with, the same on every machine: the DejaVu Sans matplotlib
+# ships (first in its font list, so it is the one found by that name) and, for Chinese, Japanese
+# and Korean characters, a font of em-wide boxes the package ships (tco/exporters/metrics_font.py).
+# Measured with whichever Chinese font a machine has, the charts (and the committed example
+# reports) changed with the fonts installed.
+MEASURE_FONTS = ["DejaVu Sans", "tco CJK metrics"]
+# The fonts the SVG names: the reader's browser or the PDF renderer draws the text (Simplified
+# Chinese glyphs for zh, never the JP face's variants), else any sans-serif font.
 CSS_FONTS = {
     "en": "'DejaVu Sans', 'Noto Sans CJK SC', sans-serif",
     "zh": "'Noto Sans CJK SC', 'Source Han Sans SC', 'DejaVu Sans', sans-serif",
 }
-# Font files that hold the Chinese families above, by file-name prefix (Debian's fonts-noto-cjk
-# ships NotoSansCJK-Regular.ttc; Adobe's release is SourceHanSans*.otf/ttc).
-CJK_FONT_FILES = ("NotoSansCJK", "SourceHanSans")
 WIDTH_IN = 7.2
 LABEL_WRAP = 26
 
@@ -69,40 +65,29 @@ class Series:
     highlight: bool = False
 
 
-def _families(lang: str) -> list[str]:
-    """The preferred fonts that are installed (matplotlib measures text with them); the SVG
-    then names them, and the viewer falls back to its own sans-serif font."""
+def _measure_fonts() -> list[str]:
+    """MEASURE_FONTS, the CJK metrics font registered with matplotlib once per process: as
+    regular and as bold (the same em-wide boxes), so bold labels find it without a warning."""
+    import dataclasses
+
     from matplotlib import font_manager
 
-    wanted = FONTS.get(lang, FONTS["en"])
-    installed = {f.name for f in font_manager.fontManager.ttflist}
-    if lang == "zh" and wanted[0] not in installed:
-        # matplotlib's font list is cached in its config folder: one built before the CJK fonts
-        # were installed lacks them, and the charts would be measured (and warn) with a font
-        # that has no Chinese glyphs. Find the files and add them explicitly.
-        _add_cjk_font_files(font_manager)
-        installed = {f.name for f in font_manager.fontManager.ttflist}
-    found = [f for f in wanted if f in installed]
-    return found or ["DejaVu Sans"]
+    from .metrics_font import FAMILY, FILE
 
-
-def _add_cjk_font_files(font_manager: object) -> None:
-    fm = font_manager  # matplotlib.font_manager, passed in so the import stays lazy
-    for path in fm.findSystemFonts(fontext="ttf") + fm.findSystemFonts(fontext="otf"):  # type: ignore[attr-defined]
-        name = path.rsplit("/", 1)[-1]
-        if name.startswith(CJK_FONT_FILES) and "Bold" not in name and "Mono" not in name:
-            try:
-                fm.fontManager.addfont(path)  # type: ignore[attr-defined]
-            except (OSError, RuntimeError, ValueError):
-                continue  # an unreadable font file is not ours to report
+    fonts = font_manager.fontManager
+    if not any(f.name == FAMILY for f in fonts.ttflist):
+        fonts.addfont(str(FILE))
+        regular = next(f for f in fonts.ttflist if f.name == FAMILY)
+        fonts.ttflist.append(dataclasses.replace(regular, weight=700))
+    return MEASURE_FONTS
 
 
 @contextmanager
-def _style(lang: str) -> Iterator[None]:
+def _style() -> Iterator[None]:
     rc = {
         "svg.fonttype": "none",
         "svg.hashsalt": "tco-report",
-        "font.family": _families(lang),
+        "font.family": _measure_fonts(),
         "font.size": 8.5,
         "text.parse_math": False,  # a "$" in a candidate name is a dollar sign, not maths
         "text.color": INK,
@@ -119,10 +104,9 @@ def _style(lang: str) -> Iterator[None]:
         "figure.dpi": 72,
     }
     with matplotlib.rc_context(rc), warnings.catch_warnings():
-        if lang == "zh" and not set(rc["font.family"]) & set(FONTS["zh"][:3]):
-            # No Chinese font on this machine: text is measured with DejaVu's widths, and the
-            # reader's browser or the PDF renderer draws it with a Chinese font of its own.
-            warnings.filterwarnings("ignore", message="Glyph .* missing from")
+        # A character in neither measuring font (an emoji in a name) is measured as DejaVu's
+        # missing glyph and drawn by the reader's font: worth no warning per character.
+        warnings.filterwarnings("ignore", message="Glyph .* missing from")
         yield
 
 
@@ -186,7 +170,7 @@ def stacked_bars(names: Sequence[str], parts: Sequence[Series], totals: Sequence
                  axis_label: str, fmt: Formatter, highlight: int | None, lang: str,
                  title: str) -> str:
     """Horizontal bars, one per candidate (first on top), split into components."""
-    with _style(lang):
+    with _style():
         fig, ax = _figure(WIDTH_IN, 0.9 + 0.42 * len(names))
         y = np.arange(len(names))
         left = np.zeros(len(names))
@@ -214,7 +198,7 @@ def cumulative_lines(years: Sequence[int], series: Sequence[Series], axis_label:
                      year_label: str, fmt: Formatter, lang: str, title: str) -> str:
     """One line per candidate: its cumulative net cash flow by year (the model's running
     total, `cumulative`)."""
-    with _style(lang):
+    with _style():
         fig, ax = _figure(WIDTH_IN, 3.6)
         colours = _colours(series)
         ends = []
@@ -253,7 +237,7 @@ def _label_line_ends(ax: Axes, ends: list[list], x: float) -> None:
 def bars(names: Sequence[str], values: Sequence[float], labels: Sequence[str], axis_label: str,
          highlight: int | None, lang: str, title: str, prefix: str = "time") -> str:
     """Horizontal bars (first on top), each with its value written at the end."""
-    with _style(lang):
+    with _style():
         fig, ax = _figure(WIDTH_IN, 0.6 + 0.36 * len(names))
         y = np.arange(len(names))
         colours = [ACCENT if i == highlight else "#a3b3c2" for i in range(len(names))]
@@ -278,7 +262,7 @@ def tornado(labels: Sequence[str], metric_low: Sequence[float], metric_high: Seq
             title: str) -> str:
     """Each input's effect on the metric: a bar from the baseline to the metric at the input's
     low value and one to its value at the high value; largest effect on top."""
-    with _style(lang):
+    with _style():
         fig, ax = _figure(WIDTH_IN, 0.9 + 0.34 * len(labels))
         y = np.arange(len(labels))
         lo = np.asarray(metric_low, dtype=float) - base
@@ -297,7 +281,7 @@ def tornado(labels: Sequence[str], metric_low: Sequence[float], metric_high: Seq
 def distributions(series: Sequence[Series], axis_label: str, count_label: str, fmt: Formatter,
                   lang: str, title: str) -> str:
     """Histograms (as outlines, share of draws) of each candidate's sampled metric."""
-    with _style(lang):
+    with _style():
         fig, ax = _figure(WIDTH_IN, 3.2)
         colours = _colours(series)
         pooled = np.concatenate([np.asarray(s.values, dtype=float) for s in series])
@@ -322,7 +306,7 @@ def intervals(names: Sequence[str], p10: Sequence[float], p50: Sequence[float],
               p90: Sequence[float], axis_label: str, fmt: Formatter, highlight: int | None,
               lang: str, title: str) -> str:
     """P10-P90 ranges with the median marked, when no samples are available."""
-    with _style(lang):
+    with _style():
         fig, ax = _figure(WIDTH_IN, 0.8 + 0.36 * len(names))
         for i in range(len(names)):
             colour = ACCENT if i == highlight else "#7b8794"

@@ -2,8 +2,14 @@
 
 Both honour the report's print CSS: @page size, margins, and page numbers in the margin boxes
 (Chromium since version 131). Neither is allowed to fetch anything: the report is
-self-contained, weasyprint gets a URL fetcher that refuses every URL, and Chromium runs with
-networking features off and a throw-away profile.
+self-contained, weasyprint gets a URL fetcher that refuses every URL but the font files below,
+and Chromium runs with networking features off and a throw-away profile.
+
+An English PDF by weasyprint is set in the DejaVu Sans files matplotlib ships (a dependency, so
+present wherever tco is), not in whichever fonts the machine has: the example PDF committed in
+reports/ is then the same file on every machine (`make report` leaves the tree clean). Text in
+no DejaVu face (a Chinese name) falls back to the machine's fonts. A Chinese PDF is set in the
+machine's Chinese fonts, which the package cannot ship.
 """
 
 from __future__ import annotations
@@ -64,9 +70,75 @@ def _weasyprint(html: str) -> bytes:
     level = log.level
     log.setLevel(logging.ERROR)
     try:
-        return HTML(string=html, url_fetcher=_refuse).write_pdf()
+        if '<html lang="en"' not in html[:4000]:  # the page's own language (report.html.j2)
+            return HTML(string=html, url_fetcher=_refuse).write_pdf()
+        from weasyprint import CSS
+        from weasyprint.text.fonts import FontConfiguration
+
+        from .charts import CSS_FONTS
+
+        css, files = _pinned_fonts()
+        fetch = _fetch_only(files)
+        fonts = FontConfiguration()
+        # the charts name their fonts in SVG style attributes, which the stylesheet cannot reach
+        html = html.replace(f"font-family: {CSS_FONTS['en']}",
+                            f"font-family: 'tco sans', {CSS_FONTS['en']}")
+        return HTML(string=html, url_fetcher=fetch).write_pdf(
+            stylesheets=[CSS(string=css, url_fetcher=fetch, font_config=fonts)],
+            font_config=fonts)
     finally:
         log.setLevel(level)
+
+
+# (family, weight, style, file in matplotlib's mpl-data/fonts/ttf)
+_FACES = [("tco sans", w, s, f"DejaVuSans{suffix}.ttf") for w, s, suffix in (
+    ("normal", "normal", ""), ("bold", "normal", "-Bold"), ("normal", "italic", "-Oblique"),
+    ("bold", "italic", "-BoldOblique"))] + [
+    ("tco mono", w, "normal", f"DejaVuSansMono{suffix}.ttf")
+    for w, suffix in (("normal", ""), ("bold", "-Bold"))]
+_SANS = '"tco sans", "Noto Sans CJK SC", "Source Han Sans SC", sans-serif'
+_MONO = '"tco mono", "Noto Sans Mono CJK SC", monospace'
+
+
+def _pinned_fonts() -> tuple[str, dict[str, Path]]:
+    """A user stylesheet putting matplotlib's DejaVu files first for every text of the report
+    (its own rules and the charts' are overridden with !important), and the files by URL."""
+    import matplotlib
+
+    ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    rules, files = [], {}
+    for family, weight, style, name in _FACES:
+        url = (ttf / name).as_uri()
+        files[url] = ttf / name
+        rules.append(f'@font-face {{ font-family: "{family}"; font-weight: {weight}; '
+                     f'font-style: {style}; src: url("{url}"); }}')
+    rules += [
+        f"body {{ font-family: {_SANS} !important; }}",
+        f".cand-id, .inputs .path, .live-cli code {{ font-family: {_MONO} !important; }}",
+        "@page { " + " ".join(f"@{box} {{ font-family: {_SANS} !important; }}"
+                              for box in ("bottom-left", "bottom-right")) + " }",
+    ]
+    return "\n".join(rules), files
+
+
+def _fetch_only(files: dict[str, Path]) -> object:
+    """A weasyprint URL fetcher that reads the font `files` (by URL) and refuses every other
+    URL. Newer weasyprint releases take a response object (weasyprint.urls.URLFetcherResponse)
+    from a fetcher, older ones (63, .ci/oldest.txt) a dict."""
+    try:
+        from weasyprint.urls import URLFetcherResponse
+    except ImportError:
+        URLFetcherResponse = None
+
+    def fetch(url: str, *args: object, **kwargs: object) -> object:
+        if url not in files:
+            return _refuse(url)
+        data = files[url].read_bytes()
+        if URLFetcherResponse is not None:
+            return URLFetcherResponse(url, data, {"Content-Type": "font/ttf"})
+        return {"string": data, "mime_type": "font/ttf", "redirected_url": url}
+
+    return fetch
 
 
 def _chromium(html: str) -> bytes:

@@ -560,7 +560,8 @@ def _catalog_show() -> JsonObj:
     return _obj({
         "id": _t("string", "The record id asked for"),
         "figures": {"type": "object", "description": "Every field of every record with that "
-                    "id, as `<section>.<field>`: a sourced figure, or a plain fact",
+                    "id, as `<section>.<field>` (`<section>.<record id>.<field>` for a catalog "
+                    "file such as facilities): a sourced figure, or a plain fact",
                     "additionalProperties": fact},
     }, "`tco catalog show --format json`")
 
