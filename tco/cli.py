@@ -434,6 +434,12 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
 
     if not (xlsx or html or pdf):
         raise click.UsageError("give at least one of --xlsx, --html or --pdf")
+    from .analysis.common import DRAWS_OR_NONE, check_whole, parse_swing
+    from .analysis.montecarlo import check_seed
+
+    parse_swing(swing)  # the analyses' own checks, before any work (report_analyses again)
+    if check_whole(draws, "--draws", 0, DRAWS_OR_NONE):
+        check_seed(seed)
     check_files({"--xlsx": xlsx, "--html": html, "--pdf": pdf}, {"SCENARIO": scenario},
                 catalogs)
     day = output_date()  # read once, before any work: one date for every file written

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -30,26 +29,18 @@ from .inputs import (
     CANDIDATE_INPUTS,
     SERVE_ASSUMPTIONS,
 )
+from .numtext import Num, Whole
 from .resolved import (
     show_value,
 )
 from .resources import example_scenario
+from .text import check_texts
 from .workload_rules import holds_a_sequence
 from .yamlio import YamlDoc, load_yaml, load_yaml_text
 
 Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"]
 
 
-def _not_bool(value: Any) -> Any:
-    # YAML reads yes/no/true/false as booleans, and pydantic would take them as 1 and 0.
-    if isinstance(value, bool):
-        raise PydanticCustomError("not_a_number",
-                                  f"expected a number, found a yes/no value ({value})")
-    return value
-
-
-Num = Annotated[float, BeforeValidator(_not_bool)]
-Whole = Annotated[int, BeforeValidator(_not_bool)]
 
 
 def _field_error(kind: str, message: str, *at: str) -> PydanticCustomError:
@@ -458,6 +449,7 @@ def parse_scenario(doc: YamlDoc, edited: bool = False) -> Loaded:
     settings), where fields the user did not write are not refused (_dense_experts)."""
     if not isinstance(doc.data, dict):
         raise ScenarioError("expected a mapping with workloads and candidates", file=doc.file)
+    check_texts(doc.data, ScenarioError, doc.file, doc.line_of)
     try:
         scenario = Scenario.model_validate(doc.data)
     except ValidationError as exc:
