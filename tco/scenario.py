@@ -29,7 +29,7 @@ from .inputs import (
     CANDIDATE_INPUTS,
     SERVE_ASSUMPTIONS,
 )
-from .numtext import Num, Whole
+from .numtext import Num, Whole, number_from_text
 from .resolved import (
     show_value,
 )
@@ -189,6 +189,11 @@ class Candidate(BaseModel):
                 raise _field_error(
                     "unknown_field", f"unknown field '{key}'{did_you_mean(key, _CANDIDATE_FIELDS)}",
                     key)
+        extra = self.model_extra or {}
+        for key, value in extra.items():  # numeric text, as a typed field takes it (numtext)
+            number = number_from_text(value) if isinstance(value, str) else None
+            if number is not None and math.isfinite(number):
+                extra[key] = number
         if self.deliveries is not None and "lead_time_weeks" in (self.model_extra or {}):
             raise _field_error("deliveries", "give deliveries (each with its lead time) or "
                                "lead_time_weeks (one delivery), not both", "deliveries")

@@ -117,9 +117,10 @@ class Draw:
         if x >= hi:
             return 1.0
         if self.dist == "uniform":
-            return (x - lo) / (hi - lo)
-        # triangular; lo < hi here. Ratios first: no square or product of two widths, which
-        # could overflow a float for wide ranges
+            return (x / 2 - lo / 2) / (hi / 2 - lo / 2)
+        # triangular; lo < hi here. In halves and as ratios: no difference, square or product
+        # of two widths overflows a float, however wide the range
+        lo, mode, hi, x = lo / 2, mode / 2, hi / 2, x / 2
         if x <= mode:
             return (x - lo) / (hi - lo) * ((x - lo) / (mode - lo)) if mode > lo else 0.0
         return 1.0 - (hi - x) / (hi - lo) * ((hi - x) / (hi - mode))
