@@ -520,9 +520,31 @@ def _merge_raw(raw: dict[str, dict[str, dict[str, Any]]], doc: YamlDoc, partial:
                         file=doc.file, field=f"{section}.{ident}.{field}",
                         line=doc.line_of([section, str(i)]))
                 given[(ident, str(field))] = i
+            if partial and section == "regions":
+                _check_region_currency(target.get(ident), rec, doc)
             merged = dict(target.get(ident, {}))
             merged.update(rec)
             target[ident] = merged
+
+
+_REGION_MONEY = ("electricity_price_per_kwh", "colocation_price_per_kw_month")
+
+
+def _check_region_currency(before: dict[str, Any] | None, rec: dict[str, Any], doc: YamlDoc
+                           ) -> None:
+    """A quote that changes a region's currency restates its prices in the new currency: the
+    catalog's CNY tariff would otherwise be read as dollars, seven times too dear, without a
+    word."""
+    if before is None or "currency" not in rec or rec["currency"] == before.get("currency"):
+        return
+    missing = [k for k in _REGION_MONEY if k not in rec]
+    if missing:
+        raise CatalogError(
+            f"changes the currency of region '{rec.get('id')}' from {before.get('currency')} "
+            f"to {rec['currency']} without giving {', '.join(missing)} in {rec['currency']}; "
+            "its prices would be read in the new currency as they stand",
+            file=doc.file, field=f"regions.{rec.get('id')}.currency",
+            line=doc.line_of(["regions", str(rec.get("id")), "currency"]))
 
 
 def _validate(raw: dict[str, dict[str, dict[str, Any]]], where: _Where,

@@ -94,6 +94,8 @@ def check_texts(data: Any, error: type[TcoError], file: str,
             problem = text_problem(node)
             if problem:
                 _raise(error, problem, file, path, line_of)
+        elif isinstance(node, (bytes, bytearray)):  # from the Python API: not text, unchecked
+            _raise(error, "found bytes; expected text (a str)", file, path, line_of)
 
 
 def _raise(error: type[TcoError], message: str, file: str, path: tuple[str, ...],

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -76,12 +77,22 @@ def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
     return str(loader.construct_scalar(node))
 
 
+def _not_plain_data(loader: yaml.SafeLoader, node: yaml.Node) -> None:
+    """!!binary (bytes: text that escapes every check of text), !!set, !!omap, !!pairs: not
+    the plain data of a scenario or quote file."""
+    raise yaml.constructor.ConstructorError(None, None, f"found the tag '{node.tag}'",
+                                            node.start_mark)
+
+
 for _loader in (_PyLoader, _CLoader):
     if _loader is not None:
         _loader.add_implicit_resolver(  # type: ignore[attr-defined]
             "tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
         _loader.add_constructor(  # type: ignore[attr-defined]
             "tag:yaml.org,2002:timestamp", _timestamp_as_text)
+        for _tag in ("binary", "set", "omap", "pairs"):
+            _loader.add_constructor(  # type: ignore[attr-defined]
+                f"tag:yaml.org,2002:{_tag}", _not_plain_data)
 
 
 def _count_aliases(root: yaml.Node) -> None:
@@ -158,6 +169,7 @@ def _check_duplicate_keys(root: yaml.Node, file: str, error: type[TcoError]) -> 
 
 _INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
 _BOOL, _STR = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
 # YAML 1.2's core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution), for comparison
 _Y12_INT = re.compile(r"^[-+]?[0-9]+$|^0o[0-7]+$|^0x[0-9a-fA-F]+$")
 _Y12_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$"
@@ -241,10 +253,26 @@ def _decimal_bool(text: str) -> bool:
     return text.lower() in ("yes", "on", "y", "true")
 
 
-def _check_scalars(root: yaml.Node, file: str, error: type[TcoError]) -> None:
-    """Refuse plain scalars YAML parsers read differently (`_ambiguity`), and nesting deeper
-    than MAX_DEPTH, naming the field and the line. Iterative: a deep file cannot exhaust the
-    stack here (the recursive walks come after this one)."""
+def _scalar_problem(node: yaml.ScalarNode, implicit: Callable[[str], str]) -> str | None:
+    """Why a scalar cannot be trusted to mean one thing: a plain one YAML parsers read
+    differently, or a number or yes/no given an explicit tag (`!!int "064"`) that its text does
+    not have by itself (`!!int "2e12"` stopped PyYAML with a Python error)."""
+    typed = node.tag in (_INT, _FLOAT, _BOOL, _NULL)
+    if not node.style and node.tag == _STR and implicit(node.value) != _STR:
+        return None  # `!!str 064`: text, as written, to every parser
+    if typed and implicit(node.value) != node.tag:
+        return (f"found {node.value!r} tagged !!{node.tag.rsplit(':', 1)[1]}, which it is not "
+                "written as; write the number (or true/false) without a tag")
+    if not node.style or typed and node.tag != _NULL:
+        return _ambiguity(node)
+    return None
+
+
+def _check_scalars(root: yaml.Node, file: str, error: type[TcoError],
+                   implicit: Callable[[str], str]) -> None:
+    """Refuse plain scalars YAML parsers read differently (`_scalar_problem`), and nesting
+    deeper than MAX_DEPTH, naming the field and the line. Iterative: a deep file cannot exhaust
+    the stack here (the recursive walks come after this one)."""
     seen: set[int] = set()
     stack: list[tuple[yaml.Node, tuple[str, ...], int]] = [(root, (), 0)]
     while stack:
@@ -257,7 +285,7 @@ def _check_scalars(root: yaml.Node, file: str, error: type[TcoError]) -> None:
                         "needs a few", file=file, line=node.start_mark.line + 1,
                         field=".".join(path[:MAX_DEPTH]) or None)
         if isinstance(node, yaml.ScalarNode):
-            problem = not node.style and _ambiguity(node)  # plain: None, or "" (libyaml)
+            problem = _scalar_problem(node, implicit)  # plain: style None, or "" (libyaml)
             if problem:
                 raise error(problem, file=file, line=node.start_mark.line + 1,
                             field=".".join(path) or None)
@@ -380,13 +408,34 @@ def read_text(path: Path, error: type[TcoError] = TcoError) -> str:
         ) from None
 
 
+def _count_events(text: str, file: str, error: type[TcoError]) -> None:
+    """Refuse a document of more than MAX_EXPANDED_NODES values before any is built: parsed
+    as a stream of events, none kept (a 5 MB flow list of 2.4 million numbers took 90 s and
+    1.3 GB to compose before the count after it refused it)."""
+    loader = (_CLoader or _PyLoader)(text)
+    try:
+        count = 0
+        while loader.check_event():
+            loader.get_event()
+            count += 1
+            if count > 2 * MAX_EXPANDED_NODES:  # about two events a value (start and end)
+                raise error(f"more than {MAX_EXPANDED_NODES:,} values; a scenario or quote "
+                            "file holds far fewer", file=file)
+    except yaml.YAMLError:
+        return  # reported, with its line, by the parse that follows
+    finally:
+        loader.dispose()
+
+
 def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError) -> YamlDoc:
+    _count_events(text, file, error)
     loader = (_CLoader or _PyLoader)(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return YamlDoc(None, {}, file)
-        _check_scalars(node, file, error)
+        _check_scalars(node, file, error,
+                       lambda value: loader.resolve(yaml.ScalarNode, value, (True, False)))
         _count_aliases(node)
         expanded = _expanded_size(node, {})
         if expanded > MAX_EXPANDED_NODES:
@@ -411,6 +460,8 @@ def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError) -> Ya
         line = mark.line + 1 if mark else None
         raise error(f"malformed YAML: {exc.problem or exc}", file=file, line=line) from None
     except yaml.YAMLError as exc:
+        raise error(f"malformed YAML: {exc}", file=file) from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a tagged value PyYAML cannot build
         raise error(f"malformed YAML: {exc}", file=file) from None
     except RecursionError:  # the pure-Python parser, before MAX_DEPTH is checked
         raise error(f"nested more than {MAX_DEPTH} levels deep; a scenario or quote file "

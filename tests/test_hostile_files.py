@@ -246,6 +246,38 @@ def test_a_deeply_nested_file_is_refused_before_it_is_walked(tmp_path: Path) -> 
 # --- 2. resources: tiny files that claim or expand to a lot -----------------------------------
 
 
+def test_a_yaml_of_millions_of_values_is_refused_before_they_are_built(tmp_path: Path) -> None:
+    """A 4.8 MB flow list of 2.4 million numbers (within the 5 MB limit) took 90 s and 1.3 GB
+    to compose before the node count refused it; it is now refused while parsing, in a
+    subprocess bounded in time."""
+    path = tmp_path / "flat.yaml"
+    path.write_text("name: [" + ",".join(["1"] * 2_400_000) + "]\n")
+    proc = subprocess.run([sys.executable, "-m", "tco", "validate", str(path)],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == (f"tco: error: {path}: more than 100,000 values; a scenario or quote "
+                           "file holds far fewer\n")
+
+
+@pytest.mark.parametrize("candidates, workloads, expected", [
+    (2001, 1, ":1: candidates: 2,001 items; at most 2,000"),
+    (300, 20, ":1: candidates: 300 candidates x 20 workloads is 6,000 to lay out and cost; at "
+              "most 4,000 (split the scenario)"),
+    (1, 33, ":1: workloads: 33 items; at most 32"),
+])
+def test_a_scenario_asking_for_too_much_work_is_refused(candidates: int, workloads: int,
+                                                       expected: str, tmp_path: Path) -> None:
+    """A few kilobytes could list tens of thousands of options, each laid out and costed."""
+    data = {"workloads": [{"id": f"w{i}", "params": 7.0e9, "tokens": 1.0e11}
+                          for i in range(workloads)],
+            "candidates": [{"id": f"c{i}", "card": "h100-sxm", "cards": 8}
+                           for i in range(candidates)]}
+    path = _write(tmp_path / "s.json", json.dumps(data))
+    msg = one_error(run(["validate", str(path)]))
+    assert msg == f"{path}{expected}"
+    assert api_error(lambda: tco.load(data)) == f"<dict>{expected.replace(':1:', ':')}"
+
+
 def _quote_xlsx(path: Path, rows: int = 1) -> Path:
     wb = Workbook()
     ws = wb.active
@@ -482,6 +514,15 @@ def test_forbidden_characters_in_a_scenario_are_refused(code: str, where: str,
     assert api.split(": ", 1)[1] == msg.split(": ", 1)[1]  # the same message, file <dict>
 
 
+def test_bytes_from_the_api_are_not_text() -> None:
+    """Bytes would pass the checks of text (pydantic decodes them into a str afterwards):
+    U+FFFE in UTF-8 reached the workbook."""
+    data = yaml.safe_load(SMALL)
+    data["candidates"][0]["name"] = "H100 \ufffe".encode()
+    assert api_error(lambda: tco.compare(data)) == (
+        "<dict>: candidates.h100.name: found bytes; expected text (a str)")
+
+
 def test_noncharacters_beyond_the_first_plane_are_refused() -> None:
     """U+1FFFF (as libyaml refuses it in a YAML escape, through the API's dict)."""
     data = yaml.safe_load(SMALL)
@@ -646,6 +687,11 @@ def _write(path: Path, text: str) -> Path:
     (["whatif", "--set", "utilization=5"], lambda: tco.whatif({"utilization": 5}),
      "found 5, outside the plausible range 0.01 to 1"),
     (None, lambda: tco.whatif({"utilization": True}), "VALUE must be a number"),
+    (None, lambda: tco.breakeven(123, "h100", "b200"), "--vary 123: expected text"),
+    (None, lambda: tco.breakeven("utilization", ["h100"], "b200"),
+     "--candidate ['h100']: expected text"),
+    (None, lambda: tco.breakeven("utilization", "h100", "b200", metric="npv"),
+     "--metric 'npv': expected one of npv_tco"),
 ])
 def test_the_api_refuses_what_the_cli_refuses(cli_args: list[str] | None, api_call: Any,
                                               expected: str) -> None:
