@@ -261,8 +261,8 @@ def test_a_yaml_of_millions_of_values_is_refused_before_they_are_built(tmp_path:
 
 @pytest.mark.parametrize("candidates, workloads, expected", [
     (2001, 1, ":1: candidates: 2,001 items; at most 2,000"),
-    (300, 20, ":1: candidates: 300 candidates x 20 workloads is 6,000 to lay out and cost; at "
-              "most 4,000 (split the scenario)"),
+    (300, 20, (":1: candidates: 300 candidates x 20 workloads is 6,000 to lay out and cost; at "
+              "most 4,000 (split the scenario)")),
     (1, 33, ":1: workloads: 33 items; at most 32"),
 ])
 def test_a_scenario_asking_for_too_much_work_is_refused(candidates: int, workloads: int,
