@@ -331,10 +331,12 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     **{("assumptions", k): spec for k, spec in SERVE_ASSUMPTIONS.items()},
     **{("assumptions", k): LEASE_INPUTS[k] for k in LEASE_FIGURES},
 }
-# Units of the currency for one US dollar. The ranges hold every rate since 1980 with room to
-# spare (CNY 1.5 to 8.7, EUR and its predecessors about 0.6 to 1.2 per USD) and refuse a rate
-# written the other way round (0.14 USD per CNY for 7.15 CNY per USD), which would make every
-# converted figure about fifty times wrong.
+# Units of the currency for one US dollar. The ranges hold every rate with room to spare (the
+# yuan has traded between about 1.5 and 8.7 per USD since 1980, the euro between about 0.63 and
+# 1.21 since 1999: Federal Reserve H.10 historical rates,
+# https://www.federalreserve.gov/releases/h10/hist/) and refuse a rate written the other way
+# round (0.14 USD per CNY for 7.15 CNY per USD), which would make every converted figure about
+# fifty times wrong.
 _EXCHANGE_SPECS = {
     "CNY": InputSpec("exchange_rate", "CNY per USD", "Exchange rate", 1.0, 20.0,
                      "units of the currency for one US dollar, e.g. 7.2 CNY, not US dollars "
