@@ -8,10 +8,10 @@ What is drawn: every input the NPV of TCO or the cost per run reads that has a r
 * not structural or whole-number inputs; cluster sizes stay at their (sized) value.
 
 A distribution may only be given for an input the analysis can draw: not a structural or
-whole-number one (refused with the scenario, tco.resolver.resolve). A distribution that
-reaches outside the input's plausible range, so that some of its draws are clipped, and one
-for an input no result reads, are reported as warnings (MonteCarlo.warnings) that every
-output of the analysis shows.
+whole-number one, and with its low, mode and high inside the input's plausible range (refused
+with the scenario, tco.resolver.resolve). A normal distribution whose tails reach outside that
+range, so that some of its draws are clipped, and a distribution for an input no result reads,
+are reported as warnings (MonteCarlo.warnings) that every output of the analysis shows.
 
 Inputs that come from one catalog figure (the PUE of air cooling, a stack's porting effort)
 share one draw: it is one uncertain fact, so drawing it
