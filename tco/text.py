@@ -17,6 +17,10 @@ the file is read, naming the file, line, field and the character:
   terminal, so that a reader sees numbers that are not the ones computed.
 
 Right-to-left letters themselves (Arabic, Hebrew) are text like any other.
+
+A text is at most MAX_TEXT_CHARS characters: a spreadsheet cell holds 32,767, and the
+workbook would otherwise cut a longer source or description without a word (the catalog's
+longest source has 825).
 """
 
 from __future__ import annotations
@@ -44,8 +48,14 @@ def _kind(code: int) -> str | None:
     return None
 
 
+MAX_TEXT_CHARS = 10_000
+
+
 def text_problem(text: str) -> str | None:
     """Why `text` cannot be a name, id, note or source (None when it can)."""
+    if len(text) > MAX_TEXT_CHARS:
+        return (f"found a text of {len(text):,} characters ({text[:40]!r}...); at most "
+                f"{MAX_TEXT_CHARS:,} (a spreadsheet cell holds 32,767)")
     for at, ch in enumerate(text):
         code = ord(ch)
         if code == 0x0D and text[at + 1:at + 2] == "\n":

@@ -514,6 +514,21 @@ def test_forbidden_characters_in_a_scenario_are_refused(code: str, where: str,
     assert api.split(": ", 1)[1] == msg.split(": ", 1)[1]  # the same message, file <dict>
 
 
+def test_a_text_longer_than_a_workbook_cell_would_keep_is_refused(tmp_path: Path) -> None:
+    """A 40,000-character description and a 100,000-character source were cut to 32,767 in
+    the workbook without a word."""
+    data = yaml.safe_load(SMALL)
+    data["description"] = "D" * 40_000
+    path = _write(tmp_path / "s.yaml", json.dumps(data))
+    msg = one_error(run(["validate", str(path)]))
+    assert msg == (f"{path}:1: description: found a text of 40,000 characters ('{'D' * 40}'...); "
+                   "at most 10,000 (a spreadsheet cell holds 32,767)")
+    quote = _write(tmp_path / "q.csv", HEADER + "h100-sxm,price_usd,24000," + "S" * 100_000
+                   + ",2026-01\n")
+    msg = compare_writes_nothing(tmp_path, "--catalog", str(quote))
+    assert msg.startswith(f"{quote}:2: source: found a text of 100,000 characters")
+
+
 def test_bytes_from_the_api_are_not_text() -> None:
     """Bytes would pass the checks of text (pydantic decodes them into a str afterwards):
     U+FFFE in UTF-8 reached the workbook."""
