@@ -32,7 +32,8 @@ from .inputs import (
     SERVE_ASSUMPTIONS,
     InputSpec,
 )
-from .numtext import Num, Whole, number_from_text
+from .numfields import Num, Whole
+from .numtext import number_from_text
 from .resources import pricing_dir
 from .text import check_texts, text_problem
 from .yamlio import YamlDoc, check_readable, load_yaml, read_text
@@ -746,9 +747,9 @@ def _check_xlsx_archive(path: Path) -> None:
             total = 0
             for part in parts:
                 total += _read_part(archive, part, XLSX_MAX_BYTES - total, file)
-    except zipfile.BadZipFile as exc:
-        raise CatalogError(f"cannot read as xlsx: {exc}", file=file) from None
-    except (OSError, EOFError, RuntimeError, NotImplementedError, ValueError) as exc:
+    except CatalogError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (zipfile, zlib, lzma, bz2: a damaged archive)
         raise CatalogError(f"cannot read as xlsx: {exc}", file=file) from None
 
 

@@ -12,17 +12,15 @@ Schemas (tco/schemas/*.json) accept the same text by the same pattern (`NUMBER_P
 file that validates with PyYAML + jsonschema is one tco reads, and the other way round.
 
 What YAML parsers read differently (`064`, `1:04`, `1_000`, `yes`) is refused where the file
-is read (tco.yamlio); this module only turns accepted text into numbers.
+is read (tco.yamlio); this module only turns accepted text into numbers (and tco.numfields
+makes the rule the models' number types). It imports no pydantic: a quick what-if reads
+numbers without it.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from typing import Annotated, Any
-
-from pydantic import BeforeValidator
-from pydantic_core import PydanticCustomError
+from typing import Any
 
 # JSON Schema's regular expressions are ECMA 262: this one means the same there and in Python.
 NUMBER_PATTERN = r"^\s*[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$"
@@ -36,42 +34,6 @@ def number_from_text(text: str) -> float | None:
     if len(text) > 400 or not _NUMBER.match(text):  # a longer one is not a plausible number
         return None
     return float(text)
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _number(value: Any) -> Any:
-    """A scenario's or catalog's number before pydantic checks its type: yes/no is refused
-    (pydantic would take true as 1); text is a number only by the rule above."""
-    if isinstance(value, bool):
-        raise PydanticCustomError("not_a_number",
-                                  f"expected a number, found a yes/no value ({value})")
-    if isinstance(value, str):
-        number = number_from_text(value)
-        if number is None:
-            raise PydanticCustomError("not_a_number",
-                                      f"expected a number, found {_shown(value)}".replace(
-                                          "{", "{{").replace("}", "}}"))
-        if not math.isfinite(number):
-            raise PydanticCustomError("not_a_number",
-                                      f"found {_shown(value)}, beyond the largest number "
-                                      f"({LARGEST:.3g}); expected a finite number")
-        return number
-    return value
-
-
-def _whole(value: Any) -> Any:
-    value = _number(value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)  # "1e3" as text is 1000; 1.5 is refused by pydantic as not whole
-    return value
-
-
-Num = Annotated[float, BeforeValidator(_number)]
-Whole = Annotated[int, BeforeValidator(_whole)]
 
 
 def accept_number_text(schema: Any) -> Any:

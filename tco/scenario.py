@@ -29,7 +29,8 @@ from .inputs import (
     CANDIDATE_INPUTS,
     SERVE_ASSUMPTIONS,
 )
-from .numtext import Num, Whole, number_from_text
+from .numfields import Num, Whole
+from .numtext import number_from_text
 from .resolved import (
     show_value,
 )

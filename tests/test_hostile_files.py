@@ -371,6 +371,21 @@ def test_a_part_that_lies_about_its_size_is_refused(tmp_path: Path) -> None:
                           "'xl/worksheets/sheet1.xml'")
 
 
+def test_a_damaged_deflate_stream_is_a_message(tmp_path: Path) -> None:
+    """zlib's error is neither a BadZipFile nor an OSError: it was a traceback."""
+    quote = _quote_xlsx(tmp_path / "q.xlsx")
+    data = bytearray(quote.read_bytes())
+    part = zipfile.ZipFile(quote).getinfo("xl/worksheets/sheet1.xml")
+    start = (part.header_offset + 30 + int.from_bytes(data[part.header_offset + 26:
+                                                          part.header_offset + 28], "little")
+             + int.from_bytes(data[part.header_offset + 28:part.header_offset + 30], "little"))
+    for i in range(start + 5, start + 40):
+        data[i] ^= 0xFF
+    quote.write_bytes(bytes(data))
+    msg = compare_writes_nothing(tmp_path, "--catalog", str(quote))
+    assert msg.startswith(f"{quote}: cannot read as xlsx: Error -3 while decompressing data")
+
+
 @pytest.mark.parametrize("body, expected", [
     ("h100-sxm,price_usd,24000,ACME quote,2026-01\n" * 10_001, "more than 10,000 rows"),
     ("h100-sxm,price_usd,24000,ACME quote,2026-01" + "," * 100_000 + "\n",
