@@ -22,9 +22,15 @@ to YAML 1.1), digits separated by colons (`1:04`: 64, base 60, to YAML 1.1; text
 not every parser reads them. Quoted, each is text (`'1:04'`). `.nan`, `.inf` and a number
 too large for a float (`1e400`) are refused: no input of tco may be infinite or not a number.
 
-Size: files over MAX_FILE_BYTES, more than MAX_ALIASES aliases, aliases expanding to more
-than MAX_EXPANDED_NODES nodes, mappings and lists nested deeper than MAX_DEPTH, and integers
-of more than MAX_DIGITS digits are refused before anything walks the data recursively.
+A number, yes/no or null under an explicit tag its text does not have by itself (`!!int
+"2e12"`, which stopped PyYAML with a Python error) is refused, and a tagged number gets the
+checks of a plain one (`!!int "064"`); `!!binary` (bytes, which no check of text sees),
+`!!set`, `!!omap` and `!!pairs` are refused as not plain data.
+
+Size: files over MAX_FILE_BYTES, more than MAX_EXPANDED_NODES values (counted while parsing,
+before any is built), more than MAX_ALIASES aliases, aliases expanding to more than
+MAX_EXPANDED_NODES nodes, mappings and lists nested deeper than MAX_DEPTH, and integers of
+more than MAX_DIGITS digits are refused before anything walks the data recursively.
 
 Dates: YAML 1.1 reads `2025-07-16` as a date object, and stops with a Python error on an
 impossible one (`2026-13-45`). Here a date-like scalar is text, as written (as in YAML 1.2's

@@ -17,6 +17,7 @@ import operator
 import re
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -629,8 +630,12 @@ def tricky_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for lang, xlsx in (("en", out["xlsx"]), ("zh", out["zh"])):
         args = ["report", str(scenario), "--catalog", str(quote), "--xlsx", str(xlsx),
                 "--draws", "200", "--lang", lang]
-        result = run([*args, "--html", str(out["html"])] if lang == "en" else args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = run([*args, "--html", str(out["html"])] if lang == "en" else args)
         assert result.exit_code == 0, result.output
+        # a tab in a name has no glyph: matplotlib warned of it on the terminal
+        assert [str(w.message) for w in caught if "Glyph" in str(w.message)] == []
     return out
 
 
