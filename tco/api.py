@@ -14,12 +14,13 @@ when a frame is asked for (install `tco[pandas]`), so `import tco` stays quick.
 
 from __future__ import annotations
 
+import numbers
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ScenarioError
+from .errors import CatalogError, ScenarioError, TcoError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,11 +34,48 @@ if TYPE_CHECKING:
     from .scenario import Loaded
 
 def load(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
-         catalogs: Sequence[str | os.PathLike[str]] = ()) -> tuple[Loaded, Catalog]:
+         catalogs: Sequence[str | os.PathLike[str]] | str | os.PathLike[str] = ()
+         ) -> tuple[Loaded, Catalog]:
     """The validated scenario and the catalog (shipped, with `catalogs` layered over it)."""
     from .catalog import load_catalog
 
-    return load_source(source), load_catalog(tuple(str(c) for c in catalogs))
+    return load_source(source), load_catalog(catalog_paths(catalogs))
+
+
+def catalog_paths(catalogs: object) -> tuple[str, ...]:
+    """Quote files as `--catalog` takes them: a list of paths, or one path (a string is one
+    file, not a sequence of one-letter names)."""
+    if isinstance(catalogs, (str, os.PathLike)):
+        catalogs = [catalogs]
+    if isinstance(catalogs, (bytes, Mapping)) or not isinstance(catalogs, Iterable):
+        raise CatalogError(f"catalogs: expected a list of quote files, found "
+                           f"{type(catalogs).__name__}")
+    out = []
+    for c in catalogs:
+        if not isinstance(c, (str, os.PathLike)):
+            raise CatalogError(f"catalogs: expected paths of quote files, found {c!r}")
+        out.append(os.fspath(c))
+    return tuple(str(c) for c in out)
+
+
+_SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def is_scenario_text(source: str) -> bool:
+    """Whether a string is a scenario's YAML or JSON text rather than a file's path: text has
+    a line break, or is a mapping written on one line (`{...}`, `key: value`) and names no
+    file that exists. A path that does not exist (`s.yaml`) stays a path, to be reported as
+    not found; so does a name too long or too odd for the file system to look up."""
+    if "\n" in source or "\r" in source:
+        return True
+    flow = source.strip().startswith(("{", "["))
+    try:
+        if Path(source).exists():
+            return False
+    except (OSError, ValueError):  # too long for a file name, or a NUL character in it
+        return flow or ":" in source
+    return flow or ": " in source or (":" in source
+                                      and not source.lower().endswith(_SCENARIO_SUFFIXES))
 
 
 def load_source(source: str | os.PathLike[str] | Mapping[str, Any] | None) -> Loaded:
@@ -53,7 +91,7 @@ def load_source(source: str | os.PathLike[str] | Mapping[str, Any] | None) -> Lo
     if isinstance(source, os.PathLike):
         return load_scenario(Path(source))
     if isinstance(source, str):
-        if "\n" in source or (":" in source and not Path(source).exists()):
+        if is_scenario_text(source):
             return load_scenario_text(source, "<text>")
         return load_scenario(Path(source))
     raise ScenarioError(f"expected a path, YAML text or a mapping, found {type(source).__name__}",
@@ -150,9 +188,39 @@ def whatif(settings: Mapping[str, float] | Sequence[str],
     `settings` maps dotted input paths to values, or lists "PATH=VALUE" texts."""
     from .analysis.whatif import whatif as run_whatif
 
-    texts = ([f"{p}={v!r}" for p, v in settings.items()] if isinstance(settings, Mapping)
-             else list(settings))
-    return run_whatif(*load(source, catalogs), texts)
+    return run_whatif(*load(source, catalogs), setting_texts(settings))
+
+
+def setting_texts(settings: object) -> list[str]:
+    """`whatif`'s settings as the "PATH=VALUE" texts `--set` takes: a mapping's value is a
+    number (written exactly) or a VALUE text ("-15%", "x0.9"); one text is one setting."""
+    if isinstance(settings, str):
+        return [settings]
+    if isinstance(settings, Mapping):
+        texts = []
+        for path, value in settings.items():
+            if isinstance(value, str):
+                texts.append(f"{path}={value}")
+            elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+                try:
+                    texts.append(f"{path}={float(value)!r}")
+                except OverflowError:  # an int beyond any float
+                    raise TcoError(f"--set {path}={str(value)[:20]}... ({len(str(value))} "
+                                   "digits): VALUE is beyond the largest number (about "
+                                   "1.8e308)") from None
+            else:
+                raise TcoError(f"--set {path}={value!r}: VALUE must be a number (0.12), a "
+                               "change in percent (-15%, +10%) or a multiplier (x0.9)")
+        return texts
+    if not isinstance(settings, Iterable):
+        raise TcoError(f"settings: expected a mapping of paths to values or PATH=VALUE texts, "
+                       f"found {type(settings).__name__}")
+    return [s if isinstance(s, str) else _not_a_setting(s) for s in settings]
+
+
+def _not_a_setting(value: object) -> str:
+    raise TcoError(f"--set {value!r}: expected PATH=VALUE, e.g. "
+                   "facility.electricity_price_per_kwh=0.12")
 
 
 def sensitivity(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
@@ -178,10 +246,13 @@ def montecarlo(source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
                catalogs: Sequence[str | os.PathLike[str]] = (), draws: int = 20000,
                seed: int = 1, metric: str = "cost_per_job") -> MonteCarlo:
     """Draws of every uncertain input, the whole model evaluated as arrays (`tco montecarlo`)."""
-    from .analysis.common import priced_candidates
-    from .analysis.montecarlo import check_draws
+    from .analysis.common import check_metric, check_whole, priced_candidates
+    from .analysis.montecarlo import MC_METRICS, check_draws, check_seed
     from .analysis.montecarlo import montecarlo as run
 
+    check_whole(draws, "--draws", 1)  # the CLI's checks, before the scenario is computed
+    check_seed(seed)
+    check_metric(metric, MC_METRICS)
     result = compare(source, catalogs).result
     check_draws(draws, len(priced_candidates(result)))
     return run(result, draws=draws, seed=seed, metric=metric)

@@ -32,7 +32,10 @@ from .inputs import (
     SERVE_ASSUMPTIONS,
     InputSpec,
 )
+from .numfields import Num, Whole
+from .numtext import number_from_text
 from .resources import pricing_dir
+from .text import check_texts, text_problem
 from .yamlio import YamlDoc, check_readable, load_yaml, read_text
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
@@ -80,10 +83,10 @@ class Figure(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    value: float | None = None
-    low: float | None = None
-    typical: float | None = None
-    high: float | None = None
+    value: Num | None = None
+    low: Num | None = None
+    typical: Num | None = None
+    high: Num | None = None
     source: str = Field(min_length=3)
     as_of: str
     confidence: Literal["H", "M", "L", "H/M", "M/L"] | None = None
@@ -137,7 +140,7 @@ class Accelerator(_Record):
     vendor: str
     stack: Literal["cuda", "rocm", "synapseai", "cann"]
     form_factor: str
-    pcie_gen: int
+    pcie_gen: Whole
     scaleup_interconnect: str
     default_platform: str
     flags: list[Literal["gaming_license", "single_vendor_supply", "immature_stack"]] = []
@@ -236,7 +239,7 @@ class ApiPrice(_Record):
     id: str
     provider: str
     model: str
-    params: float | None = None  # the model's parameters, as the provider names it
+    params: Num | None = None  # the model's parameters, as the provider names it
     input_usd_per_million_tokens: Figure
     output_usd_per_million_tokens: Figure
     notes: str | None = None
@@ -329,16 +332,29 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     **{("assumptions", k): spec for k, spec in SERVE_ASSUMPTIONS.items()},
     **{("assumptions", k): LEASE_INPUTS[k] for k in LEASE_FIGURES},
 }
-_EXCHANGE_SPEC = InputSpec("exchange_rate", "per USD", "Units of the currency per US dollar",
-                           1e-3, 1e5, "units of the currency for one US dollar, e.g. 7.2 CNY")
+# Units of the currency for one US dollar. The ranges hold every rate with room to spare (the
+# yuan has traded between about 1.5 and 8.7 per USD since 1980, the euro between about 0.63 and
+# 1.21 since 1999: Federal Reserve H.10 historical rates,
+# https://www.federalreserve.gov/releases/h10/hist/) and refuse a rate written the other way
+# round (0.14 USD per CNY for 7.15 CNY per USD), which would make every converted figure about
+# fifty times wrong.
+_EXCHANGE_SPECS = {
+    "CNY": InputSpec("exchange_rate", "CNY per USD", "Exchange rate", 1.0, 20.0,
+                     "units of the currency for one US dollar, e.g. 7.2 CNY, not US dollars "
+                     "per unit"),
+    "EUR": InputSpec("exchange_rate", "EUR per USD", "Exchange rate", 0.2, 5.0,
+                     "units of the currency for one US dollar, e.g. 0.86 EUR"),
+}
 
 
 class _Where:
     """The file and line that gave a catalog record or field, for error messages."""
 
-    def __init__(self, docs: dict[str, YamlDoc], origin: dict[tuple[str, ...], str]) -> None:
+    def __init__(self, docs: dict[str, YamlDoc], origin: dict[tuple[str, ...], str],
+                 shipped: frozenset[str] = frozenset()) -> None:
         self.docs = docs
         self.origin = origin
+        self.shipped = shipped  # the shipped catalog's files (not the user's quotes)
 
     def __call__(self, section: str, ident: str, *rest: str) -> dict[str, Any]:
         file = (self.origin.get((section, ident, rest[0])) if rest else None) or \
@@ -348,11 +364,24 @@ class _Where:
         return {"file": file, "line": line}
 
 
-def _check_plausible(cat: Catalog, where: _Where) -> None:
-    """Every figure inside the plausible range of the input it feeds (catches wrong units)."""
-    checks: list[tuple[str, str, str, Figure, InputSpec, str, float]] = []
+class Quoted:
+    """A quote's figure given in another currency, as written (`numbers`: value, low, high),
+    and the rate that converted it to USD."""
+
+    def __init__(self, currency: str, numbers: dict[str, float], rate: float, field: str
+                 ) -> None:
+        self.currency, self.numbers, self.rate = currency, numbers, rate
+        self.field = field  # as the quote names it: price_cny, or price_usd with a currency
+
+
+def _check_plausible(cat: Catalog, where: _Where,
+                     quoted: dict[tuple[str, str, str], Quoted]) -> None:
+    """Every figure inside the plausible range of the input it feeds (catches wrong units).
+    A figure quoted in another currency is checked, and reported, in that currency, as it was
+    written; a range the user's own exchange rate moved names that rate."""
     for key, fig in cat.exchange_rates.items():
-        checks.append(("exchange_rates", key, "", fig, _EXCHANGE_SPEC, f"{key} per USD", 1.0))
+        _check_rate(key, fig, where)
+    checks: list[tuple[str, str, str, Figure, InputSpec, str, float]] = []
     for section, ident, field, fig in iter_figures(cat):
         spec = _FIGURE_SPECS.get((section, field))
         if spec is None or section == "exchange_rates":
@@ -365,13 +394,52 @@ def _check_plausible(cat: Catalog, where: _Where) -> None:
         checks.append((section, ident, field, fig, spec, unit, fx))
     for section, ident, field, fig, spec, unit, fx in checks:
         lo, hi = spec.lo * fx, spec.hi * fx
+        given = quoted.get((section, ident, field))
         for part in ("value", "low", "typical", "high"):
             v = getattr(fig, part)
-            if v is not None and not lo <= v <= hi:
-                path = [x for x in (field, part) if x]
-                raise CatalogError(spec.out_of_range(v, lo, hi, unit),
-                                   field=".".join([section, ident, *path]),
-                                   **where(section, ident, *path))
+            if v is None or lo <= v <= hi:
+                continue
+            path = [x for x in (field, part) if x]
+            at = where(section, ident, *path)
+            if given is not None:  # in the currency it was quoted in, as written
+                written = given.numbers.get("value" if part == "typical" else part,
+                                            given.numbers["value"])
+                cur = given.currency
+                message = spec.out_of_range(written, lo * given.rate, hi * given.rate,
+                                            unit.replace("USD", cur)).replace(
+                    f"found {written:g},", f"found {written:g} {cur} ({v:,.6g} USD at "
+                    f"{given.rate:g} {cur}/USD),", 1)
+                path = [given.field, part]
+            else:
+                message = spec.out_of_range(v, lo, hi, unit) + _rate_note(cat, section, ident,
+                                                                          spec, where)
+            raise CatalogError(message, field=".".join([section, ident, *path]), **at)
+
+
+def _check_rate(currency: str, fig: Figure, where: _Where) -> None:
+    spec = _EXCHANGE_SPECS[currency]
+    for part in ("value", "low", "typical", "high"):
+        v = getattr(fig, part)
+        if v is not None and not spec.lo <= v <= spec.hi:
+            raise CatalogError(spec.out_of_range(v, spec.lo, spec.hi, spec.unit),
+                               field=f"exchange_rates.{currency}.{part}",
+                               **where("exchange_rates", currency, part))
+
+
+def _rate_note(cat: Catalog, section: str, ident: str, spec: InputSpec, where: _Where) -> str:
+    """'; the range is at the exchange rate 700 CNY/USD set in q.csv:2' when a quote file's
+    exchange rate scaled the range of a figure written in that currency."""
+    if section != "regions" or not spec.money:
+        return ""
+    currency = cat.regions[ident].currency
+    if currency == "USD":
+        return ""
+    at = where("exchange_rates", currency)
+    if at["file"] in where.shipped:
+        return ""
+    line = f":{at['line']}" if at["line"] else ""
+    return (f"; the range is at the exchange rate {cat.usd_to(currency):g} {currency}/USD set "
+            f"in {at['file']}{line}")
 
 
 def _check_keys(raw: dict[str, dict[str, Any]], where: _Where) -> None:
@@ -455,15 +523,35 @@ def _merge_raw(raw: dict[str, dict[str, dict[str, Any]]], doc: YamlDoc, partial:
                         file=doc.file, field=f"{section}.{ident}.{field}",
                         line=doc.line_of([section, str(i)]))
                 given[(ident, str(field))] = i
+            if partial and section == "regions":
+                _check_region_currency(target.get(ident), rec, doc)
             merged = dict(target.get(ident, {}))
             merged.update(rec)
             target[ident] = merged
 
 
-def _validate(raw: dict[str, dict[str, dict[str, Any]]], docs: dict[str, YamlDoc],
-              origin: dict[tuple[str, ...], str]) -> Catalog:
-    where = _Where(docs, origin)
-    _check_keys(raw, where)
+_REGION_MONEY = ("electricity_price_per_kwh", "colocation_price_per_kw_month")
+
+
+def _check_region_currency(before: dict[str, Any] | None, rec: dict[str, Any], doc: YamlDoc
+                           ) -> None:
+    """A quote that changes a region's currency restates its prices in the new currency: the
+    catalog's CNY tariff would otherwise be read as dollars, seven times too dear, without a
+    word."""
+    if before is None or "currency" not in rec or rec["currency"] == before.get("currency"):
+        return
+    missing = [k for k in _REGION_MONEY if k not in rec]
+    if missing:
+        raise CatalogError(
+            f"changes the currency of region '{rec.get('id')}' from {before.get('currency')} "
+            f"to {rec['currency']} without giving {', '.join(missing)} in {rec['currency']}; "
+            "its prices would be read in the new currency as they stand",
+            file=doc.file, field=f"regions.{rec.get('id')}.currency",
+            line=doc.line_of(["regions", str(rec.get("id")), "currency"]))
+
+
+def _validate(raw: dict[str, dict[str, dict[str, Any]]], where: _Where,
+              quoted: dict[tuple[str, str, str], Quoted]) -> Catalog:
     built: dict[str, Any] = {}
     for section, (_key, model) in _LIST_SECTIONS.items():
         built[section] = {}
@@ -487,9 +575,9 @@ def _validate(raw: dict[str, dict[str, dict[str, Any]]], docs: dict[str, YamlDoc
                 raise CatalogError(_pydantic_message(err, loc, Figure),
                                    field=".".join([section, key, *loc]),
                                    **where(section, key, *loc)) from None
-    catalog = Catalog(**built, sources=list(docs))
+    catalog = Catalog(**built, sources=list(where.docs))
     _check_references(catalog, where)
-    _check_plausible(catalog, where)
+    _check_plausible(catalog, where, quoted)
     return catalog
 
 
@@ -566,6 +654,20 @@ _QUOTE_CURRENCIES = ("USD", "CNY", "EUR")
 
 Row = tuple[int, dict[str, str]]  # (line or sheet row number, cells by column name)
 
+# What a quote sheet may hold (a quote sets some figures of the catalog; its header has at most
+# nine named columns). A sheet beyond these is refused before it is read into memory: a file
+# of a few kilobytes can otherwise claim a million rows, or a cell of hundreds of megabytes.
+MAX_SHEET_ROWS = 10_000  # rows with a value, the header included
+MAX_SHEET_COLUMNS = 64
+MAX_CELL_CHARS = 131_072  # the csv module's default field limit
+# An xlsx file is a zip archive of XML parts; they are checked before openpyxl opens it.
+XLSX_MAX_PARTS = 1_000
+XLSX_MAX_BYTES = 16 * 2**20  # every part, uncompressed, together
+XLSX_MAX_RATIO = 100  # uncompressed over compressed size of a part of more than 1 MiB
+_MIB = 2**20
+_TOO_MANY_ROWS = (f"more than {MAX_SHEET_ROWS:,} rows; a quote file sets some figures of the "
+                  "catalog, a few hundred at most")
+
 
 def _rows_from_csv(text: str, file: str) -> tuple[list[str], list[Row]]:
     """The header and the rows (by the line each starts on) of a CSV quote file.
@@ -580,6 +682,8 @@ def _rows_from_csv(text: str, file: str) -> tuple[list[str], list[Row]]:
     rows: list[Row] = []
     while True:
         start = reader.line_num + 1  # a quoted cell may span lines: name the row's first
+        if len(rows) + 1 > MAX_SHEET_ROWS:  # the header and the rows read so far
+            raise CatalogError(_TOO_MANY_ROWS, file=file, line=start)
         try:
             cells = next(reader)
         except StopIteration:
@@ -594,6 +698,9 @@ def _rows_from_csv(text: str, file: str) -> tuple[list[str], list[Row]]:
                                    "quoted; put the cell in double quotes, or save the file "
                                    "with ordinary line ends", file=file, line=start) from None
             raise CatalogError(f"malformed CSV: {exc}", file=file, line=start) from None
+        if len(cells) > MAX_SHEET_COLUMNS:
+            raise CatalogError(f"{len(cells):,} cells in a row; a quote sheet has at most "
+                               f"{MAX_SHEET_COLUMNS} columns", file=file, line=start)
         if not any(c.strip() for c in cells):
             continue
         if header is None:
@@ -609,20 +716,92 @@ def _rows_from_csv(text: str, file: str) -> tuple[list[str], list[Row]]:
     return header or [], rows
 
 
+def _check_xlsx_archive(path: Path) -> None:
+    """Refuse an xlsx whose parts would expand beyond what a quote needs (a zip bomb), or
+    that declares an XML document type (entity expansion), before openpyxl reads any of it.
+    Each part is read through, counting the bytes it really expands to: a part that expands
+    beyond the size its archive entry declares is refused too."""
+    import zipfile
+
+    file = str(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = archive.infolist()
+            if len(parts) > XLSX_MAX_PARTS:
+                raise CatalogError(f"the xlsx archive has {len(parts):,} parts; a workbook has "
+                                   f"a few dozen (limit {XLSX_MAX_PARTS:,})", file=file)
+            total = 0
+            for part in parts:
+                declared = part.file_size
+                if declared > _MIB and declared > XLSX_MAX_RATIO * max(part.compress_size, 1):
+                    raise CatalogError(
+                        f"part {part.filename!r} of the xlsx expands from "
+                        f"{part.compress_size:,} to {declared:,} bytes (more than "
+                        f"{XLSX_MAX_RATIO} times); refusing a file that may exhaust memory",
+                        file=file)
+                total += declared
+                if total > XLSX_MAX_BYTES:
+                    raise CatalogError(
+                        f"the xlsx expands to more than {XLSX_MAX_BYTES // _MIB} MiB "
+                        "uncompressed; a quote sheet needs far less (is it a quote?)", file=file)
+            total = 0
+            for part in parts:
+                total += _read_part(archive, part, XLSX_MAX_BYTES - total, file)
+    except CatalogError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (zipfile, zlib, lzma, bz2: a damaged archive)
+        raise CatalogError(f"cannot read as xlsx: {exc}", file=file) from None
+
+
+def _read_part(archive: Any, part: Any, budget: int, file: str) -> int:
+    """Read one part through (at most `budget` bytes), refusing an XML document type; its
+    expanded size."""
+    size, tail = 0, b""
+    with archive.open(part) as fh:
+        while chunk := fh.read(1 << 16):
+            size += len(chunk)
+            if size > budget or size > part.file_size:
+                raise CatalogError(f"part {part.filename!r} of the xlsx expands beyond the "
+                                   "size it declares, or beyond "
+                                   f"{XLSX_MAX_BYTES // _MIB} MiB; refusing it", file=file)
+            window = (tail + chunk).upper()
+            if b"<!DOCTYPE" in window or b"<!ENTITY" in window:
+                raise CatalogError(f"part {part.filename!r} of the xlsx declares an XML "
+                                   "document type, which a workbook never does (it can "
+                                   "expand without bound); refusing it", file=file)
+            tail = chunk[-16:]
+    return size
+
+
 def _rows_from_xlsx(path: Path) -> tuple[list[str], list[Row]]:
+    """The header and rows of the first sheet, read within MAX_SHEET_ROWS, MAX_SHEET_COLUMNS
+    and MAX_CELL_CHARS, whatever size the sheet claims (its stored dimension is ignored)."""
     from openpyxl import load_workbook  # only needed for xlsx quotes
 
+    _check_xlsx_archive(path)
+    file = str(path)
+    table: list[tuple[int, list[str]]] = []  # (row number, cells) of rows with a value
     try:
         wb = load_workbook(path, read_only=True, data_only=True)
-        ws = wb.worksheets[0]
-        table = [[_xlsx_text(c.value, getattr(c, "number_format", None)) for c in r]
-                 for r in ws.iter_rows()]
-        wb.close()
+        try:
+            ws = wb.worksheets[0]
+            ws.reset_dimensions()  # a claimed A1:XFD1048576 would pad every row to 16,384
+            for n, r in enumerate(ws.iter_rows(), start=1):
+                if r:  # a row missing from the sheet comes as ()
+                    cells = _xlsx_row(n, r, file)
+                    if cells:
+                        if len(table) >= MAX_SHEET_ROWS:
+                            raise CatalogError(_TOO_MANY_ROWS, file=file, line=n)
+                        table.append((n, cells))
+        finally:
+            wb.close()
+    except CatalogError:
+        raise
     except Exception as exc:  # noqa: BLE001  (openpyxl raises many kinds for a damaged file)
-        raise CatalogError(f"cannot read as xlsx: {exc}", file=str(path)) from None
+        raise CatalogError(f"cannot read as xlsx: {exc}", file=file) from None
     header: list[str] | None = None
     rows: list[Row] = []
-    for n, cells in enumerate(table, start=1):
+    for n, cells in table:
         if not any(c.strip() for c in cells):
             continue
         if header is None:
@@ -631,6 +810,24 @@ def _rows_from_xlsx(path: Path) -> tuple[list[str], list[Row]]:
         cells += [""] * (len(header) - len(cells))  # a sheet has no short rows: blank cells
         rows.append((n, _cells(header, cells)))
     return header or [], rows
+
+
+def _xlsx_row(n: int, row: Any, file: str) -> list[str]:
+    """One sheet row as text, within the limits (row `n`, counted from 1)."""
+    filled = [c for c in row if getattr(c, "value", None) is not None]
+    if not filled:
+        return []
+    if len(row) > MAX_SHEET_COLUMNS and any(getattr(c, "value", None) is not None
+                                            for c in row[MAX_SHEET_COLUMNS:]):
+        raise CatalogError(f"a cell beyond column {MAX_SHEET_COLUMNS}; a quote sheet has at "
+                           f"most {MAX_SHEET_COLUMNS} columns", file=file, line=n)
+    cells = [_xlsx_text(c.value, getattr(c, "number_format", None))
+             for c in row[:MAX_SHEET_COLUMNS]]
+    for col, text in enumerate(cells, start=1):
+        if len(text) > MAX_CELL_CHARS:
+            raise CatalogError(f"the cell in column {col} is {len(text):,} characters long; "
+                               f"the limit is {MAX_CELL_CHARS:,}", file=file, line=n)
+    return cells
 
 
 def _xlsx_text(value: Any, number_format: str | None) -> str:
@@ -688,6 +885,11 @@ def _sheet_to_raw(header: list[str], rows: list[Row], file: str,
     lines: dict[tuple[str, ...], int] = {}
     first_row: dict[tuple[str, str], int] = {}
     for n, row in rows:
+        for col, text in row.items():
+            problem = text_problem(text)
+            if problem:
+                raise CatalogError(problem, file=file, line=n, field=col or "(beyond the "
+                                   "named columns)")
         ident, field = row["id"], row["field"]
         if row.get(""):
             raise CatalogError(f"cell '{row['']}' is beyond the named columns", file=file,
@@ -697,30 +899,39 @@ def _sheet_to_raw(header: list[str], rows: list[Row], file: str,
             raise CatalogError(
                 f"a second row for this id and field (the first is row "
                 f"{first_row[(ident, field)]}); keep one",
-                file=file, line=n, field=f"{ident}.{field}")
+                file=file, line=n, field=f"{ident}.{row['field']}")
         first_row[(ident, field)] = n
         section = _section_for(ident, field, cat_raw)
         if section is None:
             raise CatalogError(_no_record_message(ident, field, cat_raw), file=file, line=n,
-                               field=f"{ident}.{field}")
+                               field=f"{ident}.{row['field']}")
         fig: dict[str, Any] = {"source": row["source"], "as_of": row["as_of"]}
         cells = [("value", row["value"]), ("low", row.get("low")), ("high", row.get("high"))]
         nums: dict[str, float] = {}
         for col, text in cells:
             if text:
-                try:
-                    nums[col] = float(text)
-                except ValueError:
+                number = number_from_text(text)
+                if number is None:
                     raise CatalogError(f"{col} '{text}' is not a number", file=file, line=n,
-                                       field=f"{ident}.{field}") from None
+                                       field=f"{ident}.{row['field']}")
+                if not math.isfinite(number):
+                    raise CatalogError(f"{col} '{text}' is beyond the largest number (about "
+                                       "1.8e308); expected a finite number", file=file,
+                                       line=n, field=f"{ident}.{row['field']}")
+                nums[col] = number
         if "value" not in nums:
             raise CatalogError("value is empty; expected a number", file=file, line=n,
-                               field=f"{ident}.{field}")
-        if currency != "USD":  # converted once, here, at the catalog's own rate
-            rate = _rate(cat_raw, currency, file, n)
-            fig["source"] = (f"{row['source']} (quoted {nums['value']:,.10g} {currency}; "
-                             f"at {rate:g} {currency}/USD)")
-            nums = {k: v / rate for k, v in nums.items()}
+                               field=f"{ident}.{row['field']}")
+        low, high = nums.get("low", nums["value"]), nums.get("high", nums["value"])
+        if not low <= nums["value"] <= high:
+            shown = ", ".join(f"{k} {row[k]}" for k in ("low", "value", "high") if k in nums)
+            raise CatalogError(f"expected low <= value <= high, found {shown}"
+                               + ("" if currency == "USD" else f" ({currency})"),
+                               file=file, line=n, field=f"{ident}.{row['field']}")
+        if currency != "USD":
+            # converted to USD once every quote file is read (`_convert_quoted`), at the rate
+            # then in force: the same for every file, whatever their order
+            fig[_QUOTED] = (currency, dict(nums), row["field"])
         if "low" in nums or "high" in nums:
             fig.update(low=nums.get("low", nums["value"]), typical=nums["value"],
                        high=nums.get("high", nums["value"]))
@@ -766,11 +977,64 @@ def _quote_currency(row: dict[str, str], field: str, file: str, n: int, ident: s
     return field, given or "USD"
 
 
-def _rate(cat_raw: dict[str, dict[str, Any]], currency: str, file: str, n: int) -> float:
-    fig = cat_raw.get("exchange_rates", {}).get(currency)
-    if not isinstance(fig, dict):
-        raise CatalogError(f"no exchange rate for {currency} in the catalog", file=file, line=n)
-    return float(fig.get("value", fig.get("typical")))
+_QUOTED = "_quoted"  # a sheet figure's key while it is in the currency it was quoted in
+
+
+def _convert_quoted(raw: dict[str, dict[str, Any]], where: _Where
+                    ) -> dict[tuple[str, str, str], Quoted]:
+    """Convert every figure a sheet quoted in another currency to USD, at the exchange rate in
+    force once every quote file is layered (the shipped one, or the one quote file that sets
+    it): each file's prices convert at the same rate, in whatever order the files are given.
+    Returns what was written, for messages in the user's own currency."""
+    rates: dict[str, float] = {}
+    out: dict[tuple[str, str, str], Quoted] = {}
+    for section, records in raw.items():
+        items = ([(section, key, fig) for key, fig in records.items()]
+                 if section in _MAP_SECTIONS else
+                 [(ident, f, fig) for ident, rec in records.items() for f, fig in rec.items()])
+        for ident, field, fig in items:
+            if not (isinstance(fig, dict) and _QUOTED in fig):
+                continue
+            currency, nums, written = fig[_QUOTED]
+            if currency not in rates:
+                rates[currency] = _rate(raw, currency, where)
+            rate = rates[currency]
+            converted = {k: v for k, v in fig.items() if k not in (_QUOTED, "value", "low",
+                                                                   "typical", "high")}
+            converted["source"] = (f"{fig['source']} (quoted {nums['value']:,.10g} {currency}; "
+                                   f"at {rate:g} {currency}/USD)")
+            usd = {k: v / rate for k, v in nums.items()}
+            if "low" in usd or "high" in usd:
+                converted.update(low=usd.get("low", usd["value"]), typical=usd["value"],
+                                 high=usd.get("high", usd["value"]))
+            else:
+                converted["value"] = usd["value"]
+            if section in _MAP_SECTIONS:
+                records[field] = converted
+            else:
+                records[ident][field] = converted
+            out[(section, ident, field)] = Quoted(currency, nums, rate, written)
+    return out
+
+
+def _rate(raw: dict[str, dict[str, Any]], currency: str, where: _Where) -> float:
+    """The catalog's rate for `currency` (units per USD), checked before anything is
+    converted with it."""
+    fig = raw.get("exchange_rates", {}).get(currency)
+    if fig is None:
+        raise CatalogError(f"no exchange rate for {currency} in the catalog",
+                           field=f"exchange_rates.{currency}", **where("exchange_rates",
+                                                                        currency))
+    try:
+        figure = Figure.model_validate(fig)
+    except ValidationError as exc:
+        err = _first_error(exc)
+        loc = [str(x) for x in err["loc"]]
+        raise CatalogError(_pydantic_message(err, loc, Figure),
+                           field=".".join(["exchange_rates", currency, *loc]),
+                           **where("exchange_rates", currency, *loc)) from None
+    _check_rate(currency, figure, where)
+    return figure.best
 
 
 def _section_for(ident: str, field: str, cat_raw: dict[str, dict[str, Any]]) -> str | None:
@@ -818,9 +1082,12 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
     for name in CATALOG_FILES:
         path = base / name
         doc = load_yaml(path, CatalogError)
+        check_texts(doc.data, CatalogError, doc.file, doc.line_of)
         docs[str(path)] = doc
         note_origin(doc.data, str(path))
         _merge_raw(raw, doc, partial=False)
+    shipped = frozenset(docs)
+    rates_set: dict[str, tuple[Any, str]] = {}  # currency -> (rate, file) of a quote file
     for overlay in overlays:
         path = Path(overlay)
         suffix = path.suffix.lower()
@@ -840,10 +1107,38 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
                 f"unsupported quote file type '{suffix or '(none)'}'; expected .yaml, .csv or .xlsx",
                 file=str(path),
             )
+        check_texts(doc.data, CatalogError, doc.file, doc.line_of)
+        _check_rate_conflict(doc, rates_set, docs)
         docs[str(path)] = doc
         note_origin(doc.data, str(path))
         _merge_raw(raw, doc, partial=True)
-    return _validate(raw, docs, origin)
+    where = _Where(docs, origin, shipped)
+    _check_keys(raw, where)
+    quoted = _convert_quoted(raw, where)
+    return _validate(raw, where, quoted)
+
+
+def _check_rate_conflict(doc: YamlDoc, rates_set: dict[str, tuple[Any, str]],
+                         docs: dict[str, YamlDoc]) -> None:
+    """Two quote files that set different exchange rates for one currency are refused: the
+    rate converts every file's prices in that currency, so which one wins would depend on the
+    order the files are given, and the money would change without a word."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    rates = data.get("exchange_rates")
+    if not isinstance(rates, dict):
+        return
+    for currency, fig in rates.items():
+        rate = (fig.get("value", fig.get("typical")) if isinstance(fig, dict) else fig)
+        earlier = rates_set.get(str(currency))
+        if earlier is not None and earlier[0] != rate:
+            first = docs[earlier[1]].line_of(["exchange_rates", str(currency)])
+            raise CatalogError(
+                f"sets the {currency} exchange rate to {rate}, and {earlier[1]}"
+                f"{f':{first}' if first else ''} sets it to {earlier[0]}; the rate converts "
+                f"every quote file's {currency} prices, so give it in one file only",
+                file=doc.file, line=doc.line_of(["exchange_rates", str(currency)]),
+                field=f"exchange_rates.{currency}")
+        rates_set.setdefault(str(currency), (rate, doc.file))
 
 
 def iter_figures(cat: Catalog) -> Iterable[tuple[str, str, str, Figure]]:

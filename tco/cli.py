@@ -347,7 +347,7 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
     click.echo(to_json(job_dict(result, c)) if fmt == "json" else job_table(result, c), nl=False)
 
 
-_JOB_OPTIONS = {"card": "--card", "cards": "--cards", "params": "--model-params",
+_JOB_OPTIONS = {"card": "--card", "id": "--card", "cards": "--cards",  # the option's id is the card "params": "--model-params",
                 "active_params": "--active-params", "tokens": "--tokens", "mfu": "--mfu",
                 "region": "--region", "precision": "--precision",
                 "seq_len_tokens": "--seq-len", "global_batch_tokens": "--batch-tokens",
@@ -468,6 +468,12 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
 
     if not (xlsx or html or pdf):
         raise click.UsageError("give at least one of --xlsx, --html or --pdf")
+    from .analysis.common import DRAWS_OR_NONE, check_whole, parse_swing
+    from .analysis.montecarlo import check_seed
+
+    parse_swing(swing)  # the analyses' own checks, before any work (report_analyses again)
+    if check_whole(draws, "--draws", 0, DRAWS_OR_NONE):
+        check_seed(seed)
     check_files({"--xlsx": xlsx, "--html": html, "--pdf": pdf}, {"SCENARIO": scenario},
                 catalogs)
     day = output_date()  # read once, before any work: one date for every file written

@@ -50,11 +50,17 @@ class TcoError(Exception):
         paths in it come from the user and may hold terminal escape sequences)."""
         where = []
         if self.file:
-            where.append(f"{self.file}" + (f":{self.line}" if self.line else ""))
+            where.append(_shortened(self.file) + (f":{self.line}" if self.line else ""))
         if self.field:
             where.append(self.field)
         prefix = ": ".join(where)
         return printable(f"{prefix}: {self.message}" if prefix else self.message, breaks=None)
+
+
+def _shortened(name: str, most: int = 200) -> str:
+    """A file name as a message shows it: whole, or its start and end when it is absurdly
+    long (a scenario's text taken for a path), so that the message stays readable."""
+    return name if len(name) <= most else f"{name[:120]}...{name[-60:]}"
 
 
 class CatalogError(TcoError):

@@ -26,10 +26,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from .catalog import _LIST_SECTIONS, _MAP_SECTIONS, _QUOTE_CURRENCIES, _SHEET_COLUMNS, Figure
+from .numtext import NUMBER_PATTERN, accept_number_text
 
 SCHEMA_ID = "https://github.com/tco-project/tco/schemas/quote.schema.json"
 JsonObj = dict[str, Any]
-_NUMBER_TEXT = r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"
 
 
 def _record(model: type[BaseModel], key_field: str, defs: JsonObj) -> JsonObj:
@@ -44,7 +44,7 @@ def _record(model: type[BaseModel], key_field: str, defs: JsonObj) -> JsonObj:
 
 
 def _row() -> JsonObj:
-    number = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": _NUMBER_TEXT}]}
+    number = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_PATTERN}]}
     optional_number = {"anyOf": [*number["anyOf"], {"type": "string", "maxLength": 0},
                                  {"type": "null"}]}
     text = {"type": "string", "minLength": 1}
@@ -101,7 +101,7 @@ def quote_schema() -> JsonObj:
         "properties": props,
         "additionalProperties": False,
         "minProperties": 1,
-        "$defs": dict(sorted(defs.items())),
+        "$defs": accept_number_text(dict(sorted(defs.items()))),
     }
 
 

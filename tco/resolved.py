@@ -22,6 +22,7 @@ from typing import Any
 
 from .errors import ScenarioError, UnknownId
 from .inputs import Input, InputSpec
+from .numtext import number_from_text
 from .workload_rules import shapes_hold
 
 
@@ -133,11 +134,14 @@ def value_problem(value: Any, spec: InputSpec, currency: str, usd_to_currency: f
     """Why `value` cannot be the input `spec` (None when it can): the plausibility check every
     number from a scenario passes, wherever it was written."""
     unit = spec.unit.replace("money", currency)
+    written = value
+    if isinstance(value, str):  # numeric text, as the scenario's typed fields take it
+        value = number_from_text(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"expected a number ({unit}), found {show_value(value)}"
+        return f"expected a number ({unit}), found {show_value(written)}"
     v = float(value)
     if not math.isfinite(v):
-        return f"expected a finite number, found {value!r}"
+        return f"expected a finite number, found {written!r}"
     lo, hi = spec.lo, spec.hi
     if spec.money:
         lo, hi = lo * usd_to_currency, hi * usd_to_currency

@@ -320,8 +320,16 @@ class _Resolver:
         for key, spec in SERVE_INPUTS.items():
             value = getattr(w, key)
             if key == "tpot_ms" and w.tokens_per_s_per_user is not None:
-                inp = self.given(base + ["tokens_per_s_per_user"],
-                                 1000 / w.tokens_per_s_per_user, spec)
+                # checked in the unit it is written in (tokens/s), not as the tpot_ms it
+                # becomes: the message quotes what the user wrote
+                rate, lo, hi = w.tokens_per_s_per_user, 1000 / spec.hi, 1000 / spec.lo
+                if not (math.isfinite(rate) and lo <= rate <= hi):
+                    raise self.loaded.error(
+                        f"found {rate:g}, outside the plausible range {lo:g} to {hi:g} "
+                        f"tokens/s per user for the output speed objective (a time per output "
+                        f"token of {spec.lo:g} to {spec.hi:g} ms)",
+                        base + ["tokens_per_s_per_user"])
+                inp = self.given(base + ["tokens_per_s_per_user"], 1000 / rate, spec)
                 inp.path = ".".join(base + [key])
                 inp.source += f" (1000 / tokens_per_s_per_user {w.tokens_per_s_per_user:g})"
                 self.put(inp)
@@ -752,3 +760,20 @@ class _Resolver:
                     f"Monte Carlo cannot draw {path}: {why}; remove this distribution and "
                     f"compare values with `tco whatif --set {path}=...` instead",
                     ["distributions", path])
+            self.check_distribution_range(path, spec)
+
+    def check_distribution_range(self, path: str, spec: InputSpec) -> None:
+        """A distribution's low, mode and high inside the input's plausible range, as every
+        value the scenario gives is (its unit and currency; a normal's low and high are its
+        10th and 90th percentiles, so only its tails are cut to the range). Checked here,
+        so `tco validate` refuses what Monte Carlo would: a wide one (low -1e308, high
+        1e308) overflowed the sampler."""
+        d = self.sc.distributions[path]
+        for key in ("low", "mode", "high"):
+            value = getattr(d, key)
+            if value is None:
+                continue
+            problem = value_problem(value, spec, self.sc.currency, self.fx)
+            if problem:
+                raise self.loaded.error(f"{d.dist} distribution: {problem}",
+                                        ["distributions", path, key])

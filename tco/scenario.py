@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -30,26 +29,19 @@ from .inputs import (
     CANDIDATE_INPUTS,
     SERVE_ASSUMPTIONS,
 )
+from .numfields import Num, Whole
+from .numtext import number_from_text
 from .resolved import (
     show_value,
 )
 from .resources import example_scenario
+from .text import check_texts
 from .workload_rules import holds_a_sequence
 from .yamlio import YamlDoc, load_yaml, load_yaml_text
 
 Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"]
 
 
-def _not_bool(value: Any) -> Any:
-    # YAML reads yes/no/true/false as booleans, and pydantic would take them as 1 and 0.
-    if isinstance(value, bool):
-        raise PydanticCustomError("not_a_number",
-                                  f"expected a number, found a yes/no value ({value})")
-    return value
-
-
-Num = Annotated[float, BeforeValidator(_not_bool)]
-Whole = Annotated[int, BeforeValidator(_not_bool)]
 
 
 def _field_error(kind: str, message: str, *at: str) -> PydanticCustomError:
@@ -188,7 +180,7 @@ class Candidate(BaseModel):
     workloads: list[str] | None = Field(default=None, min_length=1)
     # Phased deliveries of an owned option (two or more; shares of the cluster summing to 1,
     # each with its lead time), instead of one `lead_time_weeks` for the whole cluster.
-    deliveries: list[Delivery] | None = Field(default=None, min_length=2)
+    deliveries: list[Delivery] | None = Field(default=None, min_length=2, max_length=52)
 
     @model_validator(mode="after")
     def _one_sizing(self) -> Candidate:
@@ -198,6 +190,11 @@ class Candidate(BaseModel):
                 raise _field_error(
                     "unknown_field", f"unknown field '{key}'{did_you_mean(key, _CANDIDATE_FIELDS)}",
                     key)
+        extra = self.model_extra or {}
+        for key, value in extra.items():  # numeric text, as a typed field takes it (numtext)
+            number = number_from_text(value) if isinstance(value, str) else None
+            if number is not None and math.isfinite(number):
+                extra[key] = number
         if self.deliveries is not None and "lead_time_weeks" in (self.model_extra or {}):
             raise _field_error("deliveries", "give deliveries (each with its lead time) or "
                                "lead_time_weeks (one delivery), not both", "deliveries")
@@ -325,6 +322,15 @@ class ApiOption(_Strict):
     source: str | None = Field(default=None, min_length=1, max_length=500)
 
 
+# How much one scenario may ask for. A few kilobytes of YAML could otherwise list tens of
+# thousands of options and workloads, each costed with a layout search: minutes of work and
+# gigabytes. `make bench` measures 1,000 candidates (docs/design.md); twice that is allowed.
+MAX_CANDIDATES = 2_000
+MAX_WORKLOADS = 32
+MAX_OPTION_WORKLOADS = 4_000  # candidates x workloads, each laid out and costed
+MAX_LISTED = 500  # portfolios, API options
+
+
 class Scenario(_Strict):
     name: str = Field(default="Untitled scenario", max_length=200)
     description: str | None = None
@@ -337,17 +343,17 @@ class Scenario(_Strict):
     rent_options: Literal["auto", "none"] = "auto"
     utilization: Num = 0.85
     cost_of_delay_per_week: Num = 0.0
-    workloads: list[Workload] = Field(min_length=1)
-    candidates: list[Candidate] = Field(min_length=1)
+    workloads: list[Workload] = Field(min_length=1, max_length=MAX_WORKLOADS)
+    candidates: list[Candidate] = Field(min_length=1, max_length=MAX_CANDIDATES)
     facility: Facility = Facility()
     finance: Finance = Finance()
     team: Team = Team()
     assumptions: dict[str, Num] = {}
     distributions: dict[str, Distribution] = {}
-    portfolios: list[Portfolio] = []
+    portfolios: list[Portfolio] = Field(default=[], max_length=MAX_LISTED)
     policy: Policy = Policy()
     # per-token APIs that may serve the serving workloads (each an option of its own)
-    api_options: list[ApiOption] = []
+    api_options: list[ApiOption] = Field(default=[], max_length=MAX_LISTED)
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
@@ -367,6 +373,16 @@ class Scenario(_Strict):
                     "unknown_field",
                     f"unknown assumption '{key}'{did_you_mean(key, _ASSUMPTION_KEYS)}", key)
         return value
+
+    @model_validator(mode="after")
+    def _not_too_much(self) -> Scenario:
+        pairs = len(self.candidates) * len(self.workloads)
+        if pairs > MAX_OPTION_WORKLOADS:
+            raise _field_error("too_long", f"{len(self.candidates):,} candidates x "
+                               f"{len(self.workloads)} workloads is {pairs:,} to lay out and "
+                               f"cost; at most {MAX_OPTION_WORKLOADS:,} (split the scenario)",
+                               "candidates")
+        return self
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Scenario:
@@ -427,6 +443,10 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
         msg = f"expected a whole number{also}, found {show_value(found)}"
     elif kind.startswith("float"):
         msg = f"expected a number, found {show_value(found)}"
+    elif kind in ("too_long", "string_too_long") and isinstance(found, (list, dict, str)):
+        most = (err.get("ctx") or {}).get("max_length")
+        what = "characters" if isinstance(found, str) else "items"
+        msg = f"{len(found):,} {what}; at most {most:,}" if most else msg
     elif kind == "string_pattern_mismatch":
         msg = (f"found {show_value(found)}; expected an id of letters, digits, '_', '.' and '-', "
                "starting with a letter or digit")
@@ -461,6 +481,7 @@ def parse_scenario(doc: YamlDoc, edited: bool = False) -> Loaded:
     settings), where fields the user did not write are not refused (_dense_experts)."""
     if not isinstance(doc.data, dict):
         raise ScenarioError("expected a mapping with workloads and candidates", file=doc.file)
+    check_texts(doc.data, ScenarioError, doc.file, doc.line_of)
     try:
         scenario = Scenario.model_validate(doc.data)
     except ValidationError as exc:

@@ -32,6 +32,7 @@ from .inputs import (
     WORKLOAD_INPUTS,
     InputSpec,
 )
+from .numtext import accept_number_text
 
 SCHEMA_ID = "https://github.com/tco-project/tco/schemas/scenario.schema.json"
 JsonObj = dict[str, Any]
@@ -153,9 +154,11 @@ def scenario_schema() -> JsonObj:
         "facility.electricity_price_per_kwh, ...)")
     schema.update(title="tco scenario", description=(
         "What to train, which options to compare, and on what terms (docs/methodology.md; "
-        "every number's unit and range from tco/inputs.py)"))
+        "every number's unit and range from tco/inputs.py). A number may also be numeric text "
+        "(\"2e12\": YAML 1.1 parsers such as PyYAML read an exponent without a dot and sign "
+        "as text); tco checks its range"))
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
-            **schema}
+            **accept_number_text(schema)}
 
 
 def schema_text() -> str:

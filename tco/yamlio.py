@@ -8,7 +8,29 @@ libyaml parses when PyYAML has it (CSafeLoader: the same safe semantics, ten tim
 
 Numbers: YAML 1.1 (PyYAML's default) reads `70e9` and `1.5e3` as strings because it wants a
 dot and a signed exponent. Every number in a scenario or quote file is a plain float, so the
-loader also reads YAML 1.2 floats (`70e9`, `1e-3`, `1.5E3`) as numbers.
+loader also reads YAML 1.2 floats (`70e9`, `1e-3`, `1.5E3`) as numbers (and the JSON Schemas
+accept them as numeric text, tco.numtext, for tools that read YAML 1.1).
+
+Forms YAML parsers read differently are refused, naming the field, the line and what was
+written, so that no file means one thing to tco and another to a colleague's tool
+(`_ambiguity`): a leading zero (`064`: 52, octal, to YAML 1.1; 64 to YAML 1.2; `09` is text
+to YAML 1.1), digits separated by colons (`1:04`: 64, base 60, to YAML 1.1; text to YAML
+1.2), digits grouped with `_` (`1_000`: 1000 to YAML 1.1; text to YAML 1.2), `yes`, `no`,
+`on`, `off` (booleans to YAML 1.1; text to YAML 1.2), `+.5` (text to YAML 1.1; 0.5 to YAML
+1.2), and any other plain scalar the two read differently. Hexadecimal, octal and binary
+(`0x40`, `0o100`, `0b1000000`) are refused too: a count or a price is written in decimal, and
+not every parser reads them. Quoted, each is text (`'1:04'`). `.nan`, `.inf` and a number
+too large for a float (`1e400`) are refused: no input of tco may be infinite or not a number.
+
+A number, yes/no or null under an explicit tag its text does not have by itself (`!!int
+"2e12"`, which stopped PyYAML with a Python error) is refused, and a tagged number gets the
+checks of a plain one (`!!int "064"`); `!!binary` (bytes, which no check of text sees),
+`!!set`, `!!omap` and `!!pairs` are refused as not plain data.
+
+Size: files over MAX_FILE_BYTES, more than MAX_EXPANDED_NODES values (counted while parsing,
+before any is built), more than MAX_ALIASES aliases, aliases expanding to more than
+MAX_EXPANDED_NODES nodes, mappings and lists nested deeper than MAX_DEPTH, and integers of
+more than MAX_DIGITS digits are refused before anything walks the data recursively.
 
 Dates: YAML 1.1 reads `2025-07-16` as a date object, and stops with a Python error on an
 impossible one (`2026-13-45`). Here a date-like scalar is text, as written (as in YAML 1.2's
@@ -25,19 +47,27 @@ not known beforehand, so no more than MAX_FILE_BYTES is read from it.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from .errors import TcoError
+from .text import text_problem
 
 MAX_FILE_BYTES = 5_000_000
 MAX_ALIASES = 100
 MAX_EXPANDED_NODES = 100_000  # the shipped catalog's largest file has about 2,300 nodes
+MAX_DEPTH = 40  # mappings and lists within each other; a scenario needs about 6
+MAX_DIGITS = 40  # digits of an integer; the largest plausible input (1e15 tokens) has 16
 
-_YAML12_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$")
+# YAML 1.2 floats YAML 1.1 reads as text: an exponent without a dot or sign (70e9, 1.5e3), and
+# a signed number that starts with its point (-.5)
+_YAML12_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"
+                           r"|^[-+]\.[0-9][0-9_]*$")
 
 
 class _PyLoader(yaml.SafeLoader):
@@ -53,12 +83,22 @@ def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
     return str(loader.construct_scalar(node))
 
 
+def _not_plain_data(loader: yaml.SafeLoader, node: yaml.Node) -> None:
+    """!!binary (bytes: text that escapes every check of text), !!set, !!omap, !!pairs: not
+    the plain data of a scenario or quote file."""
+    raise yaml.constructor.ConstructorError(None, None, f"found the tag '{node.tag}'",
+                                            node.start_mark)
+
+
 for _loader in (_PyLoader, _CLoader):
     if _loader is not None:
         _loader.add_implicit_resolver(  # type: ignore[attr-defined]
             "tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
         _loader.add_constructor(  # type: ignore[attr-defined]
             "tag:yaml.org,2002:timestamp", _timestamp_as_text)
+        for _tag in ("binary", "set", "omap", "pairs"):
+            _loader.add_constructor(  # type: ignore[attr-defined]
+                f"tag:yaml.org,2002:{_tag}", _not_plain_data)
 
 
 def _count_aliases(root: yaml.Node) -> None:
@@ -133,6 +173,141 @@ def _check_duplicate_keys(root: yaml.Node, file: str, error: type[TcoError]) -> 
         stack.extend(reversed(children))
 
 
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_BOOL, _STR = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+# YAML 1.2's core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution), for comparison
+_Y12_INT = re.compile(r"^[-+]?[0-9]+$|^0o[0-7]+$|^0x[0-9a-fA-F]+$")
+_Y12_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$"
+                        r"|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$")
+_Y12_BOOL = re.compile(r"^(true|True|TRUE|false|False|FALSE)$")
+_RADIX = re.compile(r"^[-+]?0([xob])", re.IGNORECASE)
+_LEADING_ZERO = re.compile(r"^[-+]?0[0-9_]+$")
+_NOT_FINITE = re.compile(r"^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$")
+
+
+def _yaml12_kind(text: str) -> str:
+    """What YAML 1.2's core schema reads a plain scalar as: int, float, bool or text."""
+    if _Y12_INT.match(text):
+        return _INT
+    if _Y12_FLOAT.match(text):
+        return _FLOAT
+    if _Y12_BOOL.match(text):
+        return _BOOL
+    return _STR
+
+
+def _decimal(text: str) -> str:
+    """A numeric scalar written as YAML 1.1 reads it, in plain decimal (for 'write ...')."""
+    try:
+        value = yaml.load(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return text
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return text
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _ambiguity(node: yaml.ScalarNode) -> str | None:
+    """Why a plain scalar cannot be trusted to mean one thing (None when it can)."""
+    text, ours = node.value, node.tag
+    if ours == _INT and len(text.lstrip("+-0")) > MAX_DIGITS:
+        return (f"found a number of {len(text.lstrip('+-'))} digits; expected a plausible "
+                "number (written with an exponent, e.g. 2e12)")
+    if ours == _FLOAT:
+        if _NOT_FINITE.match(text):
+            return f"expected a finite number, found {text}"
+        if "_" not in text and ":" not in text and not math.isfinite(float(text)):
+            return (f"found {text}, beyond the largest number a float holds (about 1.8e308); "
+                    "expected a finite number")
+    radix = _RADIX.match(text)
+    if radix and ours == _INT or radix and _yaml12_kind(text) == _INT:
+        base = {"x": "hexadecimal", "o": "octal", "b": "binary"}[radix.group(1).lower()]
+        return (f"found {text}, {base} notation; write the number in decimal"
+                + (f" ({_decimal(text)})" if ours == _INT else "")
+                + f", or in quotes ('{text}') if it is text")
+    if _LEADING_ZERO.match(text) and ours in (_INT, _STR):
+        read = (f"as {_decimal(text)} (octal)" if ours == _INT else "as text")
+        return (f"found {text}: YAML 1.1 parsers (PyYAML) read a leading zero {read}, YAML 1.2 "
+                f"ones as the decimal {int(text.replace('_', ''))}; write "
+                f"{int(text.replace('_', ''))} without the leading zero, or '{text}' in quotes "
+                "if it is text")
+    if ours in (_INT, _FLOAT) and ":" in text:
+        return (f"found {text}: YAML 1.1 parsers (PyYAML) read digits separated by ':' as one "
+                f"base-60 number ({_decimal(text)}), YAML 1.2 ones as text; write the number, "
+                f"or '{text}' in quotes if it is text (a time, a ratio)")
+    if ours in (_INT, _FLOAT) and "_" in text:
+        return (f"found {text}: YAML 1.1 parsers (PyYAML) read {_decimal(text)}, YAML 1.2 ones "
+                f"as text; write {_decimal(text)} without '_' (or with an exponent, e.g. 2e12)")
+    if ours == _BOOL and _yaml12_kind(text) != _BOOL:
+        return (f"found {text}: YAML 1.1 parsers (PyYAML) read it as "
+                f"{str(_decimal_bool(text)).lower()}, YAML 1.2 ones as the text '{text}'; "
+                f"write true or false, or '{text}' in quotes if it is text")
+    theirs = _yaml12_kind(text)
+    kinds = {ours, theirs}
+    if kinds & {_INT, _FLOAT, _BOOL} and ours != theirs and kinds != {_INT, _FLOAT}:
+        return (f"found {text}: YAML parsers read it differently (YAML 1.1 as "
+                f"{_KIND_NAMES.get(ours, 'text')}, YAML 1.2 as {_KIND_NAMES[theirs]}); write "
+                "a plain number such as 0.5 or 2e12, or quote it if it is text")
+    return None
+
+
+_KIND_NAMES = {_INT: "a number", _FLOAT: "a number", _BOOL: "true or false", _STR: "text"}
+
+
+def _decimal_bool(text: str) -> bool:
+    return text.lower() in ("yes", "on", "y", "true")
+
+
+def _scalar_problem(node: yaml.ScalarNode, implicit: Callable[[str], str]) -> str | None:
+    """Why a scalar cannot be trusted to mean one thing: a plain one YAML parsers read
+    differently, or a number or yes/no given an explicit tag (`!!int "064"`) that its text does
+    not have by itself (`!!int "2e12"` stopped PyYAML with a Python error)."""
+    typed = node.tag in (_INT, _FLOAT, _BOOL, _NULL)
+    if not node.style and node.tag == _STR and implicit(node.value) != _STR:
+        return None  # `!!str 064`: text, as written, to every parser
+    if typed and implicit(node.value) != node.tag:
+        return (f"found {node.value!r} tagged !!{node.tag.rsplit(':', 1)[1]}, which it is not "
+                "written as; write the number (or true/false) without a tag")
+    if not node.style or typed and node.tag != _NULL:
+        return _ambiguity(node)
+    return None
+
+
+def _check_scalars(root: yaml.Node, file: str, error: type[TcoError],
+                   implicit: Callable[[str], str]) -> None:
+    """Refuse plain scalars YAML parsers read differently (`_scalar_problem`), and nesting
+    deeper than MAX_DEPTH, naming the field and the line. Iterative: a deep file cannot exhaust
+    the stack here (the recursive walks come after this one)."""
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, tuple[str, ...], int]] = [(root, (), 0)]
+    while stack:
+        node, path, depth = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if depth > MAX_DEPTH:
+            raise error(f"nested more than {MAX_DEPTH} levels deep; a scenario or quote file "
+                        "needs a few", file=file, line=node.start_mark.line + 1,
+                        field=".".join(path[:MAX_DEPTH]) or None)
+        if isinstance(node, yaml.ScalarNode):
+            problem = _scalar_problem(node, implicit)  # plain: style None, or "" (libyaml)
+            if problem:
+                raise error(problem, file=file, line=node.start_mark.line + 1,
+                            field=".".join(path) or None)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed([(item, path + (_item_name(item) or str(i),), depth + 1)
+                                   for i, item in enumerate(node.value)]))
+        elif isinstance(node, yaml.MappingNode):
+            children: list[tuple[yaml.Node, tuple[str, ...], int]] = []
+            for key, value in node.value:
+                name = str(getattr(key, "value", "?")) if isinstance(key, yaml.ScalarNode) \
+                    else "?"
+                children.append((key, path, depth + 1))
+                children.append((value, path + (name,), depth + 1))
+            stack.extend(reversed(children))
+
+
 def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
     """How many nodes the document has once every alias is expanded (linear time: memoized)."""
     key = id(node)
@@ -198,8 +373,18 @@ def check_readable(path: Path, error: type[TcoError] = TcoError) -> None:
         raise error("file not found", file=str(path)) from None
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", file=str(path)) from None
+    except ValueError:  # a NUL character, which no file name holds (from the Python API)
+        raise error("not a file name: it holds a NUL character", file=str(path)) from None
     if path.is_dir():
         raise error("is a directory, expected a file", file=str(path))
+    name = str(path)
+    raw = next((ch for ch in name if 0xDC80 <= ord(ch) <= 0xDCFF), None)
+    if raw is not None:  # os.fsdecode's stand-in for a byte that is not UTF-8
+        raise error(f"the file's name is not UTF-8 text (byte 0x{ord(raw) - 0xDC00:02X}); "
+                    "rename the file", file=name)
+    problem = text_problem(name)
+    if problem:  # the name is written into the outputs (sources, the workbook)
+        raise error(f"the file's name: {problem} (rename the file)", file=name)
     if size > MAX_FILE_BYTES:
         raise error(f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}", file=str(path))
 
@@ -229,12 +414,34 @@ def read_text(path: Path, error: type[TcoError] = TcoError) -> str:
         ) from None
 
 
+def _count_events(text: str, file: str, error: type[TcoError]) -> None:
+    """Refuse a document of more than MAX_EXPANDED_NODES values before any is built: parsed
+    as a stream of events, none kept (a 5 MB flow list of 2.4 million numbers took 90 s and
+    1.3 GB to compose before the count after it refused it)."""
+    loader = (_CLoader or _PyLoader)(text)
+    try:
+        count = 0
+        while loader.check_event():
+            loader.get_event()
+            count += 1
+            if count > 2 * MAX_EXPANDED_NODES:  # about two events a value (start and end)
+                raise error(f"more than {MAX_EXPANDED_NODES:,} values; a scenario or quote "
+                            "file holds far fewer", file=file)
+    except yaml.YAMLError:
+        return  # reported, with its line, by the parse that follows
+    finally:
+        loader.dispose()
+
+
 def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError) -> YamlDoc:
+    _count_events(text, file, error)
     loader = (_CLoader or _PyLoader)(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return YamlDoc(None, {}, file)
+        _check_scalars(node, file, error,
+                       lambda value: loader.resolve(yaml.ScalarNode, value, (True, False)))
         _count_aliases(node)
         expanded = _expanded_size(node, {})
         if expanded > MAX_EXPANDED_NODES:
@@ -260,6 +467,11 @@ def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError) -> Ya
         raise error(f"malformed YAML: {exc.problem or exc}", file=file, line=line) from None
     except yaml.YAMLError as exc:
         raise error(f"malformed YAML: {exc}", file=file) from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a tagged value PyYAML cannot build
+        raise error(f"malformed YAML: {exc}", file=file) from None
+    except RecursionError:  # the pure-Python parser, before MAX_DEPTH is checked
+        raise error(f"nested more than {MAX_DEPTH} levels deep; a scenario or quote file "
+                    "needs a few", file=file) from None
     finally:
         loader.dispose()
     lines: dict[tuple[str, ...], int] = {}

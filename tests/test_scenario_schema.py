@@ -10,6 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tco.errors import ScenarioError
+from tco.numtext import NUMBER_PATTERN
 from tco.resources import example_scenario, scenario_schema_file
 from tco.scenario import parse_scenario
 from tco.scenario_schema import scenario_schema, schema_text
@@ -89,7 +90,9 @@ def test_schema_and_validate_refuse_the_same_mistakes(validator, change):
 def test_numbers_carry_unit_and_range_from_the_inputs():
     cand = scenario_schema()["$defs"]["Candidate"]["properties"]
     assert "Purchase price per accelerator" in cand["card_price"]["description"]
-    assert cand["mfu"]["minimum"] == 0.01 and cand["mfu"]["maximum"] == 1.0
+    number, text = cand["mfu"]["anyOf"]
+    assert number == {"type": "number", "minimum": 0.01, "maximum": 1.0}
+    assert text == {"type": "string", "pattern": NUMBER_PATTERN}  # "2e12" read by YAML 1.1
     work = scenario_schema()["$defs"]["Workload"]["properties"]
     assert "tokens" in work["tokens"]["description"]
     assert json.dumps(scenario_schema())  # serialisable

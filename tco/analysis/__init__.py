@@ -16,22 +16,22 @@ def report_analyses(loaded: Any, catalog: Any, draws: int = 20000, seed: int = 1
     "montecarlo": MonteCarlo} (no "montecarlo" when draws == 0). `result`, when given, is
     `compute(loaded, catalog)` already made (the analyses only read it)."""
     from ..engine import compute
-    from ..errors import TcoError
     from ..gcpause import paused_gc
-    from .common import parse_swing, priced_candidates
+    from .common import DRAWS_OR_NONE, check_whole, parse_swing, priced_candidates
     from .montecarlo import check_draws, check_seed, montecarlo
     from .sensitivity import sensitivity
 
-    if draws < 0:
-        raise TcoError(f"--draws {draws}: expected a number of draws, or 0 for no Monte Carlo")
+    draws = check_whole(draws, "--draws", 0, DRAWS_OR_NONE)  # 0: no Monte Carlo
+    swing = parse_swing(swing)  # before any work: a bad option fails at once
+    if draws:
+        seed = check_seed(seed)
     if result is None:
         result = compute(loaded, catalog)
-    if draws:  # before the sensitivity analysis: a bad option fails at once
-        check_seed(seed)
+    if draws:
         check_draws(draws, len(priced_candidates(result)))
     with paused_gc():
         out: dict[str, object] = {
-            "sensitivity": sensitivity(loaded, catalog, swing=parse_swing(swing), result=result)}
+            "sensitivity": sensitivity(loaded, catalog, swing=swing, result=result)}
         if draws:
             out["montecarlo"] = montecarlo(result, draws=draws, seed=seed)
     return out

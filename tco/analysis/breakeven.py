@@ -36,7 +36,9 @@ from ..result import Result
 from ..scenario import Loaded
 from .common import (
     METRIC_LABELS,
+    METRICS,
     baseline_values,
+    check_metric,
     members,
     metric_name,
     metric_value,
@@ -103,6 +105,10 @@ class Breakeven:
 
 def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versus: str,
               metric: str = "npv_tco", result: Result | None = None) -> Breakeven:
+    metric = check_metric(metric, METRICS)
+    for flag, given in (("--vary", path), ("--candidate", candidate), ("--vs", versus)):
+        if not isinstance(given, str):  # from the Python API
+            raise TcoError(f"{flag} {given!r}: expected text (an input path or an option id)")
     result = result or compute(loaded, catalog)
     inp = check_path(path, result.inputs, "--vary")
     ids = ([c.id for c in result.candidates] + [p.id for p in result.portfolios]

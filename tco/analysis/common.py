@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import TYPE_CHECKING
 
 from ..errors import TcoError
+from ..numtext import number_from_text
 
 if TYPE_CHECKING:
     from ..inputs import Input
@@ -79,20 +82,47 @@ def baseline_values(result: Result) -> dict[str, float]:
     return {path: inp.value for path, inp in result.inputs.items()}
 
 
-def parse_swing(text: str | float) -> float:
-    """'20%' or 0.2 -> 0.2 (a fraction strictly between 0 and 1)."""
-    if isinstance(text, (int, float)):
-        value = float(text)
-    else:
+DRAWS_OR_NONE = "a number of draws, or 0 for no Monte Carlo"  # the report's --draws
+MIN_SWING = 0.001  # 0.1%: a smaller swing moves no result beyond rounding
+
+
+def parse_swing(text: object) -> float:
+    """'20%' or 0.2 -> 0.2: a fraction from MIN_SWING up to, not including, 1. The one check
+    of a swing, whether it comes from the command line (`--swing 20%`) or the Python API
+    (`tco.sensitivity(swing=0.2)`); the message quotes what was given."""
+    shown = repr(text) if isinstance(text, str) else str(text)
+    if isinstance(text, bool) or not isinstance(text, (str, numbers.Real)):
+        raise TcoError(f"--swing {shown}: expected a percentage such as 20% (or a fraction "
+                       "such as 0.2)")
+    if isinstance(text, str):
         s = text.strip()
-        try:
-            value = float(s[:-1]) / 100 if s.endswith("%") else float(s)
-        except ValueError:
-            raise TcoError(f"--swing {text!r}: expected a percentage such as 20%") from None
-    if not 0 < value < 1:
-        raise TcoError(f"--swing {text!r}: expected a percentage between 0% and 100% "
-                       "(exclusive), such as 20%")
+        number = number_from_text(s.removesuffix("%"))
+        if number is None:
+            raise TcoError(f"--swing {shown}: expected a percentage such as 20%")
+        value = number / 100 if s.endswith("%") else number
+    else:
+        value = float(text)
+    if not (math.isfinite(value) and MIN_SWING <= value < 1):
+        raise TcoError(f"--swing {shown}: expected a percentage from {MIN_SWING:.1%} up to, "
+                       "not including, 100%, such as 20%")
     return value
+
+
+def check_whole(value: object, flag: str, least: int, expected: str = "") -> int:
+    """A whole-number setting (draws, seed) from the command line or the Python API: an int
+    (not a yes/no value, not 7.0) of at least `least`."""
+    expected = expected or f"a whole number from {least} up"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TcoError(f"{flag} {value!r}: expected {expected}")
+    if value < least:
+        raise TcoError(f"{flag} {value}: expected {expected}")
+    return int(value)
+
+
+def check_metric(metric: object, allowed: tuple[str, ...], flag: str = "--metric") -> str:
+    if metric not in allowed:
+        raise TcoError(f"{flag} {metric!r}: expected one of {', '.join(allowed)}")
+    return str(metric)
 
 
 def priced_candidates(result: Result, feasible_only: bool = True) -> list[str]:

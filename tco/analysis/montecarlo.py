@@ -8,10 +8,10 @@ What is drawn: every input the NPV of TCO or the cost per run reads that has a r
 * not structural or whole-number inputs; cluster sizes stay at their (sized) value.
 
 A distribution may only be given for an input the analysis can draw: not a structural or
-whole-number one (refused with the scenario, tco.resolver.resolve). A distribution that
-reaches outside the input's plausible range, so that some of its draws are clipped, and one
-for an input no result reads, are reported as warnings (MonteCarlo.warnings) that every
-output of the analysis shows.
+whole-number one, and with its low, mode and high inside the input's plausible range (refused
+with the scenario, tco.resolver.resolve). A normal distribution whose tails reach outside that
+range, so that some of its draws are clipped, and a distribution for an input no result reads,
+are reported as warnings (MonteCarlo.warnings) that every output of the analysis shows.
 
 Inputs that come from one catalog figure (the PUE of air cooling, a stack's porting effort)
 share one draw: it is one uncertain fact, so drawing it
@@ -52,6 +52,8 @@ from ..result import Result
 from ..twins import Twins
 from .common import (
     baseline_values,
+    check_metric,
+    check_whole,
     feasible_apis,
     feasible_portfolios,
     metric_applies,
@@ -81,6 +83,7 @@ MEMORY_LIMIT = 4 * 2**30  # bytes for the kept draws (KEPT_PER_DRAW per draw and
 KEPT_PER_DRAW = 2 * 8  # the NPV of TCO and the cost per run, 8-byte floats
 TWINS_MIN = 2  # twins compiled once for all of them (tco/twins.py) when at least this many
 TWINS_AT_ONCE = 8  # twins evaluated together: (twins x BLOCK) arrays of 512 KiB (in cache)
+MC_METRICS = ("cost_per_job", "cost_per_million_output_tokens")  # beside the NPV of TCO
 NORMAL_CLIP_WARN = 1e-3  # a normal is unbounded: warn when this share or more is clipped
 
 
@@ -114,10 +117,13 @@ class Draw:
         if x >= hi:
             return 1.0
         if self.dist == "uniform":
-            return (x - lo) / (hi - lo)
-        if x <= mode:  # triangular; lo < hi here
-            return (x - lo) ** 2 / ((hi - lo) * (mode - lo)) if mode > lo else 0.0
-        return 1.0 - (hi - x) ** 2 / ((hi - lo) * (hi - mode))
+            return (x / 2 - lo / 2) / (hi / 2 - lo / 2)
+        # triangular; lo < hi here. In halves and as ratios: no difference, square or product
+        # of two widths overflows a float, however wide the range
+        lo, mode, hi, x = lo / 2, mode / 2, hi / 2, x / 2
+        if x <= mode:
+            return (x - lo) / (hi - lo) * ((x - lo) / (mode - lo)) if mode > lo else 0.0
+        return 1.0 - (hi - x) / (hi - lo) * ((hi - x) / (hi - mode))
 
     @property
     def clipped_share(self) -> float:
@@ -485,10 +491,9 @@ def drawn_inputs(result: Result, draws: int, seed: int, metric: str = "cost_per_
     return out
 
 
-def check_seed(seed: int) -> None:
-    if seed < 0:
-        raise TcoError(f"--seed {seed}: expected a whole number from 0 up (the random "
-                       "generator takes no negative seed)")
+def check_seed(seed: object) -> int:
+    """A seed: a whole number from 0 up (the random generator takes no negative seed)."""
+    return check_whole(seed, "--seed", 0)
 
 
 def memory_limit() -> int:
@@ -504,10 +509,9 @@ def _gib(n: float) -> str:
     return f"{n / 2**30:,.1f} GiB"
 
 
-def check_draws(draws: int, candidates: int) -> None:
+def check_draws(draws: object, candidates: int) -> int:
     """At least one draw, and no more than the kept draws of `candidates` fit in memory."""
-    if draws < 1:
-        raise TcoError(f"--draws {draws}: expected at least 1 draw")
+    draws = check_whole(draws, "--draws", 1)
     per_draw = KEPT_PER_DRAW * max(candidates, 1)
     limit = memory_limit()
     if draws * per_draw > limit:
@@ -515,6 +519,7 @@ def check_draws(draws: int, candidates: int) -> None:
             f"--draws {draws:,}: keeping every draw of {candidates} candidate(s) needs "
             f"{_gib(draws * per_draw)} of memory ({per_draw} bytes a draw); the limit is "
             f"{_gib(limit)}, which allows at most {limit // per_draw:,} draws for this scenario")
+    return draws
 
 
 def group_size(draws: int) -> int:
@@ -528,9 +533,9 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     """Draws of every uncertain input of `result`'s scenario, evaluated as arrays: the NPV of
     TCO and `metric` (the cost per run of the primary workload, or
     `cost_per_million_output_tokens` of the first serving workload) of every candidate."""
-    check_seed(seed)
-    if draws < 1:
-        raise TcoError(f"--draws {draws}: expected at least 1 draw")
+    seed = check_seed(seed)
+    draws = check_whole(draws, "--draws", 1)
+    metric = check_metric(metric, MC_METRICS)
     sim = Simulation(result, group_size(draws), metric)
     cands = sim.cands
     check_draws(draws, len(cands))

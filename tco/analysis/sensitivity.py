@@ -30,11 +30,14 @@ from ..model import Model
 from ..result import Result
 from ..scenario import Loaded
 from .common import (
+    METRICS,
     baseline_values,
+    check_metric,
     feasible_apis,
     feasible_portfolios,
     metric_applies,
     metric_name,
+    parse_swing,
     plausible_range,
     priced_candidates,
 )
@@ -137,7 +140,9 @@ def _twin_cases(result: Result, base: dict[str, float],
 def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str = "swing",
                 metric: str = "npv_tco", result: Result | None = None) -> Sensitivity:
     if mode not in ("swing", "range"):
-        raise TcoError(f"unknown sensitivity mode '{mode}'; expected swing or range")
+        raise TcoError(f"unknown sensitivity mode {mode!r}; expected swing or range")
+    swing = parse_swing(swing)  # the CLI's check, for the Python API as well
+    metric = check_metric(metric, METRICS)
     result = result or compute(loaded, catalog)
     # the serving metric: only the options that serve (one that only trains has no token)
     cands = [cid for cid in priced_candidates(result) if metric_applies(result, cid, metric)]

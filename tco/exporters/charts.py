@@ -119,6 +119,11 @@ def _figure(width_in: float, height_in: float) -> tuple[Figure, Axes]:
 
 
 def _finish(fig: Figure, prefix: str, title: str, lang: str) -> str:
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):  # a tab (which a name may hold) has no glyph in any font
+        if "\t" in text.get_text():
+            text.set_text(text.get_text().replace("\t", " "))
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", pad_inches=0.05,
                 metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
@@ -141,6 +146,12 @@ def _finish(fig: Figure, prefix: str, title: str, lang: str) -> str:
 
 def _xml_text(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _one_line(name: str) -> str:
+    """A name as a chart label: tabs and line breaks (which a name may hold) as spaces; no font
+    has a glyph for a tab, and matplotlib warned of it on the terminal."""
+    return " ".join(name.split())
 
 
 def _wrap(name: str) -> str:
@@ -229,7 +240,7 @@ def _label_line_ends(ax: Axes, ends: list[list], x: float) -> None:
         placed.append(y)
     shift = max(0.0, placed[-1] - hi) if placed else 0.0
     for (value, name, colour, hl), y in zip(ends, placed):
-        ax.annotate(name, xy=(x, value), xytext=(x + 0.15, y - shift), fontsize=7.5,
+        ax.annotate(_one_line(name), xy=(x, value), xytext=(x + 0.15, y - shift), fontsize=7.5,
                     color=colour, va="center", ha="left", annotation_clip=False,
                     fontweight="bold" if hl else "normal")
 
@@ -293,7 +304,7 @@ def distributions(series: Sequence[Series], axis_label: str, count_label: str, f
             ax.hist(vals, bins=edges, weights=weights, histtype="stepfilled", alpha=0.18,
                     color=colour, linewidth=0)
             ax.hist(vals, bins=edges, weights=weights, histtype="step", color=colour,
-                    linewidth=2.0 if s.highlight else 1.1, label=s.name)
+                    linewidth=2.0 if s.highlight else 1.1, label=_one_line(s.name))
         ax.set_xlabel(axis_label)
         ax.set_ylabel(count_label)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:.0%}"))
