@@ -318,15 +318,17 @@ class View:
 
     def meta(self) -> list[dict[str, Any]]:
         s, r, p = self.s, self.r, self.r.provenance
-        workload = report_workloads.plan_line(self)
-        items = [
+        plan = report_workloads.plan_lines(self)
+        # six short facts in a row of fixed columns, then the wide ones (the plan, one line
+        # per workload, and the policy) each across the whole page (report.css .meta)
+        items: list[tuple[str, str | list[str], bool]] = [
             (s("meta_date"), self.date_text(), False),
-            (s("meta_workload"), workload, True),
             (s("meta_horizon"), s("years", n=r.structure.horizon_years), False),
             (s("meta_currency"), self.cur, False),
             (s("meta_tool"), f"tco {p.tool_version}", False),
             (s("meta_catalog"), p.catalog_digest, False),
             (s("meta_scenario"), p.scenario_digest, False),
+            (s("meta_workloads" if len(plan) > 1 else "meta_workload"), plan, True),
         ]
         policy = policy_dict(r.scenario_data)
         if policy is not None:
@@ -336,7 +338,8 @@ class View:
                 parts.append(s("policy_stock", stock=stock_words(policy)))
             items.append((s("meta_policy"), " ".join(parts + [policy["note"] or ""]).strip(),
                           True))
-        return [{"label": label, "value": value, "wide": wide} for label, value, wide in items]
+        return [{"label": label, "lines": value if isinstance(value, list) else [value],
+                 "wide": wide} for label, value, wide in items]
 
     def kpis(self) -> list[Cell]:
         c = self.rec

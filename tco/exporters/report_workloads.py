@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from .report_view import View
 
 
-def plan_line(view: View) -> str:
-    """The cover's plan: every workload, with its size and runs a year."""
+def plan_lines(view: View) -> list[str]:
+    """The cover's plan: every workload, with its size and runs a year, one line each."""
     s = view.s
     parts = []
     for w in plan_workloads(view.r):
@@ -38,7 +38,7 @@ def plan_line(view: View) -> str:
                   inp=view.count(sc.input_tokens_per_day),
                   out=view.count(sc.output_tokens_per_day)))
         parts.append(text + (s("workload_moe_mark") if w.moe else ""))
-    return s("list_sep").join(parts)
+    return parts
 
 
 def moe_warning(view: View, w: Workload) -> list[str]:
