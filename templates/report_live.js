@@ -143,7 +143,7 @@
     kw: (x) => fill("value_kw", { n: number(x, 0) }),
     mwh: (x) => fill("value_mwh", { n: number(x / 1000, 0) }),
     tco2: (x) => fill("value_t_co2", { n: number(x / 1000, 0) }),
-    breakeven: (x) => x < 1 ? percent(x, 0) : T.breakeven_never,
+    breakeven: (x) => x <= 0 ? T.breakeven_any : x < 1 ? percent(x, 0) : T.breakeven_never,
     meth_2: (x) => fill("meth_2", { rate: percent(x, 1) }),
   };
   const full = (x) => Number.isFinite(x) ? pyRepr(x) : "";

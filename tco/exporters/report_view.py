@@ -180,7 +180,8 @@ class View:
             "kw": lambda v: s("value_kw", n=number(v, 0)),
             "mwh": lambda v: s("value_mwh", n=number(v / 1000, 0)),
             "tco2": lambda v: s("value_t_co2", n=number(v / 1000, 0)),
-            "breakeven": lambda v: percent(v, 0) if v < 1 else s("breakeven_never"),
+            "breakeven": lambda v: (s("breakeven_any") if v <= 0 else percent(v, 0) if v < 1
+                                    else s("breakeven_never")),
             "meth_2": lambda v: s("meth_2", rate=percent(v, 1)),
         }
         return writers[kind](x)
