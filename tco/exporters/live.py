@@ -197,7 +197,7 @@ def panel(result: Result, s: Strings, at: Slots) -> list[dict[str, Any]]:
     from ..analysis.common import plausible_range
 
     out = []
-    names = {c.id: c.info.name for c in result.candidates}
+    names = {c.id: s.message(c.info.name) for c in result.candidates}  # in the page's language
     for path in panel_paths(result):
         inp = result.inputs[path]
         lo, hi = plausible_range(inp, result)

@@ -22,7 +22,7 @@ from ..policy import policy_dict, stock_words
 from ..recommend import Recommendation, recommend, rented_at
 from ..result import CandidateResult, Result
 from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
-from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
+from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent, zh_unit
 from .i18n import Segment, Strings
 from .serving_report import (
     serve_comparison,
@@ -47,6 +47,7 @@ class Cell:
     q: int = -1  # where the live page finds the figure (tco.exporters.live.Slots), -1: fixed
     f: str = ""  # how the live page writes it (View.fmt)
     metric: str = ""  # a key figure's metric (npv_tco, ...): the live page shows its option's
+    u: float = 0  # the unit of its column's amounts (zh CNY: 1e4 万 or 1e8 亿), 0: its own
 
 
 class Fig(str):
@@ -54,12 +55,22 @@ class Fig(str):
 
     q: int = -1
     f: str = ""
+    x: float = math.nan  # the engine's value
+    key: str = ""  # the quantity's key (npv_tco, cost_per_gpu_hour, ...)
+    u: float = 0  # as Cell.u
 
 
-def fig(text: str, q: int, f: str) -> Fig:
+def fig(text: str, q: int, f: str, x: float = math.nan, key: str = "", u: float = 0) -> Fig:
     out = Fig(text)
-    out.q, out.f = q, f
+    out.q, out.f, out.x, out.key, out.u = q, f, x, key, u
     return out
+
+
+# Money per unit of something (a card-hour, a million tokens): written in full in every
+# column; only amounts share their column's unit (View.unify_units).
+PRICE_KEYS = frozenset({"cost_per_gpu_hour", "cost_per_pflop_hour", "cost_per_million_tokens",
+                        "cost_per_million_input_tokens", "cost_per_million_output_tokens",
+                        "shortfall_rent_price", "rent_price_per_card_hour"})
 
 
 @dataclass
@@ -134,20 +145,23 @@ class View:
         return {c.id for c in shown}
 
     # --- formatting ----------------------------------------------------------------------------
-    def money(self, x: float) -> str:
-        """CNY in Chinese reads in 万/亿; other currencies in Chinese are written out in full
-        with thousands separators; English uses k/M/B."""
+    def money(self, x: float, unit: float | None = None) -> str:
+        """CNY in Chinese reads in 万/亿 (in `unit`, its column's, when given: fmt.zh_unit);
+        other currencies in Chinese are written out in full with thousands separators;
+        English uses k/M/B."""
         if self.lang == "zh" and self.cur != "CNY" and math.isfinite(x) and abs(x) >= 1000:
             return money_full(x, self.cur)
-        return money(x, self.cur, "en" if self.lang == "zh" and self.cur != "CNY" else self.lang)
+        if self.lang == "zh" and self.cur == "CNY":
+            return money(x, self.cur, "zh", unit or None)
+        return money(x, self.cur, "en" if self.lang == "zh" else self.lang)
 
     def axis(self, values: Any) -> Callable[[float], str]:
         """Labels of a money axis, one unit for the whole axis (fmt.axis_money)."""
         return axis_money(values, self.cur, self.lang)
 
-    def amount(self, x: float) -> str:
+    def amount(self, x: float, unit: float | None = None) -> str:
         """Money in a cash-flow table, where a dash reads better than a column of zeros."""
-        return "–" if x == 0 else self.money(x)
+        return "–" if x == 0 else self.money(x, unit)
 
     def days(self, x: float) -> str:
         return self.s("days", n=number(x, 1))
@@ -169,9 +183,12 @@ class View:
         language."""
         return self.s.message(c.info.name) if self.lang != "en" else c.info.name
 
-    def fmt(self, kind: str, x: float) -> str:
-        """A figure written the way `kind` says; templates/report_live.js has the same kinds."""
+    def fmt(self, kind: str, x: float, unit: float | None = None) -> str:
+        """A figure written the way `kind` says (an amount in `unit` when given: unify_units);
+        templates/report_live.js has the same kinds."""
         s = self.s
+        if kind in ("money", "amount"):
+            return self.money(x, unit) if kind == "money" else self.amount(x, unit)
         writers = {
             "money": self.money, "amount": self.amount, "days": self.days, "pct": self.pct,
             "pct0": lambda v: percent(v, 0), "pct1": lambda v: percent(v, 1),
@@ -206,7 +223,64 @@ class View:
 
     def live(self, kind: str, name: str, x: float) -> Fig:
         """The figure `name` (a quantity of the model, value `x`), live in the page."""
-        return fig(self.fmt(kind, x), self.at[name], kind)
+        return fig(self.fmt(kind, x), self.at[name], kind, x, name.rsplit(".", 1)[-1])
+
+    def unify_units(self, view: dict[str, Any]) -> None:
+        """One unit for the amounts of each column of each table (zh, CNY): 万 or 亿 chosen from
+        the column's magnitude (fmt.zh_unit), never both in one column; prices per unit are
+        written in full. Each cell keeps the unit (`u`, data-u) for the live page."""
+        if self.lang != "zh" or self.cur != "CNY":
+            return
+
+        def amount(c: Any) -> float | None:
+            if isinstance(c, Fig):
+                x, key, f = c.x, c.key, c.f
+            elif isinstance(c, Cell) and c.value:
+                x, key, f = float(c.value), c.key, c.f
+            else:
+                return None
+            if key in PRICE_KEYS or not math.isfinite(x):
+                return None
+            if f in ("money", "amount") or str(c) == self.money(x) or (
+                    isinstance(c, Cell) and c.text == self.money(x)):
+                return x
+            return None
+
+        def column(cells: list[Any]) -> list[Any]:
+            money = [(i, c, x) for i, c in enumerate(cells) if (x := amount(c)) is not None]
+            u = zh_unit(x for _, _, x in money)
+            out = list(cells)
+            for i, c, x in money:
+                kind = "amount" if (c.f if isinstance(c, (Fig, Cell)) else "") == "amount" \
+                    else "money"
+                text = self.fmt(kind, x, u)
+                if isinstance(c, Fig):
+                    out[i] = fig(text, c.q, kind if c.f else c.f, x, c.key, u)
+                else:
+                    c.text, c.u = text, u
+            return out
+
+        def table(rows: list[list[Any]]) -> list[list[Any]]:
+            width = max((len(r) for r in rows), default=0)
+            cols = [column([r[k] if k < len(r) else None for r in rows]) for k in range(width)]
+            return [[cols[k][i] for k in range(len(r))] for i, r in enumerate(rows)]
+
+        for rows in ([r.cells for r in view["comparison"]["rows"]],
+                     [r["cells"] for r in view["portfolios"].get("rows", [])],
+                     *([r["cells"] for r in w["rows"]] for w in view["workloads"]["tables"]),
+                     *([r["cells"] for r in c.table["rows"]] for c in view["charts"]
+                       if c.table)):
+            table(rows)  # Cells are rewritten in place
+        for d in view["details"]:
+            d["groups"] = [(h, _pairs(table([[v] for _, v in facts]), facts))
+                           for h, facts in d["groups"]]
+            d["per_run"] = _pairs(table([[v] for _, v in d["per_run"]]), d["per_run"])
+            if d["shortfall"]:
+                rows = d["shortfall"]["rows"]
+                d["shortfall"]["rows"] = _pairs(table([[v] for _, v in rows]), rows)
+            cells = table([f["cells"] for f in d["flows"]])
+            for f, new in zip(d["flows"], cells):
+                f["cells"] = new
 
     def date_text(self) -> str:
         d = self.date
@@ -214,6 +288,11 @@ class View:
 
     # --- sections ------------------------------------------------------------------------------
     def build(self) -> dict[str, Any]:
+        view = self._build()
+        self.unify_units(view)
+        return view
+
+    def _build(self) -> dict[str, Any]:
         s, r = self.s, self.r
         return {
             "lang": self.lang,
@@ -250,7 +329,8 @@ class View:
         flags that bar it, and where its figures are in the array of values."""
         s, at = self.s, self.at
         out: dict[str, Any] = {
-            "id": c.id, "name": self.name(c), "card": c.info.card_name, "mode": c.info.acquire,
+            "id": c.id, "name": self.name(c), "card": self.s.catalog(c.info.card_name),
+            "mode": c.info.acquire,
             "cards": number(c.inputs["cards"], 0), "priced": c.priced, "feasible": c.feasible,
             "rank": self.r.candidates.index(c),
             "blocking": [s.message(f) for f in c.info.blocking],
@@ -382,10 +462,10 @@ class View:
         assert said is not None and said.option == rec.id  # one recommendation everywhere
         cards = number(rec.inputs["cards"], 0)
         if said.mode == "rent":
-            headline = s.segments("sum_recommend_rent", card=rec.info.card_name, cards=cards,
+            headline = s.segments("sum_recommend_rent", card=self.s.catalog(rec.info.card_name), cards=cards,
                                   pricing=s(f"pricing_{said.pricing.replace('-', '_')}"))
         elif said.mode == "hybrid":
-            headline = s.segments("sum_recommend_hybrid", card=rec.info.card_name,
+            headline = s.segments("sum_recommend_hybrid", card=self.s.catalog(rec.info.card_name),
                                   cards=cards)
         elif said.mode == "lease":
             headline = s.segments("sum_recommend_lease", name=self.name(rec), cards=cards)
@@ -474,7 +554,7 @@ class View:
                         "sum_cloud_unlisted_lease" if said.mode == "lease" else
                         "sum_cloud_unlisted", cloud=self.money(cloud)))
             elif other is None:  # no cloud price for the card: renting is not compared
-                consider.append(s.segments("sum_cloud_none", card=rec.info.card_name,
+                consider.append(s.segments("sum_cloud_none", card=self.s.catalog(rec.info.card_name),
                                            currency=self.cur))
         alt = said.lease_or_buy  # bought: the cheapest lease; leased: the cheapest purchase
         if alt is not None:
@@ -698,9 +778,9 @@ class View:
         s, v, job, info = self.s, c.values, c.job, c.info
         cid, w = c.id, f"{c.id}.{c.primary_workload}"
         spec = [
-            (s("d_card"), info.card_name),
-            (s("d_platform"), info.platform_name),
-            (s("d_stack"), info.stack_name),
+            (s("d_card"), s.catalog(info.card_name)),
+            (s("d_platform"), s.catalog(info.platform_name)),
+            (s("d_stack"), s.catalog(info.stack_name)),
             (s("d_cooling"), s.cooling(info.cooling)),
         ]
         run = [
@@ -825,8 +905,17 @@ class View:
 
     def methodology(self) -> list[str]:
         s, inputs = self.s, self.r.inputs
-        out = [
-            s("meth_1", years=self.r.structure.horizon_years),
+        years = self.r.structure.horizon_years
+        modes = {c.info.acquire for c in self.r.candidates} | ({"api"} if self.r.api_options
+                                                               else set())
+        buy = "meth_buy_financed" if self.r.scenario.finance.purchase == "finance" else "meth_buy"
+        # a sentence for each way of getting the capacity that an option here uses (a hybrid
+        # buys as a bought option does, and rents the rest)
+        keys = ([buy] if modes & {"buy", "hybrid"} else []) + [
+            key for mode, key in (("hybrid", "meth_hybrid"), ("lease", "meth_lease"),
+                                  ("rent", "meth_rent"), ("api", "meth_api")) if mode in modes]
+        out = [s(key, years=years) for key in keys]
+        out += [
             fig(s("meth_2", rate=percent(inputs["finance.discount_rate"].value, 1)),
                 self.at["finance.discount_rate"], "meth_2"),
             s("meth_3", flops=_plain(inputs["assumptions.flops_per_param_token"].value)),
@@ -850,8 +939,12 @@ class View:
     def caveats(self) -> list[str]:
         s = self.s
         return [s("cav_prices"), s("cav_throughput"), *report_workloads.caveats(self),
-                s("cav_risks"), s("cav_currency", currency=self.cur), s("cav_sources"),
-                s("cav_date")]
+                s("cav_risks"), s("cav_currency", currency=self.cur), s("cav_sources")]
+
+
+def _pairs(cells: list[list[Any]], rows: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """(label, figure) rows with their figures replaced by `cells` (one a row)."""
+    return [(label, new[0]) for (label, _), new in zip(rows, cells)]
 
 
 def money_prefix(currency: str) -> str:
