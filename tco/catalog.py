@@ -256,6 +256,11 @@ class Catalog(_Record):
     assumptions: dict[str, Figure]
     api_prices: dict[str, ApiPrice] = {}
     sources: list[str] = []
+    overlay_files: list[str] = []  # the quote files layered over it, in order, as given
+
+    def overlays(self) -> tuple[str, ...]:
+        """The quote files layered over the shipped catalog, in order, as they were given."""
+        return tuple(self.overlay_files)
 
     def card(self, card_id: str) -> Accelerator:
         return _lookup(self.accelerators, card_id, "card")
@@ -289,7 +294,8 @@ class Catalog(_Record):
 
     def digest(self) -> str:
         """A short hash of every figure, so a report says exactly which catalog it used."""
-        blob = json.dumps(self.model_dump(mode="json", exclude={"sources"}), sort_keys=True)
+        blob = json.dumps(self.model_dump(mode="json", exclude={"sources", "overlay_files"}),
+                          sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
@@ -843,7 +849,9 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
         docs[str(path)] = doc
         note_origin(doc.data, str(path))
         _merge_raw(raw, doc, partial=True)
-    return _validate(raw, docs, origin)
+    catalog = _validate(raw, docs, origin)
+    catalog.overlay_files = [str(Path(o)) for o in overlays]
+    return catalog
 
 
 def iter_figures(cat: Catalog) -> Iterable[tuple[str, str, str, Figure]]:

@@ -166,7 +166,8 @@ class _Resolver:
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
                         catalog_digest=self.catalog.digest(), usd_to_currency=self.fx,
-                        read_by_resolve=frozenset(self.inputs.read), scenario=self.sc)
+                        read_by_resolve=frozenset(self.inputs.read), scenario=self.sc,
+                        catalog_files=self.catalog.overlays())
 
     # --- helpers ---------------------------------------------------------------------------
 

@@ -64,6 +64,23 @@ def money_full(x: float | None, currency: str) -> str:
     return f"-{sym}{abs(x):,.0f}" if x < 0 else f"{sym}{x:,.0f}"
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def plain(x: float) -> str:
+    """An input value as written in the assumptions table: 30,000 / 0.0826 / 2 × 10¹²."""
+    if x == 0 or not math.isfinite(x):
+        return number(x, 0) if math.isfinite(x) else "n/a"
+    a = abs(x)
+    if a >= 1e7 or a < 1e-3:
+        mantissa, exp = f"{x:.3e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa} × 10{str(int(exp)).translate(_SUPERSCRIPT)}"
+    if a >= 1000:
+        return f"{x:,.0f}" if x == round(x) else f"{x:,.2f}"
+    return f"{x:.4g}"
+
+
 def number(x: float | None, digits: int = 0) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"

@@ -22,9 +22,19 @@ from ..policy import policy_dict, stock_words
 from ..recommend import Recommendation, recommend, rented_at
 from ..result import CandidateResult, Result
 from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
-from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent, zh_unit
+from .fmt import (
+    CHART_CANDIDATES,
+    axis_money,
+    money,
+    money_full,
+    number,
+    percent,
+    plain,
+    zh_unit,
+)
 from .i18n import Segment, Strings
 from .serving_report import (
+    per_million,
     serve_comparison,
     serve_detail_rows,
     serve_first,
@@ -58,6 +68,11 @@ class Fig(str):
     x: float = math.nan  # the engine's value
     key: str = ""  # the quantity's key (npv_tco, cost_per_gpu_hour, ...)
     u: float = 0  # as Cell.u
+    # a text of several figures (View.live_text): the template, with {0}, {1}, ... where the
+    # figures go, and where and how the live page gets each
+    t: str = ""
+    qs: tuple[int, ...] = ()
+    fs: tuple[str, ...] = ()
 
 
 def fig(text: str, q: int, f: str, x: float = math.nan, key: str = "", u: float = 0) -> Fig:
@@ -199,6 +214,8 @@ class View:
             "tco2": lambda v: s("value_t_co2", n=number(v / 1000, 0)),
             "breakeven": lambda v: (s("breakeven_any") if v <= 0 else percent(v, 0) if v < 1
                                     else s("breakeven_never")),
+            "mtok": lambda v: per_million(v, self.cur),  # a price per million tokens
+            "num2": lambda v: number(v, 2),
             "meth_2": lambda v: s("meth_2", rate=percent(v, 1)),
         }
         return writers[kind](x)
@@ -224,6 +241,18 @@ class View:
     def live(self, kind: str, name: str, x: float) -> Fig:
         """The figure `name` (a quantity of the model, value `x`), live in the page."""
         return fig(self.fmt(kind, x), self.at[name], kind, x, name.rsplit(".", 1)[-1])
+
+    def live_text(self, key: str, figures: dict[str, tuple[str, str, float]],
+                  **fixed: str) -> Fig:
+        """The sentence `key` with figures in it (`figures`: placeholder -> (kind, quantity,
+        value)), live in the page: the page writes each figure again into the template."""
+        names = list(figures)
+        text = self.s(key, **fixed, **{k: self.fmt(figures[k][0], figures[k][2]) for k in names})
+        out = Fig(text)
+        out.t = self.s(key, **fixed, **{k: "{%d}" % i for i, k in enumerate(names)})
+        out.qs = tuple(self.at[figures[k][1]] for k in names)
+        out.fs = tuple(figures[k][0] for k in names)
+        return out
 
     def unify_units(self, view: dict[str, Any]) -> None:
         """One unit for the amounts of each column of each table (zh, CNY): 万 or 亿 chosen from
@@ -302,6 +331,7 @@ class View:
             "description": r.scenario.description or "",
             "meta": self.meta(),
             "kpis": self.kpis(),
+            "kpis_hidden": self.rec is None,  # shown by the live page when an option wins
             "summary": self.summary(),
             "comparison": self.comparison(),
             "portfolios": report_portfolios.section(self),
@@ -336,6 +366,11 @@ class View:
             "blocking": [s.message(f) for f in c.info.blocking],
             "flags": [s.message(f) for f in c.info.flags], "source": c.info.inputs_of,
             "pricing": rented_at(self.r, c),  # the tier it rents at (a fallback's, if one)
+            "part": bool(c.info.workloads),  # carries part of the plan: only in a portfolio
+            "whole": all(c.info.carries(wid) for wid in c.jobs),  # as completes_all_runs
+            "cards_n": c.inputs["cards"],
+            "part_text": s("name_sep").join(c.info.workloads),
+            "carries": s("name_sep").join(c.carries),
         }
         if c.priced:
             w = f"{c.id}.{c.primary_workload}"
@@ -360,7 +395,55 @@ class View:
                 "cumulative": [at[f"{c.id}.y{t}.cumulative"] for t in range(len(c.yearly))],
                 "parts": [at[f"{w}.cost_{k}"] for k in self.r.job_components],
             }
+            serve = serve_first(self)
+            if serve and serve in c.jobs:  # the key figures of a plan that serves first
+                out["q"].update({k: at[f"{c.id}.{serve}.{k}"] for k in (
+                    "cost_per_million_output_tokens", "cost_per_million_input_tokens",
+                    "cards_needed")})
+            # each workload it carries: a run's cost (by component) and time, or the cost
+            # per million output tokens of a serving one
+            out["jobs"] = {wid: {"cost_per_job": at[f"{c.id}.{wid}.cost_per_job"],
+                                 "wall_days": at[f"{c.id}.{wid}.wall_days"],
+                                 "parts": [at[f"{c.id}.{wid}.cost_{k}"]
+                                           for k in self.r.job_components],
+                                 **({"out": at[f"{c.id}.{wid}.cost_per_million_output_tokens"]}
+                                    if f"{c.id}.{wid}.cost_per_million_output_tokens" in at.index
+                                    else {})}
+                           for wid in c.jobs if c.info.carries(wid)}
+            out["shortfall"] = {k: at[f"{c.id}.{k}"] for k in (
+                "plan_shortfall_runs", "shortfall_card_hours", "shortfall_rent_price",
+                "shortfall_rent_cost", "npv_tco_plan_closed", "shortfall_buy_cards",
+                "shortfall_buy_npv", "shortfall_closed_by_buying")
+                if k in c.values and f"{c.id}.{k}" in at.index} if c.quantified else {}
         return out
+
+    def live_plan(self) -> dict[str, Any]:
+        """What the page knows of the plan's portfolios, per-token APIs, serving and training
+        workloads: ids, names, fixed facts, and where their figures are."""
+        s, r, at = self.s, self.r, self.at
+        from .portfolios import barred
+
+        portfolios = [{"id": p.id, "name": p.name, "options": list(p.options),
+                       "feasible": p.feasible, "barred": bool(barred(r, p)),
+                       "q": {"npv_tco": at[f"{p.id}.npv_tco"], "tier": at[f"{p.id}.tier"],
+                             "delivered": at[f"{p.id}.plan_delivered_fraction"]}}
+                      for p in r.portfolios]
+        apis = [{"id": a.id, "name": a.info.name, "carries": s("name_sep").join(a.carries),
+                 "q": {"npv_tco": at[f"{a.id}.npv_tco"], "tier": at[f"{a.id}.tier"]},
+                 "jobs": [{"wid": wid, "q": {k: at[f"{a.id}.{wid}.{k}"] for k in (
+                     "cost_per_million_input_tokens", "cost_per_million_output_tokens",
+                     "cost_per_job", "tokens_per_year")}} for wid in a.jobs]}
+                for a in r.api_options]
+        serving = [{"wid": w.id, "title": s("h_serve_chart", workload=w.name or w.id),
+                    "axis": s("serve_chart_axis", currency=self.cur)}
+                   for w in r.scenario.workloads if w.kind == "serve"]
+        training = [{"wid": w.id, "n": n, "cost_title": s("h_cost_per_job") + (
+                        "" if n == 0 else s("title_workload", name=w.name)),
+                     "time_title": s("h_time") + (
+                        "" if n == 0 else s("title_workload", name=w.name))}
+                    for n, w in enumerate(training_workloads(r))]
+        return {"portfolios": portfolios, "apis": apis, "serving": serving,
+                "training": training, "serve_first": serve_first(self)}
 
     def live_notes(self, c: CandidateResult, notes: list[str]) -> dict[str, Any]:
         """A candidate's `notes` around the one that moves with the inputs (the share of
@@ -390,7 +473,8 @@ class View:
             return {"enabled": False, "panel": []}
         data = live.payload(self.r, self.s, self.lang, self.at,
                             [self.live_candidate(c) for c in self.r.candidates],
-                            [self.job_component(k) for k in self.r.job_components])
+                            [self.job_component(k) for k in self.r.job_components],
+                            self.live_plan())
         model = live.model_script(self.r.model, self.at)
         app = (templates_dir() / "report_live.js").read_text(encoding="utf-8")
         return {"enabled": True, "data": Markup(live.script_json(data)), "model": Markup(model),
@@ -423,7 +507,11 @@ class View:
                  "wide": wide} for label, value, wide in items]
 
     def kpis(self) -> list[Cell]:
-        c = self.rec
+        """The recommended option's key figures. With no single option recommended (a
+        portfolio, an API, nothing), those of the best-ranked priced option carrying the plan,
+        hidden: the live page shows them when a change makes a single option win."""
+        c = self.rec or next((c for c in self.r.candidates if c.priced and c.feasible
+                              and not c.info.workloads and c.job), None)
         if c is None:
             return []
         if serve_first(self):  # a plan that serves first: its key figures are serving's
@@ -581,9 +669,10 @@ class View:
                 serve_cols, serve_cells = serve_comparison(self, c, serve)
                 columns[3], columns[5] = serve_cols
                 price = (Cell(self.money(c.values["npv_tco"]), full(c.values["npv_tco"]),
-                              "npv_tco"),
+                              "npv_tco", q=self.at[f"{c.id}.npv_tco"], f="money"),
                          Cell(self.money(c.values["cost_per_gpu_hour"]),
-                              full(c.values["cost_per_gpu_hour"]), "cost_per_gpu_hour")
+                              full(c.values["cost_per_gpu_hour"]), "cost_per_gpu_hour",
+                              q=self.at[f"{c.id}.cost_per_gpu_hour"], f="money")
                          ) if c.priced else tuple(Cell(s("not_priced"), "", k, "num na")
                                                   for k in ("npv_tco", "cost_per_gpu_hour"))
                 cells += [serve_cells[0], price[0], serve_cells[1], price[1]]
@@ -784,9 +873,10 @@ class View:
             (s("d_cooling"), s.cooling(info.cooling)),
         ]
         run = [
-            (s("d_cards"), s("d_cards_value", cards=number(c.inputs["cards"], 0),
-                             spares=number(v["spare_cards"], 0))),
-            (s("d_nodes"), number(v["nodes"], 0)),
+            (s("d_cards"), self.live_text("d_cards_value", {
+                "spares": ("num0", f"{cid}.spare_cards", v["spare_cards"])},
+                cards=number(c.inputs["cards"], 0))),
+            (s("d_nodes"), self.live("num0", f"{cid}.nodes", v["nodes"])),
             (s("d_it_power"), self.live("kw", f"{cid}.it_capacity_kw", v["it_capacity_kw"])),
             (s("d_wall"), self.live("days", f"{w}.wall_days", job["wall_days"])),
             (s("d_gpu_hours"), self.live("num0", f"{w}.gpu_hours", job["gpu_hours"])),
@@ -801,8 +891,9 @@ class View:
             (s("d_scaling"), self.live("pct1", f"{w}.scaling_efficiency",
                                        job["scaling_efficiency"])),
             (s("d_goodput"), self.live("pct1", f"{cid}.goodput", v["goodput"])),
-            (s("d_memory"), s("value_gb", need=number(job["memory_needed_gb"], 1),
-                              usable=number(job["memory_usable_gb"], 1))),
+            (s("d_memory"), self.live_text("value_gb", {
+                "need": ("num1", f"{w}.memory_needed_gb", job["memory_needed_gb"]),
+                "usable": ("num1", f"{w}.memory_usable_gb", job["memory_usable_gb"])})),
             (s("d_energy"), self.live("mwh", f"{w}.energy_facility_kwh",
                                       job["energy_facility_kwh"])),
             (s("d_co2"), self.live("tco2", f"{w}.co2e_kg", job["co2e_kg"])),
@@ -821,8 +912,10 @@ class View:
              self.live("num1", f"{cid}.runs_over_horizon", v["runs_over_horizon"])),
         ]
         if v.get("capex_vat"):  # its own line, after the capex net of VAT
-            costs.insert(1, (s("d_vat"), s("value_vat", vat=self.money(v["capex_vat"]),
-                                            recovered=self.money(v["capex_vat_recovered"]))))
+            costs.insert(1, (s("d_vat"), self.live_text("value_vat", {
+                "vat": ("money", f"{cid}.capex_vat", v["capex_vat"]),
+                "recovered": ("money", f"{cid}.capex_vat_recovered",
+                              v["capex_vat_recovered"])})))
         costs[1:1] = self.lease_rows(c)
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.live("money", f"{cid}.cloud_npv", v["cloud_npv"])))
@@ -865,7 +958,7 @@ class View:
             return percent(x, 2).replace(".00%", "%")
         if self.lang == "zh" and not inp.spec.money and 1e4 <= abs(x) < 1e16:
             return self.count(x)  # as a Chinese reader says it: 340亿, 1万亿
-        text = _plain(x)
+        text = plain(x)
         return money_prefix(self.cur) + text if inp.spec.money else text
 
     def detailed(self) -> list[CandidateResult]:
@@ -918,7 +1011,7 @@ class View:
         out += [
             fig(s("meth_2", rate=percent(inputs["finance.discount_rate"].value, 1)),
                 self.at["finance.discount_rate"], "meth_2"),
-            s("meth_3", flops=_plain(inputs["assumptions.flops_per_param_token"].value)),
+            s("meth_3", flops=plain(inputs["assumptions.flops_per_param_token"].value)),
             s("meth_4"),
         ]
         sens = self.r.analyses.get("sensitivity")
@@ -951,23 +1044,6 @@ def money_prefix(currency: str) -> str:
     from .fmt import SYMBOLS
 
     return SYMBOLS.get(currency, currency + " ")
-
-
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def _plain(x: float) -> str:
-    """An input value as written in the assumptions table: 30,000 / 0.0826 / 2 × 10¹²."""
-    if x == 0 or not math.isfinite(x):
-        return number(x, 0) if math.isfinite(x) else "n/a"
-    a = abs(x)
-    if a >= 1e7 or a < 1e-3:
-        mantissa, exp = f"{x:.3e}".split("e")
-        mantissa = mantissa.rstrip("0").rstrip(".")
-        return f"{mantissa} × 10{str(int(exp)).translate(_SUPERSCRIPT)}"
-    if a >= 1000:
-        return f"{x:,.0f}" if x == round(x) else f"{x:,.2f}"
-    return f"{x:.4g}"
 
 
 def build_view(result: Result, lang: str, report_date: dt.date) -> dict[str, Any]:
