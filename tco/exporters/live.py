@@ -29,9 +29,8 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from .. import twins
 from ..errors import TcoError

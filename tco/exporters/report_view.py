@@ -249,7 +249,7 @@ class View:
         names = list(figures)
         text = self.s(key, **fixed, **{k: self.fmt(figures[k][0], figures[k][2]) for k in names})
         out = Fig(text)
-        out.t = self.s(key, **fixed, **{k: "{%d}" % i for i, k in enumerate(names)})
+        out.t = self.s(key, **fixed, **{k: "{" + str(i) + "}" for i, k in enumerate(names)})
         out.qs = tuple(self.at[figures[k][1]] for k in names)
         out.fs = tuple(figures[k][0] for k in names)
         return out
