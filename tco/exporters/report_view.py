@@ -863,16 +863,12 @@ class View:
                  share=share)
 
     # --- per candidate ------------------------------------------------------------------------
-    def detail(self, c: CandidateResult) -> dict[str, Any]:
-        s, v, job, info = self.s, c.values, c.job, c.info
+    def run_rows(self, c: CandidateResult) -> list[tuple[str, Any]]:
+        """A training option's cluster and run: cards, power, time, utilization, layout,
+        memory, energy (each figure live in the page)."""
+        s, v, job = self.s, c.values, c.job
         cid, w = c.id, f"{c.id}.{c.primary_workload}"
-        spec = [
-            (s("d_card"), s.catalog(info.card_name)),
-            (s("d_platform"), s.catalog(info.platform_name)),
-            (s("d_stack"), s.catalog(info.stack_name)),
-            (s("d_cooling"), s.cooling(info.cooling)),
-        ]
-        run = [
+        return [
             (s("d_cards"), self.live_text("d_cards_value", {
                 "spares": ("num0", f"{cid}.spare_cards", v["spare_cards"])},
                 cards=number(c.inputs["cards"], 0))),
@@ -897,7 +893,18 @@ class View:
             (s("d_energy"), self.live("mwh", f"{w}.energy_facility_kwh",
                                       job["energy_facility_kwh"])),
             (s("d_co2"), self.live("tco2", f"{w}.co2e_kg", job["co2e_kg"])),
-        ] if "mfu_effective" in job else serve_detail_rows(self, c)
+        ]
+
+    def detail(self, c: CandidateResult) -> dict[str, Any]:
+        s, v, job, info = self.s, c.values, c.job, c.info
+        cid, w = c.id, f"{c.id}.{c.primary_workload}"
+        spec = [
+            (s("d_card"), s.catalog(info.card_name)),
+            (s("d_platform"), s.catalog(info.platform_name)),
+            (s("d_stack"), s.catalog(info.stack_name)),
+            (s("d_cooling"), s.cooling(info.cooling)),
+        ]
+        run = self.run_rows(c) if "mfu_effective" in job else serve_detail_rows(self, c)
         money_rows = [("d_capex", "capex_total"), ("d_npv", "npv_tco"),
                       ("d_undiscounted", "undiscounted_tco"),
                       ("d_eac", "equivalent_annual_cost"), ("d_gpu_hour", "cost_per_gpu_hour"),
