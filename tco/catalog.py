@@ -259,6 +259,11 @@ class Catalog(_Record):
     assumptions: dict[str, Figure]
     api_prices: dict[str, ApiPrice] = {}
     sources: list[str] = []
+    overlay_files: list[str] = []  # the quote files layered over it, in order, as given
+
+    def overlays(self) -> tuple[str, ...]:
+        """The quote files layered over the shipped catalog, in order, as they were given."""
+        return tuple(self.overlay_files)
 
     def card(self, card_id: str) -> Accelerator:
         return _lookup(self.accelerators, card_id, "card")
@@ -292,7 +297,8 @@ class Catalog(_Record):
 
     def digest(self) -> str:
         """A short hash of every figure, so a report says exactly which catalog it used."""
-        blob = json.dumps(self.model_dump(mode="json", exclude={"sources"}), sort_keys=True)
+        blob = json.dumps(self.model_dump(mode="json", exclude={"sources", "overlay_files"}),
+                          sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
@@ -1115,7 +1121,9 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
     where = _Where(docs, origin, shipped)
     _check_keys(raw, where)
     quoted = _convert_quoted(raw, where)
-    return _validate(raw, where, quoted)
+    catalog = _validate(raw, where, quoted)
+    catalog.overlay_files = [str(Path(o)) for o in overlays]
+    return catalog
 
 
 def _check_rate_conflict(doc: YamlDoc, rates_set: dict[str, tuple[Any, str]],

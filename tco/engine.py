@@ -434,6 +434,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
     provenance = Provenance(
         tool_version=__version__, catalog_digest=resolved.catalog_digest,
         scenario_digest=scenario_digest(resolved.scenario_data), scenario_file=resolved.file,
+        catalog_files=resolved.catalog_files,
     )
     return Result(
         scenario_data=resolved.scenario_data, structure=st, inputs=resolved.inputs,

@@ -9,8 +9,10 @@ reverse, because both read the same ranking.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
+from .expr import AND, IF, Expr, Ref
 from .result import CandidateResult, PortfolioResult, Result
 
 MODES = ("buy", "lease", "rent", "hybrid", "portfolio", "api")
@@ -90,16 +92,37 @@ def _lease_or_buy(result: Result, rec: CandidateResult, ok: bool) -> CandidateRe
                  and c.info.acquire == want), None)
 
 
+# Which kind of recommendation wins (CHOICE), from the NPVs of delivering the plan with the
+# best single option that delivers it, the best portfolio that may be used here and delivers
+# it, and the best per-token API that serves it (each +inf when there is none): 2 the API (it
+# costs less than the single option and no more than the portfolio), 1 the portfolio (it
+# costs less than the single option), 0 the single option. An expression tree, so that the
+# live page runs this rule as generated JavaScript (tco.exporters.live) instead of a copy.
+SINGLE, PORTFOLIO, API = Ref("single"), Ref("portfolio"), Ref("api")
+CHOICE: Expr = IF(AND(API.lt(SINGLE), API.le(PORTFOLIO)), 2.0,
+                  IF(PORTFOLIO.lt(SINGLE), 1.0, 0.0))
+
+
+def choice(single: CandidateResult | None, port: PortfolioResult | None,
+           api: CandidateResult | None) -> int:
+    """CHOICE for these (None: there is none)."""
+    def npv(x: CandidateResult | PortfolioResult | None) -> float:
+        return math.inf if x is None else float(x.values["npv_tco"])
+
+    return int(CHOICE.evaluate({"single": npv(single), "portfolio": npv(port),
+                                "api": npv(api)}))
+
+
 def recommend(result: Result) -> Recommendation | None:
     """The best-ranked option (or portfolio of options) that may be used here, with its
     reasons; None when none may."""
     rec, port, api = result.recommended, best_portfolio(result), best_api(result)
     single = rec if rec is not None and delivers(rec) else None
-    if api is not None and api_wins(api, single, port):
+    picked = choice(single, port, api)
+    if picked == 2 and api is not None:
         return _api(result, api, single, port)
-    if port is not None and (rec is None or not delivers(rec)
-                             or port.values["npv_tco"] < rec.values["npv_tco"]):
-        return _portfolio(result, port, rec if rec is not None and delivers(rec) else None)
+    if picked == 1 and port is not None:
+        return _portfolio(result, port, single)
     if rec is None:
         return None
     cur, years = result.currency, result.structure.horizon_years
@@ -189,10 +212,9 @@ def best_portfolio(result: Result) -> PortfolioResult | None:
 def api_wins(api: CandidateResult, single: CandidateResult | None,
              port: PortfolioResult | None) -> bool:
     """An API serving the whole plan is recommended when it costs less than the best single
-    option that delivers the plan (or none does) and no more than the best portfolio."""
-    npv = api.values["npv_tco"]
-    return ((single is None or npv < single.values["npv_tco"])
-            and (port is None or npv <= port.values["npv_tco"]))
+    option that delivers the plan (or none does) and no more than the best portfolio
+    (CHOICE)."""
+    return choice(single, port, api) == 2
 
 
 def _api_dearer(api: CandidateResult, npv: float, cur: str) -> str:

@@ -111,6 +111,8 @@ class Resolved:
     sized: frozenset[str] = frozenset()
     # candidates whose discrete choices are made: the size of a cluster sized for a deadline or
     # power cap (its `cards` input), and every candidate's layouts (tco.layout)
+    catalog_files: tuple[str, ...] = ()
+    # the quote files layered over the shipped catalog, in order, as given (--catalog)
     scenario: Any = None  # the validated tco.scenario.Scenario, when at hand
 
 

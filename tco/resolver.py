@@ -69,20 +69,27 @@ class _Inputs(dict[str, Input]):
         self[inp.path] = inp
 
 
-_QUOTED_IN = re.compile(r" \(quoted [0-9,.eE+-]+ ([A-Z]{3}); at ")
+_QUOTED_IN = re.compile(r" \(quoted [0-9,.eE+-]+ ([A-Z]{3}); at [0-9.eE+-]+ [A-Z]{3}/USD\)$")
 
 
 def _fig_input(path: str, fig: Figure, spec: InputSpec, scale: float = 1.0,
                source_prefix: str = "") -> Input:
     """An input from a catalog figure, converted by `scale`; `source_prefix` says how. A quote
-    given in the scenario's own currency comes back as quoted: its source says so once
-    ("quoted 105,000 CNY; at 7.1526 CNY/USD"), without the round trip through USD."""
-    lo, hi = fig.range
+    given in the scenario's own currency comes back as quoted: the figure the quote gave, its
+    source as the quote wrote it, with no word of the round trip through USD (the catalog keeps
+    prices in USD: tco.catalog). Rounding to 12 significant digits removes the round trip's
+    float error (120,000 / 7.1526 x 7.1526 = 120,000.00000000001), not a digit of a quote."""
+    lo, hi, best = fig.range + (fig.best,)
     quoted = _QUOTED_IN.search(fig.source)
     if quoted and f"{quoted.group(1)}/USD" in source_prefix:
-        source_prefix = ""
+        def exact(x: float) -> float:
+            return float(f"{x * scale:.12g}")
+
+        return Input(path=path, value=exact(best), spec=spec,
+                     source=fig.source[:quoted.start()], as_of=fig.as_of, low=exact(lo),
+                     high=exact(hi), note=fig.note or "", origin="catalog")
     src = fig.source if not source_prefix else f"{source_prefix}{fig.source}"
-    return Input(path=path, value=fig.best * scale, spec=spec, source=src, as_of=fig.as_of,
+    return Input(path=path, value=best * scale, spec=spec, source=src, as_of=fig.as_of,
                  low=lo * scale, high=hi * scale, note=fig.note or "", origin="catalog")
 
 
@@ -159,7 +166,8 @@ class _Resolver:
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
                         catalog_digest=self.catalog.digest(), usd_to_currency=self.fx,
-                        read_by_resolve=frozenset(self.inputs.read), scenario=self.sc)
+                        read_by_resolve=frozenset(self.inputs.read), scenario=self.sc,
+                        catalog_files=self.catalog.overlays())
 
     # --- helpers ---------------------------------------------------------------------------
 

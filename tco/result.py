@@ -19,6 +19,7 @@ class Provenance:
     catalog_digest: str
     scenario_digest: str
     scenario_file: str
+    catalog_files: tuple[str, ...] = ()  # the quote files given with --catalog, in order
 
 
 

@@ -370,7 +370,8 @@ _CANDIDATE = _record(CandidateInfo, {
     "rent_tier": _str, "deliveries": _int})
 # Resolved's own fields, decoded by `decode` (the validated scenario object is never kept).
 RESOLVED_FIELDS = ("structure", "inputs", "candidates", "file", "scenario_data",
-                   "catalog_digest", "usd_to_currency", "read_by_resolve", "sized")
+                   "catalog_digest", "usd_to_currency", "read_by_resolve", "sized",
+                   "catalog_files")
 RECORDS = {Structure: _STRUCTURE, InputSpec: _SPEC, Input: _INPUT, CandidateInfo: _CANDIDATE}
 SIZING_KINDS = ("deadline_days", "power_cap_kw", "plan")
 
@@ -393,6 +394,7 @@ def encode(digest: str, resolved: Resolved) -> bytes:
         "usd_to_currency": resolved.usd_to_currency,
         "read_by_resolve": sorted(resolved.read_by_resolve),
         "sized": sorted(resolved.sized),
+        "catalog_files": list(resolved.catalog_files),
     }
     doc = {"format": FORMAT, "key": digest, "resolved": body}
     return json.dumps(doc, separators=(",", ":"), check_circular=False).encode("utf-8")
@@ -447,7 +449,8 @@ def _resolved(body: Any) -> Resolved:
                     file=_str(body["file"]), scenario_data=scenario_data,
                     catalog_digest=_str(body["catalog_digest"]),
                     usd_to_currency=_num(body["usd_to_currency"]),
-                    read_by_resolve=read_by_resolve, sized=sized)
+                    read_by_resolve=read_by_resolve, sized=sized,
+                    catalog_files=tuple(_list(_str)(body["catalog_files"])))
 
 
 def _kept(resolved: Resolved) -> Result | None:

@@ -96,15 +96,23 @@
     return T[key].replace(/\{(\w+)\}/g, (_m, k) => values[k]);
   }
 
-  // tco.exporters.fmt: money, money_full, number, percent
-  function moneyFmt(x, lang) {
+  // tco.exporters.fmt: zh_unit, money, money_full, number, percent
+  function zhUnit(amounts) {
+    const a = amounts.filter((x) => Number.isFinite(x) && x !== 0).map(Math.abs);
+    if (a.length && Math.min(...a) >= 1e8) return 1e8;
+    return a.length && Math.max(...a) >= 1e4 ? 1e4 : 1;
+  }
+
+  function moneyFmt(x, lang, unit) {
     if (!Number.isFinite(x)) return "n/a";
     const sym = SYMBOLS[D.currency] || D.currency + " ";
     const sign = x < 0 ? "-" : "";
     const a = Math.abs(x);
     if (lang === "zh") {
-      if (a >= 1e8) return sign + sym + grouped(a / 1e8, 2) + "亿";
-      if (a >= 1e4) return sign + sym + grouped(a / 1e4, 1) + "万";
+      if (a === 0) return sym + "0";
+      const size = unit || zhUnit([a]);
+      if (size === 1e8) return sign + sym + grouped(a / 1e8, 2) + "亿";
+      if (size === 1e4) return sign + sym + grouped(a / 1e4, a >= 1e3 ? 1 : 2) + "万";
       return sign + sym + grouped(a, 2);
     }
     if (a >= 1e9) return sign + sym + grouped(a / 1e9, 2) + "B";
@@ -122,17 +130,22 @@
   const number = (x, d) => Number.isFinite(x) ? grouped(x, d) : "n/a";
   const percent = (x, d) => Number.isFinite(x) ? fixed(x * 100, d) + "%" : "n/a";
 
-  // View.money and the kinds of View.fmt (tco/exporters/report_view.py)
-  function money(x) {
+  // View.money and the kinds of View.fmt (tco/exporters/report_view.py); `unit`: the unit of
+  // a column's amounts (zh, CNY: View.unify_units)
+  function money(x, unit) {
     const zh = D.lang === "zh";
     if (zh && D.currency !== "CNY" && Number.isFinite(x) && Math.abs(x) >= 1000) {
       return moneyFull(x);
     }
-    return moneyFmt(x, zh && D.currency !== "CNY" ? "en" : D.lang);
+    if (zh && D.currency === "CNY") return moneyFmt(x, "zh", unit);
+    return moneyFmt(x, zh ? "en" : D.lang);
   }
+  const perMillion = (x) => (SYMBOLS[D.currency] || D.currency + " ") + grouped(x, 3);
   const FORMATS = {
     money,
-    amount: (x) => x === 0 ? "–" : money(x),
+    amount: (x, unit) => x === 0 ? "–" : money(x, unit),
+    mtok: perMillion,
+    num2: (x) => number(x, 2),
     days: (x) => fill("days", { n: number(x, 1) }),
     pct: (x) => percent(x, Math.abs(x) < 0.1 ? 1 : 0),
     pct0: (x) => percent(x, 0),
@@ -143,7 +156,7 @@
     kw: (x) => fill("value_kw", { n: number(x, 0) }),
     mwh: (x) => fill("value_mwh", { n: number(x / 1000, 0) }),
     tco2: (x) => fill("value_t_co2", { n: number(x / 1000, 0) }),
-    breakeven: (x) => x < 1 ? percent(x, 0) : T.breakeven_never,
+    breakeven: (x) => x <= 0 ? T.breakeven_any : x < 1 ? percent(x, 0) : T.breakeven_never,
     meth_2: (x) => fill("meth_2", { rate: percent(x, 1) }),
   };
   const full = (x) => Number.isFinite(x) ? pyRepr(x) : "";
@@ -194,24 +207,63 @@
     return v;
   }
 
-  function ranked(v) {
-    // tco.engine.rank: by tier (the model's; 3 when not priced), NPV when feasible, then id
-    const rows = D.candidates.map((c) => ({
-      c, tier: c.priced ? Math.trunc(v[c.q.tier]) : 3,
-      npv: c.priced && c.feasible ? v[c.q.npv_tco] : 0,
-    }));
-    rows.sort((a, b) => (a.tier - b.tier) || (a.npv - b.npv)
+  // tco.engine.rank: by tier (the model's; 3 when not priced), NPV when feasible, then id;
+  // portfolios and per-token APIs by their tier and NPV (engine.portfolio_results,
+  // api_results)
+  function sortBy(list, key) {
+    const rows = list.map((c) => ({ c, k: key(c) }));
+    rows.sort((a, b) => (a.k[0] - b.k[0]) || (a.k[1] - b.k[1])
       || (a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0));
     return rows.map((r) => r.c);
   }
+  const ranked = (v) => sortBy(D.candidates, (c) => [c.priced ? Math.trunc(v[c.q.tier]) : 3,
+    c.priced && c.feasible ? v[c.q.npv_tco] : 0]);
+  const rankedOthers = (list, v) => sortBy(list, (p) => [Math.trunc(v[p.q.tier]),
+    v[p.q.npv_tco]]);
 
-  const usable = (c) => c.feasible && c.priced && c.blocking.length === 0;
-  const complete = (c, v) => c.feasible && c.priced && v[c.q.delivered] >= D.complete;
+  // tco.recommend.usable, delivers; CandidateResult.completes_all_runs
+  const usable = (c) => c.feasible && c.priced && c.blocking.length === 0 && !c.part;
+  const complete = (c, v) => c.feasible && c.priced && c.whole && v[c.q.delivered] >= D.complete;
+  const delivers = (c, v) => usable(c) && Math.trunc(v[c.q.tier]) === 0;
+
+  // tco.recommend.recommend: the best-ranked option carrying the plan (Result.recommended),
+  // the best portfolio and API that deliver it, and which of them wins: `choose`, generated
+  // from tco.recommend.CHOICE into the model's script
+  function recommendation(v) {
+    const order = ranked(v);
+    const first = order.find((c) => !c.part);
+    const best = first && first.feasible && !first.blocking.length ? first : null;
+    const single = best && delivers(best, v) ? best : null;
+    const ports = rankedOthers(D.portfolios, v);
+    const port = ports.find((p) => p.feasible && !p.barred
+      && Math.trunc(v[p.q.tier]) === 0) || null;
+    const apis = rankedOthers(D.apis, v);
+    const api = apis.find((a) => Math.trunc(v[a.q.tier]) === 0) || null;
+    const npv = (x) => (x ? v[x.q.npv_tco] : Infinity);
+    const pick = choose({ single: npv(single), portfolio: npv(port), api: npv(api) });  // eslint-disable-line no-undef
+    const mode = pick === 2 && api ? "api" : pick === 1 && port ? "portfolio" : "single";
+    return { order, ports, apis, single, port: mode === "portfolio" ? port : null,
+      api: mode === "api" ? api : null, rec: mode === "single" ? best : null };
+  }
 
   // --- the page --------------------------------------------------------------------------------
   const figures = Array.from(document.querySelectorAll("[data-q]"), (el) => ({
     el, q: Number(el.dataset.q), f: el.dataset.f, value: el.hasAttribute("data-value"),
   }));
+  // texts of several figures (View.live_text): a template, each figure's place and kind
+  const templated = Array.from(document.querySelectorAll("[data-t]"), (el) => ({
+    el, t: el.dataset.t, qs: el.dataset.qs.split(",").map(Number), fs: el.dataset.fs.split(","),
+  }));
+  // the amounts of each column of a table that share one unit (zh, CNY: View.unify_units)
+  const columns = new Map();
+  for (const el of document.querySelectorAll("[data-u]")) {
+    const key = el.closest("table");
+    if (!columns.has(key)) columns.set(key, new Map());
+    const cols = columns.get(key);
+    if (!cols.has(el.cellIndex)) cols.set(el.cellIndex, []);
+    cols.get(el.cellIndex).push(el);
+  }
+  const kpiBlock = document.querySelector(".kpis");
   const kpis = Array.from(document.querySelectorAll(".kpi-value[data-metric]"));
   const table = document.querySelector("table.compare tbody");
   const rows = new Map(Array.from(table.querySelectorAll("tr[data-candidate]"),
@@ -243,6 +295,7 @@
   function status(c, v) {
     if (!c.feasible) return ["infeasible", T.status_infeasible];
     if (c.blocking.length) return ["incomplete", T.status_barred];
+    if (c.part) return ["incomplete", fill("status_part", { workloads: c.part_text })];
     if (!complete(c, v)) {
       return ["incomplete", fill("status_incomplete", { pct: percent(v[c.q.delivered], 0) })];
     }
@@ -288,6 +341,46 @@
     }
   }
 
+  // The portfolios (report_portfolios.section): their ranking, status and the recommended one
+  const portfolioBody = document.querySelector("#portfolios tbody");
+  const portfolioRows = new Map(portfolioBody ? Array.from(
+    portfolioBody.querySelectorAll("tr[data-portfolio]"), (tr) => [tr.dataset.portfolio, tr])
+    : []);
+
+  function renderPortfolios(R, v) {
+    if (!portfolioBody) return;
+    arrange(portfolioBody, R.ports.map((p) => portfolioRows.get(p.id)).filter(Boolean));
+    for (const p of R.ports) {
+      const tr = portfolioRows.get(p.id);
+      if (!tr) continue;
+      tr.classList.toggle("recommended", p === R.port);
+      badge(tr.querySelector("th.candidate"), p === R.port, ".cand-id");
+      let text = T.status_infeasible;
+      if (p.feasible) {
+        text = p.barred ? T.status_barred : Math.trunc(v[p.q.tier]) === 0 ? T.status_ok
+          : fill("status_incomplete", { pct: percent(v[p.q.delivered], 0) });
+      }
+      setText(tr.querySelector("td.status"), text);
+    }
+  }
+
+  // The tables with a row per option (every workload, serving): rows in the ranking's order,
+  // the per-token APIs' after them in theirs, the recommended one marked
+  const optionTables = Array.from(document.querySelectorAll(
+    "#workloads tbody, #serving tbody"), (body) => ({ body, rows: new Map(Array.from(
+    body.querySelectorAll("tr[data-candidate]"), (tr) => [tr.dataset.candidate, tr])) }));
+
+  function renderRows(R) {
+    for (const { body, rows: trs } of optionTables) {
+      const nodes = [...R.order, ...R.apis].map((c) => trs.get(c.id)).filter(Boolean);
+      arrange(body, nodes);
+      for (const c of [...R.order, ...R.apis]) {
+        const tr = trs.get(c.id);
+        if (tr) tr.classList.toggle("recommended", c === R.rec || c === R.api);
+      }
+    }
+  }
+
   // parts shown only while a quantity is above zero (an option's shortfall)
   const conditional = Array.from(document.querySelectorAll("[data-when]"),
     (el) => ({ el, q: Number(el.dataset.when) }));
@@ -297,6 +390,21 @@
       const x = v[f.q];
       setText(f.el, FORMATS[f.f](x));
       if (f.value) f.el.setAttribute("data-value", full(x));
+    }
+    for (const f of templated) {
+      setText(f.el, f.t.replace(/\{(\d+)\}/g, (_m, i) => FORMATS[f.fs[i]](v[f.qs[i]])));
+    }
+    for (const cols of columns.values()) {  // one unit for the amounts of a column
+      for (const els of cols.values()) {
+        const xs = els.map((el) => (el.dataset.q ? v[Number(el.dataset.q)]
+          : Number(el.getAttribute("data-value"))));
+        const unit = zhUnit(xs);
+        els.forEach((el, i) => {
+          const f = el.dataset.f === "amount" ? "amount" : "money";
+          if (Number.isFinite(xs[i])) setText(el, FORMATS[f](xs[i], unit));
+          el.dataset.u = String(unit);
+        });
+      }
     }
     for (const r of conditional) {
       const hide = !(v[r.q] > 0);
@@ -334,6 +442,7 @@
   }
 
   function renderKpis(rec, v) {
+    if (kpiBlock) kpiBlock.hidden = !rec;
     if (!rec) return;
     for (const el of kpis) {
       const x = v[rec.q[el.dataset.metric]];
@@ -344,10 +453,83 @@
   }
 
   // View.summary (tco/exporters/report_view.py), read from the live ranking
-  function summaryParts(order, rec, v) {
+  // report_portfolios.summary: a portfolio recommended
+  function portfolioSummary(R, v) {
+    const p = R.port;
+    const years = fill("years", { n: D.horizon });
+    const npv = v[p.q.npv_tco];
+    const members = p.options.map((id) => D.candidates.find((c) => c.id === id)
+      || D.apis.find((a) => a.id === id));
+    const cards = members.reduce((n, c) => n + (c.cards_n || 0), 0);
+    const why = [R.single
+      ? ["sum_portfolio_cheaper", { years, npv: money(npv),
+        diff: money(v[R.single.q.npv_tco] - npv), next: R.single.name }]
+      : ["sum_portfolio_only", { years, npv: money(npv) }]];
+    for (const c of members) {
+      why.push(D.apis.includes(c)  // a per-token API: no accelerators
+        ? ["sum_portfolio_api_member", { name: c.name, workloads: c.carries,
+          npv: money(v[c.q.npv_tco]) }]
+        : ["sum_portfolio_member", { name: c.name, cards: number(c.cards_n, 0),
+          workloads: c.carries, npv: money(v[c.q.npv_tco]) }]);
+    }
+    return { headline: ["sum_recommend_portfolio", { name: p.name, cards: number(cards, 0) }],
+      why, consider: [] };
+  }
+
+  // report_api.summary: a per-token API recommended
+  function apiSummary(R, v) {
+    const a = R.api;
+    const years = fill("years", { n: D.horizon });
+    const npv = v[a.q.npv_tco];
+    const why = [R.single
+      ? ["sum_api_cheaper", { years, npv: money(npv),
+        diff: money(v[R.single.q.npv_tco] - npv), next: R.single.name }]
+      : ["sum_api_only", { years, npv: money(npv) }]];
+    for (const j of a.jobs) {
+      why.push(["sum_api_prices", { workload: j.wid,
+        inp: perMillion(v[j.q.cost_per_million_input_tokens]),
+        out: perMillion(v[j.q.cost_per_million_output_tokens]),
+        year: money(v[j.q.cost_per_job]),
+        tokens: number(v[j.q.tokens_per_year] / 1e9, 0) }]);
+    }
+    return { headline: ["sum_recommend_api", { name: a.name }], why, consider: [] };
+  }
+
+  // shortfall.consider: what closing an option's shortfall costs
+  function shortfallParts(c, v) {
+    const sf = c.shortfall || {};
+    if (!(c.feasible && c.priced && sf.plan_shortfall_runs !== undefined
+      && v[sf.plan_shortfall_runs] > 0 && sf.shortfall_rent_cost !== undefined)) return [];
+    const x = (k) => (sf[k] !== undefined ? v[sf[k]] : 0);
+    const more = number(x("shortfall_buy_cards"), 0);
+    if (x("shortfall_closed_by_buying")) {
+      return [["sum_shortfall_close_buy", { name: c.name,
+        runs: number(x("plan_shortfall_runs"), 1), more, extra: money(x("shortfall_buy_npv")),
+        rent: money(x("shortfall_rent_cost")), total: money(x("npv_tco_plan_closed")) }]];
+    }
+    const out = [["sum_shortfall_close", { name: c.name,
+      runs: number(x("plan_shortfall_runs"), 1), hours: number(x("shortfall_card_hours"), 0),
+      price: money(x("shortfall_rent_price")), cost: money(x("shortfall_rent_cost")),
+      total: money(x("npv_tco_plan_closed")) }]];
+    if (x("shortfall_buy_cards") > 0) {
+      out.push(["sum_shortfall_buy_instead", { more, extra: money(x("shortfall_buy_npv")) }]);
+    }
+    return out;
+  }
+
+  function summaryParts(R, v) {
+    if (R.port) return portfolioSummary(R, v);
+    if (R.api) return apiSummary(R, v);
+    const order = R.order;
+    const rec = R.rec;
     const why = [];
     const consider = [];
     if (!rec) {
+      const parts = order.filter((c) => c.feasible && c.priced && !c.blocking.length && c.part);
+      if (parts.length) {
+        return { headline: ["sum_none_part", { names: parts.map((c) => c.name).join(T.name_sep) }],
+          why, consider };
+      }
       const barred = order.filter((c) => c.feasible && c.blocking.length);
       if (barred.length) {
         return { headline: ["sum_none_barred", { names: barred.map((c) => c.name).join(T.name_sep) }],
@@ -406,6 +588,7 @@
       if (usable(c) && !complete(c, v) && npvOf(c) < npv) {
         consider.push(["sum_incomplete", { name: c.name, npv: money(npvOf(c)),
           pct: percent(v[c.q.delivered], 0) }]);
+        consider.push(...shortfallParts(c, v));
       }
     }
     const excluded = order.filter((c) => !c.feasible).map((c) => c.name);
@@ -454,8 +637,8 @@
     if (heading) heading.hidden = parts.length === 0;
   }
 
-  function renderSummary(order, rec, v) {
-    const parts = summaryParts(order, rec, v);
+  function renderSummary(R, v) {
+    const parts = summaryParts(R, v);
     sentence(summary.querySelector(".headline"), parts.headline[0], parts.headline[1]);
     const why = summary.querySelector("ol.reasons");
     renderList(why, parts.why, why && why.previousElementSibling);
@@ -567,15 +750,27 @@
     return root;
   }
 
-  function liveCharts(order, rec, v) {
+  // View.charts: a cost and a time chart for each training workload (the options carrying
+  // it among the best-ranked), the cumulative cash flows, and each serving workload's cost per
+  // million output tokens (serving_report.serving_section)
+  function liveCharts(R, v) {
+    const { order, rec } = R;
     const drawn = order.filter((c) => c.priced).slice(0, D.chart_candidates);
-    const names = drawn.map((c) => c.name);
-    const hl = drawn.indexOf(rec);
     const out = {};
-    out["chart-cost"] = barChart(names, drawn.map((c) => c.q.parts.map((q) => v[q])),
-      drawn.map((c) => money(v[c.q.cost_per_job])), hl, D.titles["chart-cost"],
-      fill("chart_cost_axis", { currency: D.currency }), money, D.colours.components,
-      D.components);
+    for (const w of D.training) {
+      const sub = drawn.filter((c) => c.jobs && c.jobs[w.wid]);
+      const names = sub.map((c) => c.name);
+      const hl = sub.indexOf(rec);
+      const job = (c) => c.jobs[w.wid];
+      const suffix = w.n === 0 ? "" : "-" + (w.n + 1);
+      out["chart-cost" + suffix] = barChart(names, sub.map((c) => job(c).parts.map((q) => v[q])),
+        sub.map((c) => money(v[job(c).cost_per_job])), hl, w.cost_title,
+        fill("chart_cost_axis", { currency: D.currency }), money, D.colours.components,
+        D.components);
+      out["chart-time" + suffix] = barChart(names, sub.map((c) => [v[job(c).wall_days]]),
+        sub.map((c) => FORMATS.days(v[job(c).wall_days])), hl, w.time_title,
+        T.chart_days_axis, (t) => number(t, 0), [D.colours.others[0]], null);
+    }
     const years = drawn.length ? drawn[0].q.cumulative.map((_q, t) => t) : [];
     let k = 0;
     out["chart-cashflow"] = lineChart(years, drawn.map((c) => ({
@@ -583,14 +778,23 @@
       colour: c === rec ? D.colours.accent : D.colours.others[k++ % D.colours.others.length],
     })), D.titles["chart-cashflow"], fill("chart_cash_axis", { currency: D.currency }),
     T.chart_year_axis);
-    out["chart-time"] = barChart(names, drawn.map((c) => [v[c.q.wall_days]]),
-      drawn.map((c) => FORMATS.days(v[c.q.wall_days])), hl, D.titles["chart-time"],
-      T.chart_days_axis, (t) => number(t, 0), [D.colours.others[0]], null);
+    for (const w of D.serving) {
+      const shown = order.filter((c) => c.feasible && c.jobs && c.jobs[w.wid]
+        && c.jobs[w.wid].out !== undefined);
+      const apis = R.apis.filter((a) => a.jobs.some((j) => j.wid === w.wid));
+      const costs = [...shown.map((c) => v[c.jobs[w.wid].out]),
+        ...apis.map((a) => v[a.jobs.find((j) => j.wid === w.wid).q.cost_per_million_output_tokens])];
+      const names = [...shown.map((c) => c.name),
+        ...apis.map((a) => fill("serve_api_name", { name: a.name }))];
+      const hl = [...shown, ...apis].findIndex((c) => c === rec || c === R.api);
+      out["chart-serve-" + w.wid] = barChart(names, costs.map((x) => [x]), costs.map(perMillion),
+        hl, w.title, w.axis, perMillion, [D.colours.others[0]], null);
+    }
     return out;
   }
 
   function renderCharts(drawn) {
-    for (const fig of document.querySelectorAll("#charts figure")) {
+    for (const fig of document.querySelectorAll("#charts figure, #serving figure")) {
       const still = fig.querySelector(".chart-static");
       const live = fig.querySelector(".chart-live");
       if (!still || !live) continue;
@@ -640,7 +844,9 @@
     const p = byPath.get(input.dataset.path);
     const text = input.value.trim();
     const error = input.closest("label").querySelector(".live-error");
-    const value = parse(p, text);
+    // the field's own text is the scenario's exact value (a conversion may have left it
+    // 125000.00000000001 where the field reads 125000: live.exact_text)
+    const value = text === p.text ? p.base : parse(p, text);
     let problem = null;
     if (value === null || !Number.isFinite(value)) {
       problem = message(p.unparsed, { text });
@@ -687,24 +893,25 @@
   // `live` asks for the page's own rendering (tests compare the two).
   function render(live) {
     const v = compute();
-    const order = ranked(v);
-    const first = order[0];
-    const rec = first && first.feasible && !first.blocking.length ? first : null;
+    const R = recommendation(v);
+    const { order, rec } = R;
     const changed = state.size > 0 || live === true;
     renderTable(order, rec, v);
     renderFigures(v);
     renderKpis(rec, v);
     renderDetails(order, rec);
+    renderPortfolios(R, v);
+    renderRows(R);
     renderNotes(v);
     if (changed) {
-      renderSummary(order, rec, v);
+      renderSummary(R, v);
     } else {
-      for (const [el, html] of original) {  // the page's own static markup
+      for (const [el, [html, hidden]] of original) {  // the page's own static markup
         el.innerHTML = html;
-        el.hidden = false;
+        el.hidden = hidden;
       }
     }
-    renderCharts(changed ? liveCharts(order, rec, v) : null);
+    renderCharts(changed ? liveCharts(R, v) : null);
     renderPanel();
     document.documentElement.dataset.live = state.size ? "changed" : "scenario";
     return v;
@@ -713,9 +920,10 @@
   for (const sel of [".headline", "ol.reasons", "ul.consider"]) {
     const el = summary.querySelector(sel);
     if (!el) continue;
-    original.set(el, el.innerHTML);
+    original.set(el, [el.innerHTML, el.hidden]);
     if (el.previousElementSibling && el.previousElementSibling.tagName === "H3") {
-      original.set(el.previousElementSibling, el.previousElementSibling.innerHTML);
+      original.set(el.previousElementSibling, [el.previousElementSibling.innerHTML,
+        el.previousElementSibling.hidden]);
     }
   }
 

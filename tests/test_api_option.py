@@ -205,7 +205,7 @@ def test_the_report_shows_the_api_and_its_recommendation(serve_only, lang):
 
     html = render_html(serve_only, lang, day=dt.date(2026, 12, 3))
     text = re.sub(r"\s+", " ", re.sub(r"<svg.*?</svg>|<[^>]+>", " ", html, flags=re.DOTALL))
-    row = re.search(r'data-candidate="api">(.*?)</tr>', html, re.DOTALL).group(1)
+    row = re.search(r'data-candidate="api"[^>]*>(.*?)</tr>', html, re.DOTALL).group(1)
     assert "$0.200" in row and "$0.600" in row  # the prices per million tokens
     if lang == "en":
         assert "Recommendation: serve by the per-token API DeepInfra API" in text

@@ -111,8 +111,8 @@ def test_the_stock_and_note_are_in_every_output(catalog, tmp_path):
     assert NOTE in render_html(r, "en") and note in render_html(r, "en")
     zh = render_html(r, "zh")
     assert NOTE in zh and "买方已持有在用加速卡：32 h100-sxm" in zh
-    assert Strings("zh").message(note).startswith("使用买方已持有的 NVIDIA H100 SXM5")
-    assert "使用买方已持有的 NVIDIA H100 SXM5" in zh
+    assert Strings("zh").message(note).startswith("使用买方已持有的 英伟达 H100 SXM5")
+    assert "使用买方已持有的 英伟达 H100 SXM5" in zh
     wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))
     assert wb["Summary"]["A4"].value.startswith("Policy: the buyer holds cards in service")
 

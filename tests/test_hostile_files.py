@@ -443,8 +443,12 @@ def test_a_cny_scenario_gets_the_quoted_cny_back_at_any_rate(tmp_path: Path) -> 
     for order in ([price, rate], [rate, price]):
         run_ = tco.compare(text, order)
         inp = run_.result.inputs["candidates.h100.card_price"]
-        assert inp.value == pytest.approx(200_000)
-        assert "quoted 200,000 CNY; at 7.3 CNY/USD" in inp.source
+        # the quoted figure exactly, with the quote's own source: a CNY quote in a CNY scenario
+        # reads as quoted (committee's rule, tests/test_quote_currency.py); the rate in force is
+        # the one rate.csv gives, whichever file came first
+        assert inp.value == 200_000 and (inp.low, inp.high) == (200_000, 200_000)
+        assert inp.source == "ACME quote"
+        assert run_.result.resolved.usd_to_currency == 7.3
 
 
 def test_two_files_setting_different_rates_are_refused(tmp_path: Path) -> None:

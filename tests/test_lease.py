@@ -127,7 +127,7 @@ def test_renting_and_breakeven_of_a_leased_option_by_hand(leased):
     assert c.values["cloud_npv"] == pytest.approx(151_803.155523, rel=1e-9)
     assert c.values["breakeven_utilization"] == pytest.approx(0.554437, abs=1e-6)
     q = {x.name: x for x in leased.model.quantities}["hand.breakeven_utilization"]
-    assert "leasing costs the same as renting" in q.label
+    assert "leasing costs less than renting" in q.label
 
 
 def test_the_report_names_the_leased_break_even(leased):

@@ -48,7 +48,7 @@ def test_the_recommendation_says_renting_was_not_compared(catalog):
             "module) is known here (the catalog has none); give a quote as "
             "cloud_price_per_card_hour on the candidate, per card-hour in CNY, to compare it."
             ) in words(render_html(r))
-    assert ("未与租用比较：此处没有 Huawei Ascend 910B (Atlas 800T A2 module) 的已知云租用价格"
+    assert ("未与租用比较：此处没有 华为昇腾 910B（Atlas 800T A2 模组） 的已知云租用价格"
             "（目录中没有）") in words(render_html(r, lang="zh"))
     # with a quote, renting is compared and the sentence goes
     quoted = compute(load_scenario_text(CHINA.replace(

@@ -99,7 +99,7 @@ def test_parts_without_a_portfolio_recommend_nothing_and_say_why(parts_only, tmp
     assert data["recommendation"] is None
     assert ("no single option that may be used here carries the whole plan (parts of it only: "
             "NVIDIA L40S 48GB, NVIDIA H100 SXM5 80GB )") in text(render_html(r))
-    assert "仅承担部分： NVIDIA L40S 48GB、NVIDIA H100 SXM5 80GB ）" in text(
+    assert "仅承担部分： 英伟达 L40S 48GB、英伟达 H100 SXM5 80GB ）" in text(
         render_html(r, lang="zh"))
     for lang, said in (("en", "none that may be used here " + why),
                        ("zh", "没有单一方案承担全部计划（仅承担部分：rd, big）")):

@@ -38,10 +38,13 @@ def test_a_cny_price_comes_back_as_quoted_in_a_cny_scenario(tmp_path):
                                                                       rel=1e-15)
     result = compute(load_scenario_text(SCENARIO), catalog)
     h20 = result.inputs["candidates.h20.card_price"]
-    assert h20.value == pytest.approx(105000, rel=1e-12)  # not 105,000.17
-    assert "quoted 105,000 CNY; at 7.1526 CNY/USD" in h20.source
-    assert "USD x" not in h20.source  # no round trip through USD in the source: it came back
-    assert result.inputs["candidates.a.card_price"].value == pytest.approx(120000, rel=1e-12)
+    # the quoted figure exactly (not 105,000.17, nor the float round trip's 105,000.00000000001)
+    # and the quote's own source: a CNY quote in a CNY scenario reads as quoted (issue 25), with
+    # no word of the conversion to USD and back
+    assert h20.value == 105000 and (h20.low, h20.high) == (105000, 105000)
+    assert h20.source == "Vendor quote"
+    a = result.inputs["candidates.a.card_price"]
+    assert a.value == 120000 and a.source == "Partner quote"
 
 
 @pytest.mark.parametrize(("rows", "message"), [

@@ -403,7 +403,7 @@ def test_engine_sentences_are_translated():
         "llama-70b: needs 96.2 GB per card, 21.6 GB usable (8 cards x 24 GB)":
             "llama-70b：每卡需要 96.2 GB 内存，可用 21.6 GB（8 张卡 × 24 GB）",
         "NVIDIA Tesla V100 has no FP8 support": "NVIDIA Tesla V100 不支持 FP8",
-        "supply: single vendor (Huawei), constrained supply": "供货：单一供应商（Huawei），供货受限",
+        "supply: single vendor (Huawei), constrained supply": "供货：单一供应商（华为），供货受限",
     }
     for en, expected in cases.items():
         assert zh.message(en) == expected

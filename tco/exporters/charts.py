@@ -22,6 +22,7 @@ import matplotlib
 import numpy as np
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
+from matplotlib.ticker import Formatter as TickFormatter
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 if TYPE_CHECKING:
@@ -169,9 +170,26 @@ def _colours(series: Sequence[Series]) -> list[str]:
     return out
 
 
+class _Ticks(TickFormatter):  # type: ignore[misc]
+    """A money axis's tick labels, written together (fmt.MoneyAxis.ticks: one unit, the
+    fewest decimals every tick needs, a bare zero); a plain formatter labels each tick alone."""
+
+    def __init__(self, fmt: Formatter) -> None:
+        self.fmt = fmt
+        self.labels: dict[float, str] = {}
+
+    def set_locs(self, locs: Sequence[float]) -> None:
+        super().set_locs(locs)
+        ticks = getattr(self.fmt, "ticks", None)
+        self.labels = dict(zip(map(float, locs), ticks(locs))) if ticks else {}
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return self.labels.get(float(x)) or self.fmt(x)
+
+
 def _money_axis(ax: Axes, fmt: Formatter, axis: str = "x") -> None:
     target = ax.xaxis if axis == "x" else ax.yaxis
-    target.set_major_formatter(FuncFormatter(lambda v, _pos: fmt(v)))
+    target.set_major_formatter(_Ticks(fmt))
     target.set_major_locator(MaxNLocator(6))
     ax.grid(axis=axis, color=GRID, linewidth=0.6)
     ax.set_axisbelow(True)

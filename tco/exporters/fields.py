@@ -182,8 +182,10 @@ FIELDS: tuple[Field, ...] = (
     Field("cloud_npv", "cloud_npv", _H, MONEY, "NPV of renting the same delivered "
           "accelerator-hours from the cloud", when="cloud", csv=True),
     Field("breakeven_utilization", "breakeven_utilization", _H, "fraction", "Busy share of the "
-          "year at which owning the cluster (buying it or, for a leased option, leasing it) "
-          "costs the same as renting (may lie outside 0..1)", when="cloud",
+          "year above which owning the cluster (buying it or, for a leased option, leasing it) "
+          "costs less than renting at the rent actually paid at that use (the tier, or on "
+          "demand where that costs less); 0 when owning costs less at any use, above 1 when "
+          "it never does", when="cloud",
           csv=True),
     Field("jobs", "jobs", "workloads", "", "Per-run figures of every workload, by workload id "
           "(the `workload` fields)", "workloads", "always"),

@@ -41,6 +41,14 @@ def place_names() -> dict[str, str]:
     return {r["place"]: r["place_zh"] for r in regions if "place" in r and "place_zh" in r}
 
 
+@lru_cache(maxsize=1)
+def catalog_zh() -> dict[str, str]:
+    """The Chinese display text of the catalog's names and notes, by their English text
+    (templates/catalog_zh.yaml; tests/test_no_english.py checks it covers the shipped catalog)."""
+    table = _load(templates_dir() / "catalog_zh.yaml")
+    return {**table.get("names", {}), **table.get("notes", {})}
+
+
 def region_name(region_id: str, lang: str) -> str:
     """A region by the name of its place ("China", "中国"), not its id; the id when unknown."""
     regions = {r["id"]: r for r in _load(pricing_dir() / "facilities.yaml").get("regions", [])}
@@ -106,19 +114,34 @@ class Strings:
             return self._inputs_zh.get(f"delivery_{key}", english).format(k=parts[-2])
         return self._inputs_zh.get(key, english)
 
+    def catalog(self, text: str) -> str:
+        """A catalog record's name or a figure's note in this language (templates/catalog_zh.yaml); as
+        written when the table has none (a quote file's own words)."""
+        return catalog_zh().get(text, text) if self.lang == "zh" else text
+
     def message(self, text: str) -> str:
-        """An engine note, reason or flag in this language (as written when not recognised)."""
+        """An engine note, reason or flag in this language (as written when not recognised);
+        a catalog name or note (Strings.catalog) and the names inside a sentence too."""
         if self.lang == "en":
             return text
+        if text in catalog_zh():
+            return catalog_zh()[text]
         for pattern, zh in self._messages:
             m = pattern.match(text)
             if m:
                 groups = {k: v or "" for k, v in m.groupdict().items()}
                 if "region" in groups:
                     groups["region"] = place_names().get(groups["region"], groups["region"])
+                if "region_id" in groups:
+                    groups["region_id"] = region_name(groups["region_id"], self.lang)
+                if "tier" in groups:  # a rent tier: committed, on-demand, ...
+                    key = "pricing_" + groups["tier"].replace("-", "_").replace(" ", "_")
+                    groups["tier"] = self._text.get(key, groups["tier"])
                 for key in ("name", "rest"):  # a sentence inside the sentence
                     if groups.get(key):
                         groups[key] = self.message(groups[key])
+                for key, value in groups.items():  # a card, stack or vendor named inside it
+                    groups[key] = catalog_zh().get(value, value)
                 return zh.format(**groups)
         return text
 

@@ -29,6 +29,7 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from .. import twins
@@ -51,16 +52,11 @@ MAX_QUANTITIES = 20_000
 
 
 def carried_live(result: Result) -> bool:
-    """Whether the page's script recomputes everything the report shows for this plan. Not
-    yet for plans with portfolios, a serving workload, more than one training workload or an
-    option carrying part of the plan: their sections (portfolio ranking, serving, every
-    workload) are not bound to the model in the page, so such a report stays a static
-    document rather than show figures of two different states (docs/report.md)."""
-    kinds = [kind for _wid, _p, kind in result.structure.workloads]
-    return (len(result.model.quantities) <= MAX_QUANTITIES and bool(result.candidates)
-            and not result.structure.portfolios and "serve" not in kinds
-            and len(kinds) == 1
-            and all(not c.info.workloads for c in result.candidates))
+    """Whether the page's script recomputes everything the report shows for this plan: every
+    plan (serving, several workloads, options carrying part of it, portfolios, per-token APIs),
+    unless its model is too large to carry (MAX_QUANTITIES); that report stays a static
+    document (docs/report.md)."""
+    return len(result.model.quantities) <= MAX_QUANTITIES and bool(result.candidates)
 
 
 SENTINEL_TEXT = "987654321e100"  # a value outside every plausible range, easy to find again
@@ -75,8 +71,13 @@ TEXT_KEYS = (
     "sum_cloud_unlisted", "sum_cloud_unlisted_lease", "sum_cloud_none",
     "name_sep", "years", "days", "status_ok", "status_incomplete", "status_infeasible",
     "status_barred", "badge_recommended", "value_kw", "value_mwh", "value_t_co2",
-    "breakeven_never", "chart_cost_axis", "chart_cash_axis", "chart_year_axis",
+    "breakeven_never", "breakeven_any", "chart_cost_axis", "chart_cash_axis", "chart_year_axis",
     "chart_days_axis", "meth_2", "d_notes", "live_changed", "live_unchanged", "live_static_chart",
+    "status_part", "sum_none_part", "sum_shortfall_close", "sum_shortfall_buy_instead",
+    "sum_shortfall_close_buy", "sum_recommend_portfolio", "sum_portfolio_cheaper",
+    "sum_portfolio_only", "sum_portfolio_api_member", "sum_portfolio_member", "sum_recommend_api",
+    "sum_api_cheaper", "sum_api_only", "sum_api_prices", "serve_api_name", "h_serve_chart",
+    "serve_chart_axis",
 )
 
 
@@ -99,11 +100,23 @@ def slots(result: Result) -> Slots:
     return Slots(inputs, index)
 
 
+def choice_script() -> str:
+    """tco.recommend.CHOICE as `function choose(n)`: which kind of recommendation wins, from
+    the NPVs `n.single`, `n.portfolio`, `n.api` (Infinity for none). Generated from the tree
+    the engine decides with, so the page holds no copy of the rule."""
+    from ..expr.javascript import javascript
+    from ..recommend import CHOICE
+
+    return f"function choose(n) {{\n  return {javascript(CHOICE, lambda name: f'n.{name}')};\n}}\n"
+
+
 def model_script(model: Model, at: Slots) -> str:
-    """The model as JavaScript: `evaluate(v)` over a Float64Array, names replaced by indices.
-    Built from the trees' node types, numbers and indices only; checked to hold nothing that
-    could end or comment out the <script> element it goes into."""
+    """The model as JavaScript: `evaluate(v)` over a Float64Array, names replaced by indices,
+    and the recommendation's choice (`choose`, choice_script). Built from the trees' node
+    types, numbers and indices only; checked to hold nothing that could end or comment out the
+    <script> element it goes into."""
     code = program(((q.name, q.expr) for q in model), ref=lambda name: f"v[{at[name]}]")
+    code += choice_script()
     lowered = code.lower()
     if "</script" in lowered or "<!--" in lowered or "-->" in lowered:
         raise AssertionError("the generated model cannot go into a <script> element")
@@ -197,7 +210,7 @@ def panel(result: Result, s: Strings, at: Slots) -> list[dict[str, Any]]:
     from ..analysis.common import plausible_range
 
     out = []
-    names = {c.id: c.info.name for c in result.candidates}
+    names = {c.id: s.message(c.info.name) for c in result.candidates}  # in the page's language
     for path in panel_paths(result):
         inp = result.inputs[path]
         lo, hi = plausible_range(inp, result)
@@ -209,31 +222,55 @@ def panel(result: Result, s: Strings, at: Slots) -> list[dict[str, Any]]:
             "path": path, "at": at[path], "base": inp.value, "text": exact_text(inp.value),
             "label": s.input_label(path, inp.label), "owner": owner,
             "unit": s.unit(inp.spec.unit, result.currency), "lo": lo, "hi": hi,
-            "range": f"{lo:g} – {hi:g}", "refuse": refusal_template(result, path),
+            "range": f"{bound_text(lo)} – {bound_text(hi)}",
+            "refuse": refusal_template(result, path),
             "unparsed": parse_template(result, path),
         })
     return out
 
 
 def exact_text(x: float) -> str:
-    """The value as the panel shows it: short (15000, 0.0826) when that reads back as the
-    same number, else in full (repr)."""
-    short = f"{x:g}"
-    return short if float(short) == x else repr(x)
+    """The value as the panel's field shows it: a plain decimal (15000, 0.0826, 125000) of
+    at most 12 significant digits, never an exponent, so that a value a conversion left as
+    125000.00000000001 reads 125000. The field keeps the exact value while its text is this
+    one (templates/report_live.js); a value typed is taken as typed."""
+    if not math.isfinite(x):
+        return repr(x)
+    text = format(Decimal(f"{x:.12g}"), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def bound_text(x: float) -> str:
+    """A bound of the panel's range: exact_text with its thousands grouped (7,152,600, as the
+    report writes amounts), never an exponent."""
+    text = exact_text(x)
+    whole, dot, frac = text.partition(".")
+    sign = "-" if whole.startswith("-") else ""
+    return f"{sign}{int(whole.lstrip('-')):,}{dot}{frac}" if whole.lstrip("-").isdigit() else text
 
 
 def cli_command(result: Result) -> str:
-    """`tco whatif` with this report's scenario, as a shell would need it."""
+    """`tco whatif` with this report's scenario and every quote file the report was made with
+    (--catalog, in order), as a shell would need it: run as shown it gives the page's
+    numbers."""
     import shlex
 
     file = result.provenance.scenario_file
-    if not file or file.startswith(("built-in", "<")):  # the example, or text or a dict
-        return "tco whatif"
-    return f"tco whatif {shlex.quote(file)}"
+    words = ["tco", "whatif"]
+    if file and not file.startswith(("built-in", "<")):  # not the example, text or a dict
+        words.append(shlex.quote(file))
+    for quote in result.provenance.catalog_files:
+        words += ["--catalog", shlex.quote(quote)]
+    return " ".join(words)
 
 
 def payload(result: Result, s: Strings, lang: str, at: Slots,
-            candidates: list[dict[str, Any]], components: list[str]) -> dict[str, Any]:
+            candidates: list[dict[str, Any]], components: list[str],
+            plan: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything the page's script reads besides the model: `plan` adds what the view knows
+    of the plan's portfolios, per-token APIs, serving and training workloads."""
     from ..analysis.settings import _NUMBER
     from ..model import COMPLETE_FRACTION
     from . import charts
@@ -252,7 +289,7 @@ def payload(result: Result, s: Strings, lang: str, at: Slots,
         "panel": panel(result, s, at), "candidates": candidates, "components": components,
         "horizon": result.structure.horizon_years,
         "text": {k: texts[k] for k in TEXT_KEYS}, "number": f"^{_NUMBER}$",
-        "command": cli_command(result),
+        "command": cli_command(result), **(plan or {}),
     }
 
 

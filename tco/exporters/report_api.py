@@ -16,19 +16,20 @@ if TYPE_CHECKING:
 def serving_rows(view: View, wid: str) -> list[dict[str, Any]]:
     """The serving table's rows of the API options serving `wid`: their prices; the figures
     of cards (throughput, latency, cards, energy) are the provider's and not shown."""
-    from .serving_report import per_million
-
-    s, cur, dash = view.s, view.cur, "–"
+    s, dash = view.s, "–"
     rows = []
     for a in view.r.api_options:
         if wid not in a.jobs:
             continue
         job = a.jobs[wid]
+        q = f"{a.id}.{wid}"
         rows.append({"id": a.id, "name": s("serve_api_name", name=a.info.name),
-                     "recommended": view.api == a.id,
+                     "recommended": view.api == a.id, "api": True,
                      "cells": [dash, dash, s("serve_api_latency"), dash,
-                               per_million(job["cost_per_million_input_tokens"], cur),
-                               per_million(job["cost_per_million_output_tokens"], cur),
+                               view.live("mtok", f"{q}.cost_per_million_input_tokens",
+                                         job["cost_per_million_input_tokens"]),
+                               view.live("mtok", f"{q}.cost_per_million_output_tokens",
+                                         job["cost_per_million_output_tokens"]),
                                dash, dash]})
     return rows
 

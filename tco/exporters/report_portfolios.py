@@ -25,9 +25,11 @@ def section(view: View) -> dict[str, Any]:
                 r.candidate(oid).carries)) for oid in p.options)
         if p.feasible:
             npv = p.values["npv_tco"]
-            cells = [Cell(view.money(npv), full(npv), "npv_tco"),
+            cells = [Cell(view.money(npv), full(npv), "npv_tco", q=view.at[f"{p.id}.npv_tco"],
+                          f="money"),
                      Cell(percent(p.values["plan_delivered_fraction"], 0),
-                          full(p.values["plan_delivered_fraction"]), "plan_delivered_fraction")]
+                          full(p.values["plan_delivered_fraction"]), "plan_delivered_fraction",
+                          q=view.at[f"{p.id}.plan_delivered_fraction"], f="pct0")]
             blocked = barred(r, p)
             status = s("status_barred") if blocked else (
                 s("status_ok") if p.tier == 0 else s(

@@ -22,9 +22,19 @@ from ..policy import policy_dict, stock_words
 from ..recommend import Recommendation, recommend, rented_at
 from ..result import CandidateResult, Result
 from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
-from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
+from .fmt import (
+    CHART_CANDIDATES,
+    axis_money,
+    money,
+    money_full,
+    number,
+    percent,
+    plain,
+    zh_unit,
+)
 from .i18n import Segment, Strings
 from .serving_report import (
+    per_million,
     serve_comparison,
     serve_detail_rows,
     serve_first,
@@ -47,6 +57,7 @@ class Cell:
     q: int = -1  # where the live page finds the figure (tco.exporters.live.Slots), -1: fixed
     f: str = ""  # how the live page writes it (View.fmt)
     metric: str = ""  # a key figure's metric (npv_tco, ...): the live page shows its option's
+    u: float = 0  # the unit of its column's amounts (zh CNY: 1e4 万 or 1e8 亿), 0: its own
 
 
 class Fig(str):
@@ -54,12 +65,27 @@ class Fig(str):
 
     q: int = -1
     f: str = ""
+    x: float = math.nan  # the engine's value
+    key: str = ""  # the quantity's key (npv_tco, cost_per_gpu_hour, ...)
+    u: float = 0  # as Cell.u
+    # a text of several figures (View.live_text): the template, with {0}, {1}, ... where the
+    # figures go, and where and how the live page gets each
+    t: str = ""
+    qs: tuple[int, ...] = ()
+    fs: tuple[str, ...] = ()
 
 
-def fig(text: str, q: int, f: str) -> Fig:
+def fig(text: str, q: int, f: str, x: float = math.nan, key: str = "", u: float = 0) -> Fig:
     out = Fig(text)
-    out.q, out.f = q, f
+    out.q, out.f, out.x, out.key, out.u = q, f, x, key, u
     return out
+
+
+# Money per unit of something (a card-hour, a million tokens): written in full in every
+# column; only amounts share their column's unit (View.unify_units).
+PRICE_KEYS = frozenset({"cost_per_gpu_hour", "cost_per_pflop_hour", "cost_per_million_tokens",
+                        "cost_per_million_input_tokens", "cost_per_million_output_tokens",
+                        "shortfall_rent_price", "rent_price_per_card_hour"})
 
 
 @dataclass
@@ -134,20 +160,23 @@ class View:
         return {c.id for c in shown}
 
     # --- formatting ----------------------------------------------------------------------------
-    def money(self, x: float) -> str:
-        """CNY in Chinese reads in 万/亿; other currencies in Chinese are written out in full
-        with thousands separators; English uses k/M/B."""
+    def money(self, x: float, unit: float | None = None) -> str:
+        """CNY in Chinese reads in 万/亿 (in `unit`, its column's, when given: fmt.zh_unit);
+        other currencies in Chinese are written out in full with thousands separators;
+        English uses k/M/B."""
         if self.lang == "zh" and self.cur != "CNY" and math.isfinite(x) and abs(x) >= 1000:
             return money_full(x, self.cur)
-        return money(x, self.cur, "en" if self.lang == "zh" and self.cur != "CNY" else self.lang)
+        if self.lang == "zh" and self.cur == "CNY":
+            return money(x, self.cur, "zh", unit or None)
+        return money(x, self.cur, "en" if self.lang == "zh" else self.lang)
 
     def axis(self, values: Any) -> Callable[[float], str]:
         """Labels of a money axis, one unit for the whole axis (fmt.axis_money)."""
         return axis_money(values, self.cur, self.lang)
 
-    def amount(self, x: float) -> str:
+    def amount(self, x: float, unit: float | None = None) -> str:
         """Money in a cash-flow table, where a dash reads better than a column of zeros."""
-        return "–" if x == 0 else self.money(x)
+        return "–" if x == 0 else self.money(x, unit)
 
     def days(self, x: float) -> str:
         return self.s("days", n=number(x, 1))
@@ -169,9 +198,12 @@ class View:
         language."""
         return self.s.message(c.info.name) if self.lang != "en" else c.info.name
 
-    def fmt(self, kind: str, x: float) -> str:
-        """A figure written the way `kind` says; templates/report_live.js has the same kinds."""
+    def fmt(self, kind: str, x: float, unit: float | None = None) -> str:
+        """A figure written the way `kind` says (an amount in `unit` when given: unify_units);
+        templates/report_live.js has the same kinds."""
         s = self.s
+        if kind in ("money", "amount"):
+            return self.money(x, unit) if kind == "money" else self.amount(x, unit)
         writers = {
             "money": self.money, "amount": self.amount, "days": self.days, "pct": self.pct,
             "pct0": lambda v: percent(v, 0), "pct1": lambda v: percent(v, 1),
@@ -180,7 +212,10 @@ class View:
             "kw": lambda v: s("value_kw", n=number(v, 0)),
             "mwh": lambda v: s("value_mwh", n=number(v / 1000, 0)),
             "tco2": lambda v: s("value_t_co2", n=number(v / 1000, 0)),
-            "breakeven": lambda v: percent(v, 0) if v < 1 else s("breakeven_never"),
+            "breakeven": lambda v: (s("breakeven_any") if v <= 0 else percent(v, 0) if v < 1
+                                    else s("breakeven_never")),
+            "mtok": lambda v: per_million(v, self.cur),  # a price per million tokens
+            "num2": lambda v: number(v, 2),
             "meth_2": lambda v: s("meth_2", rate=percent(v, 1)),
         }
         return writers[kind](x)
@@ -205,7 +240,76 @@ class View:
 
     def live(self, kind: str, name: str, x: float) -> Fig:
         """The figure `name` (a quantity of the model, value `x`), live in the page."""
-        return fig(self.fmt(kind, x), self.at[name], kind)
+        return fig(self.fmt(kind, x), self.at[name], kind, x, name.rsplit(".", 1)[-1])
+
+    def live_text(self, key: str, figures: dict[str, tuple[str, str, float]],
+                  **fixed: str) -> Fig:
+        """The sentence `key` with figures in it (`figures`: placeholder -> (kind, quantity,
+        value)), live in the page: the page writes each figure again into the template."""
+        names = list(figures)
+        text = self.s(key, **fixed, **{k: self.fmt(figures[k][0], figures[k][2]) for k in names})
+        out = Fig(text)
+        out.t = self.s(key, **fixed, **{k: "{" + str(i) + "}" for i, k in enumerate(names)})
+        out.qs = tuple(self.at[figures[k][1]] for k in names)
+        out.fs = tuple(figures[k][0] for k in names)
+        return out
+
+    def unify_units(self, view: dict[str, Any]) -> None:
+        """One unit for the amounts of each column of each table (zh, CNY): 万 or 亿 chosen from
+        the column's magnitude (fmt.zh_unit), never both in one column; prices per unit are
+        written in full. Each cell keeps the unit (`u`, data-u) for the live page."""
+        if self.lang != "zh" or self.cur != "CNY":
+            return
+
+        def amount(c: Any) -> float | None:
+            if isinstance(c, Fig):
+                x, key, f = c.x, c.key, c.f
+            elif isinstance(c, Cell) and c.value:
+                x, key, f = float(c.value), c.key, c.f
+            else:
+                return None
+            if key in PRICE_KEYS or not math.isfinite(x):
+                return None
+            if f in ("money", "amount") or str(c) == self.money(x) or (
+                    isinstance(c, Cell) and c.text == self.money(x)):
+                return x
+            return None
+
+        def column(cells: list[Any]) -> list[Any]:
+            money = [(i, c, x) for i, c in enumerate(cells) if (x := amount(c)) is not None]
+            u = zh_unit(x for _, _, x in money)
+            out = list(cells)
+            for i, c, x in money:
+                kind = "amount" if (c.f if isinstance(c, (Fig, Cell)) else "") == "amount" \
+                    else "money"
+                text = self.fmt(kind, x, u)
+                if isinstance(c, Fig):
+                    out[i] = fig(text, c.q, kind if c.f else c.f, x, c.key, u)
+                else:
+                    c.text, c.u = text, u
+            return out
+
+        def table(rows: list[list[Any]]) -> list[list[Any]]:
+            width = max((len(r) for r in rows), default=0)
+            cols = [column([r[k] if k < len(r) else None for r in rows]) for k in range(width)]
+            return [[cols[k][i] for k in range(len(r))] for i, r in enumerate(rows)]
+
+        for rows in ([r.cells for r in view["comparison"]["rows"]],
+                     [r["cells"] for r in view["portfolios"].get("rows", [])],
+                     *([r["cells"] for r in w["rows"]] for w in view["workloads"]["tables"]),
+                     *([r["cells"] for r in c.table["rows"]] for c in view["charts"]
+                       if c.table)):
+            table(rows)  # Cells are rewritten in place
+        for d in view["details"]:
+            d["groups"] = [(h, _pairs(table([[v] for _, v in facts]), facts))
+                           for h, facts in d["groups"]]
+            d["per_run"] = _pairs(table([[v] for _, v in d["per_run"]]), d["per_run"])
+            if d["shortfall"]:
+                rows = d["shortfall"]["rows"]
+                d["shortfall"]["rows"] = _pairs(table([[v] for _, v in rows]), rows)
+            cells = table([f["cells"] for f in d["flows"]])
+            for f, new in zip(d["flows"], cells):
+                f["cells"] = new
 
     def date_text(self) -> str:
         d = self.date
@@ -213,6 +317,11 @@ class View:
 
     # --- sections ------------------------------------------------------------------------------
     def build(self) -> dict[str, Any]:
+        view = self._build()
+        self.unify_units(view)
+        return view
+
+    def _build(self) -> dict[str, Any]:
         s, r = self.s, self.r
         return {
             "lang": self.lang,
@@ -222,6 +331,7 @@ class View:
             "description": r.scenario.description or "",
             "meta": self.meta(),
             "kpis": self.kpis(),
+            "kpis_hidden": self.rec is None,  # shown by the live page when an option wins
             "summary": self.summary(),
             "comparison": self.comparison(),
             "portfolios": report_portfolios.section(self),
@@ -249,12 +359,18 @@ class View:
         flags that bar it, and where its figures are in the array of values."""
         s, at = self.s, self.at
         out: dict[str, Any] = {
-            "id": c.id, "name": self.name(c), "card": c.info.card_name, "mode": c.info.acquire,
+            "id": c.id, "name": self.name(c), "card": self.s.catalog(c.info.card_name),
+            "mode": c.info.acquire,
             "cards": number(c.inputs["cards"], 0), "priced": c.priced, "feasible": c.feasible,
             "rank": self.r.candidates.index(c),
             "blocking": [s.message(f) for f in c.info.blocking],
             "flags": [s.message(f) for f in c.info.flags], "source": c.info.inputs_of,
             "pricing": rented_at(self.r, c),  # the tier it rents at (a fallback's, if one)
+            "part": bool(c.info.workloads),  # carries part of the plan: only in a portfolio
+            "whole": all(c.info.carries(wid) for wid in c.jobs),  # as completes_all_runs
+            "cards_n": c.inputs["cards"],
+            "part_text": s("name_sep").join(c.info.workloads),
+            "carries": s("name_sep").join(c.carries),
         }
         if c.priced:
             w = f"{c.id}.{c.primary_workload}"
@@ -279,7 +395,55 @@ class View:
                 "cumulative": [at[f"{c.id}.y{t}.cumulative"] for t in range(len(c.yearly))],
                 "parts": [at[f"{w}.cost_{k}"] for k in self.r.job_components],
             }
+            serve = serve_first(self)
+            if serve and serve in c.jobs:  # the key figures of a plan that serves first
+                out["q"].update({k: at[f"{c.id}.{serve}.{k}"] for k in (
+                    "cost_per_million_output_tokens", "cost_per_million_input_tokens",
+                    "cards_needed")})
+            # each workload it carries: a run's cost (by component) and time, or the cost
+            # per million output tokens of a serving one
+            out["jobs"] = {wid: {"cost_per_job": at[f"{c.id}.{wid}.cost_per_job"],
+                                 "wall_days": at[f"{c.id}.{wid}.wall_days"],
+                                 "parts": [at[f"{c.id}.{wid}.cost_{k}"]
+                                           for k in self.r.job_components],
+                                 **({"out": at[f"{c.id}.{wid}.cost_per_million_output_tokens"]}
+                                    if f"{c.id}.{wid}.cost_per_million_output_tokens" in at.index
+                                    else {})}
+                           for wid in c.jobs if c.info.carries(wid)}
+            out["shortfall"] = {k: at[f"{c.id}.{k}"] for k in (
+                "plan_shortfall_runs", "shortfall_card_hours", "shortfall_rent_price",
+                "shortfall_rent_cost", "npv_tco_plan_closed", "shortfall_buy_cards",
+                "shortfall_buy_npv", "shortfall_closed_by_buying")
+                if k in c.values and f"{c.id}.{k}" in at.index} if c.quantified else {}
         return out
+
+    def live_plan(self) -> dict[str, Any]:
+        """What the page knows of the plan's portfolios, per-token APIs, serving and training
+        workloads: ids, names, fixed facts, and where their figures are."""
+        s, r, at = self.s, self.r, self.at
+        from .portfolios import barred
+
+        portfolios = [{"id": p.id, "name": p.name, "options": list(p.options),
+                       "feasible": p.feasible, "barred": bool(barred(r, p)),
+                       "q": {"npv_tco": at[f"{p.id}.npv_tco"], "tier": at[f"{p.id}.tier"],
+                             "delivered": at[f"{p.id}.plan_delivered_fraction"]}}
+                      for p in r.portfolios]
+        apis = [{"id": a.id, "name": a.info.name, "carries": s("name_sep").join(a.carries),
+                 "q": {"npv_tco": at[f"{a.id}.npv_tco"], "tier": at[f"{a.id}.tier"]},
+                 "jobs": [{"wid": wid, "q": {k: at[f"{a.id}.{wid}.{k}"] for k in (
+                     "cost_per_million_input_tokens", "cost_per_million_output_tokens",
+                     "cost_per_job", "tokens_per_year")}} for wid in a.jobs]}
+                for a in r.api_options]
+        serving = [{"wid": w.id, "title": s("h_serve_chart", workload=w.name or w.id),
+                    "axis": s("serve_chart_axis", currency=self.cur)}
+                   for w in r.scenario.workloads if w.kind == "serve"]
+        training = [{"wid": w.id, "n": n, "cost_title": s("h_cost_per_job") + (
+                        "" if n == 0 else s("title_workload", name=w.name)),
+                     "time_title": s("h_time") + (
+                        "" if n == 0 else s("title_workload", name=w.name))}
+                    for n, w in enumerate(training_workloads(r))]
+        return {"portfolios": portfolios, "apis": apis, "serving": serving,
+                "training": training, "serve_first": serve_first(self)}
 
     def live_notes(self, c: CandidateResult, notes: list[str]) -> dict[str, Any]:
         """A candidate's `notes` around the one that moves with the inputs (the share of
@@ -309,7 +473,8 @@ class View:
             return {"enabled": False, "panel": []}
         data = live.payload(self.r, self.s, self.lang, self.at,
                             [self.live_candidate(c) for c in self.r.candidates],
-                            [self.job_component(k) for k in self.r.job_components])
+                            [self.job_component(k) for k in self.r.job_components],
+                            self.live_plan())
         model = live.model_script(self.r.model, self.at)
         app = (templates_dir() / "report_live.js").read_text(encoding="utf-8")
         return {"enabled": True, "data": Markup(live.script_json(data)), "model": Markup(model),
@@ -318,15 +483,17 @@ class View:
 
     def meta(self) -> list[dict[str, Any]]:
         s, r, p = self.s, self.r, self.r.provenance
-        workload = report_workloads.plan_line(self)
-        items = [
+        plan = report_workloads.plan_lines(self)
+        # six short facts in a row of fixed columns, then the wide ones (the plan, one line
+        # per workload, and the policy) each across the whole page (report.css .meta)
+        items: list[tuple[str, str | list[str], bool]] = [
             (s("meta_date"), self.date_text(), False),
-            (s("meta_workload"), workload, True),
             (s("meta_horizon"), s("years", n=r.structure.horizon_years), False),
             (s("meta_currency"), self.cur, False),
             (s("meta_tool"), f"tco {p.tool_version}", False),
             (s("meta_catalog"), p.catalog_digest, False),
             (s("meta_scenario"), p.scenario_digest, False),
+            (s("meta_workloads" if len(plan) > 1 else "meta_workload"), plan, True),
         ]
         policy = policy_dict(r.scenario_data)
         if policy is not None:
@@ -336,10 +503,15 @@ class View:
                 parts.append(s("policy_stock", stock=stock_words(policy)))
             items.append((s("meta_policy"), " ".join(parts + [policy["note"] or ""]).strip(),
                           True))
-        return [{"label": label, "value": value, "wide": wide} for label, value, wide in items]
+        return [{"label": label, "lines": value if isinstance(value, list) else [value],
+                 "wide": wide} for label, value, wide in items]
 
     def kpis(self) -> list[Cell]:
-        c = self.rec
+        """The recommended option's key figures. With no single option recommended (a
+        portfolio, an API, nothing), those of the best-ranked priced option carrying the plan,
+        hidden: the live page shows them when a change makes a single option win."""
+        c = self.rec or next((c for c in self.r.candidates if c.priced and c.feasible
+                              and not c.info.workloads and c.job), None)
         if c is None:
             return []
         if serve_first(self):  # a plan that serves first: its key figures are serving's
@@ -378,10 +550,10 @@ class View:
         assert said is not None and said.option == rec.id  # one recommendation everywhere
         cards = number(rec.inputs["cards"], 0)
         if said.mode == "rent":
-            headline = s.segments("sum_recommend_rent", card=rec.info.card_name, cards=cards,
+            headline = s.segments("sum_recommend_rent", card=self.s.catalog(rec.info.card_name), cards=cards,
                                   pricing=s(f"pricing_{said.pricing.replace('-', '_')}"))
         elif said.mode == "hybrid":
-            headline = s.segments("sum_recommend_hybrid", card=rec.info.card_name,
+            headline = s.segments("sum_recommend_hybrid", card=self.s.catalog(rec.info.card_name),
                                   cards=cards)
         elif said.mode == "lease":
             headline = s.segments("sum_recommend_lease", name=self.name(rec), cards=cards)
@@ -470,7 +642,7 @@ class View:
                         "sum_cloud_unlisted_lease" if said.mode == "lease" else
                         "sum_cloud_unlisted", cloud=self.money(cloud)))
             elif other is None:  # no cloud price for the card: renting is not compared
-                consider.append(s.segments("sum_cloud_none", card=rec.info.card_name,
+                consider.append(s.segments("sum_cloud_none", card=self.s.catalog(rec.info.card_name),
                                            currency=self.cur))
         alt = said.lease_or_buy  # bought: the cheapest lease; leased: the cheapest purchase
         if alt is not None:
@@ -497,9 +669,10 @@ class View:
                 serve_cols, serve_cells = serve_comparison(self, c, serve)
                 columns[3], columns[5] = serve_cols
                 price = (Cell(self.money(c.values["npv_tco"]), full(c.values["npv_tco"]),
-                              "npv_tco"),
+                              "npv_tco", q=self.at[f"{c.id}.npv_tco"], f="money"),
                          Cell(self.money(c.values["cost_per_gpu_hour"]),
-                              full(c.values["cost_per_gpu_hour"]), "cost_per_gpu_hour")
+                              full(c.values["cost_per_gpu_hour"]), "cost_per_gpu_hour",
+                              q=self.at[f"{c.id}.cost_per_gpu_hour"], f="money")
                          ) if c.priced else tuple(Cell(s("not_priced"), "", k, "num na")
                                                   for k in ("npv_tco", "cost_per_gpu_hour"))
                 cells += [serve_cells[0], price[0], serve_cells[1], price[1]]
@@ -690,19 +863,16 @@ class View:
                  share=share)
 
     # --- per candidate ------------------------------------------------------------------------
-    def detail(self, c: CandidateResult) -> dict[str, Any]:
-        s, v, job, info = self.s, c.values, c.job, c.info
+    def run_rows(self, c: CandidateResult) -> list[tuple[str, Any]]:
+        """A training option's cluster and run: cards, power, time, utilization, layout,
+        memory, energy (each figure live in the page)."""
+        s, v, job = self.s, c.values, c.job
         cid, w = c.id, f"{c.id}.{c.primary_workload}"
-        spec = [
-            (s("d_card"), info.card_name),
-            (s("d_platform"), info.platform_name),
-            (s("d_stack"), info.stack_name),
-            (s("d_cooling"), s.cooling(info.cooling)),
-        ]
-        run = [
-            (s("d_cards"), s("d_cards_value", cards=number(c.inputs["cards"], 0),
-                             spares=number(v["spare_cards"], 0))),
-            (s("d_nodes"), number(v["nodes"], 0)),
+        return [
+            (s("d_cards"), self.live_text("d_cards_value", {
+                "spares": ("num0", f"{cid}.spare_cards", v["spare_cards"])},
+                cards=number(c.inputs["cards"], 0))),
+            (s("d_nodes"), self.live("num0", f"{cid}.nodes", v["nodes"])),
             (s("d_it_power"), self.live("kw", f"{cid}.it_capacity_kw", v["it_capacity_kw"])),
             (s("d_wall"), self.live("days", f"{w}.wall_days", job["wall_days"])),
             (s("d_gpu_hours"), self.live("num0", f"{w}.gpu_hours", job["gpu_hours"])),
@@ -717,12 +887,24 @@ class View:
             (s("d_scaling"), self.live("pct1", f"{w}.scaling_efficiency",
                                        job["scaling_efficiency"])),
             (s("d_goodput"), self.live("pct1", f"{cid}.goodput", v["goodput"])),
-            (s("d_memory"), s("value_gb", need=number(job["memory_needed_gb"], 1),
-                              usable=number(job["memory_usable_gb"], 1))),
+            (s("d_memory"), self.live_text("value_gb", {
+                "need": ("num1", f"{w}.memory_needed_gb", job["memory_needed_gb"]),
+                "usable": ("num1", f"{w}.memory_usable_gb", job["memory_usable_gb"])})),
             (s("d_energy"), self.live("mwh", f"{w}.energy_facility_kwh",
                                       job["energy_facility_kwh"])),
             (s("d_co2"), self.live("tco2", f"{w}.co2e_kg", job["co2e_kg"])),
-        ] if "mfu_effective" in job else serve_detail_rows(self, c)
+        ]
+
+    def detail(self, c: CandidateResult) -> dict[str, Any]:
+        s, v, job, info = self.s, c.values, c.job, c.info
+        cid, w = c.id, f"{c.id}.{c.primary_workload}"
+        spec = [
+            (s("d_card"), s.catalog(info.card_name)),
+            (s("d_platform"), s.catalog(info.platform_name)),
+            (s("d_stack"), s.catalog(info.stack_name)),
+            (s("d_cooling"), s.cooling(info.cooling)),
+        ]
+        run = self.run_rows(c) if "mfu_effective" in job else serve_detail_rows(self, c)
         money_rows = [("d_capex", "capex_total"), ("d_npv", "npv_tco"),
                       ("d_undiscounted", "undiscounted_tco"),
                       ("d_eac", "equivalent_annual_cost"), ("d_gpu_hour", "cost_per_gpu_hour"),
@@ -737,8 +919,10 @@ class View:
              self.live("num1", f"{cid}.runs_over_horizon", v["runs_over_horizon"])),
         ]
         if v.get("capex_vat"):  # its own line, after the capex net of VAT
-            costs.insert(1, (s("d_vat"), s("value_vat", vat=self.money(v["capex_vat"]),
-                                            recovered=self.money(v["capex_vat_recovered"]))))
+            costs.insert(1, (s("d_vat"), self.live_text("value_vat", {
+                "vat": ("money", f"{cid}.capex_vat", v["capex_vat"]),
+                "recovered": ("money", f"{cid}.capex_vat_recovered",
+                              v["capex_vat_recovered"])})))
         costs[1:1] = self.lease_rows(c)
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.live("money", f"{cid}.cloud_npv", v["cloud_npv"])))
@@ -781,7 +965,7 @@ class View:
             return percent(x, 2).replace(".00%", "%")
         if self.lang == "zh" and not inp.spec.money and 1e4 <= abs(x) < 1e16:
             return self.count(x)  # as a Chinese reader says it: 340亿, 1万亿
-        text = _plain(x)
+        text = plain(x)
         return money_prefix(self.cur) + text if inp.spec.money else text
 
     def detailed(self) -> list[CandidateResult]:
@@ -821,11 +1005,20 @@ class View:
 
     def methodology(self) -> list[str]:
         s, inputs = self.s, self.r.inputs
-        out = [
-            s("meth_1", years=self.r.structure.horizon_years),
+        years = self.r.structure.horizon_years
+        modes = {c.info.acquire for c in self.r.candidates} | ({"api"} if self.r.api_options
+                                                               else set())
+        buy = "meth_buy_financed" if self.r.scenario.finance.purchase == "finance" else "meth_buy"
+        # a sentence for each way of getting the capacity that an option here uses (a hybrid
+        # buys as a bought option does, and rents the rest)
+        keys = ([buy] if modes & {"buy", "hybrid"} else []) + [
+            key for mode, key in (("hybrid", "meth_hybrid"), ("lease", "meth_lease"),
+                                  ("rent", "meth_rent"), ("api", "meth_api")) if mode in modes]
+        out = [s(key, years=years) for key in keys]
+        out += [
             fig(s("meth_2", rate=percent(inputs["finance.discount_rate"].value, 1)),
                 self.at["finance.discount_rate"], "meth_2"),
-            s("meth_3", flops=_plain(inputs["assumptions.flops_per_param_token"].value)),
+            s("meth_3", flops=plain(inputs["assumptions.flops_per_param_token"].value)),
             s("meth_4"),
         ]
         sens = self.r.analyses.get("sensitivity")
@@ -846,31 +1039,18 @@ class View:
     def caveats(self) -> list[str]:
         s = self.s
         return [s("cav_prices"), s("cav_throughput"), *report_workloads.caveats(self),
-                s("cav_risks"), s("cav_currency", currency=self.cur), s("cav_sources"),
-                s("cav_date")]
+                s("cav_risks"), s("cav_currency", currency=self.cur), s("cav_sources")]
+
+
+def _pairs(cells: list[list[Any]], rows: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """(label, figure) rows with their figures replaced by `cells` (one a row)."""
+    return [(label, new[0]) for (label, _), new in zip(rows, cells)]
 
 
 def money_prefix(currency: str) -> str:
     from .fmt import SYMBOLS
 
     return SYMBOLS.get(currency, currency + " ")
-
-
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def _plain(x: float) -> str:
-    """An input value as written in the assumptions table: 30,000 / 0.0826 / 2 × 10¹²."""
-    if x == 0 or not math.isfinite(x):
-        return number(x, 0) if math.isfinite(x) else "n/a"
-    a = abs(x)
-    if a >= 1e7 or a < 1e-3:
-        mantissa, exp = f"{x:.3e}".split("e")
-        mantissa = mantissa.rstrip("0").rstrip(".")
-        return f"{mantissa} × 10{str(int(exp)).translate(_SUPERSCRIPT)}"
-    if a >= 1000:
-        return f"{x:,.0f}" if x == round(x) else f"{x:,.2f}"
-    return f"{x:.4g}"
 
 
 def build_view(result: Result, lang: str, report_date: dt.date) -> dict[str, Any]:

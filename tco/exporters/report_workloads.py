@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from .report_view import View
 
 
-def plan_line(view: View) -> str:
-    """The cover's plan: every workload, with its size and runs a year."""
+def plan_lines(view: View) -> list[str]:
+    """The cover's plan: every workload, with its size and runs a year, one line each."""
     s = view.s
     parts = []
     for w in plan_workloads(view.r):
@@ -38,7 +38,7 @@ def plan_line(view: View) -> str:
                   inp=view.count(sc.input_tokens_per_day),
                   out=view.count(sc.output_tokens_per_day)))
         parts.append(text + (s("workload_moe_mark") if w.moe else ""))
-    return s("list_sep").join(parts)
+    return parts
 
 
 def moe_warning(view: View, w: Workload) -> list[str]:
@@ -66,13 +66,14 @@ def section(view: View) -> list[dict[str, Any]]:
                 cells = [Cell(s(why), "", key, "num na")
                          for key in ("layout", "wall_days", "gpu_hours", "cost_per_job")]
             else:
+                at, q = view.at, f"{c.id}.{w.id}"
                 cells = [Cell(layout_short(job), "", "layout", "num"),
                          Cell(view.days(job["wall_days"]), full(job["wall_days"]),
-                              "wall_days"),
+                              "wall_days", q=at[f"{q}.wall_days"], f="days"),
                          Cell(number(job["gpu_hours"], 0), full(job["gpu_hours"]),
-                              "gpu_hours"),
+                              "gpu_hours", q=at[f"{q}.gpu_hours"], f="num0"),
                          Cell(view.money(job["cost_per_job"]), full(job["cost_per_job"]),
-                              "cost_per_job")]
+                              "cost_per_job", q=at[f"{q}.cost_per_job"], f="money")]
             rows.append({"id": c.id, "name": view.name(c), "recommended": c is view.rec,
                          "cells": cells})
         out.append({"id": w.id, "title": s("workload_title", name=w.label,
@@ -94,10 +95,13 @@ def detail_rows(view: View, c: CandidateResult) -> list[tuple[str, str]]:
         job = runs(c, w.id)
         if job is None:
             continue
+        q = f"{c.id}.{w.id}"
         out.append((w.name + (s("workload_moe_mark") if w.moe else ""),
-                    s("value_workload_run", days=view.days(job["wall_days"]),
-                      hours=number(job["gpu_hours"], 0), cost=view.money(job["cost_per_job"]),
-                      layout=layout_short(job))))
+                    view.live_text("value_workload_run", {
+                        "days": ("days", f"{q}.wall_days", job["wall_days"]),
+                        "hours": ("num0", f"{q}.gpu_hours", job["gpu_hours"]),
+                        "cost": ("money", f"{q}.cost_per_job", job["cost_per_job"])},
+                        layout=layout_short(job))))
     return out
 
 

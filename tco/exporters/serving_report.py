@@ -31,18 +31,25 @@ def serving_section(view: View) -> list[dict[str, Any]]:
                  and c.info.carries(w.id)]
         rows = []
         for c in shown:
-            job = c.jobs[w.id]
+            job, q = c.jobs[w.id], f"{c.id}.{w.id}"
             rows.append({"id": c.id, "name": view.name(c), "recommended": c is view.rec,
-                         "cells": [str(int(job["tensor_parallel"])),
-                                   number(job["tokens_per_s_per_card"], 0),
-                                   s("serve_latency_value", ttft=number(job["ttft_ms"], 0),
-                                     tpot=number(job["tpot_ms"], 1)),
-                                   number(job["cards_needed"], 0),
-                                   per_million(job["cost_per_million_input_tokens"], cur),
-                                   per_million(job["cost_per_million_output_tokens"], cur),
-                                   per_million(job["dedicated_cost_per_million_output_tokens"],
-                                               cur),
-                                   number(job["energy_per_output_token_j"], 2)]})
+                         "cells": [view.live("num0", f"{q}.tensor_parallel",
+                                             job["tensor_parallel"]),
+                                   view.live("num0", f"{q}.tokens_per_s_per_card",
+                                             job["tokens_per_s_per_card"]),
+                                   view.live_text("serve_latency_value", {
+                                       "ttft": ("num0", f"{q}.ttft_ms", job["ttft_ms"]),
+                                       "tpot": ("num1", f"{q}.tpot_ms", job["tpot_ms"])}),
+                                   view.live("num0", f"{q}.cards_needed", job["cards_needed"]),
+                                   view.live("mtok", f"{q}.cost_per_million_input_tokens",
+                                             job["cost_per_million_input_tokens"]),
+                                   view.live("mtok", f"{q}.cost_per_million_output_tokens",
+                                             job["cost_per_million_output_tokens"]),
+                                   view.live("mtok",
+                                             f"{q}.dedicated_cost_per_million_output_tokens",
+                                             job["dedicated_cost_per_million_output_tokens"]),
+                                   view.live("num2", f"{q}.energy_per_output_token_j",
+                                             job["energy_per_output_token_j"])]})
         rows += report_api.serving_rows(view, w.id)
         apis = [a for a in r.api_options if w.id in a.jobs]
         svg = None
@@ -80,20 +87,26 @@ def serve_detail_rows(view: View, c: Any) -> list[tuple[str, str]]:
     """A candidate's performance rows when its primary workload serves (instead of a
     training run's)."""
     s, job, v = view.s, c.job, c.values
+    cid, q = c.id, f"{c.id}.{c.primary_workload}"
     return [
-        (s("d_cards"), s("d_cards_value", cards=number(c.inputs["cards"], 0),
-                         spares=number(v["spare_cards"], 0))),
-        (s("d_nodes"), number(v["nodes"], 0)),
-        (s("d_it_power"), s("value_kw", n=number(v["it_capacity_kw"], 0))),
-        (s("serve_col_tp"), number(job["tensor_parallel"], 0)),
-        (s("serve_col_tps"), number(job["tokens_per_s_per_card"], 0)),
-        (s("serve_col_latency"), s("serve_latency_value", ttft=number(job["ttft_ms"], 0),
-                                   tpot=number(job["tpot_ms"], 1))),
-        (s("serve_col_cards"), number(job["cards_needed"], 0)),
-        (s("d_memory"), s("value_gb", need=number(job["memory_needed_gb"], 1),
-                          usable=number(job["memory_usable_gb"], 1))),
-        (s("d_energy_serve"), s("value_mwh", n=number(job["energy_facility_kwh"] / 1000, 0))),
-        (s("d_co2_serve"), s("value_t_co2", n=number(job["co2e_kg"] / 1000, 0))),
+        (s("d_cards"), view.live_text("d_cards_value", {
+            "spares": ("num0", f"{cid}.spare_cards", v["spare_cards"])},
+            cards=number(c.inputs["cards"], 0))),
+        (s("d_nodes"), view.live("num0", f"{cid}.nodes", v["nodes"])),
+        (s("d_it_power"), view.live("kw", f"{cid}.it_capacity_kw", v["it_capacity_kw"])),
+        (s("serve_col_tp"), view.live("num0", f"{q}.tensor_parallel", job["tensor_parallel"])),
+        (s("serve_col_tps"), view.live("num0", f"{q}.tokens_per_s_per_card",
+                                       job["tokens_per_s_per_card"])),
+        (s("serve_col_latency"), view.live_text("serve_latency_value", {
+            "ttft": ("num0", f"{q}.ttft_ms", job["ttft_ms"]),
+            "tpot": ("num1", f"{q}.tpot_ms", job["tpot_ms"])})),
+        (s("serve_col_cards"), view.live("num0", f"{q}.cards_needed", job["cards_needed"])),
+        (s("d_memory"), view.live_text("value_gb", {
+            "need": ("num1", f"{q}.memory_needed_gb", job["memory_needed_gb"]),
+            "usable": ("num1", f"{q}.memory_usable_gb", job["memory_usable_gb"])})),
+        (s("d_energy_serve"), view.live("mwh", f"{q}.energy_facility_kwh",
+                                        job["energy_facility_kwh"])),
+        (s("d_co2_serve"), view.live("tco2", f"{q}.co2e_kg", job["co2e_kg"])),
     ]
 
 
@@ -120,9 +133,12 @@ def serve_kpis(view: View, c: Any, wid: str) -> list[Any]:
     return [
         Cell(view.money(c.values["npv_tco"]), full(c.values["npv_tco"]), s("kpi_npv"),
              f="money", metric="npv_tco"),
-        Cell(per_million(out_m, cur), full(out_m), s("kpi_serve_out", currency=cur)),
-        Cell(per_million(in_m, cur), full(in_m), s("kpi_serve_in", currency=cur)),
-        Cell(number(job["cards_needed"], 0), full(job["cards_needed"]), s("serve_col_cards")),
+        Cell(per_million(out_m, cur), full(out_m), s("kpi_serve_out", currency=cur),
+             f="mtok", metric="cost_per_million_output_tokens"),
+        Cell(per_million(in_m, cur), full(in_m), s("kpi_serve_in", currency=cur),
+             f="mtok", metric="cost_per_million_input_tokens"),
+        Cell(number(job["cards_needed"], 0), full(job["cards_needed"]), s("serve_col_cards"),
+             f="num0", metric="cards_needed"),
     ]
 
 
@@ -136,8 +152,10 @@ def serve_comparison(view: View, c: Any, wid: str) -> tuple[list[str], list[Any]
     if not c.priced or wid not in c.jobs:
         return columns, [Cell(s("not_priced"), "", key, "num na")
                          for key in ("cost_per_million_output_tokens", "cards_needed")]
-    job = c.jobs[wid]
+    job, q = c.jobs[wid], f"{c.id}.{wid}"
     return columns, [
         Cell(per_million(job["cost_per_million_output_tokens"], cur),
-             full(job["cost_per_million_output_tokens"]), "cost_per_million_output_tokens"),
-        Cell(number(job["cards_needed"], 0), full(job["cards_needed"]), "cards_needed")]
+             full(job["cost_per_million_output_tokens"]), "cost_per_million_output_tokens",
+             q=view.at[f"{q}.cost_per_million_output_tokens"], f="mtok"),
+        Cell(number(job["cards_needed"], 0), full(job["cards_needed"]), "cards_needed",
+             q=view.at[f"{q}.cards_needed"], f="num0")]

@@ -1,5 +1,5 @@
 """Methodology §10, renting the same delivered accelerator-hours, and the busy share of the year
-at which owning the cluster (buying it, or leasing it) costs the same as renting."""
+above which owning the cluster (buying it, or leasing it) costs less than renting."""
 
 from __future__ import annotations
 
@@ -84,23 +84,29 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
     flows = [run.porting] + [rent_y + run.porting_maintenance for _ in range(horizon)]
     q("cloud_npv", NPV0(fin("discount_rate"), flows), money, "NPV of renting the same compute",
       "horizon")
-    # Owning costs fixed + e*h, renting costs porting + g*h (h = busy hours per year); a
-    # lease's payments are fixed like a purchase's capex.
+    # Owning costs fixed_buy + A*e*h (h busy hours a year, A the annuity factor; a lease's
+    # payments are fixed like a purchase's capex); renting costs fixed_rent + A*rent(h), where
+    # rent(h) is what a renter busy h hours would actually pay (methodology §10): at a tier
+    # with a reservation (r > 0), the cheaper of on demand (g_od*h) and the reservation
+    # (g_t*MAX(h, R), R = r*8,760 reserved hours); at a tier without one, g_t*h.
     energy_slope = ((cl.train_w - cl.idle_w) * c("pue") / W_PER_KW
                     * Ref("facility.electricity_price_per_kwh"))
-    price = IF(on_demand, c("on_demand_price_per_card_hour"),
-               c("cloud_price_per_card_hour"))
-    reserved_h = IF(on_demand, 0, reserved_h)
-    rent_slope = cl.cards * price
+    reserves = c("rent_reserved_fraction")
+    tier_slope = cl.cards * c("cloud_price_per_card_hour")
+    od_slope = cl.cards * c("on_demand_price_per_card_hour")
+    top_slope = IF(reserves.gt(0), MIN(tier_slope, od_slope), tier_slope)  # above R
     fixed_buy = hz.npv - hz.annuity * energy_slope * h.busy
     fixed_rent = run.porting + hz.annuity * run.porting_maintenance
-    # Renting per hour used costs fixed_rent + g*h; above its reserved hours r too (below them
-    # a reservation costs its floor whatever h is, and owning, whose cost grows with h, is
-    # cheaper there when it is cheaper at r). Buying pays above h0 if h0 >= r; below r it pays
-    # at any use: negative, by how far h0 falls short of r.
-    h0 = (fixed_buy - fixed_rent) / (hz.annuity * MAX(rent_slope - energy_slope, 1e-12))
+    gap = fixed_buy - fixed_rent
+    # Owning minus renting falls with h above R (slope e - top_slope): owning pays from
+    # h_top on if h_top >= R. Otherwise owning is already cheaper at R, and (its cost growing
+    # with h and the reservation's not, or renting on demand) at every h down to where it
+    # equals on demand: h_od. Below 0 (owning's fixed costs are the smaller): 0, any use.
+    h_top = gap / (hz.annuity * MAX(top_slope - energy_slope, 1e-12))
+    h_od = gap / (hz.annuity * MAX(od_slope - energy_slope, 1e-12))
     q("breakeven_utilization",
-      IF(h0.ge(reserved_h), h0, h0 - reserved_h) / HOURS_PER_YEAR,
-      "fraction", "Busy share of the year at which "
-      + ("leasing" if leased else "buying") + " costs the same as renting",
+      MAX(IF(h_top.ge(reserves * HOURS_PER_YEAR), h_top, h_od), 0) / HOURS_PER_YEAR,
+      "fraction", "Busy share of the year above which "
+      + ("leasing" if leased else "buying") + " costs less than renting (at the rent a "
+      "renter that busy would pay: the tier, or on demand where that costs less)",
       "horizon")

@@ -207,9 +207,9 @@ def write_catalog(ws: Worksheet, result: Result, st: Styles) -> None:
     row += 1
     for c in result.candidates:
         i = c.info
-        for col, value in enumerate([c.id, t.name(i.name), i.card, i.card_name, i.vendor,
-                                     f"{i.platform_name} ({i.platform})",
-                                     f"{i.stack_name} ({i.stack})",
+        for col, value in enumerate([c.id, t.name(i.name), i.card, t.name(i.card_name),
+                                     t.name(i.vendor), f"{t.name(i.platform_name)} ({i.platform})",
+                                     f"{t.name(i.stack_name)} ({i.stack})",
                                      t.strings.cooling(i.cooling) if t.lang != "en" else i.cooling,
                                      t(SIZING.get(i.sizing, i.sizing)),
                                      t.strings("list_sep").join(t.message(f) for f in i.flags)]):

@@ -16,6 +16,7 @@ from ...expr import RefFn
 from ...expr.formula import formula
 from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Model, Quantity
 from ...result import Result
+from ..fmt import zh_unit
 from .inputs import text
 from .layout import (
     C_FIRST,
@@ -167,12 +168,15 @@ def write_model(ws: Worksheet, result: Result, p: Plan, values: Mapping[str, flo
         if v > typical.get(row, 0.0) and math.isfinite(v):
             typical[row] = v
     formats: dict[tuple[int, str], Any] = {}  # one format per row (and unit): its typical value
+    # the sheet's amounts in one unit (zh CNY: 万 or 亿, fmt.zh_unit), so no column mixes them
+    size = zh_unit(v for q in quantities if q.unit == st.currency
+                   for v in (values[q.name],) if math.isfinite(v))
 
     def fmt_of(q: Quantity, cell: Cell, value: float) -> Any:
         fmt = formats.get((cell.row, q.unit))
         if fmt is None:
             fmt = formats[(cell.row, q.unit)] = st.value("formula", q.unit,
-                                                         typical.get(cell.row, 0.0))
+                                                         typical.get(cell.row, 0.0), size)
         return fmt
 
     write_quantities(ws, result, p, values, fmt_of, yearly=False, by_value=lambda q: False)

@@ -9,6 +9,7 @@ from ...analysis.types import MonteCarlo, Sensitivity
 from ...expr import Ref, RefFn
 from ...model import Quantity
 from ...result import Result
+from ..fmt import zh_unit
 from .inputs import header, text
 from .layout import quantity_key as _quantity_key
 from .styles import Styles
@@ -123,6 +124,10 @@ def write_sensitivity(ws: Worksheet, s: Sensitivity, st: Styles) -> None:
                      t("Baseline {metric}", metric=metric)], st)
     row += 1
     first = row
+    # each column of the metric's amounts in one unit (zh CNY: fmt.zh_unit)
+    sizes = {col: zh_unit(v for bars in s.bars.values() for bar in bars for v in (
+        (bar.metric_low, bar.metric_high, bar.effect)[col - 7],)) for col in (7, 8, 9)}
+    sizes[10] = zh_unit(s.baseline.values())
     for cid, bars in s.bars.items():
         base = s.baseline.get(cid)
         for bar in bars:
@@ -133,9 +138,9 @@ def write_sensitivity(ws: Worksheet, s: Sensitivity, st: Styles) -> None:
             for col, v in ((4, bar.base_value), (5, bar.low_value), (6, bar.high_value)):
                 ws.write_number(row, col, v, st.value("static", bar.unit, v))
             for col, v in ((7, bar.metric_low), (8, bar.metric_high), (9, bar.effect)):
-                ws.write_number(row, col, v, st.money("static", v))
+                ws.write_number(row, col, v, st.money("static", v, sizes[col]))
             if base is not None:
-                ws.write_number(row, 10, base, st.money("static", base))
+                ws.write_number(row, 10, base, st.money("static", base, sizes[10]))
             row += 1
     if row == first:
         text(ws, row, 0, t("No input moves the metric."))
@@ -162,6 +167,9 @@ def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) 
                      "P(lowest NPV of TCO)"], st)
     row += 1
     names = {c.id: t.name(c.info.name) for c in result.candidates}
+    sizes = {key: zh_unit(stats[key] for metrics in mc.percentiles.values()
+                          for stats in metrics.values() if key in stats)
+             for key in ("p10", "p50", "p90", "mean")}  # one unit a column (fmt.zh_unit)
     for cid, metrics in mc.percentiles.items():
         for metric, stats in metrics.items():
             text(ws, row, 0, cid)
@@ -169,7 +177,8 @@ def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) 
             text(ws, row, 2, _metric(metric, st))
             for col, key in ((3, "p10"), (4, "p50"), (5, "p90"), (6, "mean")):
                 if key in stats:
-                    ws.write_number(row, col, stats[key], st.money("static", stats[key]))
+                    ws.write_number(row, col, stats[key],
+                                    st.money("static", stats[key], sizes[key]))
             if cid in mc.prob_cheapest:
                 ws.write_number(row, 7, mc.prob_cheapest[cid], st("static", "0.0%"))
             row += 1

@@ -12,7 +12,7 @@ from typing import Any
 from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 
-from ..fmt import SYMBOLS
+from ..fmt import SYMBOLS, WAN, YI, zh_unit
 from ..i18n import Words
 
 _ROLES: dict[str, dict[str, Any]] = {
@@ -40,32 +40,44 @@ _ROLES: dict[str, dict[str, Any]] = {
 WHOLE_UNITS = {"cards", "nodes"}  # counts the model keeps whole (ROUNDUP, MIN of counts)
 
 
-def money_format(currency: str, value: float, lang: str = "en") -> str:
+def money_format(currency: str, value: float, lang: str = "en", price: bool = False,
+                 size: float | None = None, zero: str = '"-"') -> str:
     """`"$"#,##0` for amounts, more decimals for unit prices such as a tariff per kWh.
 
-    In Chinese, CNY amounts of ten thousand and more are shown in 万 (`¥5,000.0万`) and of a
-    hundred million and more in 亿 (`¥1.23亿`), as the zh report writes them (tco.exporters.fmt):
-    the format is chosen from a typical value of the row or column, so one column reads in one
-    unit. The cell keeps the full value; only its display is scaled (`,` divides by 1,000 and
-    the escaped `\\.` is a literal point before the last digit: 50,000,000 shows as ¥5000.0万,
-    in Excel and LibreOffice alike; digit grouping is left out, as it would group around the
-    literal point)."""
+    In Chinese, CNY amounts are shown in 万 (`¥5000.0万`) or 亿 (`¥1.23亿`), as the zh report
+    writes them (tco.exporters.fmt): in `size`, the unit of the amount's column (fmt.zh_unit of
+    the column's amounts, so one column never mixes 万 and 亿), or else the one its own value
+    calls for. A price per unit (`price`: money per card, per kWh, per card-hour) is written in
+    full, as the assumptions show it. The cell keeps the full value; only its display is scaled
+    (`,` divides by 1,000 and the escaped `\\.` is a literal point before the last digit:
+    50,000,000 shows as ¥5000.0万, in Excel and LibreOffice alike; digit grouping is left out,
+    as it would group around the literal point). `zero` is the zero section (a dash in tables;
+    a chart axis writes its zero as ¥0)."""
     sym = SYMBOLS.get(currency, currency + " ")
     quoted = f'"{sym}"'
     a = abs(value) if math.isfinite(value) else 0.0
-    if lang == "zh" and currency == "CNY" and a >= 1e4:  # other currencies in full, as the report
-        digits = '0\\.00,,"亿"' if a >= 1e8 else '0\\.0,"万"'
-        return f'{quoted}{digits};-{quoted}{digits};"-"'
+    if lang == "zh" and currency == "CNY" and not price:  # other currencies in full
+        size = size if size is not None else zh_unit([a])
+        if size in (WAN, YI):
+            digits = '0\\.00,,"亿"' if size == YI else '0\\.0,"万"'
+            return f'{quoted}{digits};-{quoted}{digits};{zero}'
     digits = "#,##0" if a >= 100 or a == 0 else ("#,##0.00" if a >= 1 else "#,##0.0000")
-    return f'{quoted}{digits};-{quoted}{digits};"-"'  # zero shows as a dash
+    return f'{quoted}{digits};-{quoted}{digits};{zero}'  # zero shows as a dash
 
 
-def number_format(unit: str, value: float, currency: str, lang: str = "en") -> str | None:
-    """The number format for a value of this unit, or None for the General format."""
+def is_price(unit: str) -> bool:
+    """Money per something (`CNY/card-h`, `money/kWh`), not an amount (`CNY`, `money`)."""
+    return "/" in unit
+
+
+def number_format(unit: str, value: float, currency: str, lang: str = "en",
+                  size: float | None = None) -> str | None:
+    """The number format for a value of this unit, or None for the General format; `size`:
+    the unit of the column's amounts (money_format)."""
     if unit == "flag":
         return None
     if unit.startswith((currency, "money")):
-        return money_format(currency, value, lang)
+        return money_format(currency, value, lang, price=is_price(unit), size=size)
     if unit == "fraction":
         return "0.00%"
     if unit in WHOLE_UNITS:
@@ -99,8 +111,8 @@ class Styles:
             self._cache[key] = self._wb.add_format(props)
         return self._cache[key]
 
-    def value(self, role: str, unit: str, value: float) -> Format:
-        return self(role, number_format(unit, value, self.currency, self.lang))
+    def value(self, role: str, unit: str, value: float, size: float | None = None) -> Format:
+        return self(role, number_format(unit, value, self.currency, self.lang, size))
 
-    def money(self, role: str, value: float) -> Format:
-        return self(role, money_format(self.currency, value, self.lang))
+    def money(self, role: str, value: float, size: float | None = None) -> Format:
+        return self(role, money_format(self.currency, value, self.lang, size=size))

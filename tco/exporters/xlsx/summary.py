@@ -20,7 +20,7 @@ from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
 from ...policy import policy_dict, stock_words
 from ...recommend import Recommendation, recommend
 from ...result import CandidateResult, Result
-from ..fmt import CHART_CANDIDATES
+from ..fmt import CHART_CANDIDATES, SYMBOLS, zh_unit
 from ..workloads import Workload, plan_workloads, training_workloads
 from .inputs import text
 from .layout import C_FIRST, CASHFLOWS, SUMMARY, Plan, cached
@@ -36,7 +36,7 @@ class _Writer:
         self.ws, self.result, self.p, self.values, self.st = ws, result, p, values, st
         # One number format per column kind, so that a column reads evenly.
         self.formats = {"amount": money_format(st.currency, 1e6, st.lang),
-                        "price": money_format(st.currency, 1.0, st.lang),
+                        "price": money_format(st.currency, 1.0, st.lang, price=True),
                         "count": "#,##0", "days": "#,##0.0"}
         # live_tiered_rank's keys, and the same keys sorted (None when they cannot be)
         self._ordered: tuple[object, list[tuple[int, float]] | None] = (None, None)
@@ -162,18 +162,24 @@ def _action(said: Recommendation, st: Styles) -> str:
     return st.t({"rent": "rent {card} at {pricing} prices",
                  "hybrid": "buy {card} and rent what it cannot do (hybrid)",
                  "lease": "lease {card}"}.get(
-                     said.mode, "buy {card}"), card=said.card_name, pricing=pricing)
+                     said.mode, "buy {card}"), card=st.t.name(said.card_name), pricing=pricing)
 
 
 def _recommendation(result: Result, st: Styles) -> str:
     rec, said, t = result.recommended, recommend(result), st.t
     barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
     if said is not None and said.mode == "portfolio":
-        return (f"{said.action()} (portfolio {said.option}): the lowest NPV of delivering the "
-                "plan among the options and portfolios that may be used here and deliver it")
+        if t.lang == "en":
+            return (f"{said.action()} (portfolio {said.option}): the lowest NPV of delivering "
+                    "the plan among the options and portfolios that may be used here and "
+                    "deliver it")
+        port = next(p for p in result.portfolios if p.id == said.option)
+        return t("Combine the options of {name} ({id}): the lowest NPV of delivering the plan "
+                 "among the options and portfolios that may be used here and deliver it",
+                 name=port.name, id=said.option)
     if said is not None and said.mode == "api":
         return t("Pay per token, {name} ({id}): the lowest NPV of serving the plan among the "
-                 "options that may be used here and serve it", name=said.card_name,
+                 "options that may be used here and serve it", name=st.t.name(said.card_name),
                  id=said.option)
     if rec is not None and said is not None:
         if not said.delivers_plan:
@@ -422,4 +428,5 @@ def _axis_format(values: list[float], currency: str, lang: str) -> str:
     if lang == "en":
         return "#,##0"
     top = max((abs(v) for v in values if math.isfinite(v)), default=0.0)
-    return money_format(currency, top, lang)
+    return money_format(currency, top, lang, size=zh_unit([top]),
+                        zero=f'"{SYMBOLS.get(currency, currency + " ")}"0')
