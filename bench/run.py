@@ -103,7 +103,7 @@ def layout_choice_ms(repeat: int) -> float:
     from tco.catalog import load_catalog
     from tco.engine import size_clusters
     from tco.model import build_model
-    from tco.resolver import resolve
+    from tco.resolve import resolve
     from tco.scenario import load_scenario
 
     resolved = resolve(load_scenario(), load_catalog())

@@ -17,7 +17,7 @@ from . import __version__
 from .gcpause import paused_gc
 from .inputs import Input
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
-from .rent_tiers import tier_label
+from .resolve.rent_tiers import tier_label
 from .resolved import CandidateInfo, Resolved, with_values
 from .result import COMPLETE_FRACTION, CandidateResult, PortfolioResult, Provenance, Result
 
@@ -278,7 +278,7 @@ def _layout_paths(resolved: Resolved, cid: str) -> list[str]:
 
 def compute(loaded: Loaded, catalog: Catalog) -> Result:
     """Evaluate every candidate of a scenario."""
-    from .resolver import resolve
+    from .resolve import resolve
 
     with paused_gc():
         return evaluate(resolve(loaded, catalog))

@@ -146,6 +146,21 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
 ]}
 
+# Existing stock (`policy.holds_stock.<card>`, methodology §13; tco.resolve.held): two
+# inputs per held card id, `policy.holds_stock.<card>.cards` and `.resale_price_per_card`.
+HELD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("cards", "cards", "Cards the buyer holds, in service", 1, 1e6, integer=True),
+    InputSpec("resale_price_per_card", "money/card", "What one held card (with its share of "
+              "server and fabric) would sell for now", 100, 1e6,
+              hint="per card in whole currency units, what the used market pays now",
+              money=True),
+]}
+
+
+def stock_path(card: str, key: str) -> str:
+    return f"policy.holds_stock.{card}.{key}"
+
+
 # Leasing the owned hardware (`acquire: lease`, methodology §7, "Leasing"): resolved only when
 # a candidate leases, so other scenarios' inputs are unchanged. The rate, the lessor's residual
 # and the deposit default to sourced figures in pricing/assumptions.yaml (`lease_*`); the term

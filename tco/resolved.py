@@ -1,6 +1,6 @@
 """What `resolve(scenario, catalog)` produces, as plain data, and how one input is changed in it.
 
-`tco.resolver.resolve` validates a scenario against the catalog (pydantic) and returns a
+`tco.resolve.resolve` validates a scenario against the catalog (pydantic) and returns a
 `Resolved`: every model input with its value and source, the model's shape (`Structure`) and
 what is known of each candidate besides numbers (`CandidateInfo`). Nothing here imports
 pydantic or numpy, so a `Resolved` can be kept (tco.snapshot) and edited by a quick command
@@ -43,15 +43,15 @@ class Structure:
     # without one is offline (maximum throughput)
     objectives: tuple[str, ...] = ()
     # candidates whose shortfall can be priced: a cloud price, or a rent of the same peak
-    # compute on another card (`shortfall_price_per_card_hour`, tco.shortfall_price)
+    # compute on another card (`shortfall_price_per_card_hour`, tco.resolve.shortfall_price)
     shortfall_rent: tuple[str, ...] = ()
     # each candidate's workloads (ids), in the order of `candidates`; () carries every one
     assigned: tuple[tuple[str, ...], ...] = ()
     # portfolios costed together: (id, option, option, ...)
     portfolios: tuple[tuple[str, ...], ...] = ()
-    # per-token API options: (id, name, serving workload, ...) (tco.api_options)
+    # per-token API options: (id, name, serving workload, ...) (tco.resolve.api_options)
     api: tuple[tuple[str, ...], ...] = ()
-    # each candidate's held stock (the card id under `policy.holds_stock`, tco.held), in the
+    # each candidate's held stock (the card id under `policy.holds_stock`, tco.resolve.held), in the
     # order of `candidates`; "" when it buys every card (or rents)
     held: tuple[str, ...] = ()
     # options whose shortfall buying more cards may close too (bought, a fixed size or target,
@@ -84,7 +84,7 @@ class CandidateInfo:
     infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
     notes: list[str] = field(default_factory=list)
     workloads: list[str] = field(default_factory=list)  # the workloads it carries; [] = all
-    rent_tier: str = ""  # the cloud tier its rent price is from (tco.rent_tiers); "" = none
+    rent_tier: str = ""  # the cloud tier its rent price is from (tco.resolve.rent_tiers); "" = none
     deliveries: int = 0  # phased deliveries of an owned option (`deliveries:`); 0 = one
 
     def carries(self, wid: str) -> bool:
@@ -106,7 +106,7 @@ class Resolved:
     catalog_digest: str
     usd_to_currency: float  # exchange rate: plausible money ranges are in USD
     read_by_resolve: frozenset[str] = frozenset()
-    # inputs resolve read to make or check another (tco.resolver): editing one resolves again
+    # inputs resolve read to make or check another (tco.resolve.state): editing one resolves again
     sized: frozenset[str] = frozenset()
     # candidates whose discrete choices are made: the size of a cluster sized for a deadline or
     # power cap (its `cards` input), and every candidate's layouts (tco.layout)

@@ -1,7 +1,7 @@
 """Scenario files: what the user wants to train, which options to compare, and on what terms.
 
 `load_scenario(path)` parses and validates a YAML file (typos are errors, with the line);
-`tco.resolver.resolve(scenario, catalog)` turns it into the flat set of model inputs, each with
+`tco.resolve.resolve(scenario, catalog)` turns it into the flat set of model inputs, each with
 its value in the scenario's currency and its source.
 """
 
@@ -280,18 +280,18 @@ class Distribution(_Strict):
 
 class HeldStock(_Strict):
     """Cards the buyer already holds, in service (with their servers and fabric): sunk, priced
-    at what they would sell for now (tco.held). Give the resale price, or their age for a
+    at what they would sell for now (tco.resolve.held). Give the resale price, or their age for a
     book value from the catalog's new price."""
 
     cards: Whole = Field(ge=1, le=1_000_000)
     resale_price_per_card: Num | None = None  # per card with its share of the server, now
-    age_years: Num | None = None  # 0 to 30 (checked in tco.held, naming the field)
+    age_years: Num | None = None  # 0 to 30 (checked in tco.resolve.held, naming the field)
 
 
 class Policy(_Strict):
     """What the buyer holds: lifts the catalog's export-control and licence bars for the
     cards named, and existing stock by card id, with a note every output prints
-    (tco.policy, tco.held)."""
+    (tco.resolve.policy, tco.resolve.held)."""
 
     holds_licence: list[str] = []  # catalog card ids
     holds_stock: dict[str, HeldStock] = {}  # by catalog card id

@@ -18,8 +18,8 @@ from tco.catalog import Catalog, load_catalog
 from tco.engine import input_values, size_clusters
 from tco.inputs import Input
 from tco.model import Model, build_model
+from tco.resolve import resolve
 from tco.resolved import Resolved
-from tco.resolver import resolve
 from tco.scenario import Loaded, load_scenario
 
 # Costs that are not money but scale money linearly (effort, shares of capex, staffing).

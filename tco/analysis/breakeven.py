@@ -30,8 +30,8 @@ from ..catalog import Catalog
 from ..engine import compute, input_values, primary_of, size_clusters
 from ..errors import TcoError, UnknownId, did_you_mean
 from ..model import Model, build_model
+from ..resolve import resolve
 from ..resolved import Structure
-from ..resolver import resolve
 from ..result import Result
 from ..scenario import Loaded
 from .common import (

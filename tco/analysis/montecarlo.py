@@ -8,7 +8,7 @@ What is drawn: every input the NPV of TCO or the cost per run reads that has a r
 * not structural or whole-number inputs; cluster sizes stay at their (sized) value.
 
 A distribution may only be given for an input the analysis can draw: not a structural or
-whole-number one (refused with the scenario, tco.resolver.resolve). A distribution that
+whole-number one (refused with the scenario, tco.resolve.resolve). A distribution that
 reaches outside the input's plausible range, so that some of its draws are clipped, and one
 for an input no result reads, are reported as warnings (MonteCarlo.warnings) that every
 output of the analysis shows.

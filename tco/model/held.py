@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..expr import MIN, Ref
-from ..held import stock_path
+from ..inputs import stock_path
 from .base import Builder
 from .cluster import Cluster
 

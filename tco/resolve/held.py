@@ -17,33 +17,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .errors import did_you_mean
-from .inputs import Input, InputSpec
+from ..errors import did_you_mean
+from ..inputs import HELD_INPUTS, Input, stock_path
 
 if TYPE_CHECKING:
-    from .catalog import Catalog
-    from .scenario import Loaded
+    from ..catalog import Catalog
+    from .figures import Conversion
+    from .state import Resolution
 
 MAX_AGE_YEARS = 30  # a held card's age, for its book value
 
-HELD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
-    InputSpec("cards", "cards", "Cards the buyer holds, in service", 1, 1e6, integer=True),
-    InputSpec("resale_price_per_card", "money/card", "What one held card (with its share of "
-              "server and fabric) would sell for now", 100, 1e6,
-              hint="per card in whole currency units, what the used market pays now",
-              money=True),
-]}
 
-
-def stock_path(card: str, key: str) -> str:
-    return f"policy.holds_stock.{card}.{key}"
-
-
-def held_stock_inputs(loaded: Loaded, catalog: Catalog, given: Callable[..., Input],
-                      read: Callable[[str], Input], fx: float, fx_note: str) -> list[Input]:
+def held_stock_inputs(r: Resolution) -> None:
     """The inputs of each held stock, checked: a catalog card, and a resale price given or
-    an age to derive it from. `given(where, value, spec)` makes a scenario input; `read(path)`
-    reads (and records reading) an input already made."""
+    an age to derive it from."""
+    loaded, catalog, given = r.loaded, r.catalog, r.given
     out = []
     for card_id, stock in loaded.scenario.policy.holds_stock.items():
         where = ["policy", "holds_stock", card_id]
@@ -65,12 +53,14 @@ def held_stock_inputs(loaded: Loaded, catalog: Catalog, given: Callable[..., Inp
                                f"{MAX_AGE_YEARS} years for the held cards' age",
                                where + ["age_years"])
         else:
-            out.append(_book_value(catalog, card_id, stock.age_years, read, fx, fx_note))
-    return out
+            out.append(_book_value(catalog, card_id, stock.age_years, r.inputs.__getitem__,
+                                   r.usd))
+    for inp in out:
+        r.put(inp)
 
 
 def _book_value(catalog: Catalog, card_id: str, age: float, read: Callable[[str], Input],
-                fx: float, fx_note: str) -> Input:
+                usd: Conversion) -> Input:
     """The held card's book value at `age` years: the new price of the card with its share of
     its default server and fabric, straight-line to the salvage share over the depreciation
     life (the residual rule of methodology §6). Its range is the new prices' catalog ranges at
@@ -83,13 +73,14 @@ def _book_value(catalog: Catalog, card_id: str, age: float, read: Callable[[str]
     scale = (1.0, 1 / per_node, 1.0)
     new_usd, low_usd, high_usd = (sum(f * k for f, k in zip(column, scale)) for column in (
         [f.best for f in figs], [f.range[0] for f in figs], [f.range[1] for f in figs]))
+    fx = usd.scale
     salvage = read("finance.residual_value_fraction").value
     life = read("finance.depreciation_years").value
     share = salvage + (1 - salvage) * max(0.0, 1 - age / life)
     source = (f"derived: book value at {age:g} years of the catalog's new price "
               f"{new_usd:,.0f} USD (card, 1/{per_node:g} of a {platform.id} server, fabric), "
               f"straight-line to the salvage share {salvage:g} over {life:g} years = "
-              f"{share:.4g} of it{fx_note}; give resale_price_per_card from a used-market "
+              f"{share:.4g} of it{usd.note}; give resale_price_per_card from a used-market "
               "quote where one exists")
     return Input(path=stock_path(card_id, "resale_price_per_card"),
                  value=new_usd * share * fx, spec=HELD_INPUTS["resale_price_per_card"],
