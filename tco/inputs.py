@@ -146,14 +146,20 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
 ]}
 
-# Existing stock (`policy.holds_stock.<card>`, methodology §13; tco.resolve.held): two
-# inputs per held card id, `policy.holds_stock.<card>.cards` and `.resale_price_per_card`.
+# Existing stock (`policy.holds_stock.<card>`, methodology §13; tco.resolve.held), by held
+# card id: `policy.holds_stock.<card>.cards`, and `.resale_price_per_card` or, for a book
+# value (tco.model.held), `.age_years` and `.new_price_per_card`.
 HELD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("cards", "cards", "Cards the buyer holds, in service", 1, 1e6, integer=True),
     InputSpec("resale_price_per_card", "money/card", "What one held card (with its share of "
               "server and fabric) would sell for now", 100, 1e6,
               hint="per card in whole currency units, what the used market pays now",
               money=True),
+    # or, instead of a resale price, their age and new price: the model's book value
+    InputSpec("age_years", "years", "Held cards' age (years in service)", 0, 30),
+    InputSpec("new_price_per_card", "money/card", "What one held card (with its share of "
+              "server and fabric) cost new", 100, 1e6,
+              hint="per card in whole currency units, the new price", money=True),
 ]}
 
 

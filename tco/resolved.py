@@ -60,6 +60,9 @@ class Structure:
     # each candidate's phased deliveries (`deliveries:`, tco/model/timeline.py), in the order
     # of `candidates`: how many; 0 when it arrives at once (or rents)
     deliveries: tuple[int, ...] = ()
+    # held stock valued by its age (the card ids): the model's book value of its new price
+    # (tco.model.held), not a resale price given
+    held_by_age: tuple[str, ...] = ()
 
 
 @dataclass

@@ -281,11 +281,22 @@ class Distribution(_Strict):
 class HeldStock(_Strict):
     """Cards the buyer already holds, in service (with their servers and fabric): sunk, priced
     at what they would sell for now (tco.resolve.held). Give the resale price, or their age for a
-    book value from the catalog's new price."""
+    book value from their new price (the catalog's unless given)."""
 
     cards: Whole = Field(ge=1, le=1_000_000)
     resale_price_per_card: Num | None = None  # per card with its share of the server, now
     age_years: Num | None = None  # 0 to 30 (checked in tco.resolve.held, naming the field)
+    # with age_years: what one cost new (with its share of the server); the catalog's if left out
+    new_price_per_card: Num | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without `new_price_per_card` when not given: a scenario's data (and digest) is what
+        it was before the field existed."""
+        data = handler(self)
+        if data.get("new_price_per_card") is None:
+            data.pop("new_price_per_card", None)
+        return data
 
 
 class Policy(_Strict):

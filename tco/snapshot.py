@@ -353,7 +353,8 @@ _STRUCTURE = _record(Structure, {
     "rent": _tuple(_str), "objectives": _tuple(_str), "shortfall_rent": _tuple(_str),
     "assigned": _tuple(_tuple(_str)), "portfolios": _tuple(_tuple(_str)),
     "api": _tuple(_tuple(_str)),
-    "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int)})
+    "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int),
+    "held_by_age": _tuple(_str)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})

@@ -69,6 +69,7 @@ class Shape:
     closing: bool
     assigned: tuple[str, ...]
     held: str
+    held_by_age: bool  # its held stock is valued by its age (a book value), not a price given
     deliveries: int
 
 
@@ -81,6 +82,7 @@ def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
         shortfall_rent=cid in st.shortfall_rent, closing=cid in st.closing,
         assigned=tuple(st.assigned[k]) if st.assigned else (),
         held=st.held[k] if st.held else "",
+        held_by_age=bool(st.held) and st.held[k] in st.held_by_age,
         deliveries=st.deliveries[k] if st.deliveries else 0)
 
 
@@ -109,7 +111,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     carried = {wid: r for wid, r in runs.items() if not sh.assigned or wid in sh.assigned}
     feasible = feasibility(b, sh.sizing, next(iter(carried.values())),
                            list(carried.values()), cl)
-    held = held_stock(b, cl, sh.held, money) if sh.held else None
+    held = held_stock(b, cl, sh.held, money, sh.held_by_age) if sh.held else None
     waits = None if held is None else IF(held.bought_share.gt(0), 1, 0)
     leased = sh.acquire == "lease"
     cx = capex(b, cl, money, held, leased) if owned else no_capex(b, money)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import IF, MAX, MIN, PMT, SUM, Const, Expr, Ref
+from ..expr import IF, MIN, PMT, SUM, Const, Expr, Ref
 from .base import Builder, a, fin
 from .capex import Capex
 from .cluster import Cluster
+from .depreciation import book_fraction
 from .timeline import Timeline, Work, lead_weeks, waiting
 from .training import Run
 from .units import FLOP_PER_PFLOP_HOUR, HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW
@@ -120,10 +121,8 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
     payment = q("loan_payment_per_year",
                 -PMT(fin("loan_rate"), fin("loan_term_years"), financed), money,
                 "Loan payment per year", "horizon")
-    book = q("residual_fraction",
-             fin("residual_value_fraction") + (1 - fin("residual_value_fraction"))
-             * MAX(0, 1 - horizon / fin("depreciation_years")),
-             "fraction", "Book value at the horizon, share of hardware capex", "horizon")
+    book = q("residual_fraction", book_fraction(horizon), "fraction",
+             "Book value at the horizon, share of hardware capex", "horizon")
     # a leased cluster is the lessee's at the horizon only when it buys it at the term's end
     residual = q("residual_value", cx.owned_value() * book * fin("lease_buyout") if leased
                  else cx.owned_value() * book, money,

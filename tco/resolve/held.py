@@ -2,19 +2,19 @@
 
 A scenario states the cards it holds under `policy.holds_stock`, by card id: how many, and
 what one would sell for now (with its share of the server and fabric), or their age, from
-which a book value is derived. Every owned option (bought or hybrid) of that card draws on the
-stock first and buys only the cards beyond it. The held cards' purchase is sunk and costs
+which the model derives a book value (tco.model.held). Every owned option (bought or hybrid)
+of that card draws on the stock first and buys only the cards beyond it. The held cards' purchase is sunk and costs
 nothing; keeping them forgoes their sale, so their resale value now is a cost at year 0, and
 their value at the horizon is recovered with the residual. They draw power, space, support
 and staff like bought ones. The model's lines are in tco/model/held.py.
 
-Each held card id gives two inputs: `policy.holds_stock.<card>.cards` and
-`policy.holds_stock.<card>.resale_price_per_card` (in the scenario's currency).
+Each held card id gives its inputs (tco.inputs.HELD_INPUTS): `policy.holds_stock.<card>.cards`
+and `.resale_price_per_card`, or `.age_years` and `.new_price_per_card` (in the scenario's
+currency; the catalog's new price unless given).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import did_you_mean
@@ -25,46 +25,47 @@ if TYPE_CHECKING:
     from .figures import Conversion
     from .state import Resolution
 
-MAX_AGE_YEARS = 30  # a held card's age, for its book value
 
-
-def held_stock_inputs(r: Resolution) -> None:
+def held_stock_inputs(r: Resolution) -> tuple[str, ...]:
     """The inputs of each held stock, checked: a catalog card, and a resale price given or
-    an age to derive it from."""
-    loaded, catalog, given = r.loaded, r.catalog, r.given
-    out = []
+    an age to derive a book value from (in the model, tco.model.held). The card ids whose
+    stock is valued by its age."""
+    loaded, catalog = r.loaded, r.catalog
+    by_age = []
     for card_id, stock in loaded.scenario.policy.holds_stock.items():
         where = ["policy", "holds_stock", card_id]
         if card_id not in catalog.accelerators:
             raise loaded.error(f"unknown card '{card_id}'"
                                f"{did_you_mean(card_id, list(catalog.accelerators))}; expected "
                                "catalog card ids (`tco catalog list`)", where)
-        out.append(given(where + ["cards"], stock.cards, HELD_INPUTS["cards"]))
-        spec = HELD_INPUTS["resale_price_per_card"]
+        r.put(r.given(where + ["cards"], stock.cards, HELD_INPUTS["cards"]))
         if stock.resale_price_per_card is not None:
-            out.append(given(where + ["resale_price_per_card"], stock.resale_price_per_card,
-                             spec))
+            r.put(r.given(where + ["resale_price_per_card"], stock.resale_price_per_card,
+                          HELD_INPUTS["resale_price_per_card"]))
+            if stock.new_price_per_card is not None:
+                raise loaded.error("new_price_per_card values held cards by their age; with "
+                                   "resale_price_per_card given it is not used: remove one",
+                                   where + ["new_price_per_card"])
         elif stock.age_years is None:
             raise loaded.error("give resale_price_per_card (what a held card sells for now, "
                                "with a source in the note) or age_years (a book value from "
                                "the catalog's new price)", where)
-        elif not 0 <= stock.age_years <= MAX_AGE_YEARS:
-            raise loaded.error(f"found {stock.age_years:g}, outside the plausible range 0 to "
-                               f"{MAX_AGE_YEARS} years for the held cards' age",
-                               where + ["age_years"])
         else:
-            out.append(_book_value(catalog, card_id, stock.age_years, r.inputs.__getitem__,
-                                   r.usd))
-    for inp in out:
-        r.put(inp)
+            r.put(r.given(where + ["age_years"], stock.age_years, HELD_INPUTS["age_years"]))
+            if stock.new_price_per_card is not None:
+                r.put(r.given(where + ["new_price_per_card"], stock.new_price_per_card,
+                              HELD_INPUTS["new_price_per_card"]))
+            else:
+                r.put(_new_price(catalog, card_id, r.usd))
+            by_age.append(card_id)
+    return tuple(by_age)
 
 
-def _book_value(catalog: Catalog, card_id: str, age: float, read: Callable[[str], Input],
-                usd: Conversion) -> Input:
-    """The held card's book value at `age` years: the new price of the card with its share of
-    its default server and fabric, straight-line to the salvage share over the depreciation
-    life (the residual rule of methodology §6). Its range is the new prices' catalog ranges at
-    the same share, so Monte Carlo draws it."""
+def _new_price(catalog: Catalog, card_id: str, usd: Conversion) -> Input:
+    """What one held card cost new, from the catalog: the card with its share of its default
+    server and fabric (used 8-card servers are quoted per card so). Its range is the catalog
+    ranges of the three, so Monte Carlo draws it; the book value at the cards' age is the
+    model's (tco.model.held, the book schedule of methodology §6)."""
     card = catalog.card(card_id)
     platform = catalog.platform(card.default_platform)
     per_node = platform.cards_per_node.best
@@ -74,18 +75,14 @@ def _book_value(catalog: Catalog, card_id: str, age: float, read: Callable[[str]
     new_usd, low_usd, high_usd = (sum(f * k for f, k in zip(column, scale)) for column in (
         [f.best for f in figs], [f.range[0] for f in figs], [f.range[1] for f in figs]))
     fx = usd.scale
-    salvage = read("finance.residual_value_fraction").value
-    life = read("finance.depreciation_years").value
-    share = salvage + (1 - salvage) * max(0.0, 1 - age / life)
-    source = (f"derived: book value at {age:g} years of the catalog's new price "
-              f"{new_usd:,.0f} USD (card, 1/{per_node:g} of a {platform.id} server, fabric), "
-              f"straight-line to the salvage share {salvage:g} over {life:g} years = "
-              f"{share:.4g} of it{usd.note}; give resale_price_per_card from a used-market "
-              "quote where one exists")
-    return Input(path=stock_path(card_id, "resale_price_per_card"),
-                 value=new_usd * share * fx, spec=HELD_INPUTS["resale_price_per_card"],
-                 source=source, as_of=catalog.card_prices[card_id].price_usd.as_of,
-                 low=low_usd * share * fx, high=high_usd * share * fx, origin="derived")
+    source = (f"derived: the catalog's new price of the card, 1/{per_node:g} of a "
+              f"{platform.id} server and its fabric, {new_usd:,.0f} USD{usd.note}; its book "
+              "value at the held cards' age is held_book_value_per_card; give "
+              "resale_price_per_card from a used-market quote where one exists")
+    return Input(path=stock_path(card_id, "new_price_per_card"), value=new_usd * fx,
+                 spec=HELD_INPUTS["new_price_per_card"], source=source,
+                 as_of=catalog.card_prices[card_id].price_usd.as_of,
+                 low=low_usd * fx, high=high_usd * fx, origin="derived")
 
 
 def held_note(card_name: str) -> str:

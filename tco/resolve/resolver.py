@@ -36,7 +36,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     finance(r)
     team(r)
     facility(r)
-    held_stock_inputs(r)  # existing stock (tco.resolve.held)
+    held_by_age = held_stock_inputs(r)  # existing stock (tco.resolve.held)
     plan = workloads(r)
     infos: dict[str, CandidateInfo] = {}
     rent: list[str] = []
@@ -82,6 +82,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
                    and infos[cid].card in sc.policy.holds_stock else "" for cid in priced),
         deliveries=tuple(infos[cid].deliveries if infos[cid].acquire != "rent" else 0
                          for cid in priced),
+        held_by_age=held_by_age,
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),
