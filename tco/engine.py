@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .gcpause import paused_gc
-from .inputs import Input
+from .inputs import Input, site_path
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
 from .resolve.rent_tiers import tier_label
 from .resolved import CandidateInfo, Resolved, with_values
@@ -227,16 +227,19 @@ def _unmet_or_capped(kind: str, feasible: Any, runnable: Any, wall: Any,
                      env: Mapping[str, Any], first: str) -> int:
     """Over every size: a power cap's fastest feasible size (past some size more cards only
     slow a run: interruptions grow with size); when none is feasible, the fastest that runs
-    (deadline, plan) or the largest within the cap (power)."""
+    (deadline, plan) or the largest within the cap (power), within the site's power budget
+    where it has one (tco.model.decision.within_power_budget)."""
     import numpy as np
 
     if feasible.any():
         return int(np.argmin(np.where(feasible, wall, np.inf)))
+    budget = np.broadcast_to(
+        np.asarray(env.get(f"{first}.within_power_budget", 1.0)) > 0, feasible.shape)
     if kind in ("deadline_days", "plan"):
-        usable = runnable & np.isfinite(wall) & (wall > 0)
+        usable = runnable & np.isfinite(wall) & (wall > 0) & budget
         return int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
-    within = np.asarray(env.get(f"{first}.within_power_cap", 0.0)) > 0
-    within = np.broadcast_to(within, feasible.shape)
+    within = np.asarray(env.get(f"{first}.within_power_cap", 1.0)) > 0
+    within = np.broadcast_to(within, feasible.shape) & budget
     return int(np.nonzero(within)[0][-1]) if within.any() else 0
 
 
@@ -409,8 +412,10 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
             values, jobs, yearly = _places(model, cid, places).fill(
                 [v if type(v) is float else _first(v) for v in got])
             if not values["feasible"]:
+                budget = resolved.inputs.get(site_path(info.site, "power_budget_kw"))
                 reasons += infeasible_reasons(info, cand_inputs, values, {
-                    wid: job for wid, job in jobs.items() if info.carries(wid)})
+                    wid: job for wid, job in jobs.items() if info.carries(wid)},
+                    None if budget is None else budget.value)
             if values.get("rent_on_demand") and info.rent_tier.startswith("committed"):
                 # tco.model.cloud.rental: on demand costs less than the reservation
                 notes = rent_notes(notes, len(info.notes), info.rent_tier, True)
@@ -488,10 +493,11 @@ def api_results(resolved: Resolved, model: Model, env: Mapping[str, object]
 
 
 def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
-                       values: Mapping[str, float], jobs: Mapping[str, Mapping[str, float]]
-                       ) -> list[str]:
+                       values: Mapping[str, float], jobs: Mapping[str, Mapping[str, float]],
+                       budget_kw: float | None = None) -> list[str]:
     """Why the model's `feasible` is false, in words: one reason per flag that failed. The
-    model decides (tco.model); this only says which of its rules did."""
+    model decides (tco.model); this only says which of its rules did. `budget_kw`: the power
+    budget of the option's site, when it has one."""
     reasons = []
     for wid, job in jobs.items():
         if "tokens_per_s_per_card" in job:  # a serving workload
@@ -504,18 +510,25 @@ def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
     if values["goodput"] <= 0:
         reasons.append(f"the cluster is interrupted too often to make progress "
                        f"(goodput {values['goodput']:.2f})")
-    largest = int(inputs["cards_per_node"] * MAX_SIZING_NODES)
+    where = f"site '{info.site}'" if info.site else "the facility"
+    largest = (f"up to {int(inputs['cards_per_node'] * MAX_SIZING_NODES):,} cards"
+               if budget_kw is None else
+               f"within the {budget_kw:g} kW power budget of {where}")
     if not values.get("meets_deadline", 1.0):
-        reasons.append(f"no cluster up to {largest:,} cards finishes a run within "
+        reasons.append(f"no cluster {largest} finishes a run within "
                        f"{inputs['deadline_days']:g} days")
     if not values.get("meets_plan", 1.0):
-        reasons.append(f"no cluster up to {largest:,} cards delivers the whole plan within "
-                       "the horizon")
+        reasons.append(f"no cluster {largest} delivers the whole plan within the horizon")
     if not values.get("within_power_cap", 1.0):
         reasons.append(
             f"{'one server' if inputs['cards'] <= inputs['cards_per_node'] else 'the cluster'} "
             f"needs {values['facility_power_kw']:,.1f} kW, over the "
             f"{inputs['power_cap_kw']:g} kW power cap")
+    if not values.get("within_power_budget", 1.0):
+        reasons.append(
+            f"{'one server' if inputs['cards'] <= inputs['cards_per_node'] else 'the cluster'} "
+            f"needs {values['facility_power_kw']:,.1f} kW, over the {budget_kw:g} kW power "
+            f"budget of {where}")
     if not reasons:  # a rule the model gained that has no words yet still shows
         reasons.append("infeasible by the model's rules")
     return reasons

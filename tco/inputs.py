@@ -131,6 +131,21 @@ FACILITY_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("carbon_kg_per_kwh", "kg CO2e/kWh", "Grid carbon intensity", 0, 2.0),
 ]}
 
+# What a site may give besides its region's figures (methodology §3, "Sites"): a PUE every
+# option there runs at (instead of each option's cooling), and the facility power it can supply.
+SITE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("pue", "ratio", "Power usage effectiveness of the site (every option there)",
+              1.0, 3.0, "a ratio such as 1.3"),
+    InputSpec("power_budget_kw", "kW", "Facility power the site can supply (IT x PUE)",
+              0.01, 1e9, "kilowatts of facility power (1 MW is 1000)"),
+]}
+
+
+def site_path(site: str, key: str) -> str:
+    """The input path of a site's `key`: `facility.<key>` for the first site (id ""), as a
+    single-site scenario writes it, and `facility.sites.<id>.<key>` for each further one."""
+    return f"facility.sites.{site}.{key}" if site else f"facility.{key}"
+
 FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("horizon_years", "years", "Horizon", 1, 30, integer=True, structural=True,
               hint="whole years from 1 to 30"),

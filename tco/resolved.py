@@ -63,6 +63,20 @@ class Structure:
     # held stock valued by its age (the card ids): the model's book value of its new price
     # (tco.model.held), not a resale price given
     held_by_age: tuple[str, ...] = ()
+    # the facility's sites (tco.resolve.sites): each (id, what it gives besides its region's
+    # figures: "pue", "power_budget_kw"); the first site's id is "" (its inputs are
+    # `facility.<key>`, tco.inputs.site_path)
+    sites: tuple[tuple[str, ...], ...] = (("",),)
+    # each candidate's site id, in the order of `candidates`; () when every one is at the first
+    site_of: tuple[str, ...] = ()
+
+    def site(self, site_id: str) -> tuple[str, ...]:
+        """The site `site_id` as `sites` lists it."""
+        return next(s for s in self.sites if s[0] == site_id)
+
+    def site_of_candidate(self, k: int) -> str:
+        """The site id of the k-th candidate."""
+        return self.site_of[k] if self.site_of else ""
 
 
 @dataclass
@@ -89,6 +103,7 @@ class CandidateInfo:
     workloads: list[str] = field(default_factory=list)  # the workloads it carries; [] = all
     rent_tier: str = ""  # the cloud tier its rent price is from (tco.resolve.rent_tiers); "" = none
     deliveries: int = 0  # phased deliveries of an owned option (`deliveries:`); 0 = one
+    site: str = ""  # the site it runs at (`candidates[].site`); "" = the facility's first
 
     def carries(self, wid: str) -> bool:
         return not self.workloads or wid in self.workloads
@@ -162,6 +177,12 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
     elif head in ("facility", "finance", "assumptions") and rest and "." not in rest:
         data[head][rest] = int(value) if rest in ("horizon_years", "loan_term_years",
                                                          "lease_term_months") else value
+    elif head == "facility" and rest.startswith("sites."):  # a further site, by its id
+        sid, _, key = rest.removeprefix("sites.").partition(".")
+        site = next((s for s in data["facility"].get("sites", []) if s["id"] == sid), None)
+        if site is None or not key or "." in key:
+            raise UnknownId(f"no input '{path}'")
+        site[key] = value
     elif head == "team" and rest == "engineer_cost_per_month":
         data["team"][rest] = value
     elif head == "policy" and rest.startswith("holds_stock."):

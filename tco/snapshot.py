@@ -354,7 +354,7 @@ _STRUCTURE = _record(Structure, {
     "assigned": _tuple(_tuple(_str)), "portfolios": _tuple(_tuple(_str)),
     "api": _tuple(_tuple(_str)),
     "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int),
-    "held_by_age": _tuple(_str)})
+    "held_by_age": _tuple(_str), "sites": _tuple(_tuple(_str)), "site_of": _tuple(_str)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})
@@ -368,7 +368,7 @@ _CANDIDATE = _record(CandidateInfo, {
     "stack_name": _str, "sizing": _str, "acquire": _str, "inputs_of": _str,
     "flags": _list(_str), "blocking": _list(_str),
     "infeasible": _list(_str), "notes": _list(_str), "workloads": _list(_str),
-    "rent_tier": _str, "deliveries": _int})
+    "rent_tier": _str, "deliveries": _int, "site": _str})
 # Resolved's own fields, decoded by `decode` (the validated scenario object is never kept).
 RESOLVED_FIELDS = ("structure", "inputs", "candidates", "file", "scenario_data",
                    "catalog_digest", "usd_to_currency", "read_by_resolve", "sized")

@@ -86,8 +86,8 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
       "horizon")
     # Owning costs fixed + e*h, renting costs porting + g*h (h = busy hours per year); a
     # lease's payments are fixed like a purchase's capex.
-    energy_slope = ((cl.train_w - cl.idle_w) * c("pue") / W_PER_KW
-                    * Ref("facility.electricity_price_per_kwh"))
+    site = b.site()
+    energy_slope = ((cl.train_w - cl.idle_w) * site.pue / W_PER_KW * site.electricity_price)
     price = IF(on_demand, c("on_demand_price_per_card_hour"),
                c("cloud_price_per_card_hour"))
     reserved_h = IF(on_demand, 0, reserved_h)

@@ -50,7 +50,7 @@ def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hour
             b.jq(wid, "cost_hardware", hw_per_hour * r.wall_h, money,
                  "Hardware share per run (depreciation, or lease payments when leased)"),
             b.jq(wid, "cost_electricity",
-                 r.e_fac * Ref("facility.electricity_price_per_kwh") if owned else zero,
+                 r.e_fac * b.site().electricity_price if owned else zero,
                  money, "Electricity per run (in the rental price when rented)"),
             b.jq(wid, "cost_facility", fac_per_hour * r.wall_h, money,
                  "Colocation share per run"),

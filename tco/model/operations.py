@@ -82,13 +82,13 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
     c, q = b.c, b.q
     zero = Const(0.0)
     if owned:
+        site = b.site()
         energy = q("energy_facility_kwh_per_year",
-                   (cl.train_w * h.busy + cl.idle_w * (HOURS_PER_YEAR - h.busy)) * c("pue")
+                   (cl.train_w * h.busy + cl.idle_w * (HOURS_PER_YEAR - h.busy)) * site.pue
                    / W_PER_KW, "kWh/yr", "Facility energy per year (training and idle)",
                    "horizon")
-        elec: Expr = energy * Ref("facility.electricity_price_per_kwh")
-        colo: Expr = (cl.it_kw * Ref("facility.colocation_price_per_kw_month")
-                      * MONTHS_PER_YEAR)
+        elec: Expr = energy * site.electricity_price
+        colo: Expr = cl.it_kw * site.colocation_price * MONTHS_PER_YEAR
         support: Expr = cx.hardware_list * a("support_fraction_per_year")
         storage_support: Expr = cx.storage_list * a("support_fraction_per_year")
         licences: Expr = cl.cards * c("licence_per_card_year")
@@ -140,10 +140,11 @@ def year_costs(b: Builder, t: int, cl: Cluster, h: Hours, run: Running, tl: Time
     (`rent`: a rented option's, priced by tco.model.cloud.rental)."""
     installed = tl.installed[t]
     if owned:
+        site = b.site()
         busy = h.demand * plan.owned[t]
         energy_kwh = ((cl.train_w * busy + cl.idle_w * (HOURS_PER_YEAR * installed - busy))
-                      * b.c("pue") / W_PER_KW)
-        electricity: Expr = energy_kwh * Ref("facility.electricity_price_per_kwh")
+                      * site.pue / W_PER_KW)
+        electricity: Expr = energy_kwh * site.electricity_price
     else:
         electricity = Const(0.0)
     rented = work.planned_gpu_hours * plan.rented[t]

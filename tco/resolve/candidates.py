@@ -8,12 +8,20 @@ import math
 from typing import TYPE_CHECKING
 
 from ..errors import UnknownId, did_you_mean
-from ..inputs import CANDIDATE_INPUTS, DELIVERY_INPUTS, LAYOUT_INPUTS, TARGET_INPUTS, Input
+from ..inputs import (
+    CANDIDATE_INPUTS,
+    DELIVERY_INPUTS,
+    LAYOUT_INPUTS,
+    TARGET_INPUTS,
+    Input,
+    site_path,
+)
 from ..resolved import CandidateInfo
 from .held import held_note
 from .policy import lift_bars
 from .portfolio import assigned_workloads
 from .renting import Source, cloud_figures, rent_terms, rent_tier, shortfall_price
+from .sites import SiteFacts, site_of
 from .state import Resolution
 
 if TYPE_CHECKING:
@@ -30,13 +38,19 @@ def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[Candi
     cloud price."""
     base = ["candidates", c.id]
     card, platform, stack = hardware(r, c)
+    site = site_of(r, c)
     cooling = r.catalog.cooling_option(c.cooling or platform.default_cooling)
     info = CandidateInfo(
         id=c.id, name=c.name or card.name, card=card.id, card_name=card.name,
         vendor=card.vendor, platform=platform.id, platform_name=platform.name,
         cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
+        site=site.id,
     )
-    figs, rent_note = catalog_figures(r, card, platform, stack, cooling, precisions)
+    figs, rent_note = catalog_figures(r, card, platform, stack, cooling, precisions, site)
+    if "pue" in site.given and "pue" in c.overrides:
+        raise r.error(f"{site.words()} gives the PUE every option there runs at "
+                      f"({site_path(site.id, 'pue')}); give it there or here, not both",
+                      base + ["pue"])
     p = ".".join(base)
     for key, (fig, why, factor) in figs.items():
         spec = CANDIDATE_INPUTS[key]
@@ -63,7 +77,7 @@ def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[Candi
             r.figure(f"{p}.{key}", fig, spec, why=why, factor=factor)
     if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
             c.overrides:
-        shortfall_price(r, c, card, p)
+        shortfall_price(r, c, card, p, site.region)
     for key in c.overrides:
         if key in figs or f"{p}.{key}" in r.inputs:  # shortfall_price_per_card_hour
             continue
@@ -86,7 +100,9 @@ def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[Candi
     size_rule(r, c, info)
     layout_pins(r, c)
     deliveries(r, c, info)
-    risk_policy(r, card, stack, info)
+    if site.id:
+        info.notes.append(f"at site '{site.id}' (facility.sites, region {site.region})")
+    risk_policy(r, card, stack, info, site.region)
     lift_bars(r.loaded, card.id, info)
     if stack.id != "cuda" and card.mfu_basis == "vendor-tuned":
         info.notes.append(f"MFU: the vendor-tuned figure x the team factor for "
@@ -125,9 +141,10 @@ def hardware(r: Resolution, c: Candidate) -> tuple[Accelerator, Platform, Stack]
 
 
 def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack: Stack,
-                    cooling: Cooling, precisions: list[str]) -> tuple[dict[str, Source], str]:
+                    cooling: Cooling, precisions: list[str], site: SiteFacts
+                    ) -> tuple[dict[str, Source], str]:
     """Each catalog figure of a candidate by input key (None: the card lacks a precision);
-    and a note on the cloud price chosen."""
+    and a note on the cloud price chosen. No PUE at a site that gives its own."""
     price = r.catalog.card_prices[card.id]
     figs: dict[str, Source] = {
         "card_price": Source(price.price_usd),
@@ -160,6 +177,8 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
     figs["memory_bandwidth_gb_per_s"] = Source(card.memory_bandwidth_gb_per_s)
     cloud, rent_note = cloud_figures(r, card)
     figs.update(cloud)
+    if "pue" in site.given:  # the site's, read by the model through its site (tco.model.base)
+        del figs["pue"]
     return figs, rent_note
 
 
@@ -260,9 +279,10 @@ def deliveries(r: Resolution, c: Candidate, info: CandidateInfo) -> None:
                                   for d in c.deliveries))
 
 
-def risk_policy(r: Resolution, card: Accelerator, stack: Stack, info: CandidateInfo) -> None:
-    """Risk flags (short; the catalog record holds the evidence); some bar buying here."""
-    region = r.sc.facility.region
+def risk_policy(r: Resolution, card: Accelerator, stack: Stack, info: CandidateInfo,
+                region: str) -> None:
+    """Risk flags (short; the catalog record holds the evidence); some bar buying in the
+    region of the option's site."""
     if region in card.export_restricted_regions:
         place = r.catalog.region(region).place or region
         info.blocking.append(f"export control: {card.name} is restricted in {place}")

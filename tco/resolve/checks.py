@@ -42,8 +42,9 @@ def check_licences_used(r: Resolution, infos: dict[str, CandidateInfo]) -> None:
                 f"of the options: {cards}); add an option of that card, or remove it",
                 where)
         if not any(LIFTED in flag for info in mine for flag in info.flags):
+            regions = sorted({r.sites[info.site].region for info in mine})
             raise r.error(
-                f"card '{card}' is not barred in region '{r.sc.facility.region}' (no "
+                f"card '{card}' is not barred in region '{', '.join(regions)}' (no "
                 "export control or licence bar to lift), so the licence changes nothing; "
                 "remove it, or check facility.region", where)
 

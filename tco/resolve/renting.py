@@ -84,14 +84,16 @@ def rent_tier(r: Resolution, card: Accelerator, c: Candidate) -> str:
     return "" if cloud is None else tier_figure(cloud, r.sc.rent_pricing)[1]
 
 
-def shortfall_price(r: Resolution, c: Candidate, card: Accelerator, p: str) -> None:
+def shortfall_price(r: Resolution, c: Candidate, card: Accelerator, p: str, region: str
+                    ) -> None:
     """A card with no cloud price: the rent of the same peak compute on the cheapest card
-    a cloud sells (tco.resolve.shortfall_price), or the scenario's own figure."""
+    a cloud sells that may be used in `region` (tco.resolve.shortfall_price), or the
+    scenario's own figure."""
     key, spec = "shortfall_price_per_card_hour", CANDIDATE_INPUTS["shortfall_price_per_card_hour"]
     if key in c.overrides:
         r.put(r.given(["candidates", c.id, key], c.overrides[key], spec))
         return
-    found = cheapest_rent(r.catalog, card, r.sc.facility.region, r.sc.rent_pricing)
+    found = cheapest_rent(r.catalog, card, region, r.sc.rent_pricing)
     if found is not None:
         fx = r.usd.scale
         r.put(Input(path=f"{p}.{key}", value=found.usd_per_card_hour * fx,

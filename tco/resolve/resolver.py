@@ -14,11 +14,11 @@ from ..resolved import CandidateInfo, Resolved, Structure
 from .api_options import resolve_api_options
 from .candidates import candidate
 from .checks import check_distributions, check_licences_used, check_stock_used
-from .facility import facility
 from .held import held_stock_inputs
 from .policy import check_policy
 from .portfolio import portfolios
 from .renting import check_rent_term, rent_options
+from .sites import sites
 from .state import Resolution
 from .terms import assumptions, finance, team, top_level
 from .workloads import workloads
@@ -35,7 +35,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     top_level(r)
     finance(r)
     team(r)
-    facility(r)
+    sites(r)
     held_by_age = held_stock_inputs(r)  # existing stock (tco.resolve.held)
     plan = workloads(r)
     infos: dict[str, CandidateInfo] = {}
@@ -57,12 +57,14 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
                            f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
                            in r.inputs)
     # bought options whose shortfall buying more cards may close too (§8): not one sized
-    # to the plan (none), to a power cap (more cards would break it), or drawing on held
-    # stock (the added cards' price would differ from the cluster's average)
+    # to the plan (none), to a power cap or at a site with a power budget (more cards would
+    # break it), or drawing on held stock (the added cards' price would differ from the
+    # cluster's average)
     closing = tuple(cid for cid in shortfall_rent if infos[cid].acquire == "buy"
                     and infos[cid].sizing in ("cards", "deadline_days")
                     and not infos[cid].inputs_of
-                    and infos[cid].card not in sc.policy.holds_stock)
+                    and infos[cid].card not in sc.policy.holds_stock
+                    and "power_budget_kw" not in r.sites[infos[cid].site].given)
     structure = Structure(
         currency=sc.currency, horizon_years=sc.finance.horizon_years,
         workloads=tuple(plan), candidates=tuple(priced),
@@ -83,6 +85,8 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         deliveries=tuple(infos[cid].deliveries if infos[cid].acquire != "rent" else 0
                          for cid in priced),
         held_by_age=held_by_age,
+        sites=tuple((s.id, *s.given) for s in r.sites.values()),
+        site_of=tuple(infos[cid].site for cid in priced),
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),

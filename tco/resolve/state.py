@@ -19,6 +19,7 @@ from .figures import Conversion, figure_input, from_usd
 if TYPE_CHECKING:
     from ..catalog import Catalog, Figure
     from ..scenario import Loaded
+    from .sites import SiteFacts
 
 
 class Inputs(dict[str, Input]):
@@ -46,6 +47,7 @@ class Resolution:
         self.inputs = Inputs()
         self.objectives: list[str] = []  # serving objectives given: workloads.<id>.<key>
         self.serve_assumed = False
+        self.sites: dict[str, SiteFacts] = {}  # by id, the first site's "" (tco.resolve.sites)
 
     def error(self, message: str, where: list[str]) -> ScenarioError:
         return self.loaded.error(message, where)
