@@ -131,6 +131,11 @@ class Resolved:
     scenario: Any = None  # the validated tco.scenario.Scenario, when at hand
 
 
+def input_values(resolved: Resolved) -> dict[str, float]:
+    """Every input's value by its path: what the model is evaluated on."""
+    return {path: inp.value for path, inp in resolved.inputs.items()}
+
+
 def scenario_source(file: str) -> str:
     """The source of an input the scenario sets: "scenario" (the file is named once, in the
     provenance; a path is not a source a reader can check)."""

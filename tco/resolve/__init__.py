@@ -5,7 +5,7 @@ model input with its value in the scenario's currency, its range and its source.
     state.py           what resolving has made so far; the reads resolve records
     figures.py         a catalog figure -> an input, currency included (the one place)
     terms.py           assumptions, top level, finance and lease terms, team
-    facility.py        the facility's tariff, colocation price and carbon
+    sites.py           the facility's sites: tariff, colocation, carbon, PUE, power budget
     workloads.py       training runs and serving workloads
     candidates.py      each option's hardware, figures, sizing rule, layout pins, deliveries
     renting.py         cloud tiers and reservations, the shortfall's price, rent options

@@ -211,7 +211,7 @@ def size_rule(r: Resolution, c: Candidate, info: CandidateInfo) -> None:
     r.put(r.given(base + [kind], value, TARGET_INPUTS[kind]))
     info.sizing = kind
     p = ".".join(base)
-    # a placeholder until the engine sizes it (tco.engine.size_clusters)
+    # a placeholder until sizing chooses it (tco.sizing.size_clusters)
     r.put(Input(path=f"{p}.cards", value=1.0, spec=CANDIDATE_INPUTS["cards"],
                 source=f"to be sized for {kind}", origin="derived"))
 
