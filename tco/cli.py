@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from . import __version__
 from .errors import TcoError, printable
+from .version import __version__
 
 FORMATS = ("table", "json", "csv")
 

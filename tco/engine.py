@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
 from .gcpause import paused_gc
 from .inputs import site_path
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
@@ -24,6 +23,7 @@ from .resolve.rent_tiers import tier_label
 from .resolved import CandidateInfo, Resolved, input_values, with_values
 from .result import COMPLETE_FRACTION, CandidateResult, PortfolioResult, Provenance, Result
 from .sizing import MAX_SIZING_NODES, primary_of, size_clusters, sizing_inputs
+from .version import __version__
 
 if TYPE_CHECKING:
     from .catalog import Catalog

@@ -61,10 +61,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
 from .inputs import Input, InputSpec
 from .resolved import CandidateInfo, Resolved, Structure
 from .result import Result
+from .version import __version__
 
 if TYPE_CHECKING:
     from .analysis.whatif import Recompute

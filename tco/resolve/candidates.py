@@ -21,8 +21,8 @@ from .held import held_note
 from .policy import lift_bars
 from .portfolio import assigned_workloads
 from .renting import Source, cloud_figures, rent_terms, rent_tier, shortfall_price
-from .sites import SiteFacts, site_of
-from .state import Resolution
+from .sites import site_of
+from .state import Resolution, SiteFacts
 
 if TYPE_CHECKING:
     from ..catalog import Accelerator, Cooling, Platform, Stack

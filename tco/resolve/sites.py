@@ -7,29 +7,15 @@ it names (`candidates[].site`), by default the first."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import UnknownId, did_you_mean
 from ..inputs import FACILITY_INPUTS, SITE_INPUTS, site_path
 from .figures import between
-from .state import Resolution
+from .state import Resolution, SiteFacts
 
 if TYPE_CHECKING:
     from ..scenario import Candidate, Facility, Site
-
-
-@dataclass(frozen=True)
-class SiteFacts:
-    """What resolution knows of a site besides its inputs."""
-
-    id: str  # "" for the first site
-    region: str
-    given: tuple[str, ...]  # the SITE_INPUTS it gives ("pue", "power_budget_kw")
-
-    def words(self) -> str:
-        """How a sentence names it: "the facility", or "site 'west'"."""
-        return f"site '{self.id}'" if self.id else "the facility"
 
 
 def sites(r: Resolution) -> None:

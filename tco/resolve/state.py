@@ -9,6 +9,7 @@ value alone. A new derivation is recorded by being written, not by a list kept b
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import ScenarioError
@@ -19,7 +20,19 @@ from .figures import Conversion, figure_input, from_usd
 if TYPE_CHECKING:
     from ..catalog import Catalog, Figure
     from ..scenario import Loaded
-    from .sites import SiteFacts
+
+
+@dataclass(frozen=True)
+class SiteFacts:
+    """What resolution knows of a site besides its inputs (tco.resolve.sites)."""
+
+    id: str  # "" for the first site
+    region: str
+    given: tuple[str, ...]  # the SITE_INPUTS it gives ("pue", "power_budget_kw")
+
+    def words(self) -> str:
+        """How a sentence names it: "the facility", or "site 'west'"."""
+        return f"site '{self.id}'" if self.id else "the facility"
 
 
 class Inputs(dict[str, Input]):
