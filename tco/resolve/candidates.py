@@ -52,29 +52,7 @@ def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[Candi
                       f"({site_path(site.id, 'pue')}); give it there or here, not both",
                       base + ["pue"])
     p = ".".join(base)
-    for key, (fig, why, factor) in figs.items():
-        spec = CANDIDATE_INPUTS[key]
-        if key in c.overrides:
-            r.put(r.given(base + [key], c.overrides[key], spec))
-        elif key == "cooling_capex_per_kw":
-            r.put(Input(path=f"{p}.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
-                        source="colocation: the provider's cooling plant is in the "
-                               f"colocation price (catalog plant capex: {fig.best:g} "  # type: ignore[union-attr]
-                               "USD/kW, set cooling_capex_per_kw to pay for your own)",
-                        origin="default"))
-        elif key == "stack_efficiency" and card.mfu_basis == "as-deployed":
-            r.put(Input(path=f"{p}.{key}", value=1.0, spec=spec, low=1.0, high=1.0,
-                        source=f"catalog: the MFU of {card.id} was measured as a team "
-                               "new to the stack deploys it; no factor on top",
-                        origin="default"))
-        elif fig is None:
-            prec = key.removeprefix("peak_tflops_")
-            info.infeasible.append(f"{card.name} has no {prec.upper()} support")
-            r.put(Input(path=f"{p}.{key}", value=0.0, spec=spec,
-                        source=f"catalog: {card.id} has no {prec.upper()} support",
-                        origin="catalog"))
-        else:
-            r.figure(f"{p}.{key}", fig, spec, why=why, factor=factor)
+    figure_inputs(r, c, card, info, figs)
     if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
             c.overrides:
         shortfall_price(r, c, card, p, site.region)
@@ -116,6 +94,38 @@ def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[Candi
         info.notes.append(rent_note)
     info.rent_tier = rent_tier(r, card, c)
     return info, f"{p}.cloud_price_per_card_hour" in r.inputs
+
+
+def figure_inputs(r: Resolution, c: Candidate, card: Accelerator, info: CandidateInfo,
+                  figs: dict[str, Source]) -> None:
+    """An input for each catalog figure of the candidate: the scenario's override, a default
+    that stands in for the figure (colocation's cooling, an as-deployed MFU), nothing for a
+    precision the card lacks (the candidate is not priced), or the figure itself."""
+    base = ["candidates", c.id]
+    p = ".".join(base)
+    for key, (fig, why, factor) in figs.items():
+        spec = CANDIDATE_INPUTS[key]
+        if key in c.overrides:
+            r.put(r.given(base + [key], c.overrides[key], spec))
+        elif key == "cooling_capex_per_kw":
+            r.put(Input(path=f"{p}.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
+                        source="colocation: the provider's cooling plant is in the "
+                               f"colocation price (catalog plant capex: {fig.best:g} "  # type: ignore[union-attr]
+                               "USD/kW, set cooling_capex_per_kw to pay for your own)",
+                        origin="default"))
+        elif key == "stack_efficiency" and card.mfu_basis == "as-deployed":
+            r.put(Input(path=f"{p}.{key}", value=1.0, spec=spec, low=1.0, high=1.0,
+                        source=f"catalog: the MFU of {card.id} was measured as a team "
+                               "new to the stack deploys it; no factor on top",
+                        origin="default"))
+        elif fig is None:
+            prec = key.removeprefix("peak_tflops_")
+            info.infeasible.append(f"{card.name} has no {prec.upper()} support")
+            r.put(Input(path=f"{p}.{key}", value=0.0, spec=spec,
+                        source=f"catalog: {card.id} has no {prec.upper()} support",
+                        origin="catalog"))
+        else:
+            r.figure(f"{p}.{key}", fig, spec, why=why, factor=factor)
 
 
 def hardware(r: Resolution, c: Candidate) -> tuple[Accelerator, Platform, Stack]:
