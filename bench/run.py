@@ -101,10 +101,10 @@ def layout_choice_ms(repeat: int) -> float:
     built-in scenario (every workload), the model already built."""
     from tco import layout
     from tco.catalog import load_catalog
-    from tco.engine import size_clusters
     from tco.model import build_model
-    from tco.resolver import resolve
+    from tco.resolve import resolve
     from tco.scenario import load_scenario
+    from tco.sizing import size_clusters
 
     resolved = resolve(load_scenario(), load_catalog())
     model = build_model(resolved.structure)

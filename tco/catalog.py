@@ -977,8 +977,9 @@ def _quote_currency(row: dict[str, str], field: str, file: str, n: int, ident: s
             raise CatalogError(f"the field says {named} but the currency column says {given}",
                                file=file, line=n, field=f"{ident}.{field}")
         return f"{base}_usd", named
-    if given and given != "USD" and not field.endswith("_usd"):
-        raise CatalogError(f"a currency applies to money figures (fields ending in _usd), not "
+    money = field.endswith("_usd") or "_usd_" in field  # price_usd, on_demand_usd_per_...
+    if given and given != "USD" and not money:
+        raise CatalogError(f"a currency applies to money figures (fields named with _usd), not "
                            f"'{field}'", file=file, line=n, field=f"{ident}.{field}")
     return field, given or "USD"
 

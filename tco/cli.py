@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from . import __version__
 from .errors import TcoError, printable
+from .version import __version__
 
 FORMATS = ("table", "json", "csv")
 
@@ -170,7 +170,7 @@ def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
     Example:
       tco validate my-scenario.yaml
     """
-    from .resolver import resolve
+    from .resolve import resolve
 
     loaded, catalog = load(scenario, catalogs)
     resolved = resolve(loaded, catalog)

@@ -1,8 +1,11 @@
 """compute(scenario, catalog) -> Result: the one entry point every command and exporter uses.
 
-`compute` = `resolve` (tco.scenario: validation against the catalog) + `evaluate` (this module:
-size the clusters, evaluate the model, assemble the Result). `evaluate` needs neither pydantic
-nor, unless a cluster must be sized, numpy: a what-if of a kept `Resolved` starts quickly.
+    resolve (tco.resolve) -> choose (tco.sizing, tco.layout) -> evaluate -> assemble
+
+`compute` = `resolve` (validation against the catalog) + `evaluate` (this module: make the
+discrete choices still open, the cluster sizes and layouts; evaluate the model; assemble the
+Result). `evaluate` needs neither pydantic nor, unless a cluster must be sized, numpy: a
+what-if of a kept `Resolved` starts quickly.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
 from .gcpause import paused_gc
-from .inputs import Input
+from .inputs import site_path
 from .model import COMPONENTS, JOB_COMPONENTS, Model, build_model
-from .rent_tiers import tier_label
-from .resolved import CandidateInfo, Resolved, with_values
+from .resolve.rent_tiers import tier_label
+from .resolved import CandidateInfo, Resolved, input_values, with_values
 from .result import COMPLETE_FRACTION, CandidateResult, PortfolioResult, Provenance, Result
+from .sizing import MAX_SIZING_NODES, primary_of, size_clusters, sizing_inputs
+from .version import __version__
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -41,244 +45,14 @@ def rent_notes(notes: list[str], own: int, tier: str, on_demand: bool) -> list[s
     return out[:own] + [ON_DEMAND_NOTE] + out[own:]
 
 
-MAX_SIZING_NODES = 20000  # the largest cluster sizing will consider, in servers
-COARSE_SIZES = 48  # sizes of the geometric grid the layout is searched on while sizing
-
-
 def scenario_digest(scenario_data: Mapping[str, Any]) -> str:
     blob = json.dumps(scenario_data, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
-def input_values(resolved: Resolved) -> dict[str, float]:
-    return {path: inp.value for path, inp in resolved.inputs.items()}
-
-
-# Sizing tries whole servers: the grid of sizes reads this input besides the model's formulas.
-SIZE_STEP_INPUT = "cards_per_node"
-
-
-def _sizing_targets(resolved: Resolved, cid: str) -> list[str]:
-    """The quantities the size of `cid` is chosen by (the first three), and its layouts."""
-    primary = primary_of(resolved, cid)
-    return [f"{cid}.feasible", f"{cid}.runnable", f"{cid}.{primary}.wall_days"] + [
-        f"{cid}.{wid}.step_seconds" for wid, _p, _k in resolved.structure.workloads]
-
-
-def primary_of(resolved: Resolved, cid: str) -> str:
-    """The first workload option `cid` carries (every option carries the plan's first unless
-    it is assigned others): its run is the deadline's and the headline's."""
-    info = resolved.candidates[cid]
-    return next(wid for wid, _p, _k in resolved.structure.workloads if info.carries(wid))
-
-
-def sizing_inputs(model: Model, resolved: Resolved, cid: str) -> set[str]:
-    """Every input the size and the layouts the engine picks for `cid` depend on."""
-    p = f"candidates.{cid}"
-    chosen = {path for path in model.inputs_feeding(_sizing_targets(resolved, cid))
-              if path.startswith(f"{p}.layout.")}
-    own = {f"{p}.cards"} if resolved.candidates[cid].sizing != "cards" else set()
-    return ((model.inputs_feeding(_sizing_targets(resolved, cid)) | {f"{p}.{SIZE_STEP_INPUT}"})
-            - own - chosen)
-
-
-def size_clusters(model: Model, resolved: Resolved) -> Resolved:
-    """`resolved` with a card count for each candidate sized for a deadline or power cap and
-    not sized yet: the smallest feasible size for a deadline, the fastest feasible size within
-    a power cap. When no size is feasible the model's flags say why: the size kept is the
-    fastest that runs (deadline) or the largest within the cap (power).
-
-    All sizes of a candidate are evaluated at once as an array (1..MAX_SIZING_NODES servers).
-    """
-    st = resolved.structure
-    # a generated rent option reads its source's size and layout: only own inputs are chosen
-    todo = [cid for cid, own in zip(st.candidates, st.inputs_of)
-            if cid == own and cid not in resolved.sized]
-    if not todo:
-        return resolved
-    from . import layout
-
-    values = input_values(resolved)
-    inputs = dict(resolved.inputs)
-    formulas: dict[Any, Any] = {}  # the sizing formulas of the first twin of each Shape
-    with layout.memo():  # twins of one card and size choose their layouts once
-        for cid, kind in zip(st.candidates, st.sizing):
-            if cid in todo and kind != "cards":
-                inputs[f"candidates.{cid}.cards"] = _size(model, resolved, cid, values,
-                                                          formulas)
-        out = replace(resolved, inputs=inputs, sized=resolved.sized | set(todo))
-        return layout.choose(model, out, todo)
-
-
-def _sizing_formulas(model: Model, resolved: Resolved, cid: str,
-                     formulas: dict[Any, Any] | None) -> tuple[str, Model, Model, Any]:
-    """(first twin, the model of the sizing targets, of feasibility alone, its names ->
-    cid's): made once per Shape (tco/twins.py) when `formulas` keeps them, else cid's own."""
-    from . import twins
-
-    sh = twins.shapes(model).get(cid)
-    if formulas is None or sh is None or not twins.GROUPED:
-        targets = _sizing_targets(resolved, cid)
-        return cid, model.feeding(targets[:3]), model.feeding(targets[:1]), lambda n: n
-    if sh not in formulas:
-        targets = _sizing_targets(resolved, cid)
-        formulas[sh] = (cid, model.feeding(targets[:3]), model.feeding(targets[:1]))
-    first, needs, feasible = formulas[sh]
-    return first, needs, feasible, twins.pair(model, first, cid).rename
-
-
-def _size(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
-          formulas: dict[Any, Any] | None = None) -> Input:
-    """The `cards` input of `cid` sized for its deadline or power cap (see size_clusters).
-    Within one sizing (`formulas` kept), a twin whose inputs the choice reads (its formulas',
-    the layout search's, the pinned degrees) have the same values as an earlier one's gets
-    the same size without the search."""
-    p = f"candidates.{cid}"
-    kind = resolved.candidates[cid].sizing
-    key = _sizing_key(model, resolved, cid, values, formulas)
-    if key is None or formulas is None:
-        cards = _sized_cards(model, resolved, cid, values, formulas)
-    else:
-        if key not in formulas:
-            formulas[key] = _sized_cards(model, resolved, cid, values, formulas)
-        cards = formulas[key]
-    return replace(resolved.inputs[f"{p}.cards"], value=cards, low=cards, high=cards,
-                   source="sized to deliver the plan (cards: auto)" if kind == "plan"
-                   else f"sized for {kind} = {values[f'{p}.{kind}']:g}")
-
-
-def _sizing_key(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
-                formulas: dict[Any, Any] | None) -> tuple[Any, ...] | None:
-    """What the size of `cid` depends on besides the scenario's shared inputs: its Shape and
-    the value of every input of its own the sizing reads (None: not remembered)."""
-    from . import layout, twins
-
-    sh = twins.shapes(model).get(cid)
-    if formulas is None or sh is None or not twins.GROUPED:
-        return None
-    first, needs, _feasible, rename = _sizing_formulas(model, resolved, cid, formulas)
-    reads = formulas.get(("reads", sh))
-    if reads is None:
-        names = set(needs.inputs_used())
-        for wid, _p, kind in resolved.structure.workloads:
-            names.update(model.feeding(layout.targets(first, wid, kind == "serve"))
-                         .inputs_used())
-            names.update(layout._grid_reads(first, wid))
-        p = f"candidates.{first}"
-        names.update({f"{p}.{SIZE_STEP_INPUT}", f"{p}.{resolved.candidates[first].sizing}"})
-        reads = formulas[("reads", sh)] = sorted(names)
-    pins = tuple(tuple(sorted(layout.pinned(resolved, cid, wid).items()))
-                 for wid, _p, _k in resolved.structure.workloads)
-    return ("size", sh, pins, tuple(values.get(rename(n)) for n in reads))
-
-
-def _sized_cards(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
-                 formulas: dict[Any, Any] | None = None) -> float:
-    """The card count `_size` gives `cid`.
-
-    Each size is evaluated with the best layout at the nearest smaller size of a coarse
-    geometric grid (tco.layout.per_size); the layout at the chosen size is chosen after.
-    The formulas evaluated are those of the first twin of cid's Shape in `formulas` (the
-    same as cid's but for the names), on cid's values. A deadline's (or the plan's) smallest
-    size is looked for among the FIRST_SIZES smallest first: when one of them is feasible
-    the sizes after it cannot change the choice, and each size's numbers are the same
-    whatever the length of the array they are computed in (numpy, element by element)."""
-    import numpy as np
-
-    from . import layout
-
-    first, needs, feasible_model, rename = _sizing_formulas(model, resolved, cid, formulas)
-    p = f"candidates.{cid}"
-    trial = values[f"{p}.{SIZE_STEP_INPUT}"] * np.arange(1, MAX_SIZING_NODES + 1,
-                                                           dtype=float)
-    coarse = np.unique(np.round(np.geomspace(1, MAX_SIZING_NODES, COARSE_SIZES)))
-    coarse_cards = values[f"{p}.{SIZE_STEP_INPUT}"] * coarse
-    at = np.searchsorted(coarse_cards, trial, side="right") - 1
-    # Only the quantities the choice reads, from only the inputs they read: the other
-    # formulas of the candidate (cash flows, ...) over every size, or a copy of every
-    # input of a scenario of many candidates, would take longer than the sizing.
-    own: dict[str, Any] = {path: values[rename(path)] for path in needs.inputs_used()}
-    chosen = layout.per_size(model, resolved, cid, coarse_cards, values)
-    kind = resolved.candidates[cid].sizing
-    smallest = kind in ("deadline_days", "plan")
-    for n in ((FIRST_SIZES, MAX_SIZING_NODES) if smallest else (MAX_SIZING_NODES,)):
-        env = {**own, **{path: chosen[rename(path)][at[:n]]
-                         for path in _layout_paths(resolved, first)},
-               f"candidates.{first}.cards": trial[:n]}
-        env = needs.evaluate(env)
-        feasible, runnable, wall = (np.broadcast_to(np.asarray(env[name], dtype=float), (n,))
-                                    for name in _sizing_targets(resolved, first)[:3])
-        feasible, runnable = feasible > 0, runnable > 0
-        if smallest and feasible.any():
-            # deadline, plan: the first (smallest) size meeting it
-            pick = _confirmed(model, resolved, cid, values, own, np.nonzero(feasible)[0],
-                              trial, (first, feasible_model, rename))
-            if pick is not None or n == MAX_SIZING_NODES:
-                return float(trial[np.nonzero(feasible)[0][0] if pick is None else pick])
-        elif n == MAX_SIZING_NODES:
-            return float(trial[_unmet_or_capped(kind, feasible, runnable, wall, env, first)])
-    raise AssertionError("the last pass evaluates every size")
-
-
-FIRST_SIZES = 1024  # a deadline's smallest size is looked for among so many servers first
-
-
-def _unmet_or_capped(kind: str, feasible: Any, runnable: Any, wall: Any,
-                     env: Mapping[str, Any], first: str) -> int:
-    """Over every size: a power cap's fastest feasible size (past some size more cards only
-    slow a run: interruptions grow with size); when none is feasible, the fastest that runs
-    (deadline, plan) or the largest within the cap (power)."""
-    import numpy as np
-
-    if feasible.any():
-        return int(np.argmin(np.where(feasible, wall, np.inf)))
-    if kind in ("deadline_days", "plan"):
-        usable = runnable & np.isfinite(wall) & (wall > 0)
-        return int(np.argmin(np.where(usable, wall, np.inf))) if usable.any() else 0
-    within = np.asarray(env.get(f"{first}.within_power_cap", 0.0)) > 0
-    within = np.broadcast_to(within, feasible.shape)
-    return int(np.nonzero(within)[0][-1]) if within.any() else 0
-
-
-def _confirmed(model: Model, resolved: Resolved, cid: str, values: dict[str, float],
-               own: dict[str, Any], sizes: Any, trial: Any,
-               formulas: tuple[str, Model, Any], tries: int = 8) -> int | None:
-    """The first of the trial sizes `sizes` (indices, smallest first, each feasible with the
-    coarse grid's layout) that is still feasible with the layout the search picks at exactly
-    that size: that choice prefers the simplest of the layouts within 1 % of the fastest, so
-    it may miss a deadline the grid's layout met by less than that; when none of the first
-    `tries` is, the first. None when there are fewer than `tries` sizes and none of them is:
-    a size past those evaluated might be (with every size evaluated, the caller keeps the
-    first). `formulas`: (first twin, its feasibility's model, its names -> cid's), `own` in
-    the first twin's names."""
-    import numpy as np
-
-    from . import layout
-
-    first, needs, rename = formulas
-    paths = _layout_paths(resolved, first)
-    for i in sizes[:tries]:
-        cards = trial[i:i + 1]
-        chosen = layout.at_size(model, resolved, cid, float(cards[0]), values)
-        env = {**own, **{path: chosen[rename(path)] for path in paths},
-               f"candidates.{first}.cards": cards}
-        if np.asarray(needs.evaluate(env)[f"{first}.feasible"]).ravel()[0] > 0:
-            return int(i)
-    return int(sizes[0]) if len(sizes) >= tries else None
-
-
-def _layout_paths(resolved: Resolved, cid: str) -> list[str]:
-    """The layout inputs of `cid` (every degree of every workload)."""
-    from .layout import layout_path
-    from .model.step import DEGREES
-
-    return [layout_path(cid, wid, d) for wid, _p, _k in resolved.structure.workloads
-            for d in DEGREES]
-
-
 def compute(loaded: Loaded, catalog: Catalog) -> Result:
     """Evaluate every candidate of a scenario."""
-    from .resolver import resolve
+    from .resolve import resolve
 
     with paused_gc():
         return evaluate(resolve(loaded, catalog))
@@ -409,8 +183,10 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
             values, jobs, yearly = _places(model, cid, places).fill(
                 [v if type(v) is float else _first(v) for v in got])
             if not values["feasible"]:
+                budget = resolved.inputs.get(site_path(info.site, "power_budget_kw"))
                 reasons += infeasible_reasons(info, cand_inputs, values, {
-                    wid: job for wid, job in jobs.items() if info.carries(wid)})
+                    wid: job for wid, job in jobs.items() if info.carries(wid)},
+                    None if budget is None else budget.value)
             if values.get("rent_on_demand") and info.rent_tier.startswith("committed"):
                 # tco.model.cloud.rental: on demand costs less than the reservation
                 notes = rent_notes(notes, len(info.notes), info.rent_tier, True)
@@ -489,10 +265,11 @@ def api_results(resolved: Resolved, model: Model, env: Mapping[str, object]
 
 
 def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
-                       values: Mapping[str, float], jobs: Mapping[str, Mapping[str, float]]
-                       ) -> list[str]:
+                       values: Mapping[str, float], jobs: Mapping[str, Mapping[str, float]],
+                       budget_kw: float | None = None) -> list[str]:
     """Why the model's `feasible` is false, in words: one reason per flag that failed. The
-    model decides (tco.model); this only says which of its rules did."""
+    model decides (tco.model); this only says which of its rules did. `budget_kw`: the power
+    budget of the option's site, when it has one."""
     reasons = []
     for wid, job in jobs.items():
         if "tokens_per_s_per_card" in job:  # a serving workload
@@ -505,18 +282,25 @@ def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
     if values["goodput"] <= 0:
         reasons.append(f"the cluster is interrupted too often to make progress "
                        f"(goodput {values['goodput']:.2f})")
-    largest = int(inputs["cards_per_node"] * MAX_SIZING_NODES)
+    where = f"site '{info.site}'" if info.site else "the facility"
+    largest = (f"up to {int(inputs['cards_per_node'] * MAX_SIZING_NODES):,} cards"
+               if budget_kw is None else
+               f"within the {budget_kw:g} kW power budget of {where}")
     if not values.get("meets_deadline", 1.0):
-        reasons.append(f"no cluster up to {largest:,} cards finishes a run within "
+        reasons.append(f"no cluster {largest} finishes a run within "
                        f"{inputs['deadline_days']:g} days")
     if not values.get("meets_plan", 1.0):
-        reasons.append(f"no cluster up to {largest:,} cards delivers the whole plan within "
-                       "the horizon")
+        reasons.append(f"no cluster {largest} delivers the whole plan within the horizon")
     if not values.get("within_power_cap", 1.0):
         reasons.append(
             f"{'one server' if inputs['cards'] <= inputs['cards_per_node'] else 'the cluster'} "
             f"needs {values['facility_power_kw']:,.1f} kW, over the "
             f"{inputs['power_cap_kw']:g} kW power cap")
+    if not values.get("within_power_budget", 1.0):
+        reasons.append(
+            f"{'one server' if inputs['cards'] <= inputs['cards_per_node'] else 'the cluster'} "
+            f"needs {values['facility_power_kw']:,.1f} kW, over the {budget_kw:g} kW power "
+            f"budget of {where}")
     if not reasons:  # a rule the model gained that has no words yet still shows
         reasons.append("infeasible by the model's rules")
     return reasons

@@ -131,6 +131,21 @@ FACILITY_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("carbon_kg_per_kwh", "kg CO2e/kWh", "Grid carbon intensity", 0, 2.0),
 ]}
 
+# What a site may give besides its region's figures (methodology §3, "Sites"): a PUE every
+# option there runs at (instead of each option's cooling), and the facility power it can supply.
+SITE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("pue", "ratio", "Power usage effectiveness of the site (every option there)",
+              1.0, 3.0, "a ratio such as 1.3"),
+    InputSpec("power_budget_kw", "kW", "Facility power the site can supply (IT x PUE)",
+              0.01, 1e9, "kilowatts of facility power (1 MW is 1000)"),
+]}
+
+
+def site_path(site: str, key: str) -> str:
+    """The input path of a site's `key`: `facility.<key>` for the first site (id ""), as a
+    single-site scenario writes it, and `facility.sites.<id>.<key>` for each further one."""
+    return f"facility.sites.{site}.{key}" if site else f"facility.{key}"
+
 FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("horizon_years", "years", "Horizon", 1, 30, integer=True, structural=True,
               hint="whole years from 1 to 30"),
@@ -145,6 +160,27 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               0, 1, integer=True, hint="1 when the quotes are gross (含税), 0 when net"),
     _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
 ]}
+
+# Existing stock (`policy.holds_stock.<card>`, methodology §13; tco.resolve.held), by held
+# card id: `policy.holds_stock.<card>.cards`, and `.resale_price_per_card` or, for a book
+# value (tco.model.held), `.age_years` and `.new_price_per_card`.
+HELD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    InputSpec("cards", "cards", "Cards the buyer holds, in service", 1, 1e6, integer=True),
+    InputSpec("resale_price_per_card", "money/card", "What one held card (with its share of "
+              "server and fabric) would sell for now", 100, 1e6,
+              hint="per card in whole currency units, what the used market pays now",
+              money=True),
+    # or, instead of a resale price, their age and new price: the model's book value
+    InputSpec("age_years", "years", "Held cards' age (years in service)", 0, 30),
+    InputSpec("new_price_per_card", "money/card", "What one held card (with its share of "
+              "server and fabric) cost new", 100, 1e6,
+              hint="per card in whole currency units, the new price", money=True),
+]}
+
+
+def stock_path(card: str, key: str) -> str:
+    return f"policy.holds_stock.{card}.{key}"
+
 
 # Leasing the owned hardware (`acquire: lease`, methodology §7, "Leasing"): resolved only when
 # a candidate leases, so other scenarios' inputs are unchanged. The rate, the lessor's residual

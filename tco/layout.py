@@ -2,7 +2,7 @@
 virtual-stage, context and expert parallel degrees, and activation recomputation) that gives
 the shortest step among those that fit in memory.
 
-Like cluster sizing (tco.engine.size_clusters) this is a discrete choice made once per scenario
+Like cluster sizing (tco.sizing.size_clusters) this is a discrete choice made once per scenario
 by evaluating the model's own formulas (tco.model.step) over an array: every feasible
 combination of degrees at once. The chosen degrees become the inputs
 `candidates.<id>.layout.<workload>.<degree>` (origin "derived"); degrees the scenario pins
@@ -307,7 +307,7 @@ def _choice(model: Model, values: Mapping[str, float], resolved: Resolved, cid: 
 def at_size(model: Model, resolved: Resolved, cid: str, cards: float,
             values: Mapping[str, float]) -> dict[str, Any]:
     """The layout `choose` picks for `cid` at exactly `cards` cards, each degree as a
-    one-element array (sizing checks a size with it, tco.engine._confirmed). Remembered as
+    one-element array (sizing checks a size with it, tco.sizing._confirmed). Remembered as
     `choose`'s own choice: the size sizing keeps is not searched again."""
     import numpy as np
 

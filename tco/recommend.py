@@ -265,7 +265,7 @@ def _per_m(x: float, currency: str) -> str:
 def rented_at(result: Result, c: CandidateResult) -> str:
     """The cloud tier whose price the option rents at, dashed ("committed", "spot"): the one
     actually used, which is not the scenario's `rent_pricing` when the card has no figure at
-    that tier (tco.rent_tiers falls back to a dearer one) or when on demand costs less than a
+    that tier (tco.resolve.rent_tiers falls back to a dearer one) or when on demand costs less than a
     committed reservation paid for every hour (tco.model.cloud.rental; engine.assemble)."""
     tier = c.info.rent_tier or str(result.scenario_data.get("rent_pricing", "committed"))
     return tier.replace("_", "-")

@@ -1,6 +1,6 @@
 """What `resolve(scenario, catalog)` produces, as plain data, and how one input is changed in it.
 
-`tco.resolver.resolve` validates a scenario against the catalog (pydantic) and returns a
+`tco.resolve.resolve` validates a scenario against the catalog (pydantic) and returns a
 `Resolved`: every model input with its value and source, the model's shape (`Structure`) and
 what is known of each candidate besides numbers (`CandidateInfo`). Nothing here imports
 pydantic or numpy, so a `Resolved` can be kept (tco.snapshot) and edited by a quick command
@@ -44,15 +44,15 @@ class Structure:
     # without one is offline (maximum throughput)
     objectives: tuple[str, ...] = ()
     # candidates whose shortfall can be priced: a cloud price, or a rent of the same peak
-    # compute on another card (`shortfall_price_per_card_hour`, tco.shortfall_price)
+    # compute on another card (`shortfall_price_per_card_hour`, tco.resolve.shortfall_price)
     shortfall_rent: tuple[str, ...] = ()
     # each candidate's workloads (ids), in the order of `candidates`; () carries every one
     assigned: tuple[tuple[str, ...], ...] = ()
     # portfolios costed together: (id, option, option, ...)
     portfolios: tuple[tuple[str, ...], ...] = ()
-    # per-token API options: (id, name, serving workload, ...) (tco.api_options)
+    # per-token API options: (id, name, serving workload, ...) (tco.resolve.api_options)
     api: tuple[tuple[str, ...], ...] = ()
-    # each candidate's held stock (the card id under `policy.holds_stock`, tco.held), in the
+    # each candidate's held stock (the card id under `policy.holds_stock`, tco.resolve.held), in the
     # order of `candidates`; "" when it buys every card (or rents)
     held: tuple[str, ...] = ()
     # options whose shortfall buying more cards may close too (bought, a fixed size or target,
@@ -61,6 +61,23 @@ class Structure:
     # each candidate's phased deliveries (`deliveries:`, tco/model/timeline.py), in the order
     # of `candidates`: how many; 0 when it arrives at once (or rents)
     deliveries: tuple[int, ...] = ()
+    # held stock valued by its age (the card ids): the model's book value of its new price
+    # (tco.model.held), not a resale price given
+    held_by_age: tuple[str, ...] = ()
+    # the facility's sites (tco.resolve.sites): each (id, what it gives besides its region's
+    # figures: "pue", "power_budget_kw"); the first site's id is "" (its inputs are
+    # `facility.<key>`, tco.inputs.site_path)
+    sites: tuple[tuple[str, ...], ...] = (("",),)
+    # each candidate's site id, in the order of `candidates`; () when every one is at the first
+    site_of: tuple[str, ...] = ()
+
+    def site(self, site_id: str) -> tuple[str, ...]:
+        """The site `site_id` as `sites` lists it."""
+        return next(s for s in self.sites if s[0] == site_id)
+
+    def site_of_candidate(self, k: int) -> str:
+        """The site id of the k-th candidate."""
+        return self.site_of[k] if self.site_of else ""
 
 
 @dataclass
@@ -85,8 +102,9 @@ class CandidateInfo:
     infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
     notes: list[str] = field(default_factory=list)
     workloads: list[str] = field(default_factory=list)  # the workloads it carries; [] = all
-    rent_tier: str = ""  # the cloud tier its rent price is from (tco.rent_tiers); "" = none
+    rent_tier: str = ""  # the cloud tier its rent price is from (tco.resolve.rent_tiers); "" = none
     deliveries: int = 0  # phased deliveries of an owned option (`deliveries:`); 0 = one
+    site: str = ""  # the site it runs at (`candidates[].site`); "" = the facility's first
 
     def carries(self, wid: str) -> bool:
         return not self.workloads or wid in self.workloads
@@ -107,13 +125,18 @@ class Resolved:
     catalog_digest: str
     usd_to_currency: float  # exchange rate: plausible money ranges are in USD
     read_by_resolve: frozenset[str] = frozenset()
-    # inputs resolve read to make or check another (tco.resolver): editing one resolves again
+    # inputs resolve read to make or check another (tco.resolve.state): editing one resolves again
     sized: frozenset[str] = frozenset()
     # candidates whose discrete choices are made: the size of a cluster sized for a deadline or
     # power cap (its `cards` input), and every candidate's layouts (tco.layout)
     catalog_files: tuple[str, ...] = ()
     # the quote files layered over the shipped catalog, in order, as given (--catalog)
     scenario: Any = None  # the validated tco.scenario.Scenario, when at hand
+
+
+def input_values(resolved: Resolved) -> dict[str, float]:
+    """Every input's value by its path: what the model is evaluated on."""
+    return {path: inp.value for path, inp in resolved.inputs.items()}
 
 
 def scenario_source(file: str) -> str:
@@ -165,6 +188,12 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
     elif head in ("facility", "finance", "assumptions") and rest and "." not in rest:
         data[head][rest] = int(value) if rest in ("horizon_years", "loan_term_years",
                                                          "lease_term_months") else value
+    elif head == "facility" and rest.startswith("sites."):  # a further site, by its id
+        sid, _, key = rest.removeprefix("sites.").partition(".")
+        site = next((s for s in data["facility"].get("sites", []) if s["id"] == sid), None)
+        if site is None or not key or "." in key:
+            raise UnknownId(f"no input '{path}'")
+        site[key] = value
     elif head == "team" and rest == "engineer_cost_per_month":
         data["team"][rest] = value
     elif head == "policy" and rest.startswith("holds_stock."):

@@ -1,7 +1,7 @@
 """Scenario files: what the user wants to train, which options to compare, and on what terms.
 
 `load_scenario(path)` parses and validates a YAML file (typos are errors, with the line);
-`tco.resolver.resolve(scenario, catalog)` turns it into the flat set of model inputs, each with
+`tco.resolve.resolve(scenario, catalog)` turns it into the flat set of model inputs, each with
 its value in the scenario's currency and its source.
 """
 
@@ -181,6 +181,17 @@ class Candidate(BaseModel):
     # Phased deliveries of an owned option (two or more; shares of the cluster summing to 1,
     # each with its lead time), instead of one `lead_time_weeks` for the whole cluster.
     deliveries: list[Delivery] | None = Field(default=None, min_length=2, max_length=52)
+    # The site it runs at (an id of `facility.sites`); default the facility's first site.
+    site: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without `site` when not given: a single-site scenario's data (and digest) is what
+        it was before sites existed."""
+        data = handler(self)
+        if data.get("site") is None:
+            data.pop("site", None)
+        return data
 
     @model_validator(mode="after")
     def _one_sizing(self) -> Candidate:
@@ -215,11 +226,67 @@ _CANDIDATE_FIELDS = list(Candidate.model_fields) + list(CANDIDATE_INPUTS)
 _ASSUMPTION_KEYS = [*ASSUMPTION_INPUTS, *SERVE_ASSUMPTIONS]
 
 
+# How much one scenario may ask for. A few kilobytes of YAML could otherwise list tens of
+# thousands of options and workloads, each costed with a layout search: minutes of work and
+# gigabytes. `make bench` measures 1,000 candidates (docs/design.md); twice that is allowed.
+MAX_CANDIDATES = 2_000
+MAX_WORKLOADS = 32
+MAX_OPTION_WORKLOADS = 4_000  # candidates x workloads, each laid out and costed
+MAX_LISTED = 500  # portfolios, API options, sites
+
+
+class Site(_Strict):
+    """A further site of the facility (methodology §3, "Sites"): its region's tariff,
+    colocation price and grid carbon unless given, and optionally a PUE for every option
+    there and the facility power it can supply. Options name it (`candidates[].site`)."""
+
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+    region: str | None = None  # default: the facility's (first site's) region
+    electricity_price_per_kwh: Num | None = None
+    colocation_price_per_kw_month: Num | None = None
+    carbon_kg_per_kwh: Num | None = None
+    pue: Num | None = None
+    power_budget_kw: Num | None = None
+
+
+# a site's optional fields, left out of its data when not given (the digest of a scenario
+# written before sites existed stays the same)
+_SITE_OPTIONAL = ("pue", "power_budget_kw")
+
+
 class Facility(_Strict):
+    """The first site (the only one unless `sites` lists more): where every option runs
+    unless it names another."""
+
     region: str = "us"
     electricity_price_per_kwh: Num | None = None
     colocation_price_per_kw_month: Num | None = None
     carbon_kg_per_kwh: Num | None = None
+    pue: Num | None = None
+    power_budget_kw: Num | None = None
+    sites: list[Site] = Field(default=[], max_length=MAX_LISTED)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without the fields of sites when not given: a single-site scenario's data (and
+        digest) is what it was before sites existed."""
+        data = handler(self)
+        for key in _SITE_OPTIONAL:
+            if data.get(key) is None:
+                data.pop(key, None)
+        if not data.get("sites"):
+            data.pop("sites", None)
+        return data
+
+    @model_validator(mode="after")
+    def _unique_sites(self) -> Facility:
+        seen: set[str] = set()
+        for site in self.sites:
+            if site.id in seen:
+                raise _field_error("duplicate_id", f"duplicate site id '{site.id}'; ids must "
+                                   "be unique", "sites", site.id)
+            seen.add(site.id)
+        return self
 
 
 class Finance(_Strict):
@@ -277,18 +344,29 @@ class Distribution(_Strict):
 
 class HeldStock(_Strict):
     """Cards the buyer already holds, in service (with their servers and fabric): sunk, priced
-    at what they would sell for now (tco.held). Give the resale price, or their age for a
-    book value from the catalog's new price."""
+    at what they would sell for now (tco.resolve.held). Give the resale price, or their age for a
+    book value from their new price (the catalog's unless given)."""
 
-    cards: Whole = Field(ge=1, le=1_000_000)
+    cards: Whole  # 1 to 1e6, checked with the field named (tco.inputs.HELD_INPUTS)
     resale_price_per_card: Num | None = None  # per card with its share of the server, now
-    age_years: Num | None = None  # 0 to 30 (checked in tco.held, naming the field)
+    age_years: Num | None = None  # 0 to 30 (checked in tco.resolve.held, naming the field)
+    # with age_years: what one cost new (with its share of the server); the catalog's if left out
+    new_price_per_card: Num | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without `new_price_per_card` when not given: a scenario's data (and digest) is what
+        it was before the field existed."""
+        data = handler(self)
+        if data.get("new_price_per_card") is None:
+            data.pop("new_price_per_card", None)
+        return data
 
 
 class Policy(_Strict):
     """What the buyer holds: lifts the catalog's export-control and licence bars for the
     cards named, and existing stock by card id, with a note every output prints
-    (tco.policy, tco.held)."""
+    (tco.resolve.policy, tco.resolve.held)."""
 
     holds_licence: list[str] = []  # catalog card ids
     holds_stock: dict[str, HeldStock] = {}  # by catalog card id
@@ -320,15 +398,6 @@ class ApiOption(_Strict):
     # Where the prices given here come from (they are in the scenario's currency, as every
     # amount of a scenario; a price quoted in another goes in a quote file, --catalog)
     source: str | None = Field(default=None, min_length=1, max_length=500)
-
-
-# How much one scenario may ask for. A few kilobytes of YAML could otherwise list tens of
-# thousands of options and workloads, each costed with a layout search: minutes of work and
-# gigabytes. `make bench` measures 1,000 candidates (docs/design.md); twice that is allowed.
-MAX_CANDIDATES = 2_000
-MAX_WORKLOADS = 32
-MAX_OPTION_WORKLOADS = 4_000  # candidates x workloads, each laid out and costed
-MAX_LISTED = 500  # portfolios, API options
 
 
 class Scenario(_Strict):

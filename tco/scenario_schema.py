@@ -26,6 +26,7 @@ from .inputs import (
     LEASE_INPUTS,
     SERVE_ASSUMPTIONS,
     SERVE_INPUTS,
+    SITE_INPUTS,
     TARGET_INPUTS,
     TEAM_INPUTS,
     TOP_INPUTS,
@@ -113,7 +114,14 @@ def scenario_schema() -> JsonObj:
     _describe(defs["Workload"]["properties"], {**WORKLOAD_INPUTS, **SERVE_INPUTS})
     defs["Workload"]["properties"]["tokens_per_s_per_user"]["description"] = (
         "Objective: output tokens per second per user (instead of tpot_ms = 1000 / this)")
-    _describe(defs["Facility"]["properties"], FACILITY_INPUTS)
+    _describe(defs["Facility"]["properties"], {**FACILITY_INPUTS, **SITE_INPUTS})
+    _describe(defs["Site"]["properties"], {**FACILITY_INPUTS, **SITE_INPUTS})
+    defs["Facility"]["properties"]["sites"]["description"] = (
+        "Further sites, each with an id that options name (candidates[].site), its region "
+        "(default the facility's) and its own tariff, colocation price, carbon, PUE and power "
+        "budget; inputs facility.sites.<id>.<key> (methodology section 3, Sites)")
+    defs["Site"]["properties"]["region"]["description"] = (
+        "A catalog region (`tco catalog list --section regions`); default the facility's")
     _describe(defs["Finance"]["properties"], {**FINANCE_INPUTS, **LEASE_INPUTS})
     _describe(defs["Team"]["properties"], TEAM_INPUTS)
     candidate = defs["Candidate"]
@@ -121,6 +129,8 @@ def scenario_schema() -> JsonObj:
     for key, spec in CANDIDATE_INPUTS.items():
         if key != "cards":  # any other candidate input overrides the catalog's figure
             candidate["properties"][key] = _number(spec)
+    candidate["properties"]["site"]["description"] = (
+        "The site it runs at, an id of facility.sites; default the facility's first site")
     candidate["additionalProperties"] = False  # a typo is an error, as `tco validate` says
     candidate["description"] = (
         "An option: a card, one of cards / deadline_days / power_cap_kw, and optionally any "

@@ -61,10 +61,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
 from .inputs import Input, InputSpec
 from .resolved import CandidateInfo, Resolved, Structure
 from .result import Result
+from .version import __version__
 
 if TYPE_CHECKING:
     from .analysis.whatif import Recompute
@@ -353,7 +353,8 @@ _STRUCTURE = _record(Structure, {
     "rent": _tuple(_str), "objectives": _tuple(_str), "shortfall_rent": _tuple(_str),
     "assigned": _tuple(_tuple(_str)), "portfolios": _tuple(_tuple(_str)),
     "api": _tuple(_tuple(_str)),
-    "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int)})
+    "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int),
+    "held_by_age": _tuple(_str), "sites": _tuple(_tuple(_str)), "site_of": _tuple(_str)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})
@@ -367,7 +368,7 @@ _CANDIDATE = _record(CandidateInfo, {
     "stack_name": _str, "sizing": _str, "acquire": _str, "inputs_of": _str,
     "flags": _list(_str), "blocking": _list(_str),
     "infeasible": _list(_str), "notes": _list(_str), "workloads": _list(_str),
-    "rent_tier": _str, "deliveries": _int})
+    "rent_tier": _str, "deliveries": _int, "site": _str})
 # Resolved's own fields, decoded by `decode` (the validated scenario object is never kept).
 RESOLVED_FIELDS = ("structure", "inputs", "candidates", "file", "scenario_data",
                    "catalog_digest", "usd_to_currency", "read_by_resolve", "sized",

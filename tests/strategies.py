@@ -15,12 +15,12 @@ from functools import cache
 from hypothesis import strategies as st
 
 from tco.catalog import Catalog, load_catalog
-from tco.engine import input_values, size_clusters
 from tco.inputs import Input
 from tco.model import Model, build_model
-from tco.resolved import Resolved
-from tco.resolver import resolve
+from tco.resolve import resolve
+from tco.resolved import Resolved, input_values
 from tco.scenario import Loaded, load_scenario
+from tco.sizing import size_clusters
 
 # Costs that are not money but scale money linearly (effort, shares of capex, staffing).
 COST_DRIVERS = ("porting_engineer_months", "maintenance_engineer_months_per_year",

@@ -216,7 +216,7 @@ def _outcome(run):
 SERVE = Path(__file__).parents[1] / "tco" / "scenarios" / "train-and-serve.yaml"
 
 
-@pytest.mark.parametrize("scenario", ["example", "tricky", "serve", "lease"])
+@pytest.mark.parametrize("scenario", ["example", "tricky", "serve", "lease", "sites"])
 def test_editing_resolved_inputs_equals_resolving_the_edited_scenario(catalog, scenario):
     """For every input path of the built-in example (what `tco init` writes) and of a scenario
     with a loan, a power cap, EUR, FP8 and an unpriced candidate: the what-if's direct edit
@@ -226,6 +226,10 @@ def test_editing_resolved_inputs_equals_resolving_the_edited_scenario(catalog, s
         from test_lease import LEASED
 
         loaded = load_scenario_text(LEASED, "leased.yaml")
+    elif scenario == "sites":  # sites with their PUE and budgets, held stock by age
+        from test_sites import EVERY_SITE_INPUT
+
+        loaded = load_scenario_text(EVERY_SITE_INPUT, "sites.yaml")
     else:
         loaded = load_scenario({"example": None, "tricky": TRICKY, "serve": SERVE}[scenario])
     before = compute(loaded, catalog)

@@ -148,7 +148,7 @@ def test_job_json_for_gpt3_flops():
 
 def test_job_costs_the_cluster_described_not_the_generated_rent_option():
     """`tco job --card X --cards N` is the run on N owned X: a scenario also generates an option
-    renting them (tco.resolver), which may rank first, but it is not what was asked for."""
+    renting them (tco.resolve.renting), which may rank first, but it is not what was asked for."""
     data = json.loads(run("job", "--model-params", "7e9", "--tokens", "1e11", "--card",
                           "h100-sxm", "--cards", "64", "--format", "json").output)
     assert (data["id"], data["acquire"]) == ("h100-sxm", "buy")

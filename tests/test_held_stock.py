@@ -74,16 +74,55 @@ def test_a_cluster_held_whole_waits_for_no_delivery(catalog):
 def test_a_resale_value_from_the_age_is_a_sourced_book_value(catalog):
     """Two years old: new price 30,000 + 60,000 / 8 + 5,000 = 42,500 USD; book share
     0.1 + 0.9 x (1 - 2/5) = 0.64; 27,200 USD (catalog ranges: card 25,000-40,000, server
-    40,000-95,000, fabric 4,200-6,600)."""
+    40,000-95,000, fabric 4,200-6,600). The new price is an input with the catalog's range
+    (Monte Carlo draws it); the book value is the model's (tco.model.depreciation)."""
     text = HELD.replace("resale_price_per_card: 20000", "age_years: 2")
     r = compute(load_scenario_text(text), catalog)
-    inp = r.inputs["policy.holds_stock.h100-sxm.resale_price_per_card"]
-    assert inp.value == pytest.approx(27_200) and inp.origin == "derived"
-    # range: (25,000 + 40,000 / 8 + 4,200) x 0.64 and (40,000 + 95,000 / 8 + 6,600) x 0.64
-    assert (inp.low, inp.high) == pytest.approx((21_888, 37_424))
-    assert inp.source.startswith("derived: book value at 2 years of the catalog's new price "
-                                 "42,500 USD")
-    assert r.candidate("h").values["held_stock_value"] == pytest.approx(32 * 27_200)
+    assert "policy.holds_stock.h100-sxm.resale_price_per_card" not in r.inputs
+    new = r.inputs["policy.holds_stock.h100-sxm.new_price_per_card"]
+    assert new.value == pytest.approx(42_500) and new.origin == "derived"
+    # range: 25,000 + 40,000 / 8 + 4,200 and 40,000 + 95,000 / 8 + 6,600
+    assert (new.low, new.high) == pytest.approx((34_200, 58_475))
+    assert new.source.startswith("derived: the catalog's new price of the card, 1/8 of a "
+                                 "hgx-h100-8 server and its fabric, 42,500 USD")
+    assert r.inputs["policy.holds_stock.h100-sxm.age_years"].value == 2
+    v = r.candidate("h").values
+    assert v["held_book_value_per_card"] == pytest.approx(27_200)
+    assert v["held_stock_value"] == pytest.approx(32 * 27_200)
+    # a buyer's own new price replaces the catalog's
+    own = text.replace("age_years: 2", "age_years: 2, new_price_per_card: 40000")
+    mine = compute(load_scenario_text(own), catalog)
+    assert mine.candidate("h").values["held_book_value_per_card"] == pytest.approx(
+        40_000 * 0.64)
+
+
+def test_the_book_value_of_held_stock_follows_the_depreciation_life_in_a_whatif(catalog):
+    """The book value is a formula, so a what-if of the life edits the input directly (no
+    second resolve) and equals resolving the edited scenario: 4 years, 0.1 + 0.9 x (1 - 2/4)
+    = 0.55 of 42,500 = 23,375 USD per card."""
+    from tco.analysis.whatif import whatif
+
+    text = HELD.replace("resale_price_per_card: 20000", "age_years: 2")
+    loaded = load_scenario_text(text)
+    before = compute(loaded, catalog)
+    assert "finance.depreciation_years" not in before.resolved.read_by_resolve
+    (h,) = [c for c in whatif(loaded, catalog, ["finance.depreciation_years=4"]).candidates
+            if c.id == "h"]
+    edited = compute(load_scenario_text(text.replace(
+        "finance: {horizon_years: 5,", "finance: {depreciation_years: 4, horizon_years: 5,")),
+        catalog)
+    assert edited.candidate("h").values["held_book_value_per_card"] == pytest.approx(23_375)
+    assert h.npv.after == edited.candidate("h").values["npv_tco"]
+
+
+def test_a_new_price_without_an_age_is_refused(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(BASE + "policy: {holds_stock: {h100-sxm: {cards: 8, resale_price_per_card: "
+                    "20000, new_price_per_card: 40000}}}\n")
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 2
+    assert "policy.holds_stock.h100-sxm.new_price_per_card" in out.output
+    assert "not used" in out.output
 
 
 def test_rented_options_and_other_cards_do_not_draw_on_the_stock(catalog):

@@ -171,7 +171,7 @@ def test_numeric_text_has_one_rule_for_the_schema_the_scenario_and_quotes(text: 
         {"type": "string", "pattern": NUMBER_PATTERN}).is_valid(text)
     number = number_from_text(text)
     assert in_schema == (number is not None)
-    from tco.resolver import resolve
+    from tco.resolve import resolve
 
     # tokens: plausible 1e6 to 1e15 (tco/inputs.py); a card price 100 to 1e6 USD
     for where, lo, hi, scale in (("tokens", 1e6, 1e15, 1e7), ("card_price", 100, 1e6, 1)):

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from tco.cli import cli
 from tco.engine import compute
-from tco.resolver import resolve
+from tco.resolve import resolve
 from tco.scenario import load_scenario, load_scenario_text
 
 DATA = Path(__file__).parent / "data" / "lease_hand.yaml"

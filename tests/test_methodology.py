@@ -20,7 +20,7 @@ QUANTITY_TABLES = ("Quantity", "Component")
 # A scenario unlike the example: two workloads (one fine-tuning run in fp8), a loan, another
 # currency and region, a cluster sized for a power cap, and cloud prices, one of them quoted
 # for a card the cloud catalog does not rent; 64 of the H200s are held stock; a portfolio of
-# two CUDA options (one port shared).
+# two CUDA options (one port shared); a site with a power budget (methodology §3, "Sites").
 OTHER = """
 name: other shapes
 currency: EUR
@@ -35,7 +35,7 @@ candidates:
   - {id: tune-only, card: h100-sxm, cards: 16, workloads: [tune]}
 portfolios:
   - {id: pair, options: [pre-only, tune-only]}
-facility: {region: eu}
+facility: {region: eu, power_budget_kw: 1e6}
 finance: {horizon_years: 4, purchase: finance, loan_term_years: 3}
 policy: {holds_stock: {h200-sxm: {cards: 64, age_years: 1}}}
 """

@@ -82,7 +82,7 @@ def test_schema_and_validate_refuse_the_same_mistakes(validator, change):
     assert list(validator.iter_errors(doc.data)), change
     with pytest.raises(ScenarioError):
         from tco.catalog import load_catalog
-        from tco.resolver import resolve
+        from tco.resolve import resolve
 
         resolve(parse_scenario(doc), load_catalog())
 

@@ -110,19 +110,19 @@ def test_barred_cards_are_never_recommended(catalog):
 
 @pytest.mark.parametrize("first", [1, 150, 1000])
 def test_looking_among_the_smallest_sizes_first_changes_nothing(catalog, monkeypatch, first):
-    """A deadline's size is looked for among the engine's FIRST_SIZES smallest sizes first,
+    """A deadline's size is looked for among sizing's FIRST_SIZES smallest sizes first,
     then among all: whatever that number (here 1, 150 or 1,000 servers, against every size
     at once), the sizes and every number are the same, whether the deadline is met within
     them, only after them, or never."""
-    from tco import engine
+    from tco import sizing
 
     text = SCENARIO.replace("REGION", "us").replace(
         "  - {id: fixed, card: h100-sxm, cards: 512}",
         "  - {id: tight, card: h100-sxm, deadline_days: 4}\n"
         "  - {id: never, card: h100-sxm, deadline_days: 0.5}")
     runs = []
-    for n in (first, engine.MAX_SIZING_NODES):
-        monkeypatch.setattr(engine, "FIRST_SIZES", n)
+    for n in (first, sizing.MAX_SIZING_NODES):
+        monkeypatch.setattr(sizing, "FIRST_SIZES", n)
         result = compute(load_scenario_text(text), catalog)
         runs.append([(c.id, c.inputs, c.values, c.jobs) for c in result.candidates])
     assert runs[0] == runs[1]

@@ -324,7 +324,7 @@ def test_twins_copied_from_their_template_equal_twins_built(path, catalog):
     from pathlib import Path
 
     from tco.model import build_model
-    from tco.resolver import resolve
+    from tco.resolve import resolve
 
     loaded = mixed() if path is None else copies(
         Path(__file__).resolve().parents[1] / path, [2, 1])

@@ -27,13 +27,14 @@ from typing import Any
 import numpy as np
 
 from ..catalog import Catalog
-from ..engine import compute, input_values, primary_of, size_clusters
+from ..engine import compute
 from ..errors import TcoError, UnknownId, did_you_mean
 from ..model import Model, build_model
-from ..resolved import Structure
-from ..resolver import resolve
+from ..resolve import resolve
+from ..resolved import Structure, input_values
 from ..result import Result
 from ..scenario import Loaded
+from ..sizing import primary_of, size_clusters
 from .common import (
     METRIC_LABELS,
     METRICS,

@@ -9,7 +9,7 @@ What is drawn: every input the NPV of TCO or the cost per run reads that has a r
 
 A distribution may only be given for an input the analysis can draw: not a structural or
 whole-number one, and with its low, mode and high inside the input's plausible range (refused
-with the scenario, tco.resolver.resolve). A normal distribution whose tails reach outside that
+with the scenario, tco.resolve.resolve). A normal distribution whose tails reach outside that
 range, so that some of its draws are clipped, and a distribution for an input no result reads,
 are reported as warnings (MonteCarlo.warnings) that every output of the analysis shows.
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from ..errors import printable
 from ..model import JOB_COMPONENTS
-from ..policy import policy_dict, stock_words
 from ..recommend import recommend, recommendation_dict
+from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
 from . import shortfall
 from .api_view import api_block, api_options_json
@@ -350,7 +350,7 @@ def compare_table(result: Result) -> str:
 
 
 def policy_line(result: Result) -> str:
-    """What the buyer holds (tco.policy), above the recommendation it may change."""
+    """What the buyer holds (tco.resolve.policy), above the recommendation it may change."""
     policy = policy_dict(result.scenario_data)
     if policy is None:
         return ""

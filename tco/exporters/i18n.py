@@ -108,7 +108,7 @@ class Strings:
             return english
         parts = path.split(".")
         key = "familiarity" if parts[:2] == ["team", "familiarity"] else parts[-1]
-        if parts[:2] == ["policy", "holds_stock"]:  # held stock (tco.held), by card id
+        if parts[:2] == ["policy", "holds_stock"]:  # held stock (tco.resolve.held), by card id
             key = f"held_{parts[-1]}"
         if len(parts) > 3 and parts[-3] == "delivery":  # a phased delivery, by its number
             return self._inputs_zh.get(f"delivery_{key}", english).format(k=parts[-2])

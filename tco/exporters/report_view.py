@@ -18,8 +18,8 @@ import numpy as np
 
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
 from ..inputs import Input
-from ..policy import policy_dict, stock_words
 from ..recommend import Recommendation, recommend, rented_at
+from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
 from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
 from .fmt import (

@@ -226,7 +226,7 @@ def _compare() -> JsonObj:
             "holds_stock": {"type": "object", "description": (
                 "Cards the buyer holds in service, by catalog card id: `cards`, and "
                 "`resale_price_per_card` or `age_years` as the scenario gives them (the "
-                "options of that card draw on them, tco.held)"),
+                "options of that card draw on them, tco.resolve.held)"),
                 "additionalProperties": {"type": "object"}},
             "note": _t("string", "The scenario's note on the policy", null=True),
         }, "What the buyer holds (the scenario's `policy`)"), {"type": "null"}],

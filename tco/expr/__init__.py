@@ -21,6 +21,7 @@ where Python would raise instead (x/0 is inf or nan, an overflowing power is inf
 tests/test_expr.py checks them against each other, edge cases included.
 """
 
+from . import formula as _formula  # noqa: F401  (registers the writer behind Expr.excel)
 from .tree import (
     AND,
     FUNCTIONS,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .tree import BinOp, Const, Expr, Func, Neg, Npv, Ref, RefFn
+from .tree import BinOp, Const, Expr, Func, Neg, Npv, Ref, RefFn, register_formula_writer
 
 EXCEL_SAFE = frozenset({"MIN", "MAX", "IF", "ROUNDUP", "ROUNDDOWN", "SUM", "NPV", "PMT", "AND",
                         "OR"})
@@ -112,3 +112,6 @@ def _npv(node: Npv, ref: RefFn) -> tuple[str, int]:
     if not rest:
         return first, prec
     return f"{first}+NPV({_write(node.rate, ref)[0]},{rest})", _ADD
+
+
+register_formula_writer(formula)  # Expr.excel writes through it

@@ -55,15 +55,15 @@ def _array_backend() -> Any:
     return _arrays
 
 
-_formula: Any = None  # tco.expr.formula.formula, imported the first time a formula is written
+_formula: Any = None  # tco.expr.formula.formula: it registers itself (register_formula_writer)
 
 
-def _formula_backend() -> Any:
+def register_formula_writer(write: Callable[[Expr, RefFn], str]) -> None:
+    """Called by tco.expr.formula when it is imported (tco/expr/__init__.py imports it): the
+    trees write themselves as formulas through it, and this module imports no backend that
+    imports it back."""
     global _formula
-    from .formula import formula
-
-    _formula = formula
-    return formula
+    _formula = write
 
 
 class Expr:
@@ -93,7 +93,7 @@ class Expr:
 
     def excel(self, ref: RefFn) -> str:
         """This expression as a spreadsheet formula; `ref` addresses each input or quantity."""
-        return (_formula or _formula_backend())(self, ref)
+        return _formula(self, ref)  # type: ignore[no-any-return]
 
     def refs(self) -> Iterable[Ref]:
         """Every input or quantity this expression reads."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..expr import Expr, Ref, Value
+from ..inputs import site_path
 from ..resolved import Structure
 
 
@@ -165,17 +166,40 @@ class _Formulas(Mapping[str, Expr]):
         return len(self._position)
 
 
+@dataclass(frozen=True)
+class Site:
+    """The facility inputs an option reads: its site's (methodology §3, "Sites")."""
+
+    electricity_price: Ref  # per kWh
+    colocation_price: Ref  # per kW of IT capacity per month
+    carbon: Ref  # kg CO2e per kWh
+    pue: Ref  # the site's when it gives one, else the option's own (its cooling's)
+    power_budget_kw: Ref | None  # facility power the site can supply; None: no budget
+
+
 class Builder:
     """Adds the quantities of one candidate; `q()` names a formula and returns its reference."""
 
-    def __init__(self, model: Model, cid: str, inputs_of: str | None = None) -> None:
+    def __init__(self, model: Model, cid: str, inputs_of: str | None = None,
+                 site: tuple[str, ...] = ("",)) -> None:
         self.model = model
         self.cid = cid
         self.inputs_of = inputs_of or cid  # a generated option reads its source's inputs
+        self._site = site  # (id, what it gives), as Structure.sites lists it
 
     def c(self, key: str) -> Ref:
         """The candidate's own input `candidates.<id>.<key>`."""
         return Ref(f"candidates.{self.inputs_of}.{key}")
+
+    def site(self) -> Site:
+        """The facility inputs of the option's site: the one way the model reaches them."""
+        sid, given = self._site[0], self._site[1:]
+        return Site(Ref(site_path(sid, "electricity_price_per_kwh")),
+                    Ref(site_path(sid, "colocation_price_per_kw_month")),
+                    Ref(site_path(sid, "carbon_kg_per_kwh")),
+                    Ref(site_path(sid, "pue")) if "pue" in given else self.c("pue"),
+                    Ref(site_path(sid, "power_budget_kw")) if "power_budget_kw" in given
+                    else None)
 
     def q(self, key: str, expr: Expr, unit: str, label: str, group: str,
           workload: str | None = None, year: int | None = None) -> Ref:

@@ -13,7 +13,7 @@ from .capex import capex, no_capex
 from .cashflows import Money, cash_flows, horizon_results
 from .cloud import rental, renting
 from .cluster import cluster
-from .decision import feasibility, plan_target, tier
+from .decision import feasibility, plan_target, tier, within_power_budget
 from .held import held_stock
 from .jobcost import job_costs
 from .lease import lease
@@ -69,7 +69,9 @@ class Shape:
     closing: bool
     assigned: tuple[str, ...]
     held: str
+    held_by_age: bool  # its held stock is valued by its age (a book value), not a price given
     deliveries: int
+    site: str  # the site it runs at ("" the first): whose facility inputs it reads
 
 
 def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
@@ -81,7 +83,9 @@ def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
         shortfall_rent=cid in st.shortfall_rent, closing=cid in st.closing,
         assigned=tuple(st.assigned[k]) if st.assigned else (),
         held=st.held[k] if st.held else "",
-        deliveries=st.deliveries[k] if st.deliveries else 0)
+        held_by_age=bool(st.held) and st.held[k] in st.held_by_age,
+        deliveries=st.deliveries[k] if st.deliveries else 0,
+        site=st.site_of_candidate(k))
 
 
 def candidate(model: Model, st: Structure, cid: str) -> None:
@@ -90,7 +94,7 @@ def candidate(model: Model, st: Structure, cid: str) -> None:
 
 def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape) -> None:
     """`cid`'s quantities: what shapes them is `sh`, or shared by every candidate of `st`."""
-    b = Builder(model, cid, inputs_of)
+    b = Builder(model, cid, inputs_of, st.site(sh.site))
     money, horizon, stack = st.currency, st.horizon_years, sh.stack
     owned = sh.acquire != "rent"  # buy, or hybrid (buy and rent what it cannot do)
     priced_rent = sh.priced_rent  # the card has a cloud price (always, when rented)
@@ -107,9 +111,10 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
             runs[wid] = training_run(b, wid, precision, cl, links, team)
     # the workloads it carries (all unless assigned): their runs are its demand and its plan
     carried = {wid: r for wid, r in runs.items() if not sh.assigned or wid in sh.assigned}
+    limits = within_power_budget(b, cl, owned)  # the site's power budget, if it has one
     feasible = feasibility(b, sh.sizing, next(iter(carried.values())),
-                           list(carried.values()), cl)
-    held = held_stock(b, cl, sh.held, money) if sh.held else None
+                           list(carried.values()), cl, limits)
+    held = held_stock(b, cl, sh.held, money, sh.held_by_age) if sh.held else None
     waits = None if held is None else IF(held.bought_share.gt(0), 1, 0)
     leased = sh.acquire == "lease"
     cx = capex(b, cl, money, held, leased) if owned else no_capex(b, money)
@@ -132,7 +137,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     flows = cash_flows(b, horizon, m, tl, money)
     hz = horizon_results(b, horizon, flows, work, plan, money)
     if sh.sizing == "plan":  # cards: auto, sized to deliver the plan
-        feasible = plan_target(b, feasible, Ref(f"{cid}.plan_delivered_fraction"))
+        feasible = plan_target(b, feasible, Ref(f"{cid}.plan_delivered_fraction"), limits)
     if sh.shortfall_rent:
         shortfall_cost(b, horizon, work, plan, hz, money, priced_rent, sh.closing)
     tier(b, feasible, sh.barred, Ref(f"{cid}.plan_delivered_fraction"),

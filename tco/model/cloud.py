@@ -89,8 +89,8 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
     # rent(h) is what a renter busy h hours would actually pay (methodology §10): at a tier
     # with a reservation (r > 0), the cheaper of on demand (g_od*h) and the reservation
     # (g_t*MAX(h, R), R = r*8,760 reserved hours); at a tier without one, g_t*h.
-    energy_slope = ((cl.train_w - cl.idle_w) * c("pue") / W_PER_KW
-                    * Ref("facility.electricity_price_per_kwh"))
+    site = b.site()
+    energy_slope = ((cl.train_w - cl.idle_w) * site.pue / W_PER_KW * site.electricity_price)
     reserves = c("rent_reserved_fraction")
     tier_slope = cl.cards * c("cloud_price_per_card_hour")
     od_slope = cl.cards * c("on_demand_price_per_card_hour")

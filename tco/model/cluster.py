@@ -35,7 +35,7 @@ def cluster(b: Builder) -> Cluster:
     idle_w = q("idle_power_w", rated_w * a("idle_power_fraction"), "W", "IT power while idle",
                "cluster")
     it_kw = q("it_capacity_kw", rated_w / W_PER_KW, "kW", "Provisioned IT capacity", "cluster")
-    facility_kw = q("facility_power_kw", it_kw * c("pue"), "kW",
+    facility_kw = q("facility_power_kw", it_kw * b.site().pue, "kW",
                     "Facility power at rated IT load (IT x PUE)", "cluster")
     failures = q("interruptions_per_hour", cards * a("card_failure_rate_per_hour"), "1/h",
                  "Expected interruptions per hour", "cluster")

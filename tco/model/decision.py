@@ -11,34 +11,56 @@ from .training import Run
 from .units import COMPLETE_FRACTION
 
 
-def feasibility(b: Builder, sizing: str, primary: Run, runs: list[Run], cl: Cluster) -> Ref:
-    """`runnable`, the sizing target's flag (a deadline or a power cap) and `feasible`."""
+def within_power_budget(b: Builder, cl: Cluster, owned: bool) -> list[Ref]:
+    """An owned cluster at a site with a power budget draws no more facility power than the
+    site can supply (`within_power_budget`); [] when no budget applies (a rented cluster runs
+    in the cloud's facility)."""
+    budget = b.site().power_budget_kw
+    if budget is None or not owned:
+        return []
+    return [b.q("within_power_budget", cl.facility_kw.le(budget), "flag",
+                "Facility power within the site's power budget", "cluster")]
+
+
+def feasibility(b: Builder, sizing: str, primary: Run, runs: list[Run], cl: Cluster,
+                limits: list[Ref] | None = None) -> Ref:
+    """`runnable`, the sizing target's flag (a deadline or a power cap) and `feasible`, which
+    also requires every flag of `limits` (the site's power budget)."""
     c, q = b.c, b.q
+    limits = limits or []
     runnable = q("runnable", AND(*[r.feasible for r in runs]), "flag",
                  "Runs every workload: fits in memory and makes progress", "cluster")
+    within = " and within the site's power budget" if limits else ""
     if sizing == "deadline_days":
         target = q("meets_deadline", primary.wall_d.le(c("deadline_days")), "flag",
                    "A run of the primary workload finishes within the deadline", "cluster")
-        return q("feasible", AND(runnable, target), "flag",
-                 "Feasible: runs every workload and meets the deadline", "cluster")
+        return q("feasible", AND(runnable, target, *limits), "flag",
+                 f"Feasible: runs every workload and meets the deadline{within}", "cluster")
     if sizing == "power_cap_kw":
         target = q("within_power_cap", cl.facility_kw.le(c("power_cap_kw")), "flag",
                    "Facility power within the power cap", "cluster")
-        return q("feasible", AND(runnable, target), "flag",
-                 "Feasible: runs every workload within the power cap", "cluster")
+        return q("feasible", AND(runnable, target, *limits), "flag",
+                 "Feasible: runs every workload within the power cap"
+                 + (" and the site's power budget" if limits else ""), "cluster")
     if sizing == "plan":  # cards: auto; the target is set after the plan (plan_target)
         return runnable
+    if limits:
+        return q("feasible", AND(runnable, *limits), "flag",
+                 "Feasible: runs every workload within the site's power budget", "cluster")
     return q("feasible", runnable, "flag", "Feasible: runs every workload", "cluster")
 
 
-def plan_target(b: Builder, runnable: Ref, delivered_fraction: Ref) -> Ref:
+def plan_target(b: Builder, runnable: Ref, delivered_fraction: Ref,
+                limits: list[Ref] | None = None) -> Ref:
     """`cards: auto`: the cluster must deliver the whole plan over the horizon (sizing picks
-    the smallest that does)."""
+    the smallest that does), within `limits` (the site's power budget)."""
+    limits = limits or []
     target = b.q("meets_plan", delivered_fraction.ge(COMPLETE_FRACTION), "flag",
                  "Delivers the whole plan over the horizon (the size target of cards: auto)",
                  "cluster")
-    return b.q("feasible", AND(runnable, target), "flag",
-               "Feasible: runs every workload and delivers the plan", "cluster")
+    within = " within the site's power budget" if limits else ""
+    return b.q("feasible", AND(runnable, target, *limits), "flag",
+               f"Feasible: runs every workload and delivers the plan{within}", "cluster")
 
 
 def tier_formula(feasible: ExprLike, barred: bool, completed_fraction: ExprLike,

@@ -4,8 +4,9 @@ can run, times the run's wall time, plus the run's own electricity and a share o
 from __future__ import annotations
 
 from ..expr import MAX, SUM, Const, Ref
-from .base import Builder, fin
+from .base import Builder
 from .capex import Capex
+from .depreciation import book_schedule
 from .lease import Lease
 from .operations import Delivered, Hours, Running
 from .training import Run
@@ -26,16 +27,13 @@ def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hour
     if leased is None:
         hw_per_hour = q(
             "hardware_cost_per_cluster_hour",
-            (cx.owned_value() * (1 - fin("residual_value_fraction"))
-             + cx.cooling
-             + cx.installation)
-            / (fin("depreciation_years") * capacity),
+            book_schedule().charge_per(capacity, cx.owned_value(), cx.cooling, cx.installation),
             f"{money}/h", "Straight-line depreciation per available cluster-hour", "horizon")
     else:  # the lessor's equipment costs its payments; what the lessee buys depreciates
         hw_per_hour = q(
             "hardware_cost_per_cluster_hour",
             (MONTHS_PER_YEAR * leased.payment
-             + (cx.cooling + cx.installation) / fin("depreciation_years")) / capacity,
+             + book_schedule().write_off_per_year(cx.cooling + cx.installation)) / capacity,
             f"{money}/h", "A year of lease payments, and straight-line depreciation of the "
             "cooling and installation bought, per available cluster-hour", "horizon")
     fac_per_hour = q("facility_cost_per_cluster_hour", run.colocation / capacity, f"{money}/h",
@@ -52,7 +50,7 @@ def job_costs(b: Builder, runs: dict[str, Run], cx: Capex, run: Running, h: Hour
             b.jq(wid, "cost_hardware", hw_per_hour * r.wall_h, money,
                  "Hardware share per run (depreciation, or lease payments when leased)"),
             b.jq(wid, "cost_electricity",
-                 r.e_fac * Ref("facility.electricity_price_per_kwh") if owned else zero,
+                 r.e_fac * b.site().electricity_price if owned else zero,
                  money, "Electricity per run (in the rental price when rented)"),
             b.jq(wid, "cost_facility", fac_per_hour * r.wall_h, money,
                  "Colocation share per run"),

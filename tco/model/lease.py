@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ..expr import IF, MAX, MIN, PMT, ROUNDDOWN, Expr, Ref
 from .base import Builder, fin
 from .capex import Capex
+from .depreciation import book_fraction
 from .units import MONTHS_PER_YEAR
 
 
@@ -77,13 +78,10 @@ def lease(b: Builder, cx: Capex, delivery_years: Ref, horizon: int, money: str) 
         return (payment * v ** wait * annuity
                 + buyout * (1 - by(before, end)) * v ** MAX(0, end - now))
 
-    def book(years: Expr | int) -> Expr:
-        rvf = fin("residual_value_fraction")
-        return rvf + (1 - rvf) * MAX(0, 1 - years / fin("depreciation_years"))
-
     def use_left(now: int) -> Expr:
-        return q("lease_use_left", (1 - buy) * amount * MAX(0, book(now / MONTHS_PER_YEAR)
-                                                        - book(end / MONTHS_PER_YEAR)),
+        return q("lease_use_left", (1 - buy) * amount
+                 * MAX(0, book_fraction(now / MONTHS_PER_YEAR)
+                       - book_fraction(end / MONTHS_PER_YEAR)),
                  money, "A returned lease's use left at the horizon (book value at the horizon "
                  "less at the term's end)", "horizon")
 

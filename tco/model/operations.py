@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import IF, MAX, MIN, PMT, SUM, Const, Expr, Ref
+from ..expr import IF, MIN, PMT, SUM, Const, Expr, Ref
 from .base import Builder, a, fin
 from .capex import Capex
 from .cluster import Cluster
+from .depreciation import book_fraction
 from .timeline import Timeline, Work, lead_weeks, waiting
 from .training import Run
 from .units import FLOP_PER_PFLOP_HOUR, HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW
@@ -81,13 +82,13 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
     c, q = b.c, b.q
     zero = Const(0.0)
     if owned:
+        site = b.site()
         energy = q("energy_facility_kwh_per_year",
-                   (cl.train_w * h.busy + cl.idle_w * (HOURS_PER_YEAR - h.busy)) * c("pue")
+                   (cl.train_w * h.busy + cl.idle_w * (HOURS_PER_YEAR - h.busy)) * site.pue
                    / W_PER_KW, "kWh/yr", "Facility energy per year (training and idle)",
                    "horizon")
-        elec: Expr = energy * Ref("facility.electricity_price_per_kwh")
-        colo: Expr = (cl.it_kw * Ref("facility.colocation_price_per_kw_month")
-                      * MONTHS_PER_YEAR)
+        elec: Expr = energy * site.electricity_price
+        colo: Expr = cl.it_kw * site.colocation_price * MONTHS_PER_YEAR
         support: Expr = cx.hardware_list * a("support_fraction_per_year")
         storage_support: Expr = cx.storage_list * a("support_fraction_per_year")
         licences: Expr = cl.cards * c("licence_per_card_year")
@@ -120,10 +121,8 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
     payment = q("loan_payment_per_year",
                 -PMT(fin("loan_rate"), fin("loan_term_years"), financed), money,
                 "Loan payment per year", "horizon")
-    book = q("residual_fraction",
-             fin("residual_value_fraction") + (1 - fin("residual_value_fraction"))
-             * MAX(0, 1 - horizon / fin("depreciation_years")),
-             "fraction", "Book value at the horizon, share of hardware capex", "horizon")
+    book = q("residual_fraction", book_fraction(horizon), "fraction",
+             "Book value at the horizon, share of hardware capex", "horizon")
     # a leased cluster is the lessee's at the horizon only when it buys it at the term's end
     residual = q("residual_value", cx.owned_value() * book * fin("lease_buyout") if leased
                  else cx.owned_value() * book, money,
@@ -141,10 +140,11 @@ def year_costs(b: Builder, t: int, cl: Cluster, h: Hours, run: Running, tl: Time
     (`rent`: a rented option's, priced by tco.model.cloud.rental)."""
     installed = tl.installed[t]
     if owned:
+        site = b.site()
         busy = h.demand * plan.owned[t]
         energy_kwh = ((cl.train_w * busy + cl.idle_w * (HOURS_PER_YEAR * installed - busy))
-                      * b.c("pue") / W_PER_KW)
-        electricity: Expr = energy_kwh * Ref("facility.electricity_price_per_kwh")
+                      * site.pue / W_PER_KW)
+        electricity: Expr = energy_kwh * site.electricity_price
     else:
         electricity = Const(0.0)
     rented = work.planned_gpu_hours * plan.rented[t]

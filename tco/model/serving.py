@@ -215,7 +215,7 @@ def serving(b: Builder, wid: str, precision: str, cl: Cluster, up: Ref, team: Ex
               "Cards the peak needs (whole replicas)")
     per_card_w = jq("serving_power_per_card_w", cl.train_w / cl.cards, "W",
                     "IT power per card while serving (servers included)")
-    j_card_s = per_card_w * b.c("pue")
+    j_card_s = per_card_w * b.site().pue
     jq("energy_per_input_token_j", j_card_s * s_in, "J", "Facility energy per prompt token")
     jq("energy_per_output_token_j", j_card_s * s_out, "J", "Facility energy per output token")
     checks: list[Expr] = [fits, meets]
@@ -248,9 +248,10 @@ def _year_run(b: Builder, wid: str, cl: Cluster, avg: Ref, s_in: Ref, s_out: Ref
                "Model FLOPs per year of serving (2·N per token)")
     e_it = jq("energy_it_kwh", cl.train_w / cl.cards * gpu_h / W_PER_KW, "kWh",
               "IT energy per year of serving")
-    e_fac = jq("energy_facility_kwh", e_it * b.c("pue"), "kWh",
+    site = b.site()
+    e_fac = jq("energy_facility_kwh", e_it * site.pue, "kWh",
                "Facility energy per year of serving")
-    jq("co2e_kg", e_fac * Ref("facility.carbon_kg_per_kwh"), "kg CO2e",
+    jq("co2e_kg", e_fac * site.carbon, "kg CO2e",
        "Emissions per year of serving")
     tokens = jq("tokens_per_year", (in_day + out_day) * DAYS_PER_YEAR, "tokens",
                 "Tokens served per year (prompt and output)")

@@ -4,7 +4,7 @@ The runs still waiting at the horizon (`plan.backlog[H]`, in years of planned ru
 option's accelerator-hours per planned year for each year of backlog. Closing the gap rents
 them: at the card's own cloud price when it has one, else at the rent of the same peak
 compute on the cheapest card a cloud sells (`shortfall_price_per_card_hour`,
-tco.shortfall_price). The rent is paid in the horizon's last year (discounted H years):
+tco.resolve.shortfall_price). The rent is paid in the horizon's last year (discounted H years):
 that is when those runs are still waiting. An option that delivers the plan has 0 of each."""
 
 from __future__ import annotations

@@ -58,9 +58,10 @@ def training_run(b: Builder, wid: str, precision: str, cl: Cluster, links: tuple
                                  * FLOPS_PER_TFLOPS), "fraction",
        "Effective utilization of peak over the run (incl. lost time)")
     e_it = jq("energy_it_kwh", cl.train_w * wall_h / W_PER_KW, "kWh", "IT energy per run")
-    e_fac = jq("energy_facility_kwh", e_it * c("pue"), "kWh",
+    site = b.site()
+    e_fac = jq("energy_facility_kwh", e_it * site.pue, "kWh",
                "Facility energy per run (IT x PUE)")
-    jq("co2e_kg", e_fac * Ref("facility.carbon_kg_per_kwh"), "kg CO2e", "Emissions per run")
+    jq("co2e_kg", e_fac * site.carbon, "kg CO2e", "Emissions per run")
     jq("mixture_of_experts", w(wid, "active_params").lt(w(wid, "params")), "flag",
        "Mixture of experts (fewer active than total parameters): results optimistic, "
        "methodology §16")

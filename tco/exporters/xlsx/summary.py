@@ -17,8 +17,8 @@ from xlsxwriter.worksheet import Worksheet
 
 from ...engine import tier
 from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
-from ...policy import policy_dict, stock_words
 from ...recommend import Recommendation, recommend
+from ...resolve.policy import policy_dict, stock_words
 from ...result import CandidateResult, Result
 from ..fmt import CHART_CANDIDATES, SYMBOLS, zh_unit
 from ..workloads import Workload, plan_workloads, training_workloads

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the engine names tiers without loading the catalog's models
-    from .catalog import CloudPrice, Figure
+    from ..catalog import CloudPrice, Figure
 
 TIERS = ("on_demand", "committed", "committed_3yr", "spot")
 _FIELD = {"on_demand": "on_demand_usd_per_card_hour",

@@ -1,6 +1,6 @@
 """What the buyer holds (methodology §13, "Policy in the scenario").
 
-Export-control and licence bars are catalog defaults (tco.resolver.risk_policy). A scenario
+Export-control and licence bars are catalog defaults (tco.resolve.candidates.risk_policy). A scenario
 may state that the buyer holds what lifts them for some cards (`policy.holds_licence`: an
 export licence, or a licence agreement for a gaming card's data-centre use), with a note
 that every output prints. The bar then stays a risk flag, saying it is lifted and why, and
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import did_you_mean
+from ..errors import did_you_mean
 
 if TYPE_CHECKING:  # a quick what-if prints the policy without importing pydantic
-    from .catalog import Catalog
-    from .resolved import CandidateInfo
-    from .scenario import Loaded
+    from ..catalog import Catalog
+    from ..resolved import CandidateInfo
+    from ..scenario import Loaded
 
 LIFTED = "lifted by the scenario's policy (the buyer holds a licence)"
 

@@ -8,27 +8,27 @@ so the chapters of a cluster do not apply to it (tco/model/api.py costs it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .errors import did_you_mean
-from .inputs import API_INPUTS, Input
+from ..errors import did_you_mean
+from ..inputs import API_INPUTS, Input
 
 if TYPE_CHECKING:
-    from .catalog import ApiPrice, Catalog
-    from .scenario import ApiOption, Loaded
+    from ..catalog import ApiPrice, Catalog
+    from ..scenario import ApiOption, Loaded
+    from .state import Resolution
 
 # The catalog figure behind each input key.
 CATALOG_FIELD = {"input_price_per_million_tokens": "input_usd_per_million_tokens",
                  "output_price_per_million_tokens": "output_usd_per_million_tokens"}
 
 
-def resolve_api_options(loaded: Loaded, catalog: Catalog, fx: float, fx_note: str,
-                        put: Callable[[Input], None],
-                        given: Callable[[list[str], float, object], Input],
-                        taken: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+def resolve_api_options(r: Resolution, taken: Sequence[str]) -> tuple[tuple[str, ...], ...]:
     """Each API option as (id, name, workload, ...), its two prices put as inputs
-    (`api_options.<id>.input_price_per_million_tokens`, `...output...`)."""
+    (`api_options.<id>.input_price_per_million_tokens`, `...output...`): the scenario's, or
+    the catalog's converted as every catalog figure is (tco.resolve.figures)."""
+    loaded, catalog = r.loaded, r.catalog
     out = []
     kinds = {w.id: w.kind for w in loaded.scenario.workloads}
     serving = [wid for wid, kind in kinds.items() if kind == "serve"]
@@ -43,15 +43,10 @@ def resolve_api_options(loaded: Loaded, catalog: Catalog, fx: float, fx_note: st
             path = ".".join(base + [key])
             value = getattr(o, key)
             if value is not None:
-                put(_given(loaded, o, key, value, given))
-                continue
-            assert price is not None  # _catalog_price: without `api`, both prices are given
-            fig = getattr(price, CATALOG_FIELD[key])
-            lo, hi = fig.range
-            note = f"{fx_note}: " if fx_note else ""
-            put(Input(path=path, value=fig.best * fx, spec=spec, source=note + fig.source,
-                      as_of=fig.as_of, low=lo * fx, high=hi * fx, note=fig.note or "",
-                      origin="catalog"))
+                r.put(_given(r, o, key, value))
+            else:
+                assert price is not None  # _catalog_price: without `api`, both prices are given
+                r.figure(path, getattr(price, CATALOG_FIELD[key]), spec)
         name = o.name or (f"{price.provider} API, {price.model}" if price else o.id)
         out.append((o.id, name, *workloads))
     return tuple(out)
@@ -80,11 +75,10 @@ def _catalog_price(loaded: Loaded, catalog: Catalog, o: ApiOption) -> ApiPrice |
     return price
 
 
-def _given(loaded: Loaded, o: ApiOption, key: str, value: float,
-           given: Callable[[list[str], float, object], Input]) -> Input:
+def _given(r: Resolution, o: ApiOption, key: str, value: float) -> Input:
     """A price the scenario gives (in its currency, checked as every scenario value), with the
     option's `source` when it has one."""
-    inp = given(["api_options", o.id, key], value, API_INPUTS[key])
+    inp = r.given(["api_options", o.id, key], value, API_INPUTS[key])
     if o.source:
         from dataclasses import replace
 

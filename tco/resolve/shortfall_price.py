@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import Accelerator, Catalog, Figure
+from ..catalog import Accelerator, Catalog, Figure
 from .rent_tiers import tier_figure
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .errors import did_you_mean
-from .resolved import CandidateInfo
-from .scenario import Candidate, Loaded
+from ..errors import did_you_mean
+from ..resolved import CandidateInfo
+from ..scenario import Candidate, Loaded
 
 
 def assigned_workloads(loaded: Loaded, c: Candidate) -> list[str]:
@@ -74,12 +74,12 @@ def portfolios(loaded: Loaded, infos: Mapping[str, CandidateInfo], priced: Seque
 
 def _one_draw_on_stock(loaded: Loaded, infos: Mapping[str, CandidateInfo],
                        options: Sequence[str], where: list[str]) -> None:
-    """Held stock (tco.held) is drawn on by every owned option of its card; two such options
+    """Held stock (tco.resolve.held) is drawn on by every owned option of its card; two such options
     costed together would count the same cards twice."""
     stock = loaded.scenario.policy.holds_stock
     drawing: dict[str, str] = {}
     for oid in options:
-        info = infos.get(oid)  # a per-token API option (tco.api_options) holds no cards
+        info = infos.get(oid)  # a per-token API option (tco.resolve.api_options) holds no cards
         if info is None or info.acquire == "rent" or info.card not in stock:
             continue
         if info.card in drawing:

@@ -1,0 +1,308 @@
+"""Each candidate (an option of a card, bought, leased, rented or a hybrid): its hardware from
+the catalog, every catalog figure it reads (or the scenario's override), how it is sized, its
+layout pins, its deliveries and the risk flags that may bar it."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from ..errors import UnknownId, did_you_mean
+from ..inputs import (
+    CANDIDATE_INPUTS,
+    DELIVERY_INPUTS,
+    LAYOUT_INPUTS,
+    TARGET_INPUTS,
+    Input,
+    site_path,
+)
+from ..resolved import CandidateInfo
+from .held import held_note
+from .policy import lift_bars
+from .portfolio import assigned_workloads
+from .renting import Source, cloud_figures, rent_terms, rent_tier, shortfall_price
+from .sites import site_of
+from .state import Resolution, SiteFacts
+
+if TYPE_CHECKING:
+    from ..catalog import Accelerator, Cooling, Platform, Stack
+    from ..scenario import Candidate
+
+# Overrides a candidate may give for a card the catalog has no cloud price for.
+RENT_KEYS = ("cloud_price_per_card_hour", "rent_reserved_fraction",
+             "on_demand_price_per_card_hour")
+
+
+def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[CandidateInfo, bool]:
+    """The candidate's inputs, what is known of it besides numbers, and whether it has a
+    cloud price."""
+    base = ["candidates", c.id]
+    card, platform, stack = hardware(r, c)
+    site = site_of(r, c)
+    cooling = r.catalog.cooling_option(c.cooling or platform.default_cooling)
+    info = CandidateInfo(
+        id=c.id, name=c.name or card.name, card=card.id, card_name=card.name,
+        vendor=card.vendor, platform=platform.id, platform_name=platform.name,
+        cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
+        site=site.id,
+    )
+    figs, rent_note = catalog_figures(r, card, platform, stack, cooling, precisions, site)
+    if "pue" in site.given and "pue" in c.overrides:
+        raise r.error(f"{site.words()} gives the PUE every option there runs at "
+                      f"({site_path(site.id, 'pue')}); give it there or here, not both",
+                      base + ["pue"])
+    p = ".".join(base)
+    figure_inputs(r, c, card, info, figs)
+    if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
+            c.overrides:
+        shortfall_price(r, c, card, p, site.region)
+    for key in c.overrides:
+        if key in figs or f"{p}.{key}" in r.inputs:  # shortfall_price_per_card_hour
+            continue
+        if key not in RENT_KEYS:
+            raise r.error(f"'{key}' is not used by this scenario", base + [key])
+        r.put(r.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
+    if f"{p}.cloud_price_per_card_hour" in r.inputs:
+        rent_terms(r, p)
+    info.acquire = c.acquire
+    info.workloads = assigned_workloads(r.loaded, c)
+    if info.workloads:
+        info.notes.append(f"carries {', '.join(info.workloads)} only: a part of the plan, "
+                          "costed whole in a portfolio")
+    if c.acquire in ("rent", "hybrid") and f"{p}.cloud_price_per_card_hour" not in r.inputs:
+        raise r.error(
+            f"{c.acquire} rents, and renting needs a cloud price: the catalog has none "
+            f"for '{card.id}'; give "
+            "cloud_price_per_card_hour (per card-hour) for this candidate",
+            base + ["acquire"])
+    size_rule(r, c, info)
+    layout_pins(r, c)
+    deliveries(r, c, info)
+    if site.id:
+        info.notes.append(f"at site '{site.id}' (facility.sites, region {site.region})")
+    risk_policy(r, card, stack, info, site.region)
+    lift_bars(r.loaded, card.id, info)
+    if stack.id != "cuda" and card.mfu_basis == "vendor-tuned":
+        info.notes.append(f"MFU: the vendor-tuned figure x the team factor for "
+                          f"{stack.name.split(' (')[0]} (by team.familiarity)")
+    stock = r.sc.policy.holds_stock.get(card.id)
+    if stock is not None and c.acquire in ("buy", "hybrid"):
+        info.notes.append(held_note(card.name))
+    if c.notes:
+        info.notes.append(c.notes)
+    if rent_note:
+        info.notes.append(rent_note)
+    info.rent_tier = rent_tier(r, card, c)
+    return info, f"{p}.cloud_price_per_card_hour" in r.inputs
+
+
+def figure_inputs(r: Resolution, c: Candidate, card: Accelerator, info: CandidateInfo,
+                  figs: dict[str, Source]) -> None:
+    """An input for each catalog figure of the candidate: the scenario's override, a default
+    that stands in for the figure (colocation's cooling, an as-deployed MFU), nothing for a
+    precision the card lacks (the candidate is not priced), or the figure itself."""
+    base = ["candidates", c.id]
+    p = ".".join(base)
+    for key, (fig, why, factor) in figs.items():
+        spec = CANDIDATE_INPUTS[key]
+        if key in c.overrides:
+            r.put(r.given(base + [key], c.overrides[key], spec))
+        elif key == "cooling_capex_per_kw":
+            r.put(Input(path=f"{p}.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
+                        source="colocation: the provider's cooling plant is in the "
+                               f"colocation price (catalog plant capex: {fig.best:g} "  # type: ignore[union-attr]
+                               "USD/kW, set cooling_capex_per_kw to pay for your own)",
+                        origin="default"))
+        elif key == "stack_efficiency" and card.mfu_basis == "as-deployed":
+            r.put(Input(path=f"{p}.{key}", value=1.0, spec=spec, low=1.0, high=1.0,
+                        source=f"catalog: the MFU of {card.id} was measured as a team "
+                               "new to the stack deploys it; no factor on top",
+                        origin="default"))
+        elif fig is None:
+            prec = key.removeprefix("peak_tflops_")
+            info.infeasible.append(f"{card.name} has no {prec.upper()} support")
+            r.put(Input(path=f"{p}.{key}", value=0.0, spec=spec,
+                        source=f"catalog: {card.id} has no {prec.upper()} support",
+                        origin="catalog"))
+        else:
+            r.figure(f"{p}.{key}", fig, spec, why=why, factor=factor)
+
+
+def hardware(r: Resolution, c: Candidate) -> tuple[Accelerator, Platform, Stack]:
+    base = ["candidates", c.id]
+    catalog = r.catalog
+    try:
+        card = catalog.card(c.card)
+    except UnknownId as exc:
+        raise r.error(str(exc), base + ["card"]) from None
+    try:
+        platform = catalog.platform(c.platform or card.default_platform)
+    except UnknownId as exc:
+        raise r.error(str(exc), base + ["platform"]) from None
+    if card.id not in platform.cards:
+        raise r.error(
+            f"platform '{platform.id}' does not host '{card.id}' (it hosts "
+            f"{', '.join(platform.cards)})", base + ["platform"])
+    try:
+        stack = catalog.stack(c.stack or card.stack)
+    except UnknownId as exc:
+        raise r.error(str(exc), base + ["stack"]) from None
+    return card, platform, stack
+
+
+def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack: Stack,
+                    cooling: Cooling, precisions: list[str], site: SiteFacts
+                    ) -> tuple[dict[str, Source], str]:
+    """Each catalog figure of a candidate by input key (None: the card lacks a precision);
+    and a note on the cloud price chosen. No PUE at a site that gives its own."""
+    price = r.catalog.card_prices[card.id]
+    figs: dict[str, Source] = {
+        "card_price": Source(price.price_usd),
+        "lead_time_weeks": Source(price.lead_time_weeks),
+        "mfu": Source(card.mfu),
+        "stack_efficiency": Source(stack.efficiency_vs_cuda),
+        **({"mfu_fp8": Source(card.mfu_fp8 or card.mfu,
+                              "" if card.mfu_fp8 else "no FP8 figure, the BF16 one")}
+           if {"fp8", "int8", "fp4"} & set(precisions) else {}),
+        "memory_gb": Source(card.memory_gb),
+        "tdp_w": Source(card.tdp_w),
+        "scaleup_bandwidth_bidir_gb_per_s": Source(card.scaleup_bandwidth_bidir_gb_per_s),
+        "scaleup_domain_cards": Source(card.scaleup_domain_cards),
+        "cards_per_node": Source(platform.cards_per_node),
+        "node_price": Source(platform.node_price_usd),
+        "node_power_w": Source(platform.node_power_w),
+        "scaleout_bandwidth_gb_per_s": Source(platform.scaleout_bandwidth_gb_per_s),
+        "network_cost_per_card": Source(platform.network_cost_per_card_usd),
+        "pue": Source(cooling.pue),
+        "cooling_capex_per_kw": Source(cooling.capex_per_kw_usd),
+        "porting_engineer_months": Source(
+            getattr(stack, f"porting_engineer_months_{r.sc.team.porting_complexity}")),
+        "maintenance_engineer_months_per_year": Source(
+            stack.maintenance_engineer_months_per_year),
+        "licence_per_card_year": Source(stack.licence_per_card_year_usd),
+    }
+    for prec in precisions:
+        figs[f"peak_tflops_{prec}"] = Source(card.peak(prec))
+    # decode reads memory, and so do small expert GEMMs (a mixture of experts)
+    figs["memory_bandwidth_gb_per_s"] = Source(card.memory_bandwidth_gb_per_s)
+    cloud, rent_note = cloud_figures(r, card)
+    figs.update(cloud)
+    if "pue" in site.given:  # the site's, read by the model through its site (tco.model.base)
+        del figs["pue"]
+    return figs, rent_note
+
+
+def size_rule(r: Resolution, c: Candidate, info: CandidateInfo) -> None:
+    """The cluster size: given, or a target (deadline or power cap) the engine sizes for."""
+    base = ["candidates", c.id]
+    if c.cards == "auto" and c.acquire == "hybrid":
+        # every base delivers the plan (the rest is rented): auto would keep the smallest
+        raise r.error(
+            "cards: auto sizes an owned cluster to the smallest that delivers the plan; a "
+            "hybrid rents whatever its base cannot do, so every size delivers it and auto "
+            "would keep the smallest that runs; give cards: N for the base it owns (or "
+            "acquire: buy with cards: auto)", base + ["cards"])
+    if c.cards == "auto":  # the engine sizes it to deliver the plan (sizing "plan")
+        info.sizing = "plan"
+        r.put(Input(path=f"{'.'.join(base)}.cards", value=1.0, spec=CANDIDATE_INPUTS["cards"],
+                    source="to be sized to deliver the plan (cards: auto)", origin="derived"))
+        return
+    if c.cards is not None:
+        r.put(r.given(base + ["cards"], c.cards, CANDIDATE_INPUTS["cards"]))
+        return
+    kind = "deadline_days" if c.deadline_days is not None else "power_cap_kw"
+    if kind == "deadline_days" and r.sc.workloads[0].kind == "serve":
+        raise r.error(
+            "deadline_days sizes the cluster for a run of the first workload, which serves; "
+            "give cards, or list a training workload first", base + [kind])
+    value = float(getattr(c, kind))
+    if not (math.isfinite(value) and value > 0):
+        raise r.error(f"expected a positive number, found {value!r}", base + [kind])
+    r.put(r.given(base + [kind], value, TARGET_INPUTS[kind]))
+    info.sizing = kind
+    p = ".".join(base)
+    # a placeholder until sizing chooses it (tco.sizing.size_clusters)
+    r.put(Input(path=f"{p}.cards", value=1.0, spec=CANDIDATE_INPUTS["cards"],
+                source=f"to be sized for {kind}", origin="derived"))
+
+
+def layout_pins(r: Resolution, c: Candidate) -> None:
+    """One input per layout degree and workload: pinned by the scenario, or a placeholder
+    the engine's layout search fills in (tco.layout)."""
+    base = ["candidates", c.id, "layout"]
+    wids = [w.id for w in r.sc.workloads]
+    kinds = {w.id: w.kind for w in r.sc.workloads}
+    for wid in c.layout:
+        if wid not in wids:
+            raise r.error(f"unknown workload '{wid}'{did_you_mean(wid, wids)}", base + [wid])
+        if c.workloads and wid not in c.workloads:
+            raise r.error(
+                f"pins a layout for workload '{wid}', which this option does not carry "
+                f"(its workloads: {', '.join(c.workloads)})", base + [wid])
+        other = sorted(set(c.layout[wid]) - {"tp"})
+        if kinds[wid] == "serve" and other:
+            raise r.error(
+                f"a serving workload is laid out by its tensor-parallel degree only: "
+                f"expected tp, found {', '.join(other)}", base + [wid, other[0]])
+    for wid in wids:
+        pins = c.layout.get(wid, {})
+        for key, spec in LAYOUT_INPUTS.items():
+            where = base + [wid, key]
+            if key in pins:
+                r.put(r.given(where, pins[key], spec))
+            else:
+                r.put(Input(path=".".join(where),
+                            value=float(key not in ("recompute", "zero3", "zero2", "hsdp")),
+                            spec=spec, source="to be chosen by the layout search",
+                            origin="derived"))
+
+
+def deliveries(r: Resolution, c: Candidate, info: CandidateInfo) -> None:
+    """Phased deliveries of an owned option: each one's share and lead time as inputs
+    (`candidates.<id>.delivery.<k>.share`, `.lead_time_weeks`), the shares checked to make
+    the whole cluster."""
+    if not c.deliveries:
+        return
+    where = ["candidates", c.id, "deliveries"]
+    if c.acquire == "lease":
+        raise r.error("deliveries of a leased option are not modelled (the lease commences "
+                      "at one delivery); give lead_time_weeks", where)
+    if c.acquire == "rent":
+        raise r.error("deliveries are for an owned option (buy or hybrid); a rented one "
+                      "needs no delivery", where)
+    if info.card in r.sc.policy.holds_stock:
+        raise r.error(
+            f"deliveries with held stock of '{info.card}' (policy.holds_stock) are not "
+            "modelled; give the bought cards' lead_time_weeks instead", where)
+    total = 0.0
+    for k, d in enumerate(c.deliveries, start=1):
+        for key, spec in DELIVERY_INPUTS.items():
+            r.put(r.given(["candidates", c.id, "delivery", str(k), key], getattr(d, key),
+                          spec))
+        total += d.share
+    if abs(total - 1) > 1e-6:
+        raise r.error(f"the deliveries' shares add up to {total:g}; expected 1 (the whole "
+                      "cluster)", where)
+    info.deliveries = len(c.deliveries)
+    info.notes.append("delivered in parts (share of the cluster / lead time in weeks): "
+                      + ", ".join(f"{d.share:.0%} / {d.lead_time_weeks:.3g}"
+                                  for d in c.deliveries))
+
+
+def risk_policy(r: Resolution, card: Accelerator, stack: Stack, info: CandidateInfo,
+                region: str) -> None:
+    """Risk flags (short; the catalog record holds the evidence); some bar buying in the
+    region of the option's site."""
+    if region in card.export_restricted_regions:
+        place = r.catalog.region(region).place or region
+        info.blocking.append(f"export control: {card.name} is restricted in {place}")
+    if "gaming_license" in card.flags:
+        info.blocking.append(
+            "licence: the GeForce driver licence does not permit data-centre deployment")
+    info.flags.extend(info.blocking)
+    if stack.id != "cuda" or "immature_stack" in card.flags:
+        info.flags.append(
+            f"software: {stack.name} is not CUDA; porting effort and an efficiency "
+            "penalty are priced in")
+    if "single_vendor_supply" in card.flags:
+        info.flags.append(f"supply: single vendor ({card.vendor}), constrained supply")

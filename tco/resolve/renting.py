@@ -1,0 +1,148 @@
+"""Renting: which cloud price a card is rented at and what of its hours is reserved, the
+price a card with no cloud price closes its shortfall at, and the rent options
+`rent_options: auto` adds (methodology §8 and §10)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..catalog import Figure
+from ..inputs import CANDIDATE_INPUTS, Input
+from .rent_tiers import tier_figure, tier_label
+from .shortfall_price import cheapest_rent
+from .state import Resolution
+
+if TYPE_CHECKING:
+    from ..catalog import Accelerator
+    from ..resolved import CandidateInfo
+    from ..scenario import Candidate
+
+
+class Source(NamedTuple):
+    """A catalog figure behind a candidate's input: `why` says what was done to it besides
+    converting money (tco.resolve.figures), `factor` what it was multiplied by."""
+
+    fig: Figure | None
+    why: str = ""
+    factor: float = 1.0
+
+
+def cloud_figures(r: Resolution, card: Accelerator) -> tuple[dict[str, Source], str]:
+    """The cloud price of `card` at the scenario's tier (or the tier it falls back to), what
+    of the rented hours that tier reserves and its on-demand alternative, by input key; and
+    a note when the tier is not the scenario's. Nothing when the catalog has no price."""
+    cloud = r.catalog.cloud_prices.get(card.id)
+    if cloud is None:
+        return {}, ""
+    fig, tier, rent_note = tier_figure(cloud, r.sc.rent_pricing)
+    price = Source(fig)
+    if tier == "spot":  # the price of a useful card-hour: preempted work is paid too
+        over = r.inputs["assumptions.spot_overhead_fraction"].value
+        price = Source(fig, f"spot price x (1 + {over:g} spot overhead, "
+                            "assumptions.spot_overhead_fraction)", 1 + over)
+    return {"cloud_price_per_card_hour": price,
+            "rent_reserved_fraction": Source(reserved(r, tier)),
+            "on_demand_price_per_card_hour": Source(cloud.on_demand_usd_per_card_hour)}, \
+        rent_note
+
+
+def rent_terms(r: Resolution, p: str) -> None:
+    """A cloud price the scenario gives for a card the catalog has none for: its tier's
+    reservation, and the price itself as its on-demand alternative."""
+    if f"{p}.rent_reserved_fraction" not in r.inputs:
+        r.figure(f"{p}.rent_reserved_fraction", reserved(r, r.sc.rent_pricing),
+                 CANDIDATE_INPUTS["rent_reserved_fraction"])
+    if f"{p}.on_demand_price_per_card_hour" not in r.inputs:
+        given = r.inputs[f"{p}.cloud_price_per_card_hour"]
+        r.put(Input(path=f"{p}.on_demand_price_per_card_hour", value=given.value,
+                    spec=CANDIDATE_INPUTS["on_demand_price_per_card_hour"],
+                    low=given.low, high=given.high, as_of=given.as_of, origin="derived",
+                    source="the cloud price given: no on-demand figure of its own"))
+
+
+def reserved(r: Resolution, tier: str) -> Figure:
+    """The share of a rented cluster's hours paid used or not: a committed reservation is
+    take-or-pay (assumptions.committed_reserved_fraction); on-demand and spot are paid per
+    hour used."""
+    if tier in ("committed", "committed_3yr"):
+        given = r.inputs["assumptions.committed_reserved_fraction"]
+        return Figure(value=given.value, as_of=given.as_of or "2026-12",
+                      source=f"{tier_label(tier)} prices reserve the cluster for the term: "
+                             "assumptions.committed_reserved_fraction (" + given.source + ")")
+    return Figure(value=0.0, as_of="2026-12",
+                  source=f"{tier_label(tier)} prices are paid per hour used: nothing is "
+                         "reserved")
+
+
+def rent_tier(r: Resolution, card: Accelerator, c: Candidate) -> str:
+    """The tier whose price rents this card: the scenario's, or the one a missing figure
+    falls back to; a price the scenario gives is taken at the scenario's tier."""
+    cloud = r.catalog.cloud_prices.get(card.id)
+    if "cloud_price_per_card_hour" in c.overrides:
+        return r.sc.rent_pricing
+    return "" if cloud is None else tier_figure(cloud, r.sc.rent_pricing)[1]
+
+
+def shortfall_price(r: Resolution, c: Candidate, card: Accelerator, p: str, region: str
+                    ) -> None:
+    """A card with no cloud price: the rent of the same peak compute on the cheapest card
+    a cloud sells that may be used in `region` (tco.resolve.shortfall_price), or the
+    scenario's own figure."""
+    key, spec = "shortfall_price_per_card_hour", CANDIDATE_INPUTS["shortfall_price_per_card_hour"]
+    if key in c.overrides:
+        r.put(r.given(["candidates", c.id, key], c.overrides[key], spec))
+        return
+    found = cheapest_rent(r.catalog, card, region, r.sc.rent_pricing)
+    if found is not None:
+        fx = r.usd.scale
+        r.put(Input(path=f"{p}.{key}", value=found.usd_per_card_hour * fx,
+                    spec=spec, low=found.low_usd * fx, high=found.high_usd * fx,
+                    source=found.source + r.usd.note, as_of=found.as_of, origin="derived"))
+
+
+def check_rent_term(r: Resolution) -> None:
+    """A 3-year commitment outlasting the horizon: its later years would be owed and not
+    counted, so the tier's price would be had for less than its term."""
+    years = r.sc.finance.horizon_years
+    if r.sc.rent_pricing == "committed_3yr" and years < 3:
+        raise r.error(
+            f"3-year committed prices commit for 3 years, longer than the {years}-year "
+            "horizon (finance.horizon_years): the years after it would be owed and not "
+            "counted; rent at committed (1-year) or on_demand prices, or set a horizon "
+            "of at least 3 years", ["rent_pricing"])
+
+
+def rent_options(r: Resolution, infos: dict[str, CandidateInfo], rent: list[str]) -> list[str]:
+    """With `rent_options: auto`, an option renting each owned card (bought, leased or
+    hybrid) that has a cloud price (and is not rented by a listed option already): the card
+    and cluster size of the first candidate owning it, read from that candidate's inputs.
+    Their ids, added to `infos`."""
+    if r.sc.rent_options != "auto":
+        return []
+    done = {info.card for info in infos.values() if info.acquire == "rent"}
+    wids = [w.id for w in r.sc.workloads]
+    made = []
+    for cid in list(infos):
+        info = infos[cid]
+        if (info.acquire == "rent" or info.infeasible or cid not in rent
+                or info.card in done):
+            continue
+        if not all(info.carries(w) for w in wids):
+            continue  # renting part of the plan is not an option for the whole of it
+        done.add(info.card)
+        gid = f"{cid}-rent"
+        while gid in infos:
+            gid += "-rent"
+        # the tier actually used: a card with no figure at the scenario's tier falls back
+        notes = [(f"renting the card and cluster size of '{cid}' at "
+                 f"{tier_label(info.rent_tier)} cloud prices (rent_options: auto)")]
+        cloud = r.catalog.cloud_prices.get(info.card)
+        if cloud is not None and info.rent_tier != r.sc.rent_pricing:
+            notes.append(tier_figure(cloud, r.sc.rent_pricing)[2])
+        infos[gid] = replace(
+            info, id=gid, name=f"{info.name}, rented", acquire="rent", inputs_of=cid,
+            flags=list(info.flags), blocking=list(info.blocking), infeasible=[],
+            notes=notes)
+        made.append(gid)
+    return made

@@ -1,0 +1,95 @@
+"""resolve(scenario, catalog) -> Resolved: every model input with its value and source.
+
+One builder per section of the scenario, in the order the inputs are listed everywhere
+(assumptions, top level, finance, team, facility, held stock, workloads, candidates), then the
+checks across sections, the rent options `rent_options: auto` adds, the per-token API options
+and the model's shape (`Structure`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..resolved import CandidateInfo, Resolved, Structure
+from .api_options import resolve_api_options
+from .candidates import candidate
+from .checks import check_distributions, check_licences_used, check_stock_used
+from .held import held_stock_inputs
+from .policy import check_policy
+from .portfolio import portfolios
+from .renting import check_rent_term, rent_options
+from .sites import sites
+from .state import Resolution
+from .terms import assumptions, finance, team, top_level
+from .workloads import workloads
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..scenario import Loaded
+
+
+def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
+    r = Resolution(loaded, catalog)
+    sc = r.sc
+    assumptions(r)
+    top_level(r)
+    finance(r)
+    team(r)
+    sites(r)
+    held_by_age = held_stock_inputs(r)  # existing stock (tco.resolve.held)
+    plan = workloads(r)
+    infos: dict[str, CandidateInfo] = {}
+    rent: list[str] = []
+    precisions = sorted({p for _, p, _ in plan})
+    for c in sc.candidates:
+        infos[c.id], rented = candidate(r, c, precisions)
+        if rented:
+            rent.append(c.id)
+    check_policy(loaded, catalog)
+    check_rent_term(r)
+    check_stock_used(r, infos)
+    check_licences_used(r, infos)
+    rent += rent_options(r, infos, rent)
+    priced = [cid for cid, info in infos.items() if not info.infeasible]
+    api = resolve_api_options(r, [*infos, *(p.id for p in sc.portfolios)])
+    check_distributions(r)  # every input known, the API options' prices included
+    shortfall_rent = tuple(cid for cid in priced if cid in rent or f"candidates."
+                           f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
+                           in r.inputs)
+    # bought options whose shortfall buying more cards may close too (§8): not one sized
+    # to the plan (none), to a power cap or at a site with a power budget (more cards would
+    # break it), or drawing on held stock (the added cards' price would differ from the
+    # cluster's average)
+    closing = tuple(cid for cid in shortfall_rent if infos[cid].acquire == "buy"
+                    and infos[cid].sizing in ("cards", "deadline_days")
+                    and not infos[cid].inputs_of
+                    and infos[cid].card not in sc.policy.holds_stock
+                    and "power_budget_kw" not in r.sites[infos[cid].site].given)
+    structure = Structure(
+        currency=sc.currency, horizon_years=sc.finance.horizon_years,
+        workloads=tuple(plan), candidates=tuple(priced),
+        stacks=tuple(infos[cid].stack for cid in priced),
+        sizing=tuple(infos[cid].sizing for cid in priced),
+        acquire=tuple(infos[cid].acquire for cid in priced),
+        inputs_of=tuple(infos[cid].inputs_of or cid for cid in priced),
+        barred=tuple(cid for cid in priced if infos[cid].blocking),
+        rent=tuple(cid for cid in rent if cid in priced),
+        objectives=tuple(r.objectives),
+        shortfall_rent=shortfall_rent, closing=closing,
+        assigned=tuple(tuple(infos[cid].workloads) for cid in priced),
+        portfolios=portfolios(loaded, infos, priced, [w[0] for w in plan],
+                              {a[0]: list(a[2:]) for a in api}),
+        api=api,
+        held=tuple(infos[cid].card if infos[cid].acquire in ("buy", "hybrid")
+                   and infos[cid].card in sc.policy.holds_stock else "" for cid in priced),
+        deliveries=tuple(infos[cid].deliveries if infos[cid].acquire != "rent" else 0
+                         for cid in priced),
+        held_by_age=held_by_age,
+        sites=tuple((s.id, *s.given) for s in r.sites.values()),
+        site_of=tuple(infos[cid].site for cid in priced),
+    )
+    return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
+                    file=loaded.file, scenario_data=sc.model_dump(mode="json"),
+                    catalog_digest=catalog.digest(), usd_to_currency=r.usd.scale,
+                    read_by_resolve=frozenset(r.inputs.read), scenario=sc,
+                    catalog_files=catalog.overlays())

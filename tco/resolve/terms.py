@@ -1,0 +1,100 @@
+"""The scenario-wide terms, in the order inputs are listed everywhere: the model's
+assumptions, the top-level inputs (utilization, cost of delay), finance (with a lease's terms
+when an option leases) and the team."""
+
+from __future__ import annotations
+
+from ..errors import did_you_mean
+from ..inputs import (
+    ASSUMPTION_INPUTS,
+    FINANCE_INPUTS,
+    LEASE_INPUTS,
+    TEAM_INPUTS,
+    TOP_INPUTS,
+    Input,
+    InputSpec,
+)
+from .state import Resolution
+
+FAMILIARITY_SPEC = InputSpec("familiarity", "fraction", "Team familiarity with the stack "
+                             "(share of porting effort already done)", 0, 1,
+                             hint="a fraction between 0 and 1", fraction=True)
+
+
+def assumptions(r: Resolution) -> None:
+    for key, spec in ASSUMPTION_INPUTS.items():
+        if key in r.sc.assumptions:
+            r.put(r.given(["assumptions", key], r.sc.assumptions[key], spec))
+        else:  # money is in the catalog in USD (`<key>_usd`)
+            r.figure(f"assumptions.{key}",
+                     r.catalog.assumption(f"{key}_usd" if spec.money else key), spec)
+
+
+def top_level(r: Resolution) -> None:
+    for key, spec in TOP_INPUTS.items():
+        r.put(r.given([key], getattr(r.sc, key), spec))
+
+
+def finance(r: Resolution) -> None:
+    fin = r.sc.finance
+    for key, spec in FINANCE_INPUTS.items():
+        value = getattr(fin, key)
+        if key == "financed_fraction" and value is None:
+            value = 1.0 if fin.purchase == "finance" else 0.0
+        r.put(r.given(["finance", key], value, spec))
+    term = r.inputs["finance.loan_term_years"].value
+    if term > fin.horizon_years and r.inputs["finance.financed_fraction"].value > 0:
+        raise r.error(
+            f"loan term {int(term)} years is longer than the horizon "
+            f"({fin.horizon_years} years); shorten the term or lengthen the horizon",
+            ["finance", "loan_term_years"])
+    lease_terms(r)
+
+
+def lease_terms(r: Resolution) -> None:
+    """The lease's terms (finance.lease_*), when a candidate leases: the rate, the lessor's
+    residual and the deposit from the catalog unless given."""
+    fin = r.sc.finance
+    given = [k for k in LEASE_INPUTS
+             if getattr(fin, k) != type(fin).model_fields[k].default]
+    if not any(c.acquire == "lease" for c in r.sc.candidates):
+        if given:
+            raise r.error(f"'{given[0]}' is not used by this scenario: no candidate has "
+                          "acquire: lease", ["finance", given[0]])
+        return
+    for key, spec in LEASE_INPUTS.items():
+        value = getattr(fin, key)
+        if value is None:
+            r.figure(f"finance.{key}", r.catalog.assumption(key), spec)
+        else:
+            r.put(r.given(["finance", key], value, spec))
+    term = r.inputs["finance.lease_term_months"].value
+    horizon_months = 12 * fin.horizon_years
+    if term < horizon_months and r.inputs["finance.lease_buyout"].value < 0.5:
+        raise r.error(
+            f"a lease of {int(term)} months that returns the hardware (lease_buyout 0) "
+            f"ends before the horizon ({horizon_months} months); give a term of at least "
+            f"{horizon_months} months, or lease_buyout: 1 to buy the hardware at the end "
+            "of the term", ["finance", "lease_term_months"])
+
+
+def team(r: Resolution) -> None:
+    team = r.sc.team
+    for key, spec in TEAM_INPUTS.items():
+        if getattr(team, key) is not None:
+            r.put(r.given(["team", key], getattr(team, key), spec))
+        else:
+            r.figure(f"team.{key}", r.catalog.assumption(f"{key}_usd"), spec)
+    for stack_id in r.catalog.stacks:
+        where = ["team", "familiarity", stack_id]
+        if stack_id in team.familiarity:
+            r.put(r.given(where, team.familiarity[stack_id], FAMILIARITY_SPEC))
+        else:
+            r.put(Input(path=".".join(where), value=1.0 if stack_id == "cuda" else 0.0,
+                        spec=FAMILIARITY_SPEC, origin="default",
+                        source="default: a CUDA team, new to other stacks"))
+    for stack_id in team.familiarity:
+        if stack_id not in r.catalog.stacks:
+            raise r.error(
+                f"unknown stack '{stack_id}'{did_you_mean(stack_id, r.catalog.stacks)}",
+                ["team", "familiarity", stack_id])
