@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .catalog import quoted_currency
 from .errors import did_you_mean
 from .inputs import API_INPUTS, Input
 
@@ -51,7 +52,10 @@ def resolve_api_options(loaded: Loaded, catalog: Catalog, fx: float, fx_note: st
                 continue
             fig = getattr(price, CATALOG_FIELD[key])
             lo, hi = fig.range
-            note = f"{fx_note}: " if fx_note else ""
+            # a price quoted in the scenario's own currency comes back as quoted (the rule of
+            # a quote's `price_cny`, tco.resolver._fig_input): no round trip through USD
+            same = quoted_currency(fig) == loaded.scenario.currency
+            note = f"{fx_note}: " if fx_note and not same else ""
             put(Input(path=path, value=fig.best * fx, spec=spec, source=note + fig.source,
                       as_of=fig.as_of, low=lo * fx, high=hi * fx, note=fig.note or "",
                       origin="catalog"))

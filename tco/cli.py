@@ -121,9 +121,12 @@ def catalog_group() -> None:
 
 @catalog_group.command("list")
 @click.option("--section", type=click.Choice(["accelerators", "platforms", "stacks", "regions",
-                                              "cooling", "cloud", "api"]),
+                                              "cooling", "cloud", "regional-cloud", "api",
+                                              "profiles"]),
               default="accelerators", show_default=True,
-              help="The records to list (api: per-token API prices, for `api_options`).")
+              help="The records to list (api: per-token API prices, for `api_options`; "
+                   "regional-cloud: cloud prices of one region; profiles: buyer profiles, for "
+                   "`profile:`).")
 @catalog_option
 @format_option("table", "json", "csv")
 def catalog_list(section: str, catalogs: tuple[str, ...], fmt: str) -> None:

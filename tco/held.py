@@ -64,9 +64,23 @@ def held_stock_inputs(loaded: Loaded, catalog: Catalog, given: Callable[..., Inp
             raise loaded.error(f"found {stock.age_years:g}, outside the plausible range 0 to "
                                f"{MAX_AGE_YEARS} years for the held cards' age",
                                where + ["age_years"])
+        elif _no_new_price(catalog, card_id):
+            raise loaded.error(f"the catalog has no new price for '{card_id}' "
+                               f"({_no_new_price(catalog, card_id)}), so no book value; give "
+                               "resale_price_per_card (what a held card sells for now)", where)
         else:
             out.append(_book_value(catalog, card_id, stock.age_years, read, fx, fx_note))
     return out
+
+
+def _no_new_price(catalog: Catalog, card_id: str) -> str:
+    """Why the catalog has no new price of the card with its server and fabric ("" when it
+    has one)."""
+    platform = catalog.platform(catalog.card(card_id).default_platform)
+    for rec in (catalog.card_prices[card_id], platform):
+        for why in rec.missing.values():
+            return why.missing
+    return ""
 
 
 def _book_value(catalog: Catalog, card_id: str, age: float, read: Callable[[str], Input],

@@ -19,7 +19,7 @@ import re
 from dataclasses import replace
 
 from .api_options import resolve_api_options
-from .catalog import Accelerator, Catalog, Cooling, Figure, Platform, Stack
+from .catalog import Accelerator, Catalog, Cooling, Figure, Missing, Platform, Stack
 from .errors import UnknownId, did_you_mean
 from .held import held_note, held_stock_inputs
 from .inputs import (
@@ -39,7 +39,8 @@ from .inputs import (
     Input,
     InputSpec,
 )
-from .policy import LIFTED, check_policy, lift_bars
+from .policy import LIFTED, check_policy, export_bar, lift_bars, rent_bars
+from .profiles import profile_figure
 from .portfolio import assigned_workloads, portfolios
 from .rent_tiers import tier_figure, tier_label
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
@@ -180,19 +181,35 @@ class _Resolver:
         for key, spec in ASSUMPTION_INPUTS.items():
             if key in self.sc.assumptions:
                 self.put(self.given(["assumptions", key], self.sc.assumptions[key], spec))
+            elif self.from_profile(f"assumptions.{key}", spec):
+                continue
             elif spec.money:  # in the catalog in USD (`<key>_usd`), in the scenario's currency
                 self.put(_fig_input(f"assumptions.{key}", self.catalog.assumption(f"{key}_usd"),
                                     spec, self.fx, self.fx_note and f"{self.fx_note}: "))
             else:
                 self.put(_fig_input(f"assumptions.{key}", self.catalog.assumption(key), spec))
 
+    def from_profile(self, path: str, spec: InputSpec, scale: float = 1.0, note: str = ""
+                     ) -> bool:
+        """Put the scenario's buyer profile's figure for `path` (tco.profiles), if it has one;
+        the caller has checked that the scenario gives no value of its own."""
+        found = profile_figure(self.loaded, self.catalog, path)
+        if found is None:
+            return False
+        fig, prefix = found
+        self.put(_fig_input(path, fig, spec, scale, prefix + note))
+        return True
+
     def top_level(self) -> None:
         for key, spec in TOP_INPUTS.items():
-            self.put(self.given([key], getattr(self.sc, key), spec))
+            if key in self.sc.model_fields_set or not self.from_profile(key, spec):
+                self.put(self.given([key], getattr(self.sc, key), spec))
 
     def finance(self) -> None:
         fin = self.sc.finance
         for key, spec in FINANCE_INPUTS.items():
+            if key not in fin.model_fields_set and self.from_profile(f"finance.{key}", spec):
+                continue
             value = getattr(fin, key)
             if key == "financed_fraction" and value is None:
                 value = 1.0 if fin.purchase == "finance" else 0.0
@@ -266,6 +283,9 @@ class _Resolver:
             given = getattr(sc.facility, key)
             if given is not None:
                 self.put(self.given(["facility", key], given, spec))
+            elif self.from_profile(f"facility.{key}", spec, self.fx,
+                                   self.fx_note and f"{self.fx_note}: "):
+                continue
             else:
                 scale = region_fx if spec.money else 1.0
                 self.put(_fig_input(f"facility.{key}", getattr(region, key), spec, scale, conv))
@@ -360,11 +380,25 @@ class _Resolver:
             cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
         )
         figs, rent_note = self.figures(card, platform, stack, cooling, precisions)
+        profiled = profile_figure(self.loaded, self.catalog, "pue")
+        if profiled is not None:
+            figs["pue"] = (profiled[0], 1.0, profiled[1].removesuffix(": "))
         p = ".".join(base)
+        missing = self.missing_prices(card, platform)
         for key, (fig, scale, note) in figs.items():
             spec = CANDIDATE_INPUTS[key]
             if key in c.overrides:
                 self.put(self.given(base + [key], c.overrides[key], spec))
+            elif key in missing:
+                why = missing[key]
+                if c.acquire != "rent":
+                    raise self.loaded.error(
+                        f"the catalog has no {spec.label.lower()} for '{card.id}' "
+                        f"({why.missing}); give {key} for this candidate (a quote, in "
+                        f"{self.sc.currency})", base + ["card"])
+                self.put(Input(path=f"{p}.{key}", value=0.0, spec=spec, as_of=why.as_of,
+                               source=f"catalog: {why.missing} (a rented option pays none)",
+                               origin="catalog"))
             elif key == "cooling_capex_per_kw":
                 self.put(Input(path=f"{p}.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
                                source="colocation: the provider's cooling plant is in the "
@@ -425,6 +459,19 @@ class _Resolver:
             info.notes.append(rent_note)
         info.rent_tier = self.rent_tier(card, c)
         return info, f"{p}.cloud_price_per_card_hour" in self.inputs
+
+    def missing_prices(self, card: Accelerator, platform: Platform) -> dict[str, Missing]:
+        """The candidate inputs whose catalog figure has no public value (pricing/ says so
+        with `missing:`), by input key, with the reason."""
+        price = self.catalog.card_prices[card.id]
+        out = {}
+        for key, rec, field in (("card_price", price, "price_usd"),
+                                ("node_price", platform, "node_price_usd"),
+                                ("network_cost_per_card", platform,
+                                 "network_cost_per_card_usd")):
+            if field in rec.missing:
+                out[key] = rec.missing[field]
+        return out
 
     def deliveries(self, c: Candidate, info: CandidateInfo) -> None:
         """Phased deliveries of an owned option: each one's share and lead time as inputs
@@ -516,7 +563,7 @@ class _Resolver:
         # decode reads memory, and so do small expert GEMMs (a mixture of experts)
         figs["memory_bandwidth_gb_per_s"] = (card.memory_bandwidth_gb_per_s, 1.0, "")
         rent_note = ""
-        cloud = self.catalog.cloud_prices.get(card.id)
+        cloud = self.catalog.cloud_price(card.id, sc.facility.region)
         if cloud is not None:
             fig, tier, rent_note = tier_figure(cloud, sc.rent_pricing)
             scale, note = fx, fx_note
@@ -560,7 +607,7 @@ class _Resolver:
     def rent_tier(self, card: Accelerator, c: Candidate) -> str:
         """The tier whose price rents this card: the scenario's, or the one a missing figure
         falls back to; a price the scenario gives is taken at the scenario's tier."""
-        cloud = self.catalog.cloud_prices.get(card.id)
+        cloud = self.catalog.cloud_price(card.id, self.sc.facility.region)
         if "cloud_price_per_card_hour" in c.overrides:
             return self.sc.rent_pricing
         return "" if cloud is None else tier_figure(cloud, self.sc.rent_pricing)[1]
@@ -648,9 +695,10 @@ class _Resolver:
     def risk_policy(self, card: Accelerator, stack: Stack, info: CandidateInfo) -> None:
         """Risk flags (short; the catalog record holds the evidence); some bar buying here."""
         region = self.sc.facility.region
-        if region in card.export_restricted_regions:
+        if self.catalog.export_restricted(card, region):
             place = self.catalog.region(region).place or region
-            info.blocking.append(f"export control: {card.name} is restricted in {place}")
+            bar = export_bar(card, place, info.acquire == "rent")
+            (info.blocking if bar.blocks else info.flags).append(bar.text)
         if "gaming_license" in card.flags:
             info.blocking.append(
                 "licence: the GeForce driver licence does not permit data-centre deployment")
@@ -686,15 +734,19 @@ class _Resolver:
             # the tier actually used: a card with no figure at the scenario's tier falls back
             notes = [(f"renting the card and cluster size of '{cid}' at "
                      f"{tier_label(info.rent_tier)} cloud prices (rent_options: auto)")]
-            cloud = self.catalog.cloud_prices.get(info.card)
+            cloud = self.catalog.cloud_price(info.card, self.sc.facility.region)
             if cloud is not None and info.rent_tier != self.sc.rent_pricing:
                 notes.append(tier_figure(cloud, self.sc.rent_pricing)[2])
+            flags, blocking = rent_bars(self.catalog.card(info.card), info, self.place())
             infos[gid] = replace(
                 info, id=gid, name=f"{info.name}, rented", acquire="rent", inputs_of=cid,
-                flags=list(info.flags), blocking=list(info.blocking), infeasible=[],
-                notes=notes)
+                flags=flags, blocking=blocking, infeasible=[], notes=notes)
             made.append(gid)
         return made
+
+    def place(self) -> str:
+        region = self.sc.facility.region
+        return self.catalog.region(region).place or region
 
     def check_stock_used(self, infos: dict[str, CandidateInfo]) -> None:
         """Held stock is drawn on by the owned (bought or hybrid) options of its card; stock
