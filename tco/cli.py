@@ -627,8 +627,8 @@ def montecarlo(scenario: str | None, draws: int, seed: int, metric: str,
     """P10/P50/P90 of TCO and cost per run (or per million output tokens), and how often each
     candidate is the cheapest.
 
-    Inputs are drawn from their catalog ranges (triangular: low, typical, high) or from the
-    scenario's `distributions:`. Starts from the scenario's kept baseline, as `tco whatif` does.
+    Inputs are drawn from their catalog ranges (split triangular: mode and median at the
+    typical value, between low and high) or from the scenario's `distributions:`. Starts from the scenario's kept baseline, as `tco whatif` does.
 
     \b
     Example:

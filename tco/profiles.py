@@ -1,4 +1,4 @@
-"""Buyer profiles (methodology §15, "Buyer profiles"): a scenario names one (`profile:
+"""Buyer profiles (methodology §2, "Buyer profiles"): a scenario names one (`profile:
 hyperscaler | large-neocloud | enterprise`) and takes its figures (pricing/profiles.yaml) as
 defaults wherever it gives no value of its own: the cost of capital, the book life, the
 cluster's availability, support, operations staff, every candidate's PUE and the colocation

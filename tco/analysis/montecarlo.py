@@ -139,7 +139,10 @@ class Draw:
         """The expected share of draws cut to the plausible range."""
         if self.dist != "normal" and self.low == self.high:  # a point: all or nothing
             return 0.0 if self.clip_low <= self.low <= self.clip_high else 1.0
-        return min(1.0, self.cdf(self.clip_low) + 1.0 - self.cdf(self.clip_high))
+        # P(draw < clip_low): a split triangular whose typical is an end of its range puts
+        # half its draws exactly there, which are not cut
+        below = self.cdf(math.nextafter(self.clip_low, -math.inf))
+        return min(1.0, below + 1.0 - self.cdf(self.clip_high))
 
 
 class Sampler:
@@ -165,16 +168,15 @@ class Sampler:
         c = np.divide(np.array([draws[i].mode for i in self.tri]) - low, width,
                       out=np.zeros_like(width), where=width > 0)
         # split rows: the lower half is low + (mode - low) max(V, U2) (a = 0, b = mode - low);
-        # the upper adds, where U1 picked it, (mode - low) + (high - mode) min - (mode - low) max
+        # the upper half, where U1 picked it, mode + (high - mode) min(V, U2)
         split = np.array([draws[i].dist == "split" for i in self.tri], dtype=bool)
         mode = np.array([draws[i].mode for i in self.tri])
-        below, above = mode - low, low + width - mode
         self.split = split[:, None]
         self.low = low[:, None]
+        self.mode = mode[:, None]
         self.a = np.where(split, 0.0, width * (1 - c))[:, None]
-        self.b = np.where(split, below, width * c)[:, None]
-        self.up_base = np.where(split, below, 0.0)[:, None]
-        self.up_a = np.where(split, above, 0.0)[:, None]
+        self.b = np.where(split, mode - low, width * c)[:, None]
+        self.up_a = np.where(split, low + width - mode, 0.0)[:, None]
 
     def sample(self, rng: np.random.Generator, n: int, rows: list[int] | None = None
                ) -> dict[int, np.ndarray]:
@@ -207,13 +209,14 @@ class Sampler:
             x = np.minimum(u[0], u[1])
             hi = np.maximum(u[0], u[1], out=u[1])
             if upper is not None:
-                lift = (self.up_base[tri] - self.b[tri] * hi + self.up_a[tri] * x) * upper
+                up = self.up_a[tri] * x
+                up += self.mode[tri]
             x *= self.a[tri]
             hi *= self.b[tri]
             x += hi
             x += self.low[tri]
             if upper is not None:
-                x += lift
+                np.copyto(x, up, where=upper)
             for row, t in enumerate(tri):
                 out[self.tri[t]] = x[row]
         skip_to(2 * len(self.tri) * n)
