@@ -606,11 +606,13 @@ class _Resolver:
 
     def rent_tier(self, card: Accelerator, c: Candidate) -> str:
         """The tier whose price rents this card: the scenario's, or the one a missing figure
-        falls back to; a price the scenario gives is taken at the scenario's tier."""
+        falls back to (a price the scenario gives for such a card is taken at that tier, whose
+        reservation the card's inputs carry); a price the scenario gives for a card with no
+        cloud price is taken at the scenario's tier."""
         cloud = self.catalog.cloud_price(card.id, self.sc.facility.region)
-        if "cloud_price_per_card_hour" in c.overrides:
-            return self.sc.rent_pricing
-        return "" if cloud is None else tier_figure(cloud, self.sc.rent_pricing)[1]
+        if cloud is None:
+            return self.sc.rent_pricing if "cloud_price_per_card_hour" in c.overrides else ""
+        return tier_figure(cloud, self.sc.rent_pricing)[1]
 
     def shortfall_price(self, c: Candidate, card: Accelerator, p: str) -> None:
         """A card with no cloud price: the rent of the same peak compute on the cheapest card
