@@ -34,8 +34,8 @@ PROFILE_FIELDS = {
 
 def profile_figure(loaded: Loaded, catalog: Catalog, path: str) -> tuple[Figure, str] | None:
     """The scenario's profile's figure for the input `path` (a key of PROFILE_FIELDS) and the
-    prefix its source takes; None when the scenario names no profile or the profile leaves the
-    figure to the catalog's usual one."""
+    words its source starts with ("profile large-neocloud"); None when the scenario names no
+    profile or the profile leaves the figure to the catalog's usual one."""
     name = loaded.scenario.profile
     if name is None or path not in PROFILE_FIELDS:
         return None
@@ -44,4 +44,4 @@ def profile_figure(loaded: Loaded, catalog: Catalog, path: str) -> tuple[Figure,
         raise loaded.error(f"unknown profile '{name}'{did_you_mean(name, catalog.profiles)}",
                            ["profile"])
     fig = getattr(profile, PROFILE_FIELDS[path])
-    return None if fig is None else (fig, f"profile {name}: ")
+    return None if fig is None else (fig, f"profile {name}")

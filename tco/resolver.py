@@ -192,12 +192,14 @@ class _Resolver:
     def from_profile(self, path: str, spec: InputSpec, scale: float = 1.0, note: str = ""
                      ) -> bool:
         """Put the scenario's buyer profile's figure for `path` (tco.profiles), if it has one;
-        the caller has checked that the scenario gives no value of its own."""
+        the caller has checked that the scenario gives no value of its own. `note`: the
+        currency conversion, " (USD x 7.1526 CNY/USD)" or ""."""
         found = profile_figure(self.loaded, self.catalog, path)
         if found is None:
             return False
-        fig, prefix = found
-        self.put(_fig_input(path, fig, spec, scale, prefix + note))
+        fig, label = found  # "profile large-neocloud: (USD x 7.1526 CNY/USD): <source>"
+        self.put(_fig_input(path, fig, spec, scale, f"{label}:{note}: " if note else
+                            f"{label}: "))
         return True
 
     def top_level(self) -> None:
@@ -283,8 +285,7 @@ class _Resolver:
             given = getattr(sc.facility, key)
             if given is not None:
                 self.put(self.given(["facility", key], given, spec))
-            elif self.from_profile(f"facility.{key}", spec, self.fx,
-                                   self.fx_note and f"{self.fx_note}: "):
+            elif self.from_profile(f"facility.{key}", spec, self.fx, self.fx_note):
                 continue
             else:
                 scale = region_fx if spec.money else 1.0
@@ -380,9 +381,6 @@ class _Resolver:
             cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
         )
         figs, rent_note = self.figures(card, platform, stack, cooling, precisions)
-        profiled = profile_figure(self.loaded, self.catalog, "pue")
-        if profiled is not None:
-            figs["pue"] = (profiled[0], 1.0, profiled[1].removesuffix(": "))
         p = ".".join(base)
         missing = self.missing_prices(card, platform)
         for key, (fig, scale, note) in figs.items():
@@ -390,15 +388,7 @@ class _Resolver:
             if key in c.overrides:
                 self.put(self.given(base + [key], c.overrides[key], spec))
             elif key in missing:
-                why = missing[key]
-                if c.acquire != "rent":
-                    raise self.loaded.error(
-                        f"the catalog has no {spec.label.lower()} for '{card.id}' "
-                        f"({why.missing}); give {key} for this candidate (a quote, in "
-                        f"{self.sc.currency})", base + ["card"])
-                self.put(Input(path=f"{p}.{key}", value=0.0, spec=spec, as_of=why.as_of,
-                               source=f"catalog: {why.missing} (a rented option pays none)",
-                               origin="catalog"))
+                self.put(self.missing_input(c, card.id, key, missing[key]))
             elif key == "cooling_capex_per_kw":
                 self.put(Input(path=f"{p}.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
                                source="colocation: the provider's cooling plant is in the "
@@ -459,6 +449,19 @@ class _Resolver:
             info.notes.append(rent_note)
         info.rent_tier = self.rent_tier(card, c)
         return info, f"{p}.cloud_price_per_card_hour" in self.inputs
+
+    def missing_input(self, c: Candidate, card_id: str, key: str, why: Missing) -> Input:
+        """A purchase figure no public source gives: a bought or leased option must bring its
+        quote (the message names the input); a rented one pays none of it."""
+        spec = CANDIDATE_INPUTS[key]
+        if c.acquire != "rent":
+            raise self.loaded.error(
+                f"the catalog has no {spec.label.lower()} for '{card_id}' ({why.missing}); "
+                f"give {key} for this candidate (a quote, in {self.sc.currency})",
+                ["candidates", c.id, "card"])
+        return Input(path=f"candidates.{c.id}.{key}", value=0.0, spec=spec, as_of=why.as_of,
+                     source=f"catalog: {why.missing} (a rented option pays none)",
+                     origin="catalog")
 
     def missing_prices(self, card: Accelerator, platform: Platform) -> dict[str, Missing]:
         """The candidate inputs whose catalog figure has no public value (pricing/ says so
@@ -550,7 +553,9 @@ class _Resolver:
             "node_power_w": (platform.node_power_w, 1.0, ""),
             "scaleout_bandwidth_gb_per_s": (platform.scaleout_bandwidth_gb_per_s, 1.0, ""),
             "network_cost_per_card": (platform.network_cost_per_card_usd, fx, fx_note),
-            "pue": (cooling.pue, 1.0, ""),
+            # the buyer profile's PUE, if the scenario names one that sets it (tco.profiles)
+            "pue": (profiled[0], 1.0, profiled[1]) if (profiled := profile_figure(
+                self.loaded, self.catalog, "pue")) else (cooling.pue, 1.0, ""),
             "cooling_capex_per_kw": (cooling.capex_per_kw_usd, fx, fx_note),
             "porting_engineer_months": (
                 getattr(stack, f"porting_engineer_months_{sc.team.porting_complexity}"), 1.0, ""),

@@ -35,7 +35,7 @@ import pytest
 from pydantic import BaseModel
 
 from tco.analysis import report_analyses
-from tco.catalog import Figure, load_catalog
+from tco.catalog import Figure, Missing, load_catalog
 from tco.engine import compute
 from tco.exporters.html import write_html
 from tco.exporters.xlsx import write_workbook
@@ -70,7 +70,9 @@ _SETTING = re.compile(r"\b[a-z_]+: [a-z0-9_-]+\b")
 
 def _figures(obj: object, out: set[str]) -> None:
     """Every catalog figure's source and note (quoted as published)."""
-    if isinstance(obj, Figure):
+    if isinstance(obj, Missing):  # why a figure has no public value, as the catalog says it
+        out.add(obj.missing)
+    elif isinstance(obj, Figure):
         # a quote's own words; the tool's "(quoted 105,000 CNY; at 7.1526 CNY/USD)" is not
         out.add(_QUOTED.sub("", obj.source))
         if obj.note:
