@@ -40,8 +40,8 @@ from .inputs import (
     InputSpec,
 )
 from .policy import LIFTED, check_policy, export_bar, lift_bars, rent_bars
-from .profiles import profile_figure
 from .portfolio import assigned_workloads, portfolios
+from .profiles import profile_figure
 from .rent_tiers import tier_figure, tier_label
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
 from .scenario import Candidate, Loaded, Workload

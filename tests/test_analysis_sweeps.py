@@ -34,10 +34,12 @@ def test_compiled_equals_model_evaluate_exactly(catalog):
     scen = yaml.safe_load(example_scenario().read_text(encoding="utf-8"))
     cards = list(catalog.accelerators)
     # a card or server with no public price (pricing/ says `missing:`) takes a quote
-    missing = {c: {**{"card_price": 10000.0 for _ in catalog.card_prices[c].missing},
-                   **{k.replace("_usd", ""): 100000.0
-                      for k in catalog.platform(catalog.card(c).default_platform).missing}}
-               for c in cards}
+    quotes = {}
+    for c in cards:
+        quotes[c] = {"card_price": 10000.0} if catalog.card_prices[c].missing else {}
+        for field in catalog.platform(catalog.card(c).default_platform).missing:
+            quotes[c][field.replace("_usd", "")] = 100000.0
+    missing = quotes
     scen["candidates"] = [{"id": c, "card": c, "cards": 1024, **missing[c]} for c in cards]
     result = compute(load_scenario_text(yaml.safe_dump(scen)), catalog)
     model = result.model

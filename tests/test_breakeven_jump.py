@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from conftest import FROZEN
 
 from tco.analysis.breakeven import breakeven
 from tco.cli import cli
 from tco.engine import compute
 from tco.scenario import load_scenario_text
-
-from conftest import FROZEN
 
 LEASE = """
 name: quoted lease

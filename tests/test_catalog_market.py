@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from market_support import owned_cost_per_gpu_hour
+
 from tco.analysis.montecarlo import Draw, Sampler, montecarlo
 from tco.catalog import Figure, iter_figures
 from tco.cli import cli

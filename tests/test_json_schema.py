@@ -259,8 +259,8 @@ def test_job_reasons_are_reasons_and_notes_are_notes():
     assert any("GB per card" in r for r in data["reasons"])
     # not the reasons again, nor the flags (the one note: the RTX 4090 has no 1-year price in
     # pricing/cloud.yaml, so renting it falls back to on-demand)
-    assert data["notes"] == ["no 1-year committed cloud price is published: renting uses "
-                             "on-demand"]
+    assert data["notes"] == [("no 1-year committed cloud price is published: renting uses "
+                              "on-demand")]
     assert any(f.startswith("licence:") for f in data["flags"])
     assert data["blocking"]
 

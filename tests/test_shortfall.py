@@ -12,9 +12,9 @@ import math
 
 import pytest
 from click.testing import CliRunner
+from conftest import FROZEN
 from test_options import YEAR_WEEKS, scenario
 
-from conftest import FROZEN
 from tco.cli import cli
 from tco.engine import compute
 from tco.exporters.html import render_html

@@ -20,9 +20,9 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from conftest import FROZEN
 from test_portfolio import OPTIONS, PLAN
 
-from conftest import FROZEN
 from tco.analysis.whatif import whatif
 from tco.cli import cli
 from tco.engine import compute
