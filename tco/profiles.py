@@ -12,7 +12,7 @@ Monte Carlo draws its range.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import did_you_mean
 
@@ -45,3 +45,16 @@ def profile_figure(loaded: Loaded, catalog: Catalog, path: str) -> tuple[Figure,
                            ["profile"])
     fig = getattr(profile, PROFILE_FIELDS[path])
     return None if fig is None else (fig, f"profile {name}")
+
+
+def unset_profile_defaults(scenario: Any, data: dict[str, Any]) -> None:
+    """Scenario data dumped to be edited and validated again (tco.analysis.settings): drop
+    the fields a buyer profile sets that the scenario did not give, so that the profile still
+    sets them (a dump writes every default out, which would read as the scenario's own)."""
+    if scenario.profile is None:
+        return
+    if "utilization" not in scenario.model_fields_set:
+        data.pop("utilization", None)
+    for key in ("discount_rate", "depreciation_years"):
+        if key not in scenario.finance.model_fields_set:
+            data.get("finance", {}).pop(key, None)

@@ -62,15 +62,20 @@ def test_a_profile_converts_its_usd_colocation_to_the_scenarios_currency(catalog
     assert r.inputs["facility.colocation_price_per_kw_month"].value == pytest.approx(175 * rate)
 
 
-def test_enterprise_is_the_catalogs_default(catalog, example):
-    """Naming the enterprise profile changes nothing on the built-in example."""
-    loaded = load_scenario()
-    data = {**loaded.scenario.model_dump(mode="json"), "profile": "enterprise"}
-    named = compute(load_source(data), catalog)
-    for a in example.candidates:
-        b = named.candidate(a.id)
-        if a.quantified:
-            assert b.values["npv_tco"] == pytest.approx(a.values["npv_tco"], rel=1e-12), a.id
+def test_enterprise_is_the_catalogs_default(catalog):
+    """A scenario that gives none of the profile's figures costs the same with or without
+    `profile: enterprise`: its figures are the catalog's and the schema's defaults."""
+    none, named = resolved(catalog), resolved(catalog, profile="enterprise")
+    for path in ("finance.discount_rate", "finance.depreciation_years", "utilization",
+                 "assumptions.support_fraction_per_year",
+                 "assumptions.ops_engineers_per_1000_cards", "candidates.h.pue",
+                 "candidates.g.pue", "facility.colocation_price_per_kw_month"):
+        a, b = none.inputs[path], named.inputs[path]
+        span = [(x.low if x.low is not None else x.value,
+                 x.high if x.high is not None else x.value) for x in (a, b)]
+        assert a.value == b.value and span[0] == span[1], path  # the same value and range
+    for a in none.candidates:
+        assert named.candidate(a.id).values["npv_tco"] == a.values["npv_tco"], a.id
 
 
 def test_the_neocloud_profile_costs_an_owned_cluster_less_than_the_enterprise(catalog):
@@ -86,3 +91,32 @@ def test_an_unknown_profile_is_refused_naming_the_field(catalog):
     with pytest.raises(ScenarioError) as exc:
         resolved(catalog, profile="neocloud")
     assert "profile" in str(exc.value) and "large-neocloud" in str(exc.value)
+
+
+def test_a_what_if_of_a_profile_scenario_keeps_the_profiles_defaults(catalog):
+    """`tco whatif` validates an edited copy of the scenario again: the profile must still set
+    what the scenario leaves out (a dump writes every default out as if given)."""
+    from tco.analysis.settings import apply_values
+
+    loaded = load_source({**BASE, "profile": "large-neocloud"})
+    edited = apply_values(loaded, {"candidates.h.mfu": 0.35}, "--set candidates.h.mfu=0.35")
+    r = compute(edited, catalog)
+    assert r.inputs["finance.discount_rate"].value == 0.1025  # the profile's, not 0.08
+    assert r.inputs["utilization"].value == 0.9
+    assert r.inputs["candidates.h.mfu"].value == 0.35
+    again = apply_values(loaded, {"finance.discount_rate": 0.09}, "--set")
+    assert compute(again, catalog).inputs["finance.discount_rate"].value == 0.09
+
+
+def test_naming_the_enterprise_profile_in_a_file_changes_nothing(catalog, example):
+    """As test_enterprise_is_the_catalogs_default, from the example's own text (the profile
+    added; every value the example gives stays given)."""
+    from tco.resources import example_scenario
+    from tco.scenario import load_scenario_text
+
+    text = example_scenario().read_text(encoding="utf-8") + "\nprofile: enterprise\n"
+    named = compute(load_scenario_text(text), catalog)
+    for a in example.candidates:
+        if a.quantified:
+            assert named.candidate(a.id).values["npv_tco"] == pytest.approx(
+                a.values["npv_tco"], rel=1e-12), a.id
