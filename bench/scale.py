@@ -44,7 +44,10 @@ def scenario(n: int = CANDIDATES) -> dict[str, object]:
     from tco.yamlio import load_yaml
 
     base = load_yaml(example_scenario()).data  # numbers as tco reads them (70e9 is a number)
-    cards = list(catalog.accelerators)  # catalog order
+    # catalog order; a card or server with no public price (pricing/ says `missing:`) would
+    # need a quote, so it is left out
+    cards = [c for c in catalog.accelerators if not catalog.card_prices[c].missing
+             and not catalog.platform(catalog.card(c).default_platform).missing]
     candidates = []
     for i in range(n):
         card = cards[i % len(cards)]

@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, ClassVar, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -26,10 +26,12 @@ from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
     FACILITY_INPUTS,
+    FINANCE_INPUTS,
     LEASE_FIGURES,
     LEASE_INPUTS,
     MONEY_DEFAULTS,
     SERVE_ASSUMPTIONS,
+    TOP_INPUTS,
     InputSpec,
 )
 from .numfields import Num, Whole
@@ -41,7 +43,7 @@ from .yamlio import YamlDoc, check_readable, load_yaml, read_text
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 # Formats only a serving workload may use (weights quantized after training).
 SERVING_PRECISIONS = ("int8", "fp4")
-STACK_IDS = ("cuda", "rocm", "synapseai", "cann")
+STACK_IDS = ("cuda", "rocm", "synapseai", "cann", "dtk", "musa", "supa", "neuware")
 CATALOG_FILES = (
     "accelerators.yaml",
     "prices.yaml",
@@ -51,6 +53,7 @@ CATALOG_FILES = (
     "cloud.yaml",
     "api.yaml",
     "assumptions.yaml",
+    "profiles.yaml",
 )
 
 
@@ -92,6 +95,9 @@ class Figure(BaseModel):
     confidence: Literal["H", "M", "L", "H/M", "M/L"] | None = None
     note: str | None = None
     unit: str | None = None
+    # The parts worked out from other figures rather than read from a source (say how in the
+    # source or note): a derived committed rent is held to the owner's cost (pricing/cloud.yaml)
+    derived: tuple[Literal["value", "low", "typical", "high"], ...] | None = None
 
     @field_validator("as_of", mode="before")
     @classmethod
@@ -127,6 +133,22 @@ class Figure(BaseModel):
         return (float(self.low), float(self.high))  # type: ignore[arg-type]
 
 
+class Missing(BaseModel):
+    """A figure no public source gives: why, and as of when. The catalog says so rather than
+    invent one (`price_usd: {missing: "no public price as of 2026-12; give your quote",
+    as_of: 2026-12}`); a scenario gives its own quote for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    missing: str = Field(min_length=3)
+    as_of: str
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _date_text(cls, v: Any) -> str:
+        return as_of_text(v)
+
+
 _R = TypeVar("_R")
 
 
@@ -134,17 +156,61 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class _MayBeMissing(_Record):
+    """A record some of whose money figures may have no public value: such a figure is written
+    `{missing: why, as_of: date}` in place of the figure, and kept in `missing` by field name
+    (the field itself is then None)."""
+
+    MAY_BE_MISSING: ClassVar[tuple[str, ...]] = ()
+    missing: dict[str, Missing] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _take_missing(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        gone = dict(out.get("missing") or {})
+        for field in cls.MAY_BE_MISSING:
+            fig = out.get(field)
+            if isinstance(fig, dict) and "missing" in fig:
+                gone[field] = out.pop(field)
+        if gone:
+            out["missing"] = gone
+        return out
+
+    @model_validator(mode="after")
+    def _one_of_each(self) -> _MayBeMissing:
+        for field in self.MAY_BE_MISSING:
+            given = getattr(self, field) is not None
+            if given and field in self.missing:
+                raise ValueError(f"{field}: give the figure or say it is missing, not both")
+            if not given and field not in self.missing:
+                raise ValueError(f"{field}: required field is missing (give the figure, or "
+                                 "{missing: why no public figure exists, as_of: date})")
+        unknown = [f for f in self.missing if f not in self.MAY_BE_MISSING]
+        if unknown:
+            raise ValueError(f"missing: '{unknown[0]}' is not a figure that may be missing "
+                             f"(only {', '.join(self.MAY_BE_MISSING)})")
+        return self
+
+
 class Accelerator(_Record):
     id: str
     name: str
     vendor: str
-    stack: Literal["cuda", "rocm", "synapseai", "cann"]
+    stack: Literal["cuda", "rocm", "synapseai", "cann", "dtk", "musa", "supa", "neuware"]
     form_factor: str
     pcie_gen: Whole
     scaleup_interconnect: str
     default_platform: str
     flags: list[Literal["gaming_license", "single_vendor_supply", "immature_stack"]] = []
     export_restricted_regions: list[str] = []
+    # What an export control in those regions bars (export_note cites the rule): buying new
+    # chips only (renting capacity already installed there is no export: the EAR controls the
+    # export, reexport and in-country transfer of the item, not the sale of its compute), or
+    # any use there (renting included)
+    export_restriction: Literal["new_purchase", "any_use"] = "new_purchase"
     export_note: str | None = None
     license_note: str | None = None
     notes: str | None = None
@@ -172,22 +238,24 @@ class Accelerator(_Record):
         return getattr(self, f"peak_tflops_{precision}")
 
 
-class CardPrice(_Record):
+class CardPrice(_MayBeMissing):
+    MAY_BE_MISSING: ClassVar[tuple[str, ...]] = ("price_usd",)
     id: str
-    price_usd: Figure
+    price_usd: Figure | None = None
     lead_time_weeks: Figure
 
 
-class Platform(_Record):
+class Platform(_MayBeMissing):
+    MAY_BE_MISSING: ClassVar[tuple[str, ...]] = ("node_price_usd", "network_cost_per_card_usd")
     id: str
     name: str
     cards: list[str]
     default_cooling: Literal["air", "liquid"]
     cards_per_node: Figure
-    node_price_usd: Figure
+    node_price_usd: Figure | None = None
     node_power_w: Figure
     scaleout_bandwidth_gb_per_s: Figure
-    network_cost_per_card_usd: Figure
+    network_cost_per_card_usd: Figure | None = None
     notes: str | None = None
 
 
@@ -205,9 +273,15 @@ class Region(_Record):
     place: str = ""  # the place by name, as sentences say it: "China", "the United States"
     place_zh: str = ""  # the same in Chinese: "中国"
     currency: Literal["USD", "CNY", "EUR"]
+    # the wider region whose rules and offers also apply here (a Chinese hub is part of "cn":
+    # its export controls and its regional cloud prices)
+    part_of: str | None = None
     electricity_price_per_kwh: Figure
     colocation_price_per_kw_month: Figure
     carbon_kg_per_kwh: Figure
+    # the highest PUE a new data centre here may be approved with (a policy cap, not a
+    # measurement); data for the sites of a plan (a new build's PUE is held to it)
+    pue_cap: Figure | None = None
     notes: str | None = None
 
 
@@ -225,6 +299,12 @@ class Stack(_Record):
 
 class CloudPrice(_Record):
     card: str
+    # A regional offer (section regional_cloud_prices): its own id, the region it rents in
+    # (a scenario in that region rents the card at it instead of the card's general price)
+    # and who sells it
+    id: str | None = None
+    region: str | None = None
+    provider: str | None = None
     on_demand_usd_per_card_hour: Figure
     committed_usd_per_card_hour: Figure | None = None  # 1-year
     committed_3yr_usd_per_card_hour: Figure | None = None
@@ -245,6 +325,22 @@ class ApiPrice(_Record):
     notes: str | None = None
 
 
+class Profile(_Record):
+    """A buyer profile (pricing/profiles.yaml): defaults a scenario takes with `profile: id`
+    where it gives no value of its own (tco.profiles)."""
+
+    id: str
+    name: str
+    notes: str | None = None
+    discount_rate: Figure
+    depreciation_years: Figure
+    utilization: Figure
+    support_fraction_per_year: Figure
+    ops_engineers_per_1000_cards: Figure
+    pue: Figure | None = None  # None: the candidate's cooling option's PUE
+    colocation_price_per_kw_month_usd: Figure | None = None  # None: the region's colocation
+
+
 class Catalog(_Record):
     """Every record, keyed by id. Built by `load_catalog`."""
 
@@ -258,12 +354,36 @@ class Catalog(_Record):
     cloud_prices: dict[str, CloudPrice]
     assumptions: dict[str, Figure]
     api_prices: dict[str, ApiPrice] = {}
+    regional_cloud_prices: dict[str, CloudPrice] = {}
+    profiles: dict[str, Profile] = {}
     sources: list[str] = []
     overlay_files: list[str] = []  # the quote files layered over it, in order, as given
 
     def overlays(self) -> tuple[str, ...]:
         """The quote files layered over the shipped catalog, in order, as they were given."""
         return tuple(self.overlay_files)
+
+    def regions_of(self, region: str) -> tuple[str, ...]:
+        """The region and the wider ones it is part of (cn-ningxia -> cn-ningxia, cn)."""
+        out = [region]
+        while (rec := self.regions.get(out[-1])) is not None and rec.part_of \
+                and rec.part_of not in out:
+            out.append(rec.part_of)
+        return tuple(out)
+
+    def export_restricted(self, card: Accelerator, region: str) -> bool:
+        """Whether an export control restricts `card` in `region` (or a wider region it is
+        part of)."""
+        return any(r in card.export_restricted_regions for r in self.regions_of(region))
+
+    def cloud_price(self, card_id: str, region: str | None = None) -> CloudPrice | None:
+        """The price a scenario in `region` rents `card_id` at: the region's own offer (the
+        first listed), else a wider region's, else the card's general cloud price (or None)."""
+        for place in self.regions_of(region) if region is not None else ():
+            for offer in self.regional_cloud_prices.values():
+                if offer.card == card_id and offer.region == place:
+                    return offer
+        return self.cloud_prices.get(card_id)
 
     def card(self, card_id: str) -> Accelerator:
         return _lookup(self.accelerators, card_id, "card")
@@ -321,6 +441,7 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("cooling", "pue"): _C["pue"],
     ("cooling", "capex_per_kw_usd"): _C["cooling_capex_per_kw"],
     **{("regions", k): spec for k, spec in FACILITY_INPUTS.items()},
+    ("regions", "pue_cap"): _C["pue"],
     ("stacks", "efficiency_vs_cuda"): _C["stack_efficiency"],
     **{("stacks", f"porting_engineer_months_{c}"): _C["porting_engineer_months"]
        for c in ("simple", "moderate", "complex")},
@@ -330,6 +451,16 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("cloud_prices", "committed_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     ("cloud_prices", "committed_3yr_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     ("cloud_prices", "spot_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
+    **{("regional_cloud_prices", f"{t}_usd_per_card_hour"): _C["cloud_price_per_card_hour"]
+       for t in ("on_demand", "committed", "committed_3yr", "spot")},
+    **{("profiles", k): spec for k, spec in (
+        ("discount_rate", FINANCE_INPUTS["discount_rate"]),
+        ("depreciation_years", FINANCE_INPUTS["depreciation_years"]),
+        ("utilization", TOP_INPUTS["utilization"]),
+        ("support_fraction_per_year", ASSUMPTION_INPUTS["support_fraction_per_year"]),
+        ("ops_engineers_per_1000_cards", ASSUMPTION_INPUTS["ops_engineers_per_1000_cards"]),
+        ("pue", _C["pue"]),
+        ("colocation_price_per_kw_month_usd", FACILITY_INPUTS["colocation_price_per_kw_month"]))},
     ("api_prices", "input_usd_per_million_tokens"): API_INPUTS["input_price_per_million_tokens"],
     ("api_prices", "output_usd_per_million_tokens"):
         API_INPUTS["output_price_per_million_tokens"],
@@ -479,6 +610,8 @@ _LIST_SECTIONS = {
     "stacks": ("id", Stack),
     "cloud_prices": ("card", CloudPrice),
     "api_prices": ("id", ApiPrice),
+    "regional_cloud_prices": ("id", CloudPrice),
+    "profiles": ("id", Profile),
 }
 _MAP_SECTIONS = ("exchange_rates", "assumptions")
 
@@ -554,6 +687,61 @@ def _check_region_currency(before: dict[str, Any] | None, rec: dict[str, Any], d
             "its prices would be read in the new currency as they stand",
             file=doc.file, field=f"regions.{rec.get('id')}.currency",
             line=doc.line_of(["regions", str(rec.get("id")), "currency"]))
+
+
+_NAMED_CURRENCY = re.compile(r"^(.*)_(cny|eur)(_.*)?$")
+
+
+def _named_currencies(raw: dict[str, dict[str, dict[str, Any]]], where: _Where) -> None:
+    """A money figure written in its own currency by its field's name (`price_cny` for
+    `price_usd`, `input_cny_per_million_tokens` for `input_usd_per_million_tokens`), in a
+    pricing file or a YAML quote, is marked as quoted in that currency and renamed to its
+    field; `_convert_quoted` then converts it once, at the rate in force once every quote file
+    is layered, exactly as a sheet's `price_cny` row. Its source says so ("quoted 4 CNY; at
+    7.1526 CNY/USD"), which is how a scenario in that currency gets the quoted number back
+    (tco.resolve.figures), and a figure out of range is reported in the currency written. A
+    figure that is not a mapping of numbers is left for the model's own check to name."""
+    for section, (_key, model) in _LIST_SECTIONS.items():
+        fields = _figure_fields(model)
+        for ident, rec in raw.get(section, {}).items():
+            for field in list(rec):
+                found = _NAMED_CURRENCY.match(str(field))
+                if not found:
+                    continue
+                base, cur, rest = found.group(1), found.group(2).upper(), found.group(3) or ""
+                target = f"{base}_usd{rest}"
+                if target not in fields:
+                    continue
+                if target in rec:
+                    raise CatalogError(f"gives both {field} and {target}; keep one",
+                                       field=f"{section}.{ident}.{field}",
+                                       **where(section, ident, field))
+                fig = rec.pop(field)
+                nums = _quoted_numbers(fig)
+                if nums is not None and isinstance(fig.get("source"), str):
+                    fig = {**fig, _QUOTED: (cur, nums, field)}
+                rec[target] = fig
+
+
+def _quoted_numbers(fig: Any) -> dict[str, float] | None:
+    """A YAML figure's numbers as a quote sheet holds them (value, and low and high when it
+    is a range), or None when it is not a figure of numbers."""
+    if not isinstance(fig, dict) or "missing" in fig:
+        return None
+    parts: dict[str, float] = {}
+    for k in ("value", "low", "typical", "high"):
+        v = fig.get(k)
+        if v is None:
+            continue
+        number = number_from_text(v) if isinstance(v, str) else (
+            float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None)
+        if number is None or not math.isfinite(number):
+            return None
+        parts[k] = number
+    centre = parts.pop("value", parts.pop("typical", None))
+    if centre is None:
+        return None
+    return {"value": centre, **parts}
 
 
 def _validate(raw: dict[str, dict[str, dict[str, Any]]], where: _Where,
@@ -648,6 +836,20 @@ def _check_references(cat: Catalog, where: _Where) -> None:
             if cid not in cat.accelerators:
                 raise fail(f"price for unknown card '{cid}'{did_you_mean(cid, cat.accelerators)}",
                            section, cid)
+    for rid, region in cat.regions.items():
+        if region.part_of is not None and region.part_of not in cat.regions:
+            raise fail(f"unknown region '{region.part_of}'"
+                       f"{did_you_mean(region.part_of, cat.regions)}", "regions", rid, "part_of")
+    for oid, offer in cat.regional_cloud_prices.items():
+        if offer.card not in cat.accelerators:
+            raise fail(f"price for unknown card '{offer.card}'"
+                       f"{did_you_mean(offer.card, cat.accelerators)}",
+                       "regional_cloud_prices", oid, "card")
+        if offer.region not in cat.regions:
+            raise fail(f"unknown region '{offer.region}'"
+                       f"{did_you_mean(str(offer.region), cat.regions)}; a regional cloud "
+                       "price names the region it rents in", "regional_cloud_prices", oid,
+                       "region")
 
 
 # --- quote files: YAML, or a sheet of rows (id, field, value, source, as_of) -----------------
@@ -1121,6 +1323,7 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
         _merge_raw(raw, doc, partial=True)
     where = _Where(docs, origin, shipped)
     _check_keys(raw, where)
+    _named_currencies(raw, where)
     quoted = _convert_quoted(raw, where)
     catalog = _validate(raw, where, quoted)
     catalog.overlay_files = [str(Path(o)) for o in overlays]

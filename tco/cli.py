@@ -121,9 +121,12 @@ def catalog_group() -> None:
 
 @catalog_group.command("list")
 @click.option("--section", type=click.Choice(["accelerators", "platforms", "stacks", "regions",
-                                              "cooling", "cloud", "api"]),
+                                              "cooling", "cloud", "regional-cloud", "api",
+                                              "profiles"]),
               default="accelerators", show_default=True,
-              help="The records to list (api: per-token API prices, for `api_options`).")
+              help="The records to list (api: per-token API prices, for `api_options`; "
+                   "regional-cloud: cloud prices of one region; profiles: buyer profiles, for "
+                   "`profile:`).")
 @catalog_option
 @format_option("table", "json", "csv")
 def catalog_list(section: str, catalogs: tuple[str, ...], fmt: str) -> None:
@@ -664,8 +667,8 @@ def montecarlo(scenario: str | None, draws: int, seed: int, metric: str,
     """P10/P50/P90 of TCO and cost per run (or per million output tokens), and how often each
     candidate is the cheapest.
 
-    Inputs are drawn from their catalog ranges (triangular: low, typical, high) or from the
-    scenario's `distributions:`. Starts from the scenario's kept baseline, as `tco whatif` does.
+    Inputs are drawn from their catalog ranges (split triangular: mode and median at the
+    typical value, between low and high) or from the scenario's `distributions:`. Starts from the scenario's kept baseline, as `tco whatif` does.
 
     \b
     Example:

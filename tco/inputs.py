@@ -87,10 +87,11 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               "(bidirectional)", 1, 1e5, "GB/s (gigabytes per second), both directions"),
     InputSpec("scaleup_domain_cards", "cards", "Cards in one scale-up domain", 1, 1e5,
               integer=True),
-    InputSpec("cards_per_node", "cards", "Accelerators per server", 1, 64, integer=True),
-    _money("node_price", "money/node", "Server price without accelerators", 1000, 5e6),
-    InputSpec("node_power_w", "W", "Server power without accelerators", 0, 1e5,
-              "watts per server"),
+    InputSpec("cards_per_node", "cards", "Accelerators per server (a rack-scale system: per "
+              "rack or supernode)", 1, 1024, integer=True),
+    _money("node_price", "money/node", "Server price without accelerators", 1000, 5e7),
+    InputSpec("node_power_w", "W", "Server power without accelerators", 0, 1e6,
+              "watts per server (a rack-scale system: per rack or supernode)"),
     InputSpec("scaleout_bandwidth_gb_per_s", "GB/s", "Scale-out bandwidth per card "
               "(one direction)", 0.01, 1e4, "GB/s (gigabytes per second); 400 Gb/s is 50"),
     _money("network_cost_per_card", "money/card", "Network fabric per card", 0, 1e5),

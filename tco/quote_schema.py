@@ -25,7 +25,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .catalog import _LIST_SECTIONS, _MAP_SECTIONS, _QUOTE_CURRENCIES, _SHEET_COLUMNS, Figure
+from .catalog import (
+    _LIST_SECTIONS,
+    _MAP_SECTIONS,
+    _QUOTE_CURRENCIES,
+    _SHEET_COLUMNS,
+    Figure,
+    Missing,
+    _figure_fields,
+)
 from .numtext import NUMBER_PATTERN, accept_number_text
 
 SCHEMA_ID = "https://github.com/tco-project/tco/schemas/quote.schema.json"
@@ -40,6 +48,25 @@ def _record(model: type[BaseModel], key_field: str, defs: JsonObj) -> JsonObj:
     schema["required"] = [key_field]  # a quote sets some fields of a record, not all
     schema["description"] = (schema.get("description", "") + " A quote gives the record's "
                              f"`{key_field}` and the fields it changes.").strip()
+    props = schema["properties"]
+    figure, missing = {"$ref": "#/$defs/Figure"}, {"$ref": "#/$defs/Missing"}
+    # a figure that may have no public value is that figure or {missing, as_of} (the model
+    # moves it to `missing` before validating); the if/then keeps a typo's own message
+    either = {"if": {"type": "object", "required": ["missing"]}, "then": missing,
+              "else": figure}
+    for field in getattr(model, "MAY_BE_MISSING", ()):
+        props[field] = {**either, "description": f"{field}, or {{missing: why, as_of}} when no "
+                                                 "public figure exists"}
+    # a money figure may be written in the currency it was quoted in: `price_cny`
+    for field in _figure_fields(model):
+        if "_usd" not in field:
+            continue
+        for cur in ("cny", "eur"):
+            named = field.replace("_usd", f"_{cur}", 1)
+            props[named] = {**(either if field in getattr(model, "MAY_BE_MISSING", ())
+                               else figure),
+                            "description": f"{field} quoted in {cur.upper()}, converted once "
+                                           "at the catalog's rate"}
     return schema
 
 
@@ -79,13 +106,15 @@ def quote_schema() -> JsonObj:
     defs: JsonObj = {}
     props: JsonObj = {}
     for section, (key_field, model) in _LIST_SECTIONS.items():
-        name = f"{model.__name__}Quote"
+        name = "RegionalCloudPriceQuote" if section == "regional_cloud_prices" else \
+            f"{model.__name__}Quote"
         defs[name] = _record(model, key_field, defs)
         props[section] = {"type": "array", "items": {"$ref": f"#/$defs/{name}"},
                           "description": f"Records of pricing/ section `{section}`, by "
                                          f"`{key_field}`"}
     figure = Figure.model_json_schema(ref_template="#/$defs/{model}")
     defs.setdefault("Figure", figure)
+    defs.setdefault("Missing", Missing.model_json_schema(ref_template="#/$defs/{model}"))
     for section in _MAP_SECTIONS:
         props[section] = {"type": "object", "additionalProperties": {"$ref": "#/$defs/Figure"},
                           "description": f"Figures of `{section}`, by name"}

@@ -410,6 +410,9 @@ class Scenario(_Strict):
     # price (one option per card, the size of the first candidate with it); none: only those
     # listed
     rent_options: Literal["auto", "none"] = "auto"
+    # a buyer profile (pricing/profiles.yaml, tco.profiles): its figures are the defaults of
+    # the values this scenario leaves out
+    profile: Literal["hyperscaler", "large-neocloud", "enterprise"] | None = None
     utilization: Num = 0.85
     cost_of_delay_per_week: Num = 0.0
     workloads: list[Workload] = Field(min_length=1, max_length=MAX_WORKLOADS)
@@ -426,11 +429,13 @@ class Scenario(_Strict):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
-        """Without `api_options` when there is none: a scenario's data (and digest) is what it
-        was before API options existed."""
+        """Without `api_options` when there is none, and without `profile` when none is named:
+        a scenario's data (and digest) is what it was before they existed."""
         data = handler(self)
         if not data.get("api_options"):
             data.pop("api_options", None)
+        if data.get("profile") is None:  # likewise without a profile
+            data.pop("profile", None)
         return data
 
     @field_validator("assumptions")

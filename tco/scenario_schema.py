@@ -159,6 +159,11 @@ def scenario_schema() -> JsonObj:
         "Per-token APIs that may serve the serving workloads, each an option of its own (in a "
         "portfolio with an option that trains when the plan also trains; methodology "
         "section 18)")
+    schema["properties"]["profile"]["description"] = (
+        "A buyer profile (pricing/profiles.yaml; `tco catalog list --section profiles`): its "
+        "cost of capital, book life, availability, support, operations staff, PUE and "
+        "colocation are the defaults of the values this scenario leaves out (methodology "
+        "section 2, buyer profiles)")
     schema["properties"]["distributions"]["description"] = (
         "Monte Carlo distributions of your own, by input path (candidates.<id>.card_price, "
         "facility.electricity_price_per_kwh, ...)")

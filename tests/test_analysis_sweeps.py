@@ -33,7 +33,14 @@ def test_compiled_equals_model_evaluate_exactly(catalog):
     # card, computed by the compiled evaluator and by the model itself, bit for bit.
     scen = yaml.safe_load(example_scenario().read_text(encoding="utf-8"))
     cards = list(catalog.accelerators)
-    scen["candidates"] = [{"id": c, "card": c, "cards": 1024} for c in cards]
+    # a card or server with no public price (pricing/ says `missing:`) takes a quote
+    quotes = {}
+    for c in cards:
+        quotes[c] = {"card_price": 10000.0} if catalog.card_prices[c].missing else {}
+        for field in catalog.platform(catalog.card(c).default_platform).missing:
+            quotes[c][field.replace("_usd", "")] = 100000.0
+    missing = quotes
+    scen["candidates"] = [{"id": c, "card": c, "cards": 1024, **missing[c]} for c in cards]
     result = compute(load_scenario_text(yaml.safe_dump(scen)), catalog)
     model = result.model
     # and an option renting each card with a cloud price (rent_options: auto)

@@ -94,12 +94,12 @@ def test_components_add_up_and_electricity_change_is_attributed_to_electricity(c
     # By hand, with the timeline (methodology §6): each operating year pays its energy x
     # (0.12 - 0.0826). Years 2..5 run the whole year: energy E, present-value factor
     # sum(1.08**-t, t=2..5) = 3.9927100371 - 1/1.08 = 3.0667841112. Year 1 has the cluster
-    # installed only after the 26-week lead time (a share s of the year) and does the year's
-    # runs in it (the cluster has 3x the hours they need): E less the idle draw of the
-    # (1 - s) of the year before delivery.
+    # installed only after its lead time (the catalog's, 12 weeks in pricing/prices.yaml
+    # 2026-12; a share s of the year) and does the year's runs in it (the cluster has more
+    # hours than they need): E less the idle draw of the (1 - s) of the year before delivery.
     v = c.before.candidate("b200").values
     y1 = c.before.candidate("b200").yearly[1]
-    s = 1 - 26 / (365.25 / 7)
+    s = 1 - c.before.candidate("b200").inputs["lead_time_weeks"] / (365.25 / 7)
     assert y1["installed_share"] == pytest.approx(s, rel=1e-12) and y1["own_work_share"] == 1
     energy = v["energy_facility_kwh_per_year"]
     pue = c.before.candidate("b200").inputs["pue"]

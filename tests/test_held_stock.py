@@ -32,7 +32,8 @@ HELD = BASE + ("policy:\n  holds_stock: {h100-sxm: {cards: 32, resale_price_per_
                f"  note: '{NOTE}'\n")
 
 
-def test_held_cards_are_sunk_but_carry_their_resale_value(catalog):
+def test_held_cards_are_sunk_but_carry_their_resale_value(frozen):
+    catalog = frozen  # worked by hand on the pre-2026-12 prices (tests/data/catalog_2026_11.yaml)
     new = compute(load_scenario_text(BASE), catalog).candidate("h")
     held = compute(load_scenario_text(HELD), catalog).candidate("h")
     v = held.values
@@ -71,11 +72,13 @@ def test_a_cluster_held_whole_waits_for_no_delivery(catalog):
     assert v["held_stock_value"] == 32 * 20_000
 
 
-def test_a_resale_value_from_the_age_is_a_sourced_book_value(catalog):
+def test_a_resale_value_from_the_age_is_a_sourced_book_value(frozen):
     """Two years old: new price 30,000 + 60,000 / 8 + 5,000 = 42,500 USD; book share
     0.1 + 0.9 x (1 - 2/5) = 0.64; 27,200 USD (catalog ranges: card 25,000-40,000, server
-    40,000-95,000, fabric 4,200-6,600). The new price is an input with the catalog's range
-    (Monte Carlo draws it); the book value is the model's (tco.model.depreciation)."""
+    40,000-95,000, fabric 4,200-6,600; the pre-2026-12 prices, tests/data). The new price is an
+    input with the catalog's range (Monte Carlo draws it); the book value is the model's
+    (tco.model.depreciation)."""
+    catalog = frozen
     text = HELD.replace("resale_price_per_card: 20000", "age_years: 2")
     r = compute(load_scenario_text(text), catalog)
     assert "policy.holds_stock.h100-sxm.resale_price_per_card" not in r.inputs
@@ -96,10 +99,11 @@ def test_a_resale_value_from_the_age_is_a_sourced_book_value(catalog):
         40_000 * 0.64)
 
 
-def test_the_book_value_of_held_stock_follows_the_depreciation_life_in_a_whatif(catalog):
+def test_the_book_value_of_held_stock_follows_the_depreciation_life_in_a_whatif(frozen):
     """The book value is a formula, so a what-if of the life edits the input directly (no
     second resolve) and equals resolving the edited scenario: 4 years, 0.1 + 0.9 x (1 - 2/4)
-    = 0.55 of 42,500 = 23,375 USD per card."""
+    = 0.55 of 42,500 = 23,375 USD per card (the pre-2026-12 prices, tests/data)."""
+    catalog = frozen
     from tco.analysis.whatif import whatif
 
     text = HELD.replace("resale_price_per_card: 20000", "age_years: 2")

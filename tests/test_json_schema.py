@@ -257,7 +257,10 @@ def test_job_reasons_are_reasons_and_notes_are_notes():
     data = run_json("job", "--model-params", "70e9", "--tokens", "2e12", "--card", "rtx-4090",
                     "--cards", "8", "--format", "json")
     assert any("GB per card" in r for r in data["reasons"])
-    assert data["notes"] == []  # not the reasons again, nor the flags
+    # not the reasons again, nor the flags (the one note: the RTX 4090 has no 1-year price in
+    # pricing/cloud.yaml, so renting it falls back to on-demand)
+    assert data["notes"] == [("no 1-year committed cloud price is published: renting uses "
+                              "on-demand")]
     assert any(f.startswith("licence:") for f in data["flags"])
     assert data["blocking"]
 

@@ -33,7 +33,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("loading", ("tco.yamlio", "tco.catalog", "tco.scenario", "tco.scenario_schema",
                  "tco.quote_schema", "tco.numfields", "tco.starters")),
     # validated data -> Resolved
-    ("resolve", ("tco.resolve",)),
+    # (profiles: a buyer profile's figures, taken where the scenario gives none)
+    ("resolve", ("tco.resolve", "tco.profiles")),
     # the formulas, one module per chapter, and twins of them
     ("model", ("tco.model", "tco.twins")),
     # discrete choices made by evaluating the model: layouts and cluster sizes

@@ -24,8 +24,9 @@ team: {familiarity: {cuda: 1.0}}
 """
 
 
-def test_a_leased_card_is_also_rented(catalog):
-    r = compute(load_scenario_text(LEASE_ONLY), catalog)
+def test_a_leased_card_is_also_rented(frozen):
+    # hand-worked on the pre-2026-12 prices (tests/data/catalog_2026_11.yaml)
+    r = compute(load_scenario_text(LEASE_ONLY), frozen)
     assert [c.id for c in r.candidates] == ["lease-rent", "lease"]
     rent, lease = r.candidate("lease-rent"), r.candidate("lease")
     assert rent.info.acquire == "rent" and rent.info.inputs_of == "lease"
@@ -64,7 +65,8 @@ def test_rent_options_none_still_lists_only_the_candidates(catalog):
     assert [c.id for c in r.candidates] == ["lease"]
 
 
-def test_a_hybrid_card_is_also_rented(catalog):
+def test_a_hybrid_card_is_also_rented(frozen):
+    catalog = frozen  # the pre-2026-12 prices (tests/data/catalog_2026_11.yaml)
     # a hybrid owns a base and rents its gaps; renting all of it is another option, priced
     # the same way: $529k on demand against the hybrid's $2.85M for two runs a year
     r = compute(load_scenario_text(LEASE_ONLY.replace("acquire: lease", "acquire: hybrid")),

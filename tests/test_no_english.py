@@ -67,6 +67,11 @@ ALLOWED = frozenset({
 # Names of products, brands, software, benchmarks, papers' systems and data sources that Chinese
 # technical documents keep in their makers' spelling (a phrase is removed whole, before words).
 PROPER = (
+    # (a longer name before the shorter one inside it: "Blackwell Ultra" before "Blackwell")
+    "Blackwell Ultra", "RTX PRO", "Falcon Shores", "Epoch AI", "BANG C", "SemiAnalysis",
+    "CloudMatrix", "SuperPoD", "Grace", "SOFR", "msModelSlim",
+    # China's accelerators and their software (Hygon, Moore Threads, Biren, Cambricon)
+    "DCU", "DTK", "MTT", "MCCX", "KUAE", "MUSA", "MUSIFY", "BIRENSUPA", "NeuWare", "CNNL", "CNCL",
     "Transformer Engine", "Optimum-Habana", "MT-NLG", "FLAP-D", "Vast.ai",
     "Instinct", "RTX", "HGX", "DGX", "SXM", "OAM", "EPYC", "RoCE", "NVLink", "NVSwitch", "HDR",
     "cuDNN", "NCCL", "cuBLAS", "HIP", "rocBLAS", "hipBLASLt", "RCCL", "MindSpore", "HCCL",
@@ -90,7 +95,8 @@ _SETTING = re.compile(r"\b[a-z_]+: [a-z0-9_-]+\b")
 
 
 def _sources(obj: object, out: set[str]) -> None:
-    """Every catalog figure's source (a citation, quoted as published)."""
+    """Every catalog figure's source (a citation, quoted as published). Why a figure has no
+    public value (a Missing's text) is prose, translated as a note is."""
     if isinstance(obj, Figure):
         # a quote's own words; the tool's "(quoted 105,000 CNY; at 7.1526 CNY/USD)" is not
         out.add(_QUOTED.sub("", obj.source))
@@ -113,7 +119,9 @@ def quoted_text(result, catalog) -> list[str]:
         out.update(group)  # ids
     for api in catalog.api_prices.values():
         # an external product's own name, also as a chart wraps it over lines
-        out.update({api.id, api.provider, api.model, *api.model.split()})
+        # (words of one letter are not quoted: "a flat 24x7 load" would quote every "a")
+        out.update({api.id, api.provider, api.model,
+                    *(w for w in api.model.split() if len(w) > 1)})
     sc = result.scenario
     out.update({sc.name, sc.description or ""})
     out.update(w.name or w.id for w in sc.workloads)
@@ -281,6 +289,9 @@ def test_every_catalog_name_and_note_has_its_chinese():
     English text changed without its translation shows up here, not as a stale Chinese text)."""
     catalog, table = load_catalog(), catalog_zh()
     wanted = {fig.note for _s, _i, _f, fig in iter_figures(catalog) if fig.note}
+    # why a figure has no public value ({missing: why}), shown where a rented option pays none
+    wanted.update(m.missing for group in (catalog.card_prices, catalog.platforms)
+                  for rec in group.values() for m in rec.missing.values())
     for group in (catalog.accelerators, catalog.platforms, catalog.stacks, catalog.cooling,
                   catalog.regions):
         wanted.update(rec.name for rec in group.values())

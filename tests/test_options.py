@@ -88,12 +88,13 @@ def test_a_too_small_cluster_late_by_a_year_leaves_a_shortfall(catalog):
     assert c.values["tier"] == 1  # ranks below every option that delivers the plan
 
 
-def test_a_rented_options_npv_is_porting_plus_the_rented_hours_discounted(catalog):
+def test_a_rented_options_npv_is_porting_plus_the_rented_hours_discounted(frozen):
     """Renting 64 MI300X: the team ports ROCm (6 engineer-months moderate, 3 calendar months
     with 2 engineers), then rents every run's accelerator-hours. The plan keeps the cluster
     busy 5.5 % of the year: a 1-year committed reservation (1.35 an hour, paid for every hour
     from the port on: 0.75 x 64 x 8,760 x 1.35 = 567,648 in year 1, then 756,864 a year)
     costs far more than paying on demand (1.99) for the hours used, so it rents on demand."""
+    catalog = frozen  # hand-worked on the pre-2026-12 prices (tests/data/catalog_2026_11.yaml)
     result = compute(load_scenario_text(scenario(
         "  - {id: mi, card: mi300x, cards: 64, acquire: rent}\n")), catalog)
     c = result.candidate("mi")
@@ -120,12 +121,13 @@ def test_a_rented_options_npv_is_porting_plus_the_rented_hours_discounted(catalo
     assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * 1.35, rel=1e-12)
 
 
-def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(catalog):
+def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(frozen):
     """The same 64 MI300X with 3e12 tokens a run: the plan keeps the cluster busy 82 % of the
     year, above the price ratio 1.35 / 1.99 = 0.678, so the 1-year committed reservation costs
     less than on demand. It is paid from the port on (3 months): year 1 reserves 0.75 x 64 x
     8,760 = 420,480 card-hours but uses more (the year's four runs, all done after the port),
     so it pays the hours used; years 2-5 pay all 560,640 hours x 1.35 = 756,864."""
+    catalog = frozen  # hand-worked on the pre-2026-12 prices (tests/data/catalog_2026_11.yaml)
     result = compute(load_scenario_text(scenario(
         "  - {id: mi, card: mi300x, cards: 64, acquire: rent}\n", tokens=3e12)), catalog)
     c = result.candidate("mi")
@@ -144,9 +146,10 @@ def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(catalog):
     assert "rents on demand" not in " ".join(c.notes)
 
 
-def test_a_port_of_two_years_delays_the_rent_and_catches_up(catalog):
+def test_a_port_of_two_years_delays_the_rent_and_catches_up(frozen):
     """A quarter of an engineer porting: 6 / 0.25 = 24 months. Nothing runs in years 1 and 2
     (the port ends exactly at year 2); year 3 rents the backlog of two years and its own."""
+    catalog = frozen  # hand-worked on the pre-2026-12 prices (tests/data/catalog_2026_11.yaml)
     result = compute(load_scenario_text(scenario(
         "  - {id: mi, card: mi300x, cards: 64, acquire: rent}\n",
         "assumptions: {porting_team_engineers: 0.25}\n")), catalog)
@@ -159,10 +162,11 @@ def test_a_port_of_two_years_delays_the_rent_and_catches_up(catalog):
     assert c.values["npv_tco"] == pytest.approx(want, rel=1e-12)
 
 
-def test_a_hybrid_rents_what_its_cluster_cannot_do(catalog):
+def test_a_hybrid_rents_what_its_cluster_cannot_do(frozen):
     """16 H100 bought (capacity_per_demand c < 1) and the rest rented: each year the cluster
     does c of the runs and (1 - c) is rented. It costs the bought cluster's flows plus that
     rent, and delivers the whole plan where buying alone leaves a shortfall."""
+    catalog = frozen  # hand-worked on the pre-2026-12 prices (tests/data/catalog_2026_11.yaml)
     result = compute(load_scenario_text(scenario(
         "  - {id: hy, card: h100-sxm, cards: 16, lead_time_weeks: 0, acquire: hybrid}\n"
         "  - {id: own, card: h100-sxm, cards: 16, lead_time_weeks: 0}\n", tokens=2e12)),

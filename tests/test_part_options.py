@@ -42,14 +42,15 @@ def text(page: str) -> str:
 PRE = "  - {id: big, card: h100-sxm, cards: 64, workloads: [pre], lead_time_weeks: 0}\n"
 
 
+# the pre-2026-12 prices (tests/data/catalog_2026_11.yaml) the NPVs below were read on
 @pytest.fixture(scope="module")
-def short_and_part(catalog):
-    return compute(load_scenario_text(PLAN + "candidates:\n" + SHORT + RD), catalog)
+def short_and_part(frozen):
+    return compute(load_scenario_text(PLAN + "candidates:\n" + SHORT + RD), frozen)
 
 
 @pytest.fixture(scope="module")
-def parts_only(catalog):
-    return compute(load_scenario_text(PLAN + "candidates:\n" + PRE + RD), catalog)
+def parts_only(frozen):
+    return compute(load_scenario_text(PLAN + "candidates:\n" + PRE + RD), frozen)
 
 
 def test_a_part_of_the_plan_is_not_recommended_over_an_option_carrying_all_of_it(

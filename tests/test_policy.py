@@ -63,7 +63,7 @@ def test_the_note_is_in_json_the_table_the_report_and_the_workbook(catalog, tmp_
 
 
 @pytest.mark.parametrize("policy, message", [
-    ("{holds_licence: [h21]}", "unknown card 'h21' (did you mean: h20?)"),
+    ("{holds_licence: [h21]}", "unknown card 'h21' (did you mean: h20, h20-141gb?)"),
     ("{holds_licence: [h20, h20]}", "card 'h20' is listed twice"),
 ])
 def test_a_bad_policy_gets_one_clear_message(tmp_path, policy, message):

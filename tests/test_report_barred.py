@@ -7,8 +7,11 @@ from tco.engine import compute
 from tco.exporters.html import render_html
 from tco.scenario import load_scenario_text
 
+# rent_options: none: renting the H100 capacity installed in China is allowed (only buying
+# new is barred, tco/policy.py) and would be recommended; these tests are about buying
 BARRED = """
 name: barred
+rent_options: none
 workloads:
   - {id: w, params: 70e9, tokens: 2e12, runs_per_year: 1}
 candidates:
@@ -38,6 +41,7 @@ def test_barred_cheaper_card_is_explained_not_recommended(catalog):
 
 ALL_BARRED = """
 name: all barred
+rent_options: none
 workloads:
   - {id: w, params: 70e9, tokens: 2e12, runs_per_year: 1}
 candidates:

@@ -194,9 +194,10 @@ def test_random_panel_states_equal_the_engine_in_chinese(browser, result, tmp_pa
 
 
 def test_a_change_that_flips_the_recommendation(browser, result, tmp_path):
-    # the example recommends renting MI300X on demand (the cheapest NPV); an MI300X on-demand
-    # price 5 times the catalog's makes it dearer than renting B200, so the page must say so
-    path = "candidates.mi300x.on_demand_price_per_card_hour"
+    # the example recommends renting B200 on demand (the cheapest NPV with the 2026-12 prices
+    # of pricing/cloud.yaml); a B200 on-demand price 5 times the catalog's makes it dearer than
+    # renting MI300X, so the page must say so
+    path = "candidates.b200.on_demand_price_per_card_hour"
     base = result.inputs[path].value
     state = {path: repr(base * 5)}
     check_against_engine(browser, result, tmp_path, state, "en")
@@ -204,9 +205,9 @@ def test_a_change_that_flips_the_recommendation(browser, result, tmp_path):
     before = browser.js(READ)["summary"][0]
     type_into(browser, path, repr(base * 5))
     after = browser.js(READ)
-    assert "MI300X" in before and "MI300X" not in after["summary"][0], (before,
-                                                                       after["summary"][0])
-    assert after["order"][0][0] != "mi300x-rent"
+    assert "B200" in before and "B200" not in after["summary"][0], (before,
+                                                                   after["summary"][0])
+    assert after["order"][0][0] != "b200-rent"
 
 
 def cli_error(path: str, text: str) -> str:

@@ -188,13 +188,14 @@ WINS = Path(__file__).with_name("data") / "review_api_wins.yaml"
 ANNUITY_3Y = (1 - 1.08 ** -3) / 0.08  # 3 years at 8 %: 2.577097
 
 
-def test_breakeven_of_two_rent_options_sizes_their_sources(catalog):
+def test_breakeven_of_two_rent_options_sizes_their_sources(frozen):
     """A generated rent option reads its source's size and layout; the break-even left the
     sources unsized and laid out by default, so h100-rent cost $2.37M at the baseline price
     ($304k in tco compare) and the break-even came out at 0.53 USD/card-hour. Both rent on
     demand (a few runs a year: a committed reservation, paid for every hour, costs more), and
     a rent option's NPV is then its rent, proportional to the on-demand price: they cross at
     3.49 x NPV(h200-rent) / NPV(h100-rent) = 3.49 x 381,922 / 450,836 = 2.957."""
+    catalog = frozen  # hand-worked on the pre-2026-12 prices (tests/data)
     from tco.analysis.breakeven import breakeven
     from tco.engine import compute
     from tco.scenario import load_scenario
@@ -209,10 +210,11 @@ def test_breakeven_of_two_rent_options_sizes_their_sources(catalog):
     assert x == pytest.approx(3.49 * b / a, rel=1e-5)
 
 
-def test_breakeven_takes_an_api_option(catalog):
+def test_breakeven_takes_an_api_option(frozen):
     """`--candidate groq` was "no candidate 'groq'". Groq's NPV grows by 5e8 output tokens a
     day x 365 / 1e6 x 2.577097 = 470,320 per USD of its output price (0.1): it meets
     h100-rent's NPV at 0.1 + (NPV(h100-rent) - NPV(groq)) / 470,320 (about 0.759)."""
+    catalog = frozen  # hand-worked on the pre-2026-12 prices (tests/data)
     from tco.analysis.breakeven import breakeven
     from tco.engine import compute
     from tco.scenario import load_scenario

@@ -88,7 +88,9 @@ def test_tco_montecarlo_metric_cost_per_million_output_tokens():
             assert c[METRIC] is None and METRIC not in c["deterministic"]
             continue
         q = c[METRIC]
-        assert q["p10"] < q["p50"] < q["p90"], c["id"]
+        # ordered; an API price whose typical is an end of its range (DeepInfra's, the lower
+        # of the two prices seen) puts half its draws there, so P10 may equal P50
+        assert q["p10"] <= q["p50"] <= q["p90"] and q["p10"] < q["p90"], c["id"]
         assert "cost_per_job" not in c and c["deterministic"][METRIC] > 0
     table = CliRunner().invoke(cli, ["montecarlo", str(SCENARIO), "--draws", "200",
                                      "--metric", METRIC]).output

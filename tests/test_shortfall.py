@@ -12,6 +12,7 @@ import math
 
 import pytest
 from click.testing import CliRunner
+from conftest import FROZEN
 from test_options import YEAR_WEEKS, scenario
 
 from tco.cli import cli
@@ -22,11 +23,12 @@ from tco.scenario import load_scenario_text
 DISCOUNT_5 = 1 / 1.08 ** 5  # 0.6805831970
 
 
-def test_a_short_option_is_closed_at_its_cards_cloud_price(catalog):
+def test_a_short_option_is_closed_at_its_cards_cloud_price(frozen):
     """16 H100 a year late (test_options' shortfall case): capacity c < 1 planned years a year
     for 4 years leaves 5 - 4c years of runs waiting. Closing them rents 4 runs x (5 - 4c) x
     one run's accelerator-hours at the H100's on-demand cloud price (rented once, in year 5:
     a committed reservation would be paid for every hour of its term), paid in year 5."""
+    catalog = frozen  # hand-worked on the pre-2026-12 prices (tests/data)
     result = compute(load_scenario_text(scenario(
         f"  - {{id: small, card: h100-sxm, cards: 16, lead_time_weeks: {YEAR_WEEKS!r}}}\n",
         tokens=2e12)), catalog)
@@ -49,23 +51,24 @@ def test_a_short_option_is_closed_at_its_cards_cloud_price(catalog):
     assert c.values["npv_tco_plan_closed"] > c.values["npv_tco"]
 
 
-def test_a_card_without_a_cloud_price_is_closed_at_the_cheapest_same_compute(catalog):
+def test_a_card_without_a_cloud_price_is_closed_at_the_cheapest_same_compute(frozen):
     """Gaudi 3 has no cloud price in the catalog. In region us the cheapest rent per sustained
     BF16 TFLOP-hour (peak x catalog MFU), on demand (a shortfall is rented once, in the last
-    year), among the cards that may be used there is the MI325X's: 2.10 USD per card-hour
-    over 1,307.4 x 0.39 = 509.886 TFLOPS (0.004119 per TFLOP-hour; MI300X: 1.99 / (1,307.4 x
-    0.29) = 0.005249; B200: 6.00 / (2,250 x 0.38) = 0.007018; the RTX 4090 is licence-barred
-    from data centres). A Gaudi 3 card sustains 1,835 x 0.36 = 660.6 TFLOPS, so the same
-    compute rents at 2.10 x 660.6 / 509.886 = 1,387.26 / 509.886 = 2.720726 USD per Gaudi 3
-    card-hour."""
+    year), among the cards that may be used there is the RTX PRO 6000 Blackwell Server's: 0.52
+    USD per card-hour (SemiAnalysis retail tier, pricing/cloud.yaml) over 500 x 0.33 = 165
+    TFLOPS (0.003152 per TFLOP-hour; MI325X: 2.10 / (1,307.4 x 0.39) = 0.004119; MI300X: 1.99
+    / (1,307.4 x 0.29) = 0.005249; the RTX 4090 and 5090 are licence-barred from data centres).
+    A Gaudi 3 card sustains 1,835 x 0.36 = 660.6 TFLOPS, so the same compute rents at
+    0.52 x 660.6 / 165 = 2.081891 USD per Gaudi 3 card-hour."""
+    catalog = frozen  # the pre-2026-12 prices (tests/data) with the cards added since
     result = compute(load_scenario_text(scenario(
         "  - {id: g, card: gaudi3, cards: 8}\n", tokens=2e12)), catalog)
     c = result.candidate("g")
-    price = 2.10 * (1835 * 0.36) / (1307.4 * 0.39)
-    assert price == pytest.approx(2.720726, rel=1e-6)
+    price = 0.52 * (1835 * 0.36) / (500 * 0.33)
+    assert price == pytest.approx(2.081891, rel=1e-6)
     inp = result.inputs["candidates.g.shortfall_price_per_card_hour"]
     assert inp.value == pytest.approx(price, rel=1e-12)
-    assert inp.origin == "derived" and "MI325X" in inp.source
+    assert inp.origin == "derived" and "RTX PRO 6000" in inp.source
     assert "cloud_price_per_card_hour" not in c.inputs  # no rent option, no cloud NPV
     assert c.values["plan_delivered_fraction"] < 1
     hours = c.values["plan_shortfall_runs"] * c.job["gpu_hours"]  # one workload: runs x h/run
@@ -83,7 +86,8 @@ def test_an_option_that_delivers_the_plan_has_nothing_to_close(example):
             assert c.values["npv_tco_plan_closed"] == c.values["npv_tco"]
 
 
-def test_the_shortfall_and_its_closing_show_in_json_the_table_and_the_report(catalog, tmp_path):
+def test_the_shortfall_and_its_closing_show_in_json_the_table_and_the_report(frozen, tmp_path):
+    catalog = frozen  # the pre-2026-12 prices (tests/data): H100 on demand $3.49
     text = scenario("  - {id: small, card: h100-sxm, cards: 16}\n"
                     "  - {id: big, card: h100-sxm, cards: 4096}\n", tokens=2e12)
     path = tmp_path / "short.yaml"
@@ -91,12 +95,13 @@ def test_the_shortfall_and_its_closing_show_in_json_the_table_and_the_report(cat
     result = compute(load_scenario_text(text), catalog)
     small = result.candidate("small")
     assert small.values["plan_shortfall_runs"] > 0
-    out = CliRunner().invoke(cli, ["compare", str(path), "--format", "json"])
+    out = CliRunner().invoke(cli, ["compare", str(path), "--catalog", FROZEN, "--format",
+                                   "json"])
     assert out.exit_code == 0, out.output
     cand = next(c for c in json.loads(out.output)["candidates"] if c["id"] == "small")
     assert cand["npv_tco_plan_closed"] == small.values["npv_tco_plan_closed"]
     assert cand["shortfall_card_hours"] == small.values["shortfall_card_hours"]
-    table = CliRunner().invoke(cli, ["compare", str(path)]).output
+    table = CliRunner().invoke(cli, ["compare", str(path), "--catalog", FROZEN]).output
     line = next(ln for ln in table.splitlines() if ln.startswith("  small: delivers"))
     assert "runs short" in line and "$3.49/card-h" in line  # on demand
     html = render_html(result, "en")

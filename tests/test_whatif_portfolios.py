@@ -20,6 +20,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from conftest import FROZEN
 from test_portfolio import OPTIONS, PLAN
 
 from tco.analysis.whatif import whatif
@@ -54,7 +55,9 @@ def test_portfolio_npv_before_and_after_by_hand(change, catalog):
 def _cli(tmp_path, fmt):
     path = tmp_path / "portfolio.yaml"
     path.write_text(PLAN + OPTIONS)
-    res = CliRunner().invoke(cli, ["whatif", str(path), "--set", SETTING, "--format", fmt])
+    # the pre-2026-12 prices (tests/data), on which the amounts below were read
+    res = CliRunner().invoke(cli, ["whatif", str(path), "--catalog", FROZEN, "--set", SETTING,
+                                   "--format", fmt])
     assert res.exit_code == 0, res.output
     return res.output
 

@@ -111,10 +111,12 @@ def apply_values(loaded: Loaded, values: Mapping[str, float], label: str = "") -
 
     Errors name the file as `<file> with <label>` since the changed value is not in the file.
     """
+    from ..profiles import unset_profile_defaults
     from ..scenario import parse_scenario
     from ..yamlio import YamlDoc
 
     data: dict[str, Any] = loaded.scenario.model_dump(mode="python")
+    unset_profile_defaults(loaded.scenario, data)  # a profile's defaults stay its own
     for path, value in values.items():
         set_path(data, path, value)
     return parse_scenario(YamlDoc(data, {}, edited_file(loaded.file, label)), edited=True)

@@ -182,11 +182,21 @@ def _figure() -> JsonObj:
                            "description": "Confidence: high, medium or low"},
             "note": _t("string", "Caveat"),
             "unit": _t("string", "Unit, when the field name does not say it"),
+            "derived": {"type": "array", "items": {"enum": ["value", "low", "typical", "high"]},
+                        "description": "The parts worked out from other figures rather than "
+                                       "read from the source"},
         },
         "required": ["source", "as_of"],
         "oneOf": [{"required": ["value"]}, {"required": ["low", "typical", "high"]}],
         "additionalProperties": False,
     }
+
+
+def _missing() -> JsonObj:
+    return _obj({
+        "missing": _t("string", "Why no public figure exists (and what to give instead)"),
+        "as_of": _t("string", "When the catalog looked (YYYY-MM or YYYY-MM-DD)"),
+    }, "A catalog figure no public source gives: the catalog says so instead of inventing one")
 
 
 # --- compare and job: from the table ---------------------------------------------------------
@@ -550,12 +560,12 @@ def _catalog_list() -> JsonObj:
                        "the record lacks one)",
         "properties": {"id": _t("string", "Record id")},
         "required": ["id"],
-        "additionalProperties": {"anyOf": [_ref("figure"), {"type": "null"}]},
+        "additionalProperties": {"anyOf": [_ref("figure"), _ref("missing"), {"type": "null"}]},
     }, "`tco catalog list --format json`: the records of one section")
 
 
 def _catalog_show() -> JsonObj:
-    fact = {"anyOf": [_ref("figure"), {"type": ["string", "number", "boolean"]},
+    fact = {"anyOf": [_ref("figure"), _ref("missing"), {"type": ["string", "number", "boolean"]},
                       _strings("A list of ids or regions")]}
     return _obj({
         "id": _t("string", "The record id asked for"),
@@ -585,6 +595,7 @@ def output_schema() -> JsonObj:
         "provenance": _provenance(),
         "comparison": _comparison(),
         "figure": _figure(),
+        "missing": _missing(),
     }
     assert set(COMMANDS) <= set(defs)
     return {

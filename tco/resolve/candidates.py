@@ -16,16 +16,17 @@ from ..inputs import (
     Input,
     site_path,
 )
+from ..profiles import profile_figure
 from ..resolved import CandidateInfo
 from .held import held_note
-from .policy import lift_bars
+from .policy import export_bar, lift_bars
 from .portfolio import assigned_workloads
 from .renting import Source, cloud_figures, rent_terms, rent_tier, shortfall_price
 from .sites import site_of
 from .state import Resolution, SiteFacts
 
 if TYPE_CHECKING:
-    from ..catalog import Accelerator, Cooling, Platform, Stack
+    from ..catalog import Accelerator, Cooling, Missing, Platform, Stack
     from ..scenario import Candidate
 
 # Overrides a candidate may give for a card the catalog has no cloud price for.
@@ -52,7 +53,7 @@ def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[Candi
                       f"({site_path(site.id, 'pue')}); give it there or here, not both",
                       base + ["pue"])
     p = ".".join(base)
-    figure_inputs(r, c, card, info, figs)
+    figure_inputs(r, c, card, info, figs, missing_prices(r, card, platform))
     if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
             c.overrides:
         shortfall_price(r, c, card, p, site.region)
@@ -92,21 +93,25 @@ def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[Candi
         info.notes.append(c.notes)
     if rent_note:
         info.notes.append(rent_note)
-    info.rent_tier = rent_tier(r, card, c)
+    info.rent_tier = rent_tier(r, card, c, site.region)
     return info, f"{p}.cloud_price_per_card_hour" in r.inputs
 
 
 def figure_inputs(r: Resolution, c: Candidate, card: Accelerator, info: CandidateInfo,
-                  figs: dict[str, Source]) -> None:
-    """An input for each catalog figure of the candidate: the scenario's override, a default
-    that stands in for the figure (colocation's cooling, an as-deployed MFU), nothing for a
-    precision the card lacks (the candidate is not priced), or the figure itself."""
+                  figs: dict[str, Source], missing: dict[str, Missing]) -> None:
+    """An input for each catalog figure of the candidate: the scenario's override, a purchase
+    figure no public source gives (`missing`: a rented option pays none, another must bring
+    its quote), a default that stands in for the figure (colocation's cooling, an as-deployed
+    MFU), nothing for a precision the card lacks (the candidate is not priced), or the figure
+    itself."""
     base = ["candidates", c.id]
     p = ".".join(base)
     for key, (fig, why, factor) in figs.items():
         spec = CANDIDATE_INPUTS[key]
         if key in c.overrides:
             r.put(r.given(base + [key], c.overrides[key], spec))
+        elif key in missing:
+            r.put(missing_input(r, c, card.id, key, missing[key]))
         elif key == "cooling_capex_per_kw":
             r.put(Input(path=f"{p}.{key}", value=0.0, spec=spec, low=0.0, high=0.0,
                         source="colocation: the provider's cooling plant is in the "
@@ -126,6 +131,33 @@ def figure_inputs(r: Resolution, c: Candidate, card: Accelerator, info: Candidat
                         origin="catalog"))
         else:
             r.figure(f"{p}.{key}", fig, spec, why=why, factor=factor)
+
+
+def missing_input(r: Resolution, c: Candidate, card_id: str, key: str, why: Missing) -> Input:
+    """A purchase figure no public source gives: a bought or leased option must bring its
+    quote (the message names the input); a rented one pays none of it."""
+    spec = CANDIDATE_INPUTS[key]
+    if c.acquire != "rent":
+        raise r.error(
+            f"the catalog has no {spec.label.lower()} for '{card_id}' ({why.missing}); "
+            f"give {key} for this candidate (a quote, in {r.sc.currency})",
+            ["candidates", c.id, "card"])
+    return Input(path=f"candidates.{c.id}.{key}", value=0.0, spec=spec, as_of=why.as_of,
+                 source=f"catalog: {why.missing} (a rented option pays none)",
+                 origin="catalog")
+
+
+def missing_prices(r: Resolution, card: Accelerator, platform: Platform) -> dict[str, Missing]:
+    """The candidate inputs whose catalog figure has no public value (pricing/ says so with
+    `missing:`), by input key, with the reason."""
+    price = r.catalog.card_prices[card.id]
+    out = {}
+    for key, rec, field in (("card_price", price, "price_usd"),
+                            ("node_price", platform, "node_price_usd"),
+                            ("network_cost_per_card", platform, "network_cost_per_card_usd")):
+        if field in rec.missing:
+            out[key] = rec.missing[field]
+    return out
 
 
 def hardware(r: Resolution, c: Candidate) -> tuple[Accelerator, Platform, Stack]:
@@ -173,7 +205,9 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
         "node_power_w": Source(platform.node_power_w),
         "scaleout_bandwidth_gb_per_s": Source(platform.scaleout_bandwidth_gb_per_s),
         "network_cost_per_card": Source(platform.network_cost_per_card_usd),
-        "pue": Source(cooling.pue),
+        # the buyer profile's PUE, if the scenario names one that sets it (tco.profiles)
+        "pue": Source(*profiled) if (profiled := profile_figure(r.loaded, r.catalog, "pue"))
+        else Source(cooling.pue),
         "cooling_capex_per_kw": Source(cooling.capex_per_kw_usd),
         "porting_engineer_months": Source(
             getattr(stack, f"porting_engineer_months_{r.sc.team.porting_complexity}")),
@@ -185,7 +219,7 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
         figs[f"peak_tflops_{prec}"] = Source(card.peak(prec))
     # decode reads memory, and so do small expert GEMMs (a mixture of experts)
     figs["memory_bandwidth_gb_per_s"] = Source(card.memory_bandwidth_gb_per_s)
-    cloud, rent_note = cloud_figures(r, card)
+    cloud, rent_note = cloud_figures(r, card, site.region)
     figs.update(cloud)
     if "pue" in site.given:  # the site's, read by the model through its site (tco.model.base)
         del figs["pue"]
@@ -293,9 +327,10 @@ def risk_policy(r: Resolution, card: Accelerator, stack: Stack, info: CandidateI
                 region: str) -> None:
     """Risk flags (short; the catalog record holds the evidence); some bar buying in the
     region of the option's site."""
-    if region in card.export_restricted_regions:
+    if r.catalog.export_restricted(card, region):
         place = r.catalog.region(region).place or region
-        info.blocking.append(f"export control: {card.name} is restricted in {place}")
+        bar = export_bar(card, place, info.acquire == "rent")  # renting installed capacity
+        (info.blocking if bar.blocks else info.flags).append(bar.text)
     if "gaming_license" in card.flags:
         info.blocking.append(
             "licence: the GeForce driver licence does not permit data-centre deployment")

@@ -55,10 +55,26 @@ def held_stock_inputs(r: Resolution) -> tuple[str, ...]:
             if stock.new_price_per_card is not None:
                 r.put(r.given(where + ["new_price_per_card"], stock.new_price_per_card,
                               HELD_INPUTS["new_price_per_card"]))
+            elif why := _no_new_price(catalog, card_id):
+                raise loaded.error(f"the catalog has no new price for '{card_id}' ({why}), "
+                                   "so no book value; give new_price_per_card (what one cost "
+                                   "new, with its server and fabric share) or "
+                                   "resale_price_per_card (what a held card sells for now)",
+                                   where)
             else:
                 r.put(_new_price(catalog, card_id, r.usd))
             by_age.append(card_id)
     return tuple(by_age)
+
+
+def _no_new_price(catalog: Catalog, card_id: str) -> str:
+    """Why the catalog has no new price of the card with its server and fabric ("" when it
+    has one)."""
+    platform = catalog.platform(catalog.card(card_id).default_platform)
+    for rec in (catalog.card_prices[card_id], platform):
+        for why in rec.missing.values():
+            return why.missing
+    return ""
 
 
 def _new_price(catalog: Catalog, card_id: str, usd: Conversion) -> Input:

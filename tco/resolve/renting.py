@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..catalog import Figure
 from ..inputs import CANDIDATE_INPUTS, Input
+from .policy import rent_bars
 from .rent_tiers import tier_figure, tier_label
 from .shortfall_price import cheapest_rent
 from .state import Resolution
@@ -28,11 +29,13 @@ class Source(NamedTuple):
     factor: float = 1.0
 
 
-def cloud_figures(r: Resolution, card: Accelerator) -> tuple[dict[str, Source], str]:
-    """The cloud price of `card` at the scenario's tier (or the tier it falls back to), what
+def cloud_figures(r: Resolution, card: Accelerator, region: str
+                  ) -> tuple[dict[str, Source], str]:
+    """The cloud price of `card` in `region` (the region's own offer, else the card's general
+    price: Catalog.cloud_price) at the scenario's tier (or the tier it falls back to), what
     of the rented hours that tier reserves and its on-demand alternative, by input key; and
     a note when the tier is not the scenario's. Nothing when the catalog has no price."""
-    cloud = r.catalog.cloud_prices.get(card.id)
+    cloud = r.catalog.cloud_price(card.id, region)
     if cloud is None:
         return {}, ""
     fig, tier, rent_note = tier_figure(cloud, r.sc.rent_pricing)
@@ -75,13 +78,15 @@ def reserved(r: Resolution, tier: str) -> Figure:
                          "reserved")
 
 
-def rent_tier(r: Resolution, card: Accelerator, c: Candidate) -> str:
-    """The tier whose price rents this card: the scenario's, or the one a missing figure
-    falls back to; a price the scenario gives is taken at the scenario's tier."""
-    cloud = r.catalog.cloud_prices.get(card.id)
-    if "cloud_price_per_card_hour" in c.overrides:
-        return r.sc.rent_pricing
-    return "" if cloud is None else tier_figure(cloud, r.sc.rent_pricing)[1]
+def rent_tier(r: Resolution, card: Accelerator, c: Candidate, region: str) -> str:
+    """The tier whose price rents this card in `region`: the scenario's, or the one a missing
+    figure falls back to (a price the scenario gives for such a card is taken at that tier,
+    whose reservation the card's inputs carry); a price the scenario gives for a card with no
+    cloud price is taken at the scenario's tier."""
+    cloud = r.catalog.cloud_price(card.id, region)
+    if cloud is None:
+        return r.sc.rent_pricing if "cloud_price_per_card_hour" in c.overrides else ""
+    return tier_figure(cloud, r.sc.rent_pricing)[1]
 
 
 def shortfall_price(r: Resolution, c: Candidate, card: Accelerator, p: str, region: str
@@ -137,12 +142,16 @@ def rent_options(r: Resolution, infos: dict[str, CandidateInfo], rent: list[str]
         # the tier actually used: a card with no figure at the scenario's tier falls back
         notes = [(f"renting the card and cluster size of '{cid}' at "
                  f"{tier_label(info.rent_tier)} cloud prices (rent_options: auto)")]
-        cloud = r.catalog.cloud_prices.get(info.card)
+        region = r.sites[info.site].region
+        cloud = r.catalog.cloud_price(info.card, region)
         if cloud is not None and info.rent_tier != r.sc.rent_pricing:
             notes.append(tier_figure(cloud, r.sc.rent_pricing)[2])
+        # renting installed capacity is no export: the owned option's export bar is
+        # replaced by renting's (tco.resolve.policy)
+        flags, blocking = rent_bars(r.catalog.card(info.card), info,
+                                    r.catalog.region(region).place or region)
         infos[gid] = replace(
             info, id=gid, name=f"{info.name}, rented", acquire="rent", inputs_of=cid,
-            flags=list(info.flags), blocking=list(info.blocking), infeasible=[],
-            notes=notes)
+            flags=flags, blocking=blocking, infeasible=[], notes=notes)
         made.append(gid)
     return made

@@ -3,8 +3,9 @@ shortfall"), for a card that has no cloud price of its own.
 
 A card with a cloud price closes its shortfall at that price (the model reads its
 `cloud_price_per_card_hour`). For one without, the catalog's cheapest sourced rent per
-sustained BF16 TFLOP-hour (peak x the catalog's MFU) among the cards that may be used in the
-scenario's region (not export-controlled there, not licence-barred from data centres),
+sustained BF16 TFLOP-hour (peak x the catalog's MFU) among the cards that may be rented in the
+scenario's region (their use not barred there by an export control, tco.policy; not
+licence-barred from data centres), each at the region's own offer where it has one,
 scaled to this card's sustained compute: renting the same sustained compute on the cheapest
 card a cloud sells. Read from catalog figures only (never from the resolved inputs),
 so that a what-if of this card's peak and resolving the edited scenario agree.
@@ -27,11 +28,11 @@ class ShortfallPrice:
     as_of: str
 
 
-def _tier(catalog: Catalog, card_id: str, pricing: str) -> Figure | None:
+def _tier(catalog: Catalog, card_id: str, pricing: str, region: str) -> Figure | None:
     """The card's on-demand cloud price, whatever the scenario's tier: a shortfall is rented
     once, in the horizon's last year, so a committed reservation (paid for every hour of its
     term) does not fit it, and closing it on preemptible (spot) capacity is not a plan."""
-    cloud = catalog.cloud_prices.get(card_id)
+    cloud = catalog.cloud_price(card_id, region)
     if cloud is None:
         return None
     return tier_figure(cloud, "on_demand")[0]
@@ -53,10 +54,11 @@ def cheapest_rent(catalog: Catalog, card: Accelerator, region: str,
     best: tuple[float, Accelerator, Figure, float] | None = None
     for cid in catalog.cloud_prices:
         other = catalog.accelerators.get(cid)
-        fig = _tier(catalog, cid, pricing)
+        fig = _tier(catalog, cid, pricing, region)
         theirs = _sustained(other) if other is not None else None
-        if other is None or fig is None or theirs is None or region in \
-                other.export_restricted_regions or "gaming_license" in other.flags:
+        if other is None or fig is None or theirs is None or "gaming_license" in other.flags \
+                or (catalog.export_restricted(other, region)
+                    and other.export_restriction == "any_use"):
             continue
         if best is None or fig.best / theirs < best[0]:
             best = (fig.best / theirs, other, fig, theirs)

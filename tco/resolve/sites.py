@@ -2,7 +2,8 @@
 (`facility: {region: ..., ...}`, inputs `facility.<key>`), each further one is listed under
 `facility.sites` (inputs `facility.sites.<id>.<key>`, tco.inputs.site_path). A site's tariff,
 colocation price and grid carbon come from its region in the catalog, in the region's own
-currency, unless given; its PUE and power budget only when given. An option runs at the site
+currency, unless given (a buyer profile's colocation price, when the scenario names one that
+sets it, at every site); its PUE and power budget only when given. An option runs at the site
 it names (`candidates[].site`), by default the first."""
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ def _site(r: Resolution, sid: str, region_id: str, site: Facility | Site,
         given = getattr(site, key)
         if given is not None:
             r.put(r.given([*where, key], given, spec))
+        elif r.from_profile(site_path(sid, key), spec, f"facility.{key}"):
+            continue  # the buyer profile's (tco.profiles), at every site of the buyer
         else:
             r.figure(site_path(sid, key), getattr(region, key), spec, convert)
     given_keys = []

@@ -9,11 +9,12 @@ value alone. A new derivation is recorded by being written, not by a list kept b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..errors import ScenarioError
 from ..inputs import Input, InputSpec
+from ..profiles import profile_figure
 from ..resolved import scenario_source, value_problem
 from .figures import Conversion, figure_input, from_usd
 
@@ -82,3 +83,18 @@ class Resolution:
         money is in USD unless `convert` says it is in another currency."""
         self.put(figure_input(path, fig, spec, self.usd if convert is None else convert,
                               why, factor))
+
+    def from_profile(self, path: str, spec: InputSpec, profile_path: str | None = None
+                     ) -> bool:
+        """Put the input at `path` from the scenario's buyer profile's figure for
+        `profile_path` (default `path`; tco.profiles), if it has one, and say whether it did;
+        the caller has checked that the scenario gives no value of its own. Its source starts
+        with the profile ("profile large-neocloud: (USD x 7.1526 CNY/USD): <source>"); money
+        is in USD."""
+        found = profile_figure(self.loaded, self.catalog, profile_path or path)
+        if found is None:
+            return False
+        fig, label = found
+        inp = figure_input(path, fig, spec, self.usd)
+        self.put(replace(inp, source=f"{label}: {inp.source.lstrip()}"))
+        return True

@@ -25,6 +25,8 @@ def assumptions(r: Resolution) -> None:
     for key, spec in ASSUMPTION_INPUTS.items():
         if key in r.sc.assumptions:
             r.put(r.given(["assumptions", key], r.sc.assumptions[key], spec))
+        elif r.from_profile(f"assumptions.{key}", spec):  # the buyer profile's (tco.profiles)
+            continue
         else:  # money is in the catalog in USD (`<key>_usd`)
             r.figure(f"assumptions.{key}",
                      r.catalog.assumption(f"{key}_usd" if spec.money else key), spec)
@@ -32,12 +34,15 @@ def assumptions(r: Resolution) -> None:
 
 def top_level(r: Resolution) -> None:
     for key, spec in TOP_INPUTS.items():
-        r.put(r.given([key], getattr(r.sc, key), spec))
+        if key in r.sc.model_fields_set or not r.from_profile(key, spec):
+            r.put(r.given([key], getattr(r.sc, key), spec))
 
 
 def finance(r: Resolution) -> None:
     fin = r.sc.finance
     for key, spec in FINANCE_INPUTS.items():
+        if key not in fin.model_fields_set and r.from_profile(f"finance.{key}", spec):
+            continue
         value = getattr(fin, key)
         if key == "financed_fraction" and value is None:
             value = 1.0 if fin.purchase == "finance" else 0.0
