@@ -19,7 +19,8 @@ import re
 from dataclasses import replace
 
 from .api_options import resolve_api_options
-from .catalog import Accelerator, Catalog, Cooling, Figure, Platform, Stack
+from .catalog import SERVING_FALLBACK_STACK, Accelerator, Catalog, Cooling, Figure, Platform, Stack
+from .model.units import PRECISION_CODES
 from .errors import UnknownId, did_you_mean
 from .held import held_note, held_stock_inputs
 from .inputs import (
@@ -30,7 +31,9 @@ from .inputs import (
     FINANCE_INPUTS,
     LAYOUT_INPUTS,
     LEASE_INPUTS,
+    PRECISION_LAYOUT_SPEC,
     SERVE_ASSUMPTIONS,
+    SERVE_CANDIDATE_INPUTS,
     SERVE_INPUTS,
     TARGET_INPUTS,
     TEAM_INPUTS,
@@ -99,6 +102,8 @@ class _Resolver:
         self.inputs = _Inputs()
         self.objectives: list[str] = []  # serving objectives given: workloads.<id>.<key>
         self.serve_assumed = False
+        # precisions with a serving rate the user measured, by candidate (`benchmarks:`)
+        self.measured: dict[str, tuple[str, ...]] = {}
 
     def resolved(self) -> Resolved:
         self.assumptions()
@@ -111,9 +116,8 @@ class _Resolver:
             self.put(inp)  # existing stock (tco.held)
         workloads = self.workloads()
         infos, rent = {}, []
-        precisions = sorted({p for _, p, _ in workloads})
         for c in self.sc.candidates:
-            infos[c.id], rented = self.candidate(c, precisions)
+            infos[c.id], rented = self.candidate(c)
             if rented:
                 rent.append(c.id)
         check_policy(self.loaded, self.catalog)
@@ -155,6 +159,12 @@ class _Resolver:
                        in self.sc.policy.holds_stock else "" for cid in priced),
             deliveries=tuple(infos[cid].deliveries if infos[cid].acquire != "rent" else 0
                              for cid in priced),
+            precisions=tuple(self.allowed(w.id) for w in self.sc.workloads)
+            if any(w.precisions for w in self.sc.workloads) else (),
+            speculative=tuple(w.id for w in self.sc.workloads
+                              if w.kind == "serve" and w.speculative_accepted_tokens is not None),
+            measured=tuple(self.measured.get(infos[cid].inputs_of or cid, ())
+                           for cid in priced) if self.measured else (),
         )
         return Resolved(structure=structure, inputs=dict(self.inputs), candidates=infos,
                         file=self.loaded.file, scenario_data=self.sc.model_dump(mode="json"),
@@ -313,6 +323,15 @@ class _Resolver:
                                     "serves (kind: serve)", ["assumptions", unused[0]])
         return out
 
+    def allowed(self, wid: str) -> tuple[str, ...]:
+        """The precisions workload `wid` may run at: its `precisions`, else its precision."""
+        w = next(x for x in self.sc.workloads if x.id == wid)
+        return tuple(w.precisions) if w.precisions else (w.precision,)
+
+    @property
+    def serves(self) -> bool:
+        return any(w.kind == "serve" for w in self.sc.workloads)
+
     def serve_inputs(self, w: Workload) -> None:
         """A serving workload's traffic, request shape and objective (given ones only: no
         objective is an offline workload; tokens_per_s_per_user is given as tpot_ms)."""
@@ -333,6 +352,17 @@ class _Resolver:
             elif key == "peak_to_average":
                 self.put(Input(path=".".join(base + [key]), value=1.0, spec=spec,
                                origin="default", source="default: traffic flat over the day"))
+            elif key == "tpot_ms":
+                self.put(Input(path=".".join(base + [key]), value=0.0, spec=spec,
+                               origin="default", source="default: no objective (offline, "
+                               "maximum throughput)"))
+            elif key == "latency_percentile":
+                self.put(Input(path=".".join(base + [key]), value=99.0, spec=spec,
+                               origin="default", source="default: objectives are 99th "
+                               "percentiles, as MLPerf and most service levels state them"))
+            elif key.startswith("speculative_") and w.speculative_accepted_tokens is not None:
+                fig = self.catalog.assumption(key)
+                self.put(_fig_input(".".join(base + [key]), fig, spec))
             elif key in ("layers", "kv_heads", "head_dim"):
                 self.put(Input(path=".".join(base + [key]), value=0.0, spec=spec,
                                origin="default", source="default: inferred from the "
@@ -348,7 +378,7 @@ class _Resolver:
 
     # --- candidates ------------------------------------------------------------------------
 
-    def candidate(self, c: Candidate, precisions: list[str]) -> tuple[CandidateInfo, bool]:
+    def candidate(self, c: Candidate) -> tuple[CandidateInfo, bool]:
         """The candidate's inputs, what is known of it besides numbers, and whether it has a
         cloud price."""
         base = ["candidates", c.id]
@@ -359,6 +389,9 @@ class _Resolver:
             vendor=card.vendor, platform=platform.id, platform_name=platform.name,
             cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
         )
+        needed = sorted({p for w in self.sc.workloads if len(self.allowed(w.id)) == 1
+                         for p in self.allowed(w.id)})
+        precisions = sorted({p for w in self.sc.workloads for p in self.allowed(w.id)})
         figs, rent_note = self.figures(card, platform, stack, cooling, precisions)
         p = ".".join(base)
         for key, (fig, scale, note) in figs.items():
@@ -378,12 +411,20 @@ class _Resolver:
                                origin="default"))
             elif fig is None:
                 prec = key.removeprefix("peak_tflops_")
-                info.infeasible.append(f"{card.name} has no {prec.upper()} support")
+                if prec in needed:
+                    info.infeasible.append(f"{card.name} has no {prec.upper()} support")
                 self.put(Input(path=f"{p}.{key}", value=0.0, spec=spec,
                                source=f"catalog: {card.id} has no {prec.upper()} support",
                                origin="catalog"))
             else:
                 self.put(_fig_input(f"{p}.{key}", fig, spec, scale, note and f"{note}: "))
+        for w in self.sc.workloads:
+            allowed = self.allowed(w.id)
+            if len(allowed) > 1 and all(card.peak(x) is None for x in allowed):
+                info.infeasible.append(f"{card.name} serves none of {w.id}'s precisions ("
+                                       f"{', '.join(x.upper() for x in allowed)})")
+        if self.serves:
+            self.serving_figures(c, stack, p)
         if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
                 c.overrides:
             self.shortfall_price(c, card, p)
@@ -392,7 +433,10 @@ class _Resolver:
                 continue
             if key not in ("cloud_price_per_card_hour", "rent_reserved_fraction",
                            "on_demand_price_per_card_hour"):
-                raise self.loaded.error(f"'{key}' is not used by this scenario", base + [key])
+                why = (" (a serving figure: no workload serves)"
+                       if key in SERVE_CANDIDATE_INPUTS else "")
+                raise self.loaded.error(f"'{key}' is not used by this scenario{why}",
+                                        base + [key])
             self.put(self.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
         if f"{p}.cloud_price_per_card_hour" in self.inputs:
             self.rent_terms(p)
@@ -425,6 +469,22 @@ class _Resolver:
             info.notes.append(rent_note)
         info.rent_tier = self.rent_tier(card, c)
         return info, f"{p}.cloud_price_per_card_hour" in self.inputs
+
+    def serving_figures(self, c: Candidate, stack: Stack, p: str) -> None:
+        """The candidate's serving figures: its stack's vendor-tuned engine's (a stack without
+        them serves with SERVING_FALLBACK_STACK's), or the scenario's own."""
+        fallback = self.catalog.stack(SERVING_FALLBACK_STACK)
+        for key, spec in SERVE_CANDIDATE_INPUTS.items():
+            if key in c.overrides:
+                self.put(self.given(["candidates", c.id, key], c.overrides[key], spec))
+                continue
+            fig = getattr(stack, key)
+            prefix = ""
+            if fig is None:
+                fig = getattr(fallback, key)
+                prefix = (f"{stack.name.split(' (')[0]} has no serving figure: "
+                          f"{fallback.name.split(' (')[0]}'s: ")
+            self.put(_fig_input(f"{p}.{key}", fig, spec, 1.0, prefix))
 
     def deliveries(self, c: Candidate, info: CandidateInfo) -> None:
         """Phased deliveries of an owned option: each one's share and lead time as inputs
@@ -633,6 +693,15 @@ class _Resolver:
                 raise self.loaded.error(
                     f"a serving workload is laid out by its tensor-parallel degree only: "
                     f"expected tp, found {', '.join(other)}", base + [wid, other[0]])
+        for w in self.sc.workloads:
+            allowed = self.allowed(w.id)
+            if w.kind == "serve" and len(allowed) > 1:
+                card = self.catalog.card(c.card)
+                has = [x for x in allowed if card.peak(x) is not None] or list(allowed)
+                self.put(Input(path=".".join(base + [w.id, "precision"]),
+                               value=PRECISION_CODES[has[0]], spec=PRECISION_LAYOUT_SPEC,
+                               source="to be chosen by the precision search",
+                               origin="derived"))
         for wid in wids:
             pins = c.layout.get(wid, {})
             for key, spec in LAYOUT_INPUTS.items():

@@ -353,7 +353,9 @@ _STRUCTURE = _record(Structure, {
     "rent": _tuple(_str), "objectives": _tuple(_str), "shortfall_rent": _tuple(_str),
     "assigned": _tuple(_tuple(_str)), "portfolios": _tuple(_tuple(_str)),
     "api": _tuple(_tuple(_str)),
-    "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int)})
+    "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int),
+    "precisions": _tuple(_tuple(_str)), "speculative": _tuple(_str),
+    "measured": _tuple(_tuple(_str))})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})
