@@ -77,17 +77,23 @@ def best_serving(got: Mapping[str, Any], combos: list[tuple[float, ...]], cards:
     """The combination with the most output tokens per second per card (the least cost per
     token: the cards cost the same at any precision) among those that fit, meet the objective
     and have the cards, the first of those within NEAR_BEST of it (more accurate, smaller
-    groups first); else the largest group (the most memory and bandwidth)."""
+    groups first); when none does, the fastest step among those that fit and have the cards
+    (the nearest to the objective, which its reason quotes), else the largest group (the most
+    memory and bandwidth)."""
     import numpy as np
 
     tp = np.asarray([c[0] for c in combos], dtype=float)
     n = np.asarray(cards, dtype=float)
     n = n[..., None] if n.ndim else n
-    ok = (got["fits_memory"] > 0) & (got["meets_objective"] > 0) & (tp <= n)
+    room = tp <= n
+    ok = (got["fits_memory"] > 0) & (got["meets_objective"] > 0) & room
     rate = np.where(ok, got["tokens_per_s_per_card"], -np.inf)
     top = np.max(rate, axis=-1, keepdims=True)
     near = ok & (rate * NEAR_BEST >= top)
-    fallback = np.argmax(np.where(tp <= n, tp, -1.0), axis=-1)
+    fits = (got["fits_memory"] > 0) & room
+    fastest = np.argmin(np.where(fits, got["step_seconds"], np.inf), axis=-1)
+    largest = np.argmax(np.where(room, tp, -1.0), axis=-1)
+    fallback = np.where(fits.any(axis=-1), fastest, largest)
     return np.where(ok.any(axis=-1), np.argmax(near, axis=-1), fallback)
 
 

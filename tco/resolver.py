@@ -125,6 +125,7 @@ class _Resolver:
         self.check_stock_used(infos)
         self.check_licences_used(infos)
         rent += self.rent_options(infos, rent)
+        self.apply_benchmarks(infos)
         priced = [cid for cid, info in infos.items() if not info.infeasible]
         api = resolve_api_options(self.loaded, self.catalog, self.fx, self.fx_note, self.put,
                                   self.given, [*infos, *(p.id for p in self.sc.portfolios)])
@@ -322,6 +323,34 @@ class _Resolver:
             raise self.loaded.error(f"'{unused[0]}' is a serving assumption and no workload "
                                     "serves (kind: serve)", ["assumptions", unused[0]])
         return out
+
+    def apply_benchmarks(self, infos: dict[str, CandidateInfo]) -> None:
+        """The scenario's `benchmarks:` (tco.measured): each one's efficiencies replace the
+        catalog's on every option of its card (not a figure the scenario gives the option),
+        with a note saying where they came from."""
+        if not self.sc.benchmarks:
+            return
+        from .measured import resolve_benchmarks, spec_of
+
+        for m in resolve_benchmarks(self.loaded, self.catalog):
+            serving = any(k.startswith("measured_serving_efficiency_") for k in m.inputs)
+            if serving and not self.serves:
+                continue
+            for cid, info in infos.items():
+                if info.card != m.card:
+                    continue
+                own = info.inputs_of or cid
+                for key, (value, source) in m.inputs.items():
+                    path = f"candidates.{own}.{key}"
+                    if path in self.inputs and self.inputs[path].origin == "scenario":
+                        continue
+                    self.put(Input(path=path, value=value, spec=spec_of(key), source=source,
+                                   low=value, high=value, origin="measured"))
+                if m.note not in info.notes:
+                    info.notes.append(m.note)
+                if serving:
+                    self.measured[own] = tuple(sorted({*self.measured.get(own, ()),
+                                                       m.precision}))
 
     def allowed(self, wid: str) -> tuple[str, ...]:
         """The precisions workload `wid` may run at: its `precisions`, else its precision."""

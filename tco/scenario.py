@@ -372,6 +372,35 @@ class ApiOption(_Strict):
     output_price_per_million_tokens: Num | None = None
 
 
+class Benchmark(_Strict):
+    """A benchmark you ran (docs/methodology.md §18, "Your own benchmarks"): a result file
+    (`file`, read relative to the scenario) or the measurement inline (`serving` or
+    `training`, as `tco ingest` writes it), and what the file does not say: the card, how many
+    cards ran it, the tensor-parallel degree, the precision, the serving workload whose model
+    it served, the engine and the date."""
+
+    file: str | None = Field(default=None, min_length=1, max_length=1000)
+    serving: dict[str, Any] | None = None
+    training: list[dict[str, Any]] | None = None
+    card: str | None = None
+    cards: Whole | None = Field(default=None, ge=1, le=1_000_000)
+    tp: Whole | None = Field(default=None, ge=1, le=1024)
+    precision: Precision | None = None
+    workload: str | None = None
+    engine: str | None = Field(default=None, max_length=200)
+    measured_on: str | None = Field(default=None, max_length=40)
+    prompt_tokens: Num | None = None
+    output_tokens: Num | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Benchmark:
+        given = [k for k in ("file", "serving", "training") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of file, serving or training"
+                             + (f" (got {', '.join(given)})" if given else ""))
+        return self
+
+
 class Scenario(_Strict):
     name: str = Field(default="Untitled scenario", max_length=200)
     description: str | None = None
@@ -395,14 +424,17 @@ class Scenario(_Strict):
     policy: Policy = Policy()
     # per-token APIs that may serve the serving workloads (each an option of its own)
     api_options: list[ApiOption] = []
+    # benchmarks you ran: they replace the catalog's efficiencies for their card (tco.measured)
+    benchmarks: list[Benchmark] = []
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
         """Without `api_options` when there is none: a scenario's data (and digest) is what it
         was before API options existed."""
         data = handler(self)
-        if not data.get("api_options"):
-            data.pop("api_options", None)
+        for key in ("api_options", "benchmarks"):
+            if not data.get(key):
+                data.pop(key, None)
         return data
 
     @field_validator("assumptions")

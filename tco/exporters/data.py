@@ -50,6 +50,8 @@ from .serving_view import (
     serve_job_rows,
     serving_block,
 )
+from .frontier_view import frontiers_json
+from .ingest_view import measured_json
 from .serving_view import csv_header as serve_csv_header
 from .serving_view import csv_values as serve_csv_values
 from .workloads import MOE_WARNING, workload_table, workloads_json
@@ -202,6 +204,8 @@ def compare_dict(result: Result) -> dict[str, Any]:
         "api_options": api_options_json(result),
         "policy": policy_dict(result.scenario_data),
         "candidates": [candidate_dict(result, c) for c in result.candidates],
+        "serving_frontiers": frontiers_json(result),
+        "measured_benchmarks": measured_json(result),
         "provenance": provenance(result),
     }
 

@@ -33,6 +33,9 @@ from .fields import (
     Field,
 )
 
+from .frontier_view import frontier_schema
+from .ingest_view import measured_schema
+
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 IN_UNIT = "in `unit`"  # an input value, in the unit the object's `unit` key gives
 COMMANDS = ("compare", "job", "whatif", "diff", "sensitivity", "breakeven", "montecarlo",
@@ -238,6 +241,8 @@ def _compare() -> JsonObj:
         "candidates": _array(_ref("candidate"), "Every option, ranked: the cheapest that "
                              "delivers the plan and may be used here first, infeasible ones "
                              "last"),
+        "serving_frontiers": frontier_schema(),
+        "measured_benchmarks": measured_schema(),
         "provenance": _ref("provenance"),
     }, "`tco compare --format json`")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import charts, report_api
+from .frontier_report import frontier_section
 from .fmt import SYMBOLS, number
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def serving_section(view: View) -> list[dict[str, Any]]:
                         s("serve_col_dedicated", currency=cur), s("serve_col_energy")],
             "rows": rows, "svg": svg,
             "caption": s("serve_caption") + (" " + s("serve_api_caption") if apis else ""),
+            "frontier": frontier_section(view, w.id, w.name or w.id, len(out)),
         })
     return out
 

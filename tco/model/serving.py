@@ -334,6 +334,10 @@ def serving(b: Builder, wid: str, allowed: tuple[str, ...], cl: Cluster, up: Ref
         return b.jq(wid, key, expr, unit, label)
 
     pr = serve_precision(b, wid, allowed)
+    jq("serving_precision", layout_ref(b, wid, "precision") if len(allowed) > 1
+       else Const(PRECISION_CODES[allowed[0]]), "code",
+       "Serving precision (3 BF16, 4 FP16, 5 FP8, 6 INT8, 7 FP4; chosen by search when the "
+       "workload allows several)")
     speed = serving_speed(b, wid, allowed, team, measured)
     sh = serve_shape(b, wid, pr)
     r = rates(b, wid, pr, sh, speed, up)
