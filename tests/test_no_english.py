@@ -55,6 +55,8 @@ ALLOWED = frozenset({
     # abbreviations read as they are
     "TCO", "MFU", "PUE", "TDP", "IT", "MoE", "BF16", "FP8", "FP16", "FP32", "FP64", "TF32",
     "P10", "P50", "P90", "TRUE", "FALSE", "AI", "KV", "p99",
+    # serving formats and the benchmark suite named as they are (issue 29)
+    "FP4", "INT8", "MLPerf", "p50",
 })
 # Columns of ids, paths and formulas (their headers in the zh workbook).
 ID_COLUMNS = frozenset({"路径", "键", "定义名称", "公式"})
