@@ -208,7 +208,7 @@ SERVE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("tpot_ms", "ms", "Objective: time per output token (0: none, offline)", 0, 1e5,
               "milliseconds per token, e.g. 50 (20 tokens/s per user)"),
     InputSpec("latency_percentile", "percentile", "The percentile the objectives state: 99 "
-              "(tail) or 50 (median)", 50, 99.9, "50 or 99"),
+              "(tail) or 50 (median)", 50, 99, "50 or 99", structural=True),
     InputSpec("speculative_accepted_tokens", "tokens/step", "Speculative decoding: output "
               "tokens each verification step gives a sequence on average (1: none)", 1, 16),
     InputSpec("speculative_draft_tokens", "tokens/step", "Speculative decoding: draft tokens "

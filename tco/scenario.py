@@ -159,7 +159,7 @@ class Workload(_Strict):
         spec = (self.speculative_accepted_tokens, self.speculative_draft_tokens,
                 self.speculative_draft_cost)
         if self.speculative_accepted_tokens is None and any(x is not None for x in spec):
-            raise _field_error("missing", "speculative decoding is declared by "
+            raise _field_error("speculation", "speculative decoding is declared by "
                                "speculative_accepted_tokens (tokens each step gives a "
                                "sequence); give it with the draft's figures",
                                "speculative_accepted_tokens")
