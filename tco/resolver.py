@@ -75,6 +75,12 @@ class _Inputs(dict[str, Input]):
 _QUOTED_IN = re.compile(r" \(quoted [0-9,.eE+-]+ ([A-Z]{3}); at ")
 
 
+def _unused(key: str) -> str:
+    """Why a candidate's figure is refused: no formula of the scenario reads it."""
+    why = " (a serving figure: no workload serves)" if key in SERVE_CANDIDATE_INPUTS else ""
+    return f"'{key}' is not used by this scenario{why}"
+
+
 def _fig_input(path: str, fig: Figure, spec: InputSpec, scale: float = 1.0,
                source_prefix: str = "") -> Input:
     """An input from a catalog figure, converted by `scale`; `source_prefix` says how. A quote
@@ -352,6 +358,12 @@ class _Resolver:
                     self.measured[own] = tuple(sorted({*self.measured.get(own, ()),
                                                        m.precision}))
 
+    def precisions(self, needed: bool = False) -> list[str]:
+        """Every precision a workload may run at; `needed`: those a workload must (its only
+        one: a card without it cannot run the workload)."""
+        return sorted({p for w in self.sc.workloads for p in self.allowed(w.id)
+                       if not needed or len(self.allowed(w.id)) == 1})
+
     def allowed(self, wid: str) -> tuple[str, ...]:
         """The precisions workload `wid` may run at: its `precisions`, else its precision."""
         w = next(x for x in self.sc.workloads if x.id == wid)
@@ -418,11 +430,8 @@ class _Resolver:
             vendor=card.vendor, platform=platform.id, platform_name=platform.name,
             cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
         )
-        needed = sorted({p for w in self.sc.workloads if len(self.allowed(w.id)) == 1
-                         for p in self.allowed(w.id)})
-        precisions = sorted({p for w in self.sc.workloads for p in self.allowed(w.id)})
-        figs, rent_note = self.figures(card, platform, stack, cooling, precisions)
-        p = ".".join(base)
+        figs, rent_note = self.figures(card, platform, stack, cooling, self.precisions())
+        needed, p = self.precisions(needed=True), ".".join(base)
         for key, (fig, scale, note) in figs.items():
             spec = CANDIDATE_INPUTS[key]
             if key in c.overrides:
@@ -447,13 +456,7 @@ class _Resolver:
                                origin="catalog"))
             else:
                 self.put(_fig_input(f"{p}.{key}", fig, spec, scale, note and f"{note}: "))
-        for w in self.sc.workloads:
-            allowed = self.allowed(w.id)
-            if len(allowed) > 1 and all(card.peak(x) is None for x in allowed):
-                info.infeasible.append(f"{card.name} serves none of {w.id}'s precisions ("
-                                       f"{', '.join(x.upper() for x in allowed)})")
-        if self.serves:
-            self.serving_figures(c, stack, p)
+        self.serving_options(c, card, stack, info)
         if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
                 c.overrides:
             self.shortfall_price(c, card, p)
@@ -462,10 +465,7 @@ class _Resolver:
                 continue
             if key not in ("cloud_price_per_card_hour", "rent_reserved_fraction",
                            "on_demand_price_per_card_hour"):
-                why = (" (a serving figure: no workload serves)"
-                       if key in SERVE_CANDIDATE_INPUTS else "")
-                raise self.loaded.error(f"'{key}' is not used by this scenario{why}",
-                                        base + [key])
+                raise self.loaded.error(_unused(key), base + [key])
             self.put(self.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
         if f"{p}.cloud_price_per_card_hour" in self.inputs:
             self.rent_terms(p)
@@ -498,6 +498,18 @@ class _Resolver:
             info.notes.append(rent_note)
         info.rent_tier = self.rent_tier(card, c)
         return info, f"{p}.cloud_price_per_card_hour" in self.inputs
+
+    def serving_options(self, c: Candidate, card: Accelerator, stack: Stack,
+                        info: CandidateInfo) -> None:
+        """A serving workload's precisions the card has none of make it unserved here; a
+        scenario that serves gives the candidate its serving figures."""
+        for w in self.sc.workloads:
+            allowed = self.allowed(w.id)
+            if len(allowed) > 1 and all(card.peak(x) is None for x in allowed):
+                info.infeasible.append(f"{card.name} serves none of {w.id}'s precisions ("
+                                       f"{', '.join(x.upper() for x in allowed)})")
+        if self.serves:
+            self.serving_figures(c, stack, f"candidates.{c.id}")
 
     def serving_figures(self, c: Candidate, stack: Stack, p: str) -> None:
         """The candidate's serving figures: its stack's vendor-tuned engine's (a stack without

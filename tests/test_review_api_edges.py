@@ -194,7 +194,7 @@ def test_breakeven_of_two_rent_options_sizes_their_sources(catalog):
     ($304k in tco compare) and the break-even came out at 0.53 USD/card-hour. Both rent on
     demand (a few runs a year: a committed reservation, paid for every hour, costs more), and
     a rent option's NPV is then its rent, proportional to the on-demand price: they cross at
-    3.49 x NPV(h200-rent) / NPV(h100-rent) = 3.49 x 381,922 / 450,836 = 2.957."""
+    3.49 x NPV(h200-rent) / NPV(h100-rent) = 3.49 x 427,095 / 510,487 = 2.920."""
     from tco.analysis.breakeven import breakeven
     from tco.engine import compute
     from tco.scenario import load_scenario
@@ -212,7 +212,7 @@ def test_breakeven_of_two_rent_options_sizes_their_sources(catalog):
 def test_breakeven_takes_an_api_option(catalog):
     """`--candidate groq` was "no candidate 'groq'". Groq's NPV grows by 5e8 output tokens a
     day x 365 / 1e6 x 2.577097 = 470,320 per USD of its output price (0.1): it meets
-    h100-rent's NPV at 0.1 + (NPV(h100-rent) - NPV(groq)) / 470,320 (about 0.759)."""
+    h100-rent's NPV at 0.1 + (NPV(h100-rent) - NPV(groq)) / 470,320 (about 0.885)."""
     from tco.analysis.breakeven import breakeven
     from tco.engine import compute
     from tco.scenario import load_scenario
@@ -225,4 +225,4 @@ def test_breakeven_takes_an_api_option(catalog):
                     "groq", "h100-rent", result=r)
     (x,) = [c.value for c in out.crossings]
     assert x == pytest.approx(0.1 + (rent - api) / per_usd, rel=1e-5)
-    assert 0.75 < x < 0.76  # h100-rent rents on demand: 450,836
+    assert 0.88 < x < 0.89  # h100-rent rents on demand: 510,487

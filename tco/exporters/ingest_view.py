@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import yaml
-
 
 def ingest_text(entries: list[dict[str, Any]], fmt: str) -> str:
+    import yaml
+
     if fmt == "json":
         return json.dumps({"benchmarks": entries}, indent=2, ensure_ascii=False) + "\n"
     lines = ["# `tco ingest`: paste under a scenario's top level; each entry replaces the",

@@ -149,12 +149,9 @@ class Spec:
     draft_cost: Expr
 
 
-NO_SPEC = Spec(Const(1.0), Const(0.0), Const(0.0))
-
-
 def speculation(wid: str, declared: bool) -> Spec:
-    if not declared:
-        return NO_SPEC
+    if not declared:  # fresh nodes: a candidate's formulas share none with another's
+        return Spec(Const(1.0), Const(0.0), Const(0.0))
     return Spec(w(wid, "speculative_accepted_tokens"), w(wid, "speculative_draft_tokens"),
                 w(wid, "speculative_draft_cost"))
 
