@@ -99,7 +99,7 @@ def read(path: Path | str) -> tuple[str, list[Serving | Training]]:
 def detect(text: str, file: str) -> str:
     """Which format `text` is, by what it holds (not by its name)."""
     head = text.lstrip()[:4096]
-    if "MLPerf Results Summary" in head or re.search(r"^Scenario\s*:", head, re.M):
+    if "MLPerf Results Summary" in head or re.search(r"^Scenario\s*:", head, re.MULTILINE):
         return "mlperf"
     if head.startswith("{"):
         lines = [ln for ln in text.splitlines() if ln.strip()]
@@ -263,7 +263,7 @@ def _genai(d: dict[str, Any], file: str) -> Serving:
 
 # --- MLPerf ----------------------------------------------------------------------------------
 
-_LINE = re.compile(r"^\s*([^:\n]{2,80}?)\s*:\s*(\S.*?)\s*$", re.M)
+_LINE = re.compile(r"^\s*([^:\n]{2,80}?)\s*:\s*(\S.*?)\s*$", re.MULTILINE)
 
 
 def _mlperf(text: str, file: str) -> Serving:
@@ -321,7 +321,8 @@ def _training(text: str, file: str) -> list[Training]:
             if not row.get(col):
                 raise BenchmarkError(f"{where}: missing", file=file, field=col)
 
-        def num(col: str, hi: float = 1e15) -> float:
+        def num(col: str, hi: float = 1e15, row: dict[str, str] = row, where: str = where
+                ) -> float:
             try:
                 v = float(row[col])
             except ValueError:

@@ -173,13 +173,13 @@ def _serving(runs: list[Serving], entry: Benchmark, sc: Scenario, catalog: Catal
     f = statistics.median(effs)
     src = provenance(entry, card.name, entry.cards, last.engine, last.measured_on, file)
     runs_text = f"median of {len(runs)} runs" if len(runs) > 1 else "one run"
-    inputs = {f"measured_serving_efficiency_{entry.precision}": (
-        f, f"{src}: {f:.3g} of the vendor-tuned model's rate at {entry.precision.upper()} "
-           f"({runs_text}, {last.mean_tpot_ms:.3g} ms per token)")}
+    said = (f"{src}: {f:.3g} of the vendor-tuned model's rate at {entry.precision.upper()} "
+            f"({runs_text}, {last.mean_tpot_ms:.3g} ms per token)")
+    inputs = {f"measured_serving_efficiency_{entry.precision}": (f, said)}
     if tails:
         tail = statistics.median(tails)
-        inputs["serving_tail_latency_ratio"] = (max(1.0, tail), f"{src}: p99 over mean time "
-                                                                 "per output token")
+        inputs["serving_tail_latency_ratio"] = (max(1.0, tail),
+                                                f"{src}: p99 over mean time per output token")
     note = (f"serving at {entry.precision.upper()} {src}: {f:.2f} of the vendor-tuned rate "
             f"(replaces the catalog's and the team factor)")
     summary = {"kind": "serving", "card": card.id, "cards": entry.cards, "tp": tp,

@@ -20,7 +20,6 @@ from dataclasses import replace
 
 from .api_options import resolve_api_options
 from .catalog import SERVING_FALLBACK_STACK, Accelerator, Catalog, Cooling, Figure, Platform, Stack
-from .model.units import PRECISION_CODES
 from .errors import UnknownId, did_you_mean
 from .held import held_note, held_stock_inputs
 from .inputs import (
@@ -42,6 +41,7 @@ from .inputs import (
     Input,
     InputSpec,
 )
+from .model.units import PRECISION_CODES
 from .policy import LIFTED, check_policy, lift_bars
 from .portfolio import assigned_workloads, portfolios
 from .rent_tiers import tier_figure, tier_label

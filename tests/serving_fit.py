@@ -23,13 +23,13 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from serving_support import benchmarks, published, scenario  # noqa: E402
+from serving_support import benchmarks, published, scenario
 
-from tco import layout  # noqa: E402
-from tco.engine import size_clusters  # noqa: E402
-from tco.model import build_model  # noqa: E402
-from tco.resolver import resolve  # noqa: E402
-from tco.scenario import load_scenario_text  # noqa: E402
+from tco import layout
+from tco.engine import size_clusters
+from tco.model import build_model
+from tco.resolver import resolve
+from tco.scenario import load_scenario_text
 
 CANNOT_SERVE = 3.0  # log error of a case no batch of any layout serves
 TARGETS = ("tokens_per_s_per_card", "fits_memory", "meets_objective", "step_seconds")

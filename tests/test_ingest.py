@@ -7,7 +7,6 @@ message naming the file and the field."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 
 import pytest
@@ -203,8 +202,8 @@ HOSTILE = {
     "no_tpot.json": ('{"output_throughput": 100}', "mean_tpot_ms"),
     "invalid.txt": ("MLPerf Results Summary\nScenario : Server\nResult is : INVALID\n",
                     "not VALID"),
-    "no_tpot.txt": ("MLPerf Results Summary\nResult is : VALID\nCompleted tokens per second: 10"
-                    "\n", "time to output token"),
+    "no_tpot.txt": (("MLPerf Results Summary\nResult is : VALID\nCompleted tokens per "
+                     "second: 10\n"), "time to output token"),
     "rows.csv": ("card,cards,precision,params,tokens_per_s\nh20,8,bf16,,100\n", "params"),
     "noise.csv": ("a,b\n1,2\n", "not a benchmark result"),
 }

@@ -41,6 +41,8 @@ from .fields import (
     workload_fields,
 )
 from .fmt import money, number
+from .frontier_view import frontiers_json
+from .ingest_view import measured_json
 from .portfolios import portfolio_block, portfolios_json
 from .serving_view import (
     SERVE_FIRST_HEADER,
@@ -50,8 +52,6 @@ from .serving_view import (
     serve_job_rows,
     serving_block,
 )
-from .frontier_view import frontiers_json
-from .ingest_view import measured_json
 from .serving_view import csv_header as serve_csv_header
 from .serving_view import csv_values as serve_csv_values
 from .workloads import MOE_WARNING, workload_table, workloads_json

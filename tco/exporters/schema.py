@@ -32,7 +32,6 @@ from .fields import (
     YEARLY_COLUMNS,
     Field,
 )
-
 from .frontier_view import frontier_schema
 from .ingest_view import measured_schema
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import charts, report_api
-from .frontier_report import frontier_section
 from .fmt import SYMBOLS, number
+from .frontier_report import frontier_section
 
 if TYPE_CHECKING:
     from .report_view import View

@@ -55,7 +55,7 @@ NO_LIMIT = 1e12  # sequences: no latency objective limits the batch
 
 
 def precision_name(code: float) -> str:
-    return list(BYTES_PER_VALUE)[int(round(code))]
+    return list(BYTES_PER_VALUE)[round(code)]
 
 
 @dataclass(frozen=True)
