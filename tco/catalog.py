@@ -32,6 +32,9 @@ from .inputs import (
     MONEY_DEFAULTS,
     SERVE_ASSUMPTIONS,
     TOP_INPUTS,
+    SERVE_CANDIDATE_INPUTS,
+    SERVE_DEFAULTS,
+    SERVE_INPUTS,
     InputSpec,
 )
 from .numfields import Num, Whole
@@ -295,6 +298,19 @@ class Stack(_Record):
     porting_engineer_months_complex: Figure
     maintenance_engineer_months_per_year: Figure
     licence_per_card_year_usd: Figure
+    # Serving with the stack's vendor-tuned engine (methodology §18); a stack without them
+    # serves with SERVING_FALLBACK_STACK's.
+    serving_bandwidth_efficiency: Figure | None = None
+    serving_step_overhead_s: Figure | None = None
+    serving_allreduce_latency_s: Figure | None = None
+    serving_tail_latency_ratio: Figure | None = None
+    serving_stock_efficiency: Figure | None = None
+
+
+SERVING_STACK_FIGURES = ("serving_bandwidth_efficiency", "serving_step_overhead_s",
+                         "serving_allreduce_latency_s", "serving_tail_latency_ratio",
+                         "serving_stock_efficiency")
+SERVING_FALLBACK_STACK = "rocm"  # the non-CUDA stack whose serving figures are fitted
 
 
 class CloudPrice(_Record):
@@ -447,6 +463,7 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
        for c in ("simple", "moderate", "complex")},
     ("stacks", "maintenance_engineer_months_per_year"): _C["maintenance_engineer_months_per_year"],
     ("stacks", "licence_per_card_year_usd"): _C["licence_per_card_year"],
+    **{("stacks", k): spec for k, spec in SERVE_CANDIDATE_INPUTS.items()},
     ("cloud_prices", "on_demand_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     ("cloud_prices", "committed_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
     ("cloud_prices", "committed_3yr_usd_per_card_hour"): _C["cloud_price_per_card_hour"],
@@ -468,6 +485,7 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     **{("assumptions", k): spec for k, spec in MONEY_DEFAULTS.items()},
     **{("assumptions", k): spec for k, spec in SERVE_ASSUMPTIONS.items()},
     **{("assumptions", k): LEASE_INPUTS[k] for k in LEASE_FIGURES},
+    **{("assumptions", k): SERVE_INPUTS[k] for k in SERVE_DEFAULTS},
 }
 # Units of the currency for one US dollar. The ranges hold every rate with room to spare (the
 # yuan has traded between about 1.5 and 8.7 per USD since 1980, the euro between about 0.63 and
@@ -583,7 +601,7 @@ def _check_keys(raw: dict[str, dict[str, Any]], where: _Where) -> None:
     """Mapping sections take known keys only: an unknown one is a typo, not a new figure."""
     currencies = [c for c in get_args(Region.model_fields["currency"].annotation) if c != "USD"]
     for section, known in (("assumptions", [*ASSUMPTION_INPUTS, *MONEY_DEFAULTS, *SERVE_ASSUMPTIONS,
-                                           *LEASE_FIGURES]),
+                                           *LEASE_FIGURES, *SERVE_DEFAULTS]),
                            ("exchange_rates", currencies)):
         for key in raw.get(section, {}):
             if key not in known:

@@ -164,6 +164,74 @@ def catalog_show(ident: str, catalogs: tuple[str, ...], fmt: str) -> None:
 
 
 @cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--card", help="Catalog id of the card the benchmark ran on (serving).")
+@click.option("--cards", type=click.IntRange(1, 1_000_000), help="Cards that ran it.")
+@click.option("--tp", type=click.IntRange(1, 1024), help="Tensor-parallel degree (default: "
+              "every card in one replica).")
+@click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8", "int8", "fp4"]),
+              help="Precision the model was served at.")
+@click.option("--engine", help="Engine and version, e.g. 'vLLM 0.9' (else the file's).")
+@click.option("--measured-on", help="Date of the run, e.g. 2026-11-20 (else the file's).")
+@click.option("--prompt-tokens", type=float, help="Mean prompt tokens per request, when the "
+              "file does not say (an MLPerf summary).")
+@click.option("--output-tokens", type=float, help="Mean output tokens per request, when the "
+              "file does not say.")
+@click.option("--scenario", "scenario", type=click.Path(dir_okay=False), help="A scenario "
+              "whose serving workload the benchmark served: gives the efficiency it implies.")
+@click.option("--workload", help="That serving workload's id (when the scenario has several).")
+@catalog_option
+@format_option("yaml", "json")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+def ingest(files: tuple[str, ...], card: str | None, cards: int | None, tp: int | None,
+           precision: str | None, engine: str | None, measured_on: str | None,
+           prompt_tokens: float | None, output_tokens: float | None, scenario: str | None,
+           workload: str | None, catalogs: tuple[str, ...], fmt: str, output: str | None
+           ) -> None:
+    """Read your own benchmark results as evidence: vLLM `bench serve` / benchmark_serving.py
+    JSON, SGLang bench_serving JSON lines, genai-perf or AIPerf JSON exports, an MLPerf
+    mlperf_log_summary.txt, or a training CSV (card, cards, precision, params, tokens_per_s or
+    step_time_s and global_batch_tokens). Prints a `benchmarks:` section to paste into a
+    scenario: there the measured efficiency replaces the catalog's for that card and precision
+    (docs/methodology.md section 18); with --scenario, also the efficiency each file implies.
+
+    \b
+    Example:
+      tco ingest bench.json --card h20 --cards 8 --precision fp8 --engine "vLLM 0.9"
+      tco ingest bench.json --card h20 --cards 8 --precision fp8 --scenario serve.yaml
+      tco ingest train-runs.csv --format json
+    """
+    from .exporters.ingest_view import ingest_text
+    from .measured import ingest as read_all
+
+    check_files({"--output": output}, {"SCENARIO": scenario, **{f"FILE {f}": f for f in files}},
+                catalogs)
+    loaded, catalog = load(scenario, catalogs)
+    work = None
+    if scenario:
+        from .measured import _workload
+        from .scenario import Benchmark
+
+        work = _scenario_workload(loaded, workload, _workload, Benchmark)
+    entries = read_all(list(files), catalog, card=card, cards=cards, precision=precision, tp=tp,
+                       engine=engine, measured_on=measured_on, prompt_tokens=prompt_tokens,
+                       output_tokens=output_tokens, workload=work)
+    emit(ingest_text(entries, fmt), output)
+
+
+def _scenario_workload(loaded: Any, wid: str | None, pick: Any, bench: Any) -> Any:
+    """The serving workload of `--scenario` the benchmark served (its model)."""
+    from .measured import BenchmarkError
+
+    try:
+        return pick(loaded.scenario, bench(serving={}, workload=wid))
+    except BenchmarkError as exc:
+        raise TcoError(exc.message.replace("(workload:", "(--workload:"),
+                       file=loaded.file, field="--workload") from None
+
+
+
+@cli.command()
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @catalog_option
 def validate(scenario: str, catalogs: tuple[str, ...]) -> None:

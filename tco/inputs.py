@@ -242,8 +242,16 @@ SERVE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("output_tokens", "tokens", "Output tokens per request", 1, 1e6),
     InputSpec("ttft_ms", "ms", "Objective: time to the first token", 1, 1e6,
               "milliseconds, e.g. 2000 for 2 s"),
-    InputSpec("tpot_ms", "ms", "Objective: time per output token", 0.1, 1e5,
+    InputSpec("tpot_ms", "ms", "Objective: time per output token (0: none, offline)", 0, 1e5,
               "milliseconds per token, e.g. 50 (20 tokens/s per user)"),
+    InputSpec("latency_percentile", "percentile", "The percentile the objectives state: 99 "
+              "(tail) or 50 (median)", 50, 99, "50 or 99", structural=True),
+    InputSpec("speculative_accepted_tokens", "tokens/step", "Speculative decoding: output "
+              "tokens each verification step gives a sequence on average (1: none)", 1, 16),
+    InputSpec("speculative_draft_tokens", "tokens/step", "Speculative decoding: draft tokens "
+              "verified per sequence per step", 0, 16),
+    _frac("speculative_draft_cost", "Speculative decoding: the draft's cost per step, a share "
+          "of the step's fixed time", 0.0, 2.0),
     InputSpec("layers", "layers", "Transformer layers (0: inferred from the parameters)",
               0, 1000, integer=True),
     InputSpec("kv_heads", "heads", "Key/value heads (0: inferred, grouped-query attention)",
@@ -251,6 +259,10 @@ SERVE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("head_dim", "units", "Width of one attention head (0: inferred)", 0, 4096,
               integer=True),
 ]}
+
+# A serving workload's inputs whose defaults are sourced figures in pricing/assumptions.yaml
+# (the draft of a workload that declares speculative decoding).
+SERVE_DEFAULTS = ("speculative_draft_tokens", "speculative_draft_cost")
 
 # A per-token API option (`api_options:`, methodology §18): its prices, from
 # pricing/api.yaml or the scenario (`api_options[].input_price_per_million_tokens`).
@@ -265,19 +277,39 @@ API_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
 SERVE_ASSUMPTIONS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("prefill_mfu_ratio", "ratio", "Prefill: utilization of the peak over the card's "
               "(vendor-tuned training) MFU", 0.1, 3.0),
-    InputSpec("decode_mfu_ratio", "ratio", "Decode, when compute-bound: utilization of the "
-              "peak over the card's (vendor-tuned training) MFU", 0.1, 3.0),
-    _frac("hbm_bandwidth_efficiency", "Decode: share of the memory bandwidth sustained "
-          "reading weights and KV cache", 0.05, 1.0),
+    InputSpec("decode_mfu_ratio", "ratio", "Decode compute: utilization of the peak over the "
+              "card's (vendor-tuned training) MFU", 0.1, 3.0),
     InputSpec("max_batch_sequences", "sequences", "Largest decode batch a serving engine "
               "runs per replica", 1, 1e5),
-    InputSpec("tail_latency_ratio", "ratio", "Latency objectives are percentiles (p99): the "
-              "objective over the mean the engine must run at", 1, 10),
-    InputSpec("allreduce_latency_s", "s", "Latency of one small tensor-parallel all-reduce "
-              "in decode", 0, 1e-2),
-    InputSpec("decode_step_overhead_s", "s", "Fixed time of a decode step outside the model's "
-              "kernels (scheduling the batch, sampling, launching the step)", 0, 0.1),
+    InputSpec("fp4_mfu_ratio", "ratio", "FP4 compute: the share of the FP4 peak reached over "
+              "the share of the FP8 peak reached (the card's FP8 MFU)", 0.1, 2.0),
+    _frac("fp4_weight_read_ratio", "Decode: FP4 weights are read at this share of the "
+          "achievable bandwidth (unpacking the block-scaled format)", 0.05, 1.0),
+    InputSpec("allreduce_hop_latency_s", "s", "Latency each further card adds to a small "
+              "tensor-parallel all-reduce in decode (per ring step, 2(t−1) steps)", 0, 1e-3),
+    InputSpec("ttft_tail_latency_ratio", "ratio", "Time to first token at the 99th percentile "
+              "over its mean (queueing behind other prompts)", 1, 20),
 ]}
+
+# A candidate's serving figures, from its stack's vendor-tuned engine (pricing/stacks.yaml);
+# resolved only when the scenario serves. `benchmarks:` the user measured override them.
+SERVE_CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _frac("serving_bandwidth_efficiency", "Decode: share of the datasheet memory bandwidth "
+          "the engine sustains reading weights and KV cache", 0.05, 1.0),
+    InputSpec("serving_step_overhead_s", "s", "Decode: the engine's fixed time per step "
+              "outside the model's kernels (scheduling, sampling, launch)", 0, 0.1),
+    InputSpec("serving_allreduce_latency_s", "s", "Decode: start-up latency of one small "
+              "tensor-parallel all-reduce", 0, 1e-3),
+    InputSpec("serving_tail_latency_ratio", "ratio", "Time per output token at the 99th "
+              "percentile over its mean (the engine's tail)", 1, 10),
+    _frac("serving_stock_efficiency", "Share of the vendor-tuned serving rate a stock engine "
+          "(public vLLM/SGLang) reaches: a team new to the stack", 0.05, 1.0),
+]}
+# A serving rate the user measured (`benchmarks:`) at one precision: `measured_serving_
+# efficiency_<precision>`, the share of the catalog's vendor-tuned rate measured.
+MEASURED_SERVING_SPEC = InputSpec(
+    "measured_serving_efficiency", "fraction", "Serving rate you measured, as a share of the "
+    "vendor-tuned model's at the same point", 0.01, 5.0)
 
 # The parallel layout of each workload on each candidate: chosen by the engine's search
 # (tco.layout) or pinned in the scenario (`candidates[].layout`); inputs of origin "derived".
@@ -296,6 +328,11 @@ LAYOUT_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("hsdp", "flag", "With ZeRO-3, sharding within a server and replicas across "
               "servers (1, HSDP) or over the whole data-parallel group (0)", 0, 1, integer=True),
 ]}
+
+# The serving precision the search chose (a code: its place in catalog.PRECISIONS, bf16 3,
+# fp16 4, fp8 5, int8 6, fp4 7), when a serving workload allows several.
+PRECISION_LAYOUT_SPEC = InputSpec("precision", "code", "Serving precision chosen (3 BF16, "
+                                  "4 FP16, 5 FP8, 6 INT8, 7 FP4)", 3, 7, integer=True)
 
 TEAM_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _money("engineer_cost_per_month", "money/month", "Loaded engineer cost per month", 100, 1e6),

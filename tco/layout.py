@@ -23,6 +23,7 @@ from .errors import ScenarioError
 from .inputs import Input
 from .model import Model
 from .model.step import DEGREES
+from .model.units import PRECISION_CODES
 from .resolved import Resolved
 
 POWERS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -45,30 +46,55 @@ SERVE_TARGETS = ("tokens_per_s_per_card", "fits_memory", "meets_objective", "ste
 
 
 def serve_grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
-               cards_max: float) -> list[tuple[int, ...]]:
-    """A serving workload chooses only its tensor-parallel degree (one replica within the
-    scale-up domain); its other degrees stay 1 (docs/methodology.md §18)."""
+               cards_max: float) -> list[tuple[float, ...]]:
+    """A serving workload chooses its tensor-parallel degree (one replica within the scale-up
+    domain) and, when it allows several, its precision among those the card has (the last
+    element: the code of PRECISION_CODES, -1 when fixed); its other degrees stay 1
+    (docs/methodology.md §18). The more accurate precisions and the smaller groups first."""
     p = f"candidates.{cid}"
     tp_max = min(values[f"{p}.scaleup_domain_cards"], values[f"{p}.cards_per_node"],
                  values["assumptions.tensor_parallel_max"], max(cards_max, 1))
     pins = pinned(resolved, cid, wid)
     check_tensor_pin(values, resolved, cid, wid, pins)
     tps = [pins["tp"]] if "tp" in pins else [x for x in POWERS if x <= tp_max]
-    return [(tp, 1, 1, 1, 1, 0, 0, 0, 0) for tp in tps]
+    return [(tp, 1, 1, 1, 1, 0, 0, 0, 0, code) for code in serve_codes(values, resolved, cid, wid)
+            for tp in tps]
 
 
-def best_serving(got: Mapping[str, Any], combos: list[tuple[int, ...]], cards: Any) -> Any:
-    """The degree with the most output tokens per second per card among those that fit, meet
-    the objective and have the cards; else the largest (the most memory and bandwidth)."""
+def serve_codes(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str
+                ) -> list[float]:
+    """The precision codes the search tries for `wid` on `cid`: those of its allowed
+    precisions the card has a peak for (-1: one precision, not chosen)."""
+    allowed = resolved.structure.allowed(wid)
+    if len(allowed) == 1:
+        return [-1.0]
+    p = f"candidates.{cid}"
+    has = [x for x in allowed if values.get(f"{p}.peak_tflops_{x}", 0.0) > 0]
+    return sorted(PRECISION_CODES[x] for x in (has or allowed))
+
+
+def best_serving(got: Mapping[str, Any], combos: list[tuple[float, ...]], cards: Any) -> Any:
+    """The combination with the most output tokens per second per card (the least cost per
+    token: the cards cost the same at any precision) among those that fit, meet the objective
+    and have the cards, the first of those within NEAR_BEST of it (more accurate, smaller
+    groups first); when none does, the fastest step among those that fit and have the cards
+    (the nearest to the objective, which its reason quotes), else the largest group (the most
+    memory and bandwidth)."""
     import numpy as np
 
     tp = np.asarray([c[0] for c in combos], dtype=float)
     n = np.asarray(cards, dtype=float)
     n = n[..., None] if n.ndim else n
-    ok = (got["fits_memory"] > 0) & (got["meets_objective"] > 0) & (tp <= n)
+    room = tp <= n
+    ok = (got["fits_memory"] > 0) & (got["meets_objective"] > 0) & room
     rate = np.where(ok, got["tokens_per_s_per_card"], -np.inf)
-    fallback = np.argmax(np.where(tp <= n, tp, -1.0), axis=-1)
-    return np.where(ok.any(axis=-1), np.argmax(rate, axis=-1), fallback)
+    top = np.max(rate, axis=-1, keepdims=True)
+    near = ok & (rate * NEAR_BEST >= top)
+    fits = (got["fits_memory"] > 0) & room
+    fastest = np.argmin(np.where(fits, got["step_seconds"], np.inf), axis=-1)
+    largest = np.argmax(np.where(room, tp, -1.0), axis=-1)
+    fallback = np.where(fits.any(axis=-1), fastest, largest)
+    return np.where(ok.any(axis=-1), np.argmax(near, axis=-1), fallback)
 
 
 def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
@@ -216,6 +242,8 @@ def evaluate_grid(model: Model, values: Mapping[str, float], cid: str, wid: str,
     arr = np.asarray(combos, dtype=float)
     for i, d in enumerate(DEGREES):
         env[layout_path(cid, wid, d)] = arr[:, i]
+    if arr.shape[1] > len(DEGREES) and layout_path(cid, wid, "precision") in env:
+        env[layout_path(cid, wid, "precision")] = arr[:, len(DEGREES)]
     env[f"candidates.{cid}.cards"] = cards
     out = needs.evaluate(env)
     shape = np.broadcast(np.asarray(cards), arr[:, 0]).shape
@@ -286,6 +314,9 @@ def choose(model: Model, resolved: Resolved, cids: list[str]) -> Resolved:
                     path = layout_path(cid, wid, d)
                     if inputs[path].origin != "scenario":
                         inputs[path] = chosen(inputs[path], float(v), step)
+                path = layout_path(cid, wid, "precision")
+                if len(pick) > len(DEGREES) and pick[-1] >= 0 and path in inputs:
+                    inputs[path] = chosen_precision(inputs[path], float(pick[-1]), step)
     return replace(resolved, inputs=inputs)
 
 
@@ -318,12 +349,21 @@ def at_size(model: Model, resolved: Resolved, cid: str, cards: float,
             lambda wid=wid, kind=kind: _choice(model, values, resolved, cid, wid, kind, cards))
         for d, v in zip(DEGREES, pick):
             out[layout_path(cid, wid, d)] = np.array([float(v)])
+        if len(pick) > len(DEGREES) and pick[-1] >= 0:
+            out[layout_path(cid, wid, "precision")] = np.array([float(pick[-1])])
     return out
 
 
 def chosen(inp: Input, value: float, step_s: float) -> Input:
     return replace(inp, value=value, low=None, high=None,
                    source=f"chosen by the layout search (step {step_s:.4g} s)")
+
+
+def chosen_precision(inp: Input, code: float, step_s: float) -> Input:
+    name = list(PRECISION_CODES)[int(code)]
+    return replace(inp, value=code, low=None, high=None,
+                   source=f"chosen by the search: {name.upper()}, the allowed precision with "
+                          f"the most tokens per second per card (step {step_s:.4g} s)")
 
 
 def per_size(model: Model, resolved: Resolved, cid: str, cards: Any,
@@ -341,6 +381,8 @@ def per_size(model: Model, resolved: Resolved, cid: str, cards: Any,
                                                                cards, values))
         for i, d in enumerate(DEGREES):
             out[layout_path(cid, wid, d)] = arr[:, i]
+        if arr.shape[1] > len(DEGREES) and np.all(arr[:, -1] >= 0):
+            out[layout_path(cid, wid, "precision")] = arr[:, -1]
     return out
 
 
@@ -402,7 +444,8 @@ def _grid_reads(cid: str, wid: str) -> list[str]:
     p, wp = f"candidates.{cid}", f"workloads.{wid}"
     return ["assumptions.hidden_per_layer_ratio", "assumptions.tensor_parallel_max",
             f"{wp}.active_params", f"{wp}.params", f"{wp}.seq_len_tokens", f"{wp}.experts",
-            f"{wp}.experts_per_token", f"{p}.scaleup_domain_cards", f"{p}.cards_per_node"]
+            f"{wp}.experts_per_token", f"{p}.scaleup_domain_cards", f"{p}.cards_per_node",
+            *(f"{p}.peak_tflops_{x}" for x in PRECISION_CODES)]
 
 
 def _remembered(model: Model, resolved: Resolved, values: Mapping[str, float], cid: str,
@@ -419,7 +462,8 @@ def _remembered(model: Model, resolved: Resolved, values: Mapping[str, float], c
     reads = remembered.get((sh, wid))
     if reads is None:  # the inputs the choice reads, as the first twin names them
         serve = f"{cid}.{wid}.tokens_per_s_per_card" in model.expressions()
-        chosen_here = {layout_path(cid, wid, d) for d in DEGREES} | {f"candidates.{cid}.cards"}
+        chosen_here = {layout_path(cid, wid, d) for d in (*DEGREES, "precision")} | {
+            f"candidates.{cid}.cards"}
         used = [n for n in model.feeding(targets(cid, wid, serve)).inputs_used()
                 if n not in chosen_here]
         reads = remembered[(sh, wid)] = (cid, used + _grid_reads(cid, wid))

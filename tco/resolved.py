@@ -78,6 +78,22 @@ class Structure:
     def site_of_candidate(self, k: int) -> str:
         """The site id of the k-th candidate."""
         return self.site_of[k] if self.site_of else ""
+    # the precisions each workload may use, in the order of `workloads`: a serving workload's
+    # `precisions` (the search picks one per candidate), else its one precision; () all one
+    precisions: tuple[tuple[str, ...], ...] = ()
+    # serving workloads that declare speculative decoding (`speculative_accepted_tokens`)
+    speculative: tuple[str, ...] = ()
+    # each candidate's precisions with a serving rate the user measured (`benchmarks:`), in
+    # the order of `candidates`; () none
+    measured: tuple[tuple[str, ...], ...] = ()
+
+    def allowed(self, wid: str) -> tuple[str, ...]:
+        """The precisions workload `wid` may serve at (its one precision unless it allows
+        several)."""
+        for k, (w, prec, _kind) in enumerate(self.workloads):
+            if w == wid:
+                return self.precisions[k] if self.precisions else (prec,)
+        raise KeyError(wid)
 
 
 @dataclass

@@ -109,6 +109,18 @@ class Result:
     # where each option is in (*candidates, *api_options), by id: `candidate` is asked for
     # every option of a scenario of a thousand (checked at each look-up, rebuilt when stale)
     _at: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _frontiers: Any = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def frontiers(self) -> Any:
+        """Each serving workload's throughput-interactivity frontier on each option that
+        serves it (tco.frontier: workload -> option -> Frontier), computed once when first
+        asked for: the same model's formulas over an array of objectives."""
+        if self._frontiers is None:
+            from .frontier import frontiers
+
+            self._frontiers = frontiers(self)
+        return self._frontiers
 
     @property
     def scenario(self) -> Scenario:

@@ -28,6 +28,7 @@ from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
     SERVE_ASSUMPTIONS,
+    SERVE_CANDIDATE_INPUTS,
 )
 from .numfields import Num, Whole
 from .numtext import number_from_text
@@ -88,6 +89,13 @@ class Workload(_Strict):
     layers: Whole | None = None
     kv_heads: Whole | None = None
     head_dim: Whole | None = None
+    # serve only: the precisions it may be served at (each option serves at the one of them its
+    # card has that costs least: chosen by search), instead of one `precision`
+    precisions: list[Precision] | None = Field(default=None, min_length=1)
+    latency_percentile: Num | None = None  # 99 (default): objectives are p99; 50: medians
+    speculative_accepted_tokens: Num | None = None
+    speculative_draft_tokens: Num | None = None
+    speculative_draft_cost: Num | None = None
 
     @model_validator(mode="after")
     def _fields_of_kind(self) -> Workload:
@@ -119,6 +127,41 @@ class Workload(_Strict):
             raise _field_error("not_positive", "expected a positive number of tokens per "
                                f"second, found {self.tokens_per_s_per_user:g}",
                                "tokens_per_s_per_user")
+        return self._serving_options()
+
+    def _serving_options(self) -> Workload:
+        """Allowed precisions, the objectives' percentile and speculative decoding."""
+        if self.precisions is not None:
+            if "precision" in self.model_fields_set:
+                raise _field_error("conflict", "give precision or precisions, not both "
+                                   "(precisions: the ones each option may serve at)",
+                                   "precisions")
+            bad = [p for p in self.precisions if p not in SERVABLE]
+            if bad:
+                raise _field_error("precision", f"{bad[0]} is not a serving precision: expected "
+                                   f"some of {', '.join(SERVABLE)}", "precisions")
+            if len(set(self.precisions)) < len(self.precisions):
+                raise _field_error("duplicate", "a precision is listed twice", "precisions")
+            self.precision = self.precisions[0]
+        pct = self.latency_percentile
+        if pct is not None and pct not in (50.0, 99.0):
+            raise _field_error("percentile", f"found {pct:g}; expected 50 (the objectives are "
+                               "medians) or 99 (99th percentiles, the default)",
+                               "latency_percentile")
+        spec = (self.speculative_accepted_tokens, self.speculative_draft_tokens,
+                self.speculative_draft_cost)
+        if self.speculative_accepted_tokens is None and any(x is not None for x in spec):
+            raise _field_error("speculation", "speculative decoding is declared by "
+                               "speculative_accepted_tokens (tokens each step gives a "
+                               "sequence); give it with the draft's figures",
+                               "speculative_accepted_tokens")
+        drafted = self.speculative_draft_tokens
+        if (drafted is not None and self.speculative_accepted_tokens is not None
+                and self.speculative_accepted_tokens > drafted + 1):
+            raise _field_error("too_many", f"{self.speculative_accepted_tokens:g} tokens "
+                               f"accepted per step from {drafted:g} drafted: expected at most "
+                               f"{drafted + 1:g} (the drafted ones and the target's own)",
+                               "speculative_accepted_tokens")
         return self
 
     def _training_shape(self) -> Workload:
@@ -136,13 +179,18 @@ class Workload(_Strict):
         what it was before serving existed."""
         data = handler(self)
         drop = TRAINING_ONLY if self.kind == "serve" else SERVE_FIELDS
+        if self.precisions is not None:  # `precision` is its first, not the user's
+            drop = (*drop, "precision")
         return {k: v for k, v in data.items()
                 if not (k in drop or (k in SERVE_FIELDS and v is None))}
 
 
 SERVE_FIELDS = ("input_tokens_per_day", "output_tokens_per_day", "peak_to_average",
                 "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms",
-                "tokens_per_s_per_user", "layers", "kv_heads", "head_dim")
+                "tokens_per_s_per_user", "layers", "kv_heads", "head_dim", "precisions",
+                "latency_percentile", "speculative_accepted_tokens",
+                "speculative_draft_tokens", "speculative_draft_cost")
+SERVABLE = ("bf16", "fp16", "fp8", "int8", "fp4")  # the precisions a model is served at
 
 
 class Delivery(_Strict):
@@ -197,7 +245,8 @@ class Candidate(BaseModel):
     def _one_sizing(self) -> Candidate:
         # Unknown keys first: a typo of `cards` would otherwise read as 'no size given'.
         for key in self.model_extra or {}:
-            if key not in CANDIDATE_INPUTS or key == "cards":
+            if (key not in CANDIDATE_INPUTS and key not in SERVE_CANDIDATE_INPUTS) or \
+                    key == "cards":
                 raise _field_error(
                     "unknown_field", f"unknown field '{key}'{did_you_mean(key, _CANDIDATE_FIELDS)}",
                     key)
@@ -222,7 +271,8 @@ class Candidate(BaseModel):
         return dict(self.model_extra or {})
 
 
-_CANDIDATE_FIELDS = list(Candidate.model_fields) + list(CANDIDATE_INPUTS)
+_CANDIDATE_FIELDS = (list(Candidate.model_fields) + list(CANDIDATE_INPUTS)
+                     + list(SERVE_CANDIDATE_INPUTS))
 _ASSUMPTION_KEYS = [*ASSUMPTION_INPUTS, *SERVE_ASSUMPTIONS]
 
 
@@ -400,6 +450,35 @@ class ApiOption(_Strict):
     source: str | None = Field(default=None, min_length=1, max_length=500)
 
 
+class Benchmark(_Strict):
+    """A benchmark you ran (docs/methodology.md §18, "Your own benchmarks"): a result file
+    (`file`, read relative to the scenario) or the measurement inline (`serving` or
+    `training`, as `tco ingest` writes it), and what the file does not say: the card, how many
+    cards ran it, the tensor-parallel degree, the precision, the serving workload whose model
+    it served, the engine and the date."""
+
+    file: str | None = Field(default=None, min_length=1, max_length=1000)
+    serving: dict[str, Any] | None = None
+    training: list[dict[str, Any]] | None = None
+    card: str | None = None
+    cards: Whole | None = Field(default=None, ge=1, le=1_000_000)
+    tp: Whole | None = Field(default=None, ge=1, le=1024)
+    precision: Precision | None = None
+    workload: str | None = None
+    engine: str | None = Field(default=None, max_length=200)
+    measured_on: str | None = Field(default=None, max_length=40)
+    prompt_tokens: Num | None = None
+    output_tokens: Num | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Benchmark:
+        given = [k for k in ("file", "serving", "training") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of file, serving or training"
+                             + (f" (got {', '.join(given)})" if given else ""))
+        return self
+
+
 class Scenario(_Strict):
     name: str = Field(default="Untitled scenario", max_length=200)
     description: str | None = None
@@ -426,14 +505,17 @@ class Scenario(_Strict):
     policy: Policy = Policy()
     # per-token APIs that may serve the serving workloads (each an option of its own)
     api_options: list[ApiOption] = Field(default=[], max_length=MAX_LISTED)
+    # benchmarks you ran: they replace the catalog's efficiencies for their card (tco.measured)
+    benchmarks: list[Benchmark] = Field(default=[], max_length=MAX_LISTED)
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
         """Without `api_options` when there is none, and without `profile` when none is named:
         a scenario's data (and digest) is what it was before they existed."""
         data = handler(self)
-        if not data.get("api_options"):
-            data.pop("api_options", None)
+        for key in ("api_options", "benchmarks"):
+            if not data.get(key):
+                data.pop(key, None)
         if data.get("profile") is None:  # likewise without a profile
             data.pop("profile", None)
         return data

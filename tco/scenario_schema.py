@@ -25,6 +25,7 @@ from .inputs import (
     FINANCE_INPUTS,
     LEASE_INPUTS,
     SERVE_ASSUMPTIONS,
+    SERVE_CANDIDATE_INPUTS,
     SERVE_INPUTS,
     SITE_INPUTS,
     TARGET_INPUTS,
@@ -114,6 +115,10 @@ def scenario_schema() -> JsonObj:
     _describe(defs["Workload"]["properties"], {**WORKLOAD_INPUTS, **SERVE_INPUTS})
     defs["Workload"]["properties"]["tokens_per_s_per_user"]["description"] = (
         "Objective: output tokens per second per user (instead of tpot_ms = 1000 / this)")
+    defs["Workload"]["properties"]["precisions"]["description"] = (
+        "Serving only, instead of precision: the precisions the model may be served at (its "
+        "accuracy floor); each option serves at the one its card has that costs least per "
+        "token, chosen by search (docs/methodology.md section 18)")
     _describe(defs["Facility"]["properties"], {**FACILITY_INPUTS, **SITE_INPUTS})
     _describe(defs["Site"]["properties"], {**FACILITY_INPUTS, **SITE_INPUTS})
     defs["Facility"]["properties"]["sites"]["description"] = (
@@ -126,7 +131,7 @@ def scenario_schema() -> JsonObj:
     _describe(defs["Team"]["properties"], TEAM_INPUTS)
     candidate = defs["Candidate"]
     _describe(candidate["properties"], {"cards": CANDIDATE_INPUTS["cards"], **TARGET_INPUTS})
-    for key, spec in CANDIDATE_INPUTS.items():
+    for key, spec in {**CANDIDATE_INPUTS, **SERVE_CANDIDATE_INPUTS}.items():
         if key != "cards":  # any other candidate input overrides the catalog's figure
             candidate["properties"][key] = _number(spec)
     candidate["properties"]["site"]["description"] = (

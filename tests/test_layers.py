@@ -31,14 +31,16 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # files -> validated data: YAML, the catalog, scenarios, their schemas, the pydantic
     # number fields they share, and the starter scenarios `tco init` writes with their schema
     ("loading", ("tco.yamlio", "tco.catalog", "tco.scenario", "tco.scenario_schema",
-                 "tco.quote_schema", "tco.numfields", "tco.starters")),
+                 "tco.quote_schema", "tco.numfields", "tco.starters", "tco.benchmarks")),
     # validated data -> Resolved
     # (profiles: a buyer profile's figures, taken where the scenario gives none)
     ("resolve", ("tco.resolve", "tco.profiles")),
     # the formulas, one module per chapter, and twins of them
     ("model", ("tco.model", "tco.twins")),
     # discrete choices made by evaluating the model: layouts and cluster sizes
-    ("choices", ("tco.layout", "tco.sizing")),
+    # (measured: a benchmark's efficiency, by inverting the model at the measured point;
+    # frontier: the serving search over an array of objectives)
+    ("choices", ("tco.layout", "tco.sizing", "tco.measured", "tco.frontier")),
     # Resolved + Model -> Result
     ("engine", ("tco.engine", "tco.result")),
     # the decision on a Result (tco/decide/ of issue 26 will hold it): below the analyses,
@@ -59,12 +61,17 @@ KNOWN_UPWARD = {
     ("tco.recommend", "tco.exporters.fmt"): 26,
     ("tco.recommend", "tco.exporters.portfolios"): 26,
     ("tco.recommend", "tco.exporters.serving_view"): 26,
+    # resolution applies the user's benchmarks, whose efficiencies come from inverting the
+    # model (tco.measured): to move to the engine, between resolving and building
+    ("tco.resolve.benchmarks", "tco.measured"): 29,
 }
 KNOWN_CYCLES = {
-    ("tco.exporters.api_view", "tco.exporters.data", "tco.exporters.serving_view",
-     "tco.exporters.workloads", "tco.recommend"): 26,
-    ("tco.exporters.report_api", "tco.exporters.report_portfolios", "tco.exporters.report_view",
+    ("tco.exporters.api_view", "tco.exporters.data", "tco.exporters.frontier_view",
+     "tco.exporters.serving_view", "tco.exporters.workloads", "tco.recommend"): 26,
+    ("tco.exporters.frontier_report", "tco.exporters.report_api",
+     "tco.exporters.report_portfolios", "tco.exporters.report_view",
      "tco.exporters.report_workloads", "tco.exporters.serving_report"): 26,
+    ("tco.measured", "tco.resolve", "tco.resolve.benchmarks", "tco.resolve.resolver"): 29,
 }
 
 

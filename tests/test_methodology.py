@@ -41,6 +41,25 @@ policy: {holds_stock: {h200-sxm: {cards: 64, age_years: 1}}}
 """
 
 
+# A serving scenario with a benchmark of the user's (inline, as `tco ingest` writes it).
+MEASURED = """
+name: measured
+rent_options: none
+workloads:
+  - {id: chat, kind: serve, params: 70e9, precision: fp8, layers: 80, kv_heads: 8,
+     head_dim: 128, input_tokens_per_day: 2e9, output_tokens_per_day: 1e9, prompt_tokens: 1024,
+     output_tokens: 512, tpot_ms: 80}
+candidates:
+  - {id: h20, card: h20, cards: 64}
+benchmarks:
+  - card: h20
+    cards: 8
+    precision: fp8
+    serving: {output_tokens_per_s: 2410.5, mean_tpot_ms: 72.5, prompt_tokens: 1024,
+              output_tokens: 512}
+"""
+
+
 def model_keys(result) -> set[str]:
     """The distinct quantity keys: "<candidate>.<key>", "<candidate>.<workload>.<key>" and
     "<candidate>.y<t>.<component>" all end in the key."""
@@ -75,7 +94,9 @@ def keys(catalog, example) -> set[str]:
     from test_lease import LEASED  # a leased option (§7, "Leasing")
 
     leased = compute(load_scenario_text(LEASED), catalog)
-    return model_keys(example) | model_keys(other) | model_keys(serving) | model_keys(leased)
+    measured = compute(load_scenario_text(MEASURED), catalog)  # `benchmarks:` (§18)
+    return (model_keys(example) | model_keys(other) | model_keys(serving) | model_keys(leased)
+            | model_keys(measured))
 
 
 def test_every_model_quantity_has_a_formula_row(keys):

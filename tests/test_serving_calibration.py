@@ -1,19 +1,20 @@
-"""Published serving throughput against the DEFAULT serving model (issue 14; methodology §18).
+"""Published serving throughput against the DEFAULT serving model (issues 14 and 29;
+methodology §18).
 
-Each case (tests/data/serving_benchmarks.yaml, with its MLPerf result log) is run with the
-shipped catalog and no override: the model (parameters, layers, KV heads), the request shape,
-the MLPerf scenario's latency objective, the card and the card count. Every submission is the
-vendor's own tuned engine, so the team is familiar with the stack (team factor 1), exactly as
-the training calibration runs vendor benchmarks (tests/test_calibration.py, `familiar`):
-evaluating a ROCm submission with a CUDA team's factor would make it look slower than it ran.
+Each case (tests/data/serving_benchmarks.yaml: MLPerf Inference results with their logs, and
+InferenceX throughput-interactivity points with their pages) is run with the shipped catalog
+and no override: the model (parameters, layers, KV heads), the request shape, the objective
+(MLPerf's scenario, or the frontier's time per token at the median), the card and the card
+count. A vendor's tuned engine runs with the team familiar with the stack (team factor 1), a
+stock engine with a team new to it (the stack's serving_stock_efficiency).
 
-* IN-SAMPLE: the cases the serving ratios (prefill_mfu_ratio, decode_mfu_ratio) were fitted
-  on, so that their median error is near zero.
-* OUT-OF-SAMPLE: cases no figure was set from. Their median |error| is the stated accuracy;
-  issue 14's target is 25%.
-* EXCLUDED: kept and reported, not counted (an input the model needs is not published).
+* IN-SAMPLE: the cases the serving figures were fitted on (tests/serving_fit.py).
+* OUT-OF-SAMPLE: cases no figure was set from. The acceptance of issue 29 counts the
+  latency-bound ones (Server, Interactive, frontier): median |error| at most 25%, none beyond
+  ±60%; Offline is reported apart.
+* TEAM: stock engines (MLPerf open division), the your-team side of the distinction.
 
-An error is published / modelled tokens per second per card − 1 (positive: the model is
+An error is published / modelled output tokens per second per card − 1 (positive: the model is
 slower than the published result, pessimistic).
 """
 
@@ -22,99 +23,108 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from serving_support import benchmarks, case_name, error, serve_job
+from serving_fit import FIGURES, current, in_sample, loss
+from serving_support import (
+    LATENCY_BOUND,
+    benchmarks,
+    case_name,
+    error,
+    scenario_of,
+    serve_job,
+)
 
 DATA = benchmarks()
 CASES = DATA["cases"]
-OUT_OF_SAMPLE_MEDIAN = 0.25  # issue 14's target for the held-out set
-IN_SAMPLE_CENTRE = 0.05
-CASE_TOLERANCE = 0.35
-# Documented misses (methodology §18, tight latency): beyond the tolerance, kept as strict
-# expected failures so that a change that fixes (or worsens past) them is noticed.
-MISSES = {"llama2-70b Interactive 8xmi300x (v5.1)": -0.578,
-          "llama2-70b Interactive 8xb200 (v5.1)": -0.495}
+MEDIAN_TARGET = 0.25  # issue 29: median |error| on the held-out latency-bound results
+WORST_TARGET = 0.60  # issue 29: none beyond ±60%
 
 
 @pytest.fixture(scope="module")
 def case_errors(catalog) -> dict[str, float]:
-    return {case_name(c): error(catalog, c, DATA) for c in CASES}
+    return {case_name(c): error(catalog, c, DATA) for c in CASES
+            if c["sample"] != "excluded"}
 
 
-def test_every_case_has_its_source_and_log():
+def errors_of(case_errors: dict[str, float], sample: str, scenarios: tuple[str, ...]
+              ) -> list[float]:
+    return [case_errors[case_name(c)] for c in CASES
+            if c["sample"] == sample and scenario_of(c) in scenarios]
+
+
+def test_every_case_has_its_source():
+    names = [case_name(c) for c in CASES]
+    assert len(set(names)) == len(names)
     for c in CASES:
-        assert c["source"].startswith("https://github.com/mlcommons/inference_results_v")
-        assert c["log"].startswith(("closed/", "open/")) and c["model"] in c["log"]
-        assert c["sample"] in ("in", "out", "excluded")
+        assert c["sample"] in ("in", "out", "team", "excluded")
+        assert c["tuning"] in ("vendor", "stock") if "tuning" in c else c["sample"] == "excluded"
+        if c.get("kind") == "frontier":
+            assert c["page"].startswith("https://inferencex.semianalysis.com/compare-precision/")
+        else:
+            assert c["source"].startswith("https://github.com/mlcommons/inference_results_v")
+            assert c["log"].startswith(("closed/", "open/"))
 
 
-def test_out_of_sample_median_error(case_errors):
-    out = [abs(case_errors[case_name(c)]) for c in CASES if c["sample"] == "out"]
-    assert len(out) >= 10
-    assert statistics.median(out) <= OUT_OF_SAMPLE_MEDIAN, statistics.median(out)
+def test_out_of_sample_latency_bound_meets_issue_29(case_errors):
+    """The accuracy issue 29 asks for, on the held-out Server, Interactive and frontier
+    results: median |error| at most 25% and none beyond ±60%."""
+    out = errors_of(case_errors, "out", LATENCY_BOUND)
+    assert len(out) >= 30
+    assert statistics.median(abs(e) for e in out) <= MEDIAN_TARGET
+    worst = max(out, key=abs)
+    assert abs(worst) <= WORST_TARGET, worst
+
+
+def test_out_of_sample_offline_is_reported_and_within_the_same_bounds(case_errors):
+    out = errors_of(case_errors, "out", ("Offline",))
+    assert len(out) >= 20
+    assert statistics.median(abs(e) for e in out) <= MEDIAN_TARGET
+    assert max(abs(e) for e in out) <= WORST_TARGET
 
 
 def test_in_sample_is_centred(case_errors):
-    ins = [case_errors[case_name(c)] for c in CASES if c["sample"] == "in"]
-    assert abs(statistics.median(ins)) <= IN_SAMPLE_CENTRE, ins
+    ins = errors_of(case_errors, "in", ("Offline", *LATENCY_BOUND))
+    assert abs(statistics.median(ins)) <= 0.10, ins
+    assert statistics.median(abs(e) for e in ins) <= 0.15, ins
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="documented miss "
-                                            f"({MISSES[case_name(c)]:+.1%}), methodology §18"))
-    if case_name(c) in MISSES else c
-    for c in CASES if c["sample"] != "excluded"],
-    ids=[case_name(c) for c in CASES if c["sample"] != "excluded"])
-def test_case_within_tolerance(case, case_errors):
-    assert abs(case_errors[case_name(case)]) <= CASE_TOLERANCE
+def test_the_shipped_figures_are_the_fit(catalog):
+    """The serving figures in pricing/ are the in-sample fit (tests/serving_fit.py), rounded:
+    moving any one of them by 3% in either direction does not lower the in-sample loss by more
+    than the rounding can (0.002)."""
+    cases = in_sample(catalog, DATA)
+    shipped = current(catalog)
+    base = float(loss(cases, shipped))
+    for name in FIGURES:
+        for k in (0.97, 1.03):
+            moved = float(loss(cases, {**shipped, name: shipped[name] * k}))
+            assert moved >= base - 0.002, (name, k, moved, base)
 
 
-@pytest.mark.parametrize("name", sorted(MISSES))
-def test_documented_misses_are_as_stated(name, case_errors):
-    assert case_errors[name] == pytest.approx(MISSES[name], abs=0.0005)
+def test_a_stock_engine_is_slower_than_the_vendors(catalog):
+    """The your-team side: a stock engine (familiarity 0) serves at the stack's
+    serving_stock_efficiency of the vendor-tuned rate, never faster."""
+    for case in [c for c in CASES if c["sample"] == "team"][:4]:
+        stock = serve_job(catalog, case, DATA)["tokens_per_s_per_card"]
+        tuned = serve_job(catalog, {**case, "tuning": "vendor"}, DATA)["tokens_per_s_per_card"]
+        assert 0 < stock < tuned, case_name(case)
 
 
-def test_the_step_overhead_is_fitted_on_the_in_sample_median(catalog):
-    """`decode_step_overhead_s` is 0 because the in-sample median |error| is least there: on
-    a grid of 0 to 4 ms it only grows (1.7% at 0, 2.7% at 2 ms, 4.1% at 4 ms). The one
-    in-sample case it helps (Interactive, -24% at 0, -18% at 2 ms) is not a fit: a figure
-    set by one case is tuning to it (methodology §18)."""
-    def median_in(overhead: float) -> float:
-        return statistics.median(abs(error(catalog, c, DATA, assumptions={
-            "decode_step_overhead_s": overhead})) for c in CASES if c["sample"] == "in")
-
-    grid = [median_in(x) for x in (0.0, 0.001, 0.002, 0.004)]
-    assert grid == sorted(grid) and grid[0] < grid[1]
-    assert catalog.assumption("decode_step_overhead_s").best == 0.0
+@pytest.mark.parametrize("case", [c for c in CASES if c["sample"] in ("in", "out")],
+                         ids=[case_name(c) for c in CASES if c["sample"] in ("in", "out")])
+def test_case_within_the_bound(case, case_errors):
+    assert abs(case_errors[case_name(case)]) <= WORST_TARGET
 
 
-def test_vendor_runs_are_not_charged_a_team_factor(catalog):
-    """A ROCm submission runs with familiarity 1: its serving rate is the vendor-tuned one.
-    With a CUDA team's default (familiarity 0 on ROCm) it would be slower by the stack's
-    factor, which is the user's own shortfall, not the vendor's."""
-    case = next(c for c in CASES if c["card"] == "mi300x" and c["scenario"] == "Offline")
-    tuned = serve_job(catalog, case, DATA)
-    assert tuned["tensor_parallel"] >= 1
-    # The scenario serve_job builds states familiarity 1 for the card's stack.
-    assert error(catalog, case, DATA) == pytest.approx(
-        case["tokens_per_s"] / case["cards"] / tuned["tokens_per_s_per_card"] - 1)
-
-
-def test_offline_llama2_70b_on_h100_by_hand(catalog):
-    """MLPerf v4.1 H100 Offline, the model's own arithmetic (TP 2, compute-bound decode):
-    per sequence and step, decode FLOPs = 2·68.98e9 + 4·80·h·(300 + 290.3/2) with
-    h = sqrt(68.98e9 / (12·80)) = 8,476.7, i.e. 1.3796e11 + 1.2079e9 = 1.3917e11 FLOP; the
-    replica's compute = 2 × 1,978.9e12 × 0.37 (H100 FP8 MFU) × 1.2 (decode ratio)
-    = 1.7572e15 FLOP/s: 7.920e-5 s per sequence. Prefill of one request: 300 × (1.3796e11 +
-    2·80·8,476.7·300) / (2 × 1,978.9e12 × 0.37 × 1.3) = 300 × 1.3837e11 / 1.9037e15 = 0.021806 s,
-    i.e. 7.5115e-5 s per sequence per step (/ 290.3). Memory: 2 × 80 × 0.9 = 144 GB usable on
-    two cards, weights 68.98 GB, KV 163,840 B/token × 590.3 tokens = 96.717 MB a sequence:
-    (144 − 68.98) / 0.096717 = 775.7, so 775 sequences, under the engine's 1,024."""
-    case = next(c for c in CASES if c["card"] == "h100-sxm" and c["cards"] == 8
-                and c["scenario"] == "Offline" and c["model"] == "llama2-70b")
-    job = serve_job(catalog, case, DATA)
-    assert job["tensor_parallel"] == 2
-    assert job["hidden_size"] == pytest.approx(8476.7, rel=1e-4)
-    assert job["decode_compute_seconds_per_sequence"] == pytest.approx(7.920e-5, rel=1e-3)
-    assert job["prefill_seconds"] == pytest.approx(0.021806, rel=1e-3)
-    assert job["kv_cache_bytes_per_token"] == 2 * 80 * 8 * 128 * 1
-    assert job["batch_sequences"] == 775
+def test_the_tensor_parallel_search_on_cuda(catalog):
+    """MLPerf v5.1: NVIDIA runs Llama 2 70B at TP 1 in Interactive (its B200 and H200 configs,
+    research for issue 29 §2.4); the model's search picks one or two cards per replica there
+    (on ROCm it picks four where AMD ran one: methodology §18), and four for 139 tokens/s per
+    user on B200, as InferenceX's concurrency implies."""
+    inter = [c for c in CASES if c.get("scenario") == "Interactive" and c["sample"] == "in"
+             and catalog.card(c["card"]).stack == "cuda"]
+    assert inter
+    for case in inter:
+        assert serve_job(catalog, case, DATA)["tensor_parallel"] <= 2, case_name(case)
+    fast = next(c for c in CASES if c.get("kind") == "frontier" and c["card"] == "b200"
+                and c["tokens_per_s_per_user"] == 139 and c["precision"] == "fp8")
+    assert serve_job(catalog, fast, DATA)["tensor_parallel"] == 4

@@ -110,18 +110,18 @@ def test_tco_montecarlo_serving_metric_needs_a_serving_workload():
 
 
 def test_dedicated_fleet_cost_per_token_by_hand(catalog):
-    """tests/test_serving.py's hand case: 3.4569 cards busy on average, 7 at the peak. On a
-    fleet of its own the lines that follow the cards scale by 7 / 3.4569 = 2.0249; the
+    """tests/test_serving.py's hand case: 4.1466 cards busy on average, 9 at the peak. On a
+    fleet of its own the lines that follow the cards scale by 9 / 4.1466 = 2.1704; the
     electricity follows the tokens and porting is one effort."""
     (c,) = compute(load_scenario_text(HAND, "hand.yaml"), catalog).candidates
     job = c.jobs["chat"]
-    factor = 7 / job["average_cards_busy"]
+    factor = 9 / job["average_cards_busy"]
     assert job["peak_fleet_factor"] == pytest.approx(factor, rel=1e-12)
-    assert factor == pytest.approx(2.0249, rel=1e-4)
+    assert factor == pytest.approx(2.1704, rel=1e-4)
     fixed = sum(job[f"cost_{k}"] for k in ("hardware", "facility", "operations", "rental"))
     year = fixed * factor + job["cost_electricity"] + job["cost_porting"]
     assert job["dedicated_fleet_cost_per_year"] == pytest.approx(year, rel=1e-12)
-    share = job["input_cost_share"]  # 0.68184, worked out in tests/test_serving.py
+    share = job["input_cost_share"]  # 0.56845, worked out in tests/test_serving.py
     per_m = year * (1 - share) / (2.5e9 * 365) * 1e6
     assert job["dedicated_cost_per_million_output_tokens"] == pytest.approx(per_m, rel=1e-12)
     # idle capacity costs more per token than the shared cluster's serving share
@@ -174,8 +174,8 @@ def test_the_table_of_a_plan_that_serves_first_shows_serving_figures(serve_first
     assert "cards at peak" in header and "USD/M out*" in header and "NPV/yr" in header
     job = serve_first_result.candidates[0].jobs["chat"]
     row = table.splitlines()[3]
-    # the hand case: 7 cards at the peak, TP 1
-    assert job["cards_needed"] == 7 and " 7 " in row and f"${job[METRIC]:,.3f}" in row
+    # the hand case: 9 cards at the peak, TP 1
+    assert job["cards_needed"] == 9 and " 9 " in row and f"${job[METRIC]:,.3f}" in row
     assert "cost/run*: one run" not in table and "M out*: cost per million output" in table
 
 
@@ -213,22 +213,20 @@ def test_the_report_of_a_plan_that_serves_first_words_it_as_serving(serve_first_
 def test_a_per_step_overhead_by_hand(catalog):
     """tests/test_serving.py's hand case with 2 ms of engine time per step: a_mem 2.5 ms,
     b_mem 23.04 us, b_cmp 20.82 us, pf 81.46 us (worked out there). The 20 ms objective leaves
-    18 ms: MIN((0.020 − 0.0025 − 0.002) / (b_mem + pf), (0.020 − 0.002) / (b_cmp + pf))
-    = MIN(148.3, 175.8) = 148.3, so 148 sequences (167 without it); the step is
-    0.0025 + 23.04e-6·148 + 0.002 + 81.46e-6·148 = 19.97 ms."""
+    20 − 2.5 − 2 = 15.5 ms for the sequences: 15.5 ms / 125.32 us = 123.7, so 123 sequences
+    (139 without it); the step is 0.0025 + 0.002 + 125.32e-6·123 = 19.91 ms."""
     base = compute(load_scenario_text(HAND, "h.yaml"), catalog).candidates[0].jobs["chat"]
-    text = HAND.replace("  allreduce_latency_s: 0\n",
-                        "  allreduce_latency_s: 0\n  decode_step_overhead_s: 0.002\n")
+    text = HAND.replace("    serving_step_overhead_s: 0\n", "    serving_step_overhead_s: 0.002\n")
     (c,) = compute(load_scenario_text(text, "h.yaml"), catalog).candidates
     job = c.jobs["chat"]
     b_mem, b_cmp = base["decode_kv_read_seconds_per_sequence"], \
         base["decode_compute_seconds_per_sequence"]
     pf = base["prefill_seconds_per_sequence_step"]
     assert b_mem == pytest.approx(23.04e-6, rel=1e-9) and pf == pytest.approx(81.46e-6, rel=1e-3)
-    by_latency = min((0.020 - 0.0025 - 0.002) / (b_mem + pf), (0.020 - 0.002) / (b_cmp + pf))
+    by_latency = (0.020 - 0.0025 - 0.002) / (b_mem + b_cmp + pf)
     assert job["batch_latency_limit"] == pytest.approx(by_latency, rel=1e-12)
-    assert by_latency == pytest.approx(148.3, rel=1e-3) and job["batch_sequences"] == 148
-    step = 0.0025 + b_mem * 148 + 0.002 + pf * 148
+    assert by_latency == pytest.approx(123.7, rel=1e-3) and job["batch_sequences"] == 123
+    step = 0.0025 + 0.002 + (b_mem + b_cmp + pf) * 123
     assert job["tpot_ms"] == pytest.approx(step * 1000, rel=1e-12)
     assert job["tokens_per_s_per_card"] < base["tokens_per_s_per_card"]
 

@@ -41,6 +41,8 @@ from .fields import (
     workload_fields,
 )
 from .fmt import money, number
+from .frontier_view import frontiers_json
+from .ingest_view import measured_json
 from .portfolios import portfolio_block, portfolios_json
 from .serving_view import (
     SERVE_FIRST_HEADER,
@@ -202,6 +204,8 @@ def compare_dict(result: Result) -> dict[str, Any]:
         "api_options": api_options_json(result),
         "policy": policy_dict(result.scenario_data),
         "candidates": [candidate_dict(result, c) for c in result.candidates],
+        "serving_frontiers": frontiers_json(result),
+        "measured_benchmarks": measured_json(result),
         "provenance": provenance(result),
     }
 

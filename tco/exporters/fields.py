@@ -262,6 +262,14 @@ FIELDS: tuple[Field, ...] = (
           applies="serve"),
     Field("tpot_ms", "tpot_ms", _W, "ms", "Time per output token (mean)", when="priced",
           applies="serve"),
+    Field("tpot_p99_ms", "tpot_p99_ms", _W, "ms", "Time per output token at the 99th "
+          "percentile (mean x the engine's tail ratio)", when="priced", applies="serve"),
+    Field("tokens_per_s_per_user", "tokens_per_s_per_user", _W, "tokens/s", "Output tokens "
+          "per second per user (1000 / the mean time per token)", when="priced",
+          applies="serve"),
+    Field("serving_precision", "serving_precision", _W, "code", "Precision served at, as its "
+          "code (3 BF16, 4 FP16, 5 FP8, 6 INT8, 7 FP4): the workload's, or the one the search "
+          "chose among its `precisions`", "integer", "priced", applies="serve"),
     Field("meets_objective", "meets_objective", _W, "", "Whether the latency objective is met "
           "(always, with none: offline)", "boolean", "priced", applies="serve"),
     Field("cards_needed", "cards_needed", _W, "cards", "Cards the peak traffic needs (whole "

@@ -32,6 +32,8 @@ from .fields import (
     YEARLY_COLUMNS,
     Field,
 )
+from .frontier_view import frontier_schema
+from .ingest_view import measured_schema
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 IN_UNIT = "in `unit`"  # an input value, in the unit the object's `unit` key gives
@@ -248,6 +250,8 @@ def _compare() -> JsonObj:
         "candidates": _array(_ref("candidate"), "Every option, ranked: the cheapest that "
                              "delivers the plan and may be used here first, infeasible ones "
                              "last"),
+        "serving_frontiers": frontier_schema(),
+        "measured_benchmarks": measured_schema(),
         "provenance": _ref("provenance"),
     }, "`tco compare --format json`")
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import charts, report_api
 from .fmt import SYMBOLS, number
+from .frontier_report import frontier_section
 
 if TYPE_CHECKING:
     from .report_view import View
@@ -79,6 +80,7 @@ def serving_section(view: View) -> list[dict[str, Any]]:
                         s("serve_col_dedicated", currency=cur), s("serve_col_energy")],
             "rows": rows, "svg": svg,
             "caption": s("serve_caption") + (" " + s("serve_api_caption") if apis else ""),
+            "frontier": frontier_section(view, w.id, w.name or w.id, len(out)),
         })
     return out
 

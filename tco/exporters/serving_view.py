@@ -9,6 +9,7 @@ from typing import Any
 from ..model import JOB_COMPONENTS
 from ..result import CandidateResult, Result
 from .fmt import SYMBOLS, money, number
+from .frontier_view import frontier_text
 
 # The serving figures each output shows, by the workload's key (fields.SERVE_WORKLOAD_FIELDS).
 CSV_KEYS = ("tokens_per_s_per_card", "cards_needed", "ttft_ms", "tpot_ms",
@@ -56,6 +57,7 @@ def serving_block(result: Result) -> str:
                 "objective; cost per million tokens over the card-hours serving uses; own "
                 "fleet: on cards of its own sized for the peak, idle off-peak):\n"
                 + text_table(header, rows, "lrrrrrrrr"))
+        out += frontier_text(result, wid)
     return out
 
 

@@ -19,7 +19,7 @@ from .jobcost import job_costs
 from .lease import lease
 from .operations import delivered, hours, running
 from .portfolio import portfolio
-from .serving import Serving, serving, token_costs
+from .serving import Serving, serving, serving_team, token_costs
 from .shortfall import shortfall_cost
 from .step import bandwidths
 from .timeline import plan_work, timeline
@@ -72,6 +72,7 @@ class Shape:
     held_by_age: bool  # its held stock is valued by its age (a book value), not a price given
     deliveries: int
     site: str  # the site it runs at ("" the first): whose facility inputs it reads
+    measured: tuple[str, ...] = ()  # precisions with a serving rate the user measured
 
 
 def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
@@ -85,7 +86,8 @@ def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
         held=st.held[k] if st.held else "",
         held_by_age=bool(st.held) and st.held[k] in st.held_by_age,
         deliveries=st.deliveries[k] if st.deliveries else 0,
-        site=st.site_of_candidate(k))
+        site=st.site_of_candidate(k),
+        measured=st.measured[k] if st.measured else ())
 
 
 def candidate(model: Model, st: Structure, cid: str) -> None:
@@ -102,10 +104,14 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     links, team = bandwidths(b), software_factor(b, stack)
     serves: dict[str, Serving] = {}
     runs: dict[str, Run] = {}
+    serve_team = serving_team(b, stack) if any(k == "serve" for _w, _p, k in st.workloads) \
+        else None
     for wid, precision, kind in st.workloads:
         if kind == "serve":
-            serves[wid] = serving(b, wid, precision, cl, links[0], team, st.objectives,
-                                  peak_must_fit=sh.acquire in ("buy", "lease"))
+            assert serve_team is not None
+            serves[wid] = serving(b, wid, st.allowed(wid), cl, links[0], serve_team,
+                                  st.objectives, peak_must_fit=sh.acquire in ("buy", "lease"),
+                                  speculative=wid in st.speculative, measured=sh.measured)
             runs[wid] = serves[wid].run
         else:
             runs[wid] = training_run(b, wid, precision, cl, links, team)

@@ -17,3 +17,6 @@ WEEKS_PER_YEAR = 365.25 / 7.0
 # number formats).
 BYTES_PER_VALUE = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0,
                    "int8": 1.0, "fp4": 0.5}
+# A serving precision chosen by search is the input `...layout.<workload>.precision`: its
+# place in this order (catalog.PRECISIONS): bf16 3, fp16 4, fp8 5, int8 6, fp4 7.
+PRECISION_CODES = {p: float(i) for i, p in enumerate(BYTES_PER_VALUE)}

@@ -7,15 +7,19 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from ..catalog import SERVING_FALLBACK_STACK
 from ..errors import UnknownId, did_you_mean
 from ..inputs import (
     CANDIDATE_INPUTS,
     DELIVERY_INPUTS,
     LAYOUT_INPUTS,
+    PRECISION_LAYOUT_SPEC,
+    SERVE_CANDIDATE_INPUTS,
     TARGET_INPUTS,
     Input,
     site_path,
 )
+from ..model.units import PRECISION_CODES
 from ..profiles import profile_figure
 from ..resolved import CandidateInfo
 from .held import held_note
@@ -34,7 +38,7 @@ RENT_KEYS = ("cloud_price_per_card_hour", "rent_reserved_fraction",
              "on_demand_price_per_card_hour")
 
 
-def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[CandidateInfo, bool]:
+def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
     """The candidate's inputs, what is known of it besides numbers, and whether it has a
     cloud price."""
     base = ["candidates", c.id]
@@ -47,13 +51,14 @@ def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[Candi
         cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
         site=site.id,
     )
-    figs, rent_note = catalog_figures(r, card, platform, stack, cooling, precisions, site)
+    figs, rent_note = catalog_figures(r, card, platform, stack, cooling, r.precisions(), site)
     if "pue" in site.given and "pue" in c.overrides:
         raise r.error(f"{site.words()} gives the PUE every option there runs at "
                       f"({site_path(site.id, 'pue')}); give it there or here, not both",
                       base + ["pue"])
     p = ".".join(base)
     figure_inputs(r, c, card, info, figs, missing_prices(r, card, platform))
+    serving_options(r, c, card, stack, info)
     if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
             c.overrides:
         shortfall_price(r, c, card, p, site.region)
@@ -61,7 +66,7 @@ def candidate(r: Resolution, c: Candidate, precisions: list[str]) -> tuple[Candi
         if key in figs or f"{p}.{key}" in r.inputs:  # shortfall_price_per_card_hour
             continue
         if key not in RENT_KEYS:
-            raise r.error(f"'{key}' is not used by this scenario", base + [key])
+            raise r.error(_unused(key), base + [key])
         r.put(r.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key]))
     if f"{p}.cloud_price_per_card_hour" in r.inputs:
         rent_terms(r, p)
@@ -106,6 +111,7 @@ def figure_inputs(r: Resolution, c: Candidate, card: Accelerator, info: Candidat
     itself."""
     base = ["candidates", c.id]
     p = ".".join(base)
+    needed = r.precisions(needed=True)
     for key, (fig, why, factor) in figs.items():
         spec = CANDIDATE_INPUTS[key]
         if key in c.overrides:
@@ -125,12 +131,48 @@ def figure_inputs(r: Resolution, c: Candidate, card: Accelerator, info: Candidat
                         origin="default"))
         elif fig is None:
             prec = key.removeprefix("peak_tflops_")
-            info.infeasible.append(f"{card.name} has no {prec.upper()} support")
+            if prec in needed:  # a workload that may use another precision is not barred
+                info.infeasible.append(f"{card.name} has no {prec.upper()} support")
             r.put(Input(path=f"{p}.{key}", value=0.0, spec=spec,
                         source=f"catalog: {card.id} has no {prec.upper()} support",
                         origin="catalog"))
         else:
             r.figure(f"{p}.{key}", fig, spec, why=why, factor=factor)
+
+
+def _unused(key: str) -> str:
+    """Why a candidate's figure is refused: no formula of the scenario reads it."""
+    why = " (a serving figure: no workload serves)" if key in SERVE_CANDIDATE_INPUTS else ""
+    return f"'{key}' is not used by this scenario{why}"
+
+
+def serving_options(r: Resolution, c: Candidate, card: Accelerator, stack: Stack,
+                    info: CandidateInfo) -> None:
+    """A serving workload's precisions the card has none of make it unserved here; a
+    scenario that serves gives the candidate its serving figures."""
+    for w in r.sc.workloads:
+        allowed = r.allowed(w.id)
+        if len(allowed) > 1 and all(card.peak(x) is None for x in allowed):
+            info.infeasible.append(f"{card.name} serves none of {w.id}'s precisions ("
+                                   f"{', '.join(x.upper() for x in allowed)})")
+    if r.serves:
+        serving_figures(r, c, stack, f"candidates.{c.id}")
+
+
+def serving_figures(r: Resolution, c: Candidate, stack: Stack, p: str) -> None:
+    """The candidate's serving figures: its stack's vendor-tuned engine's (a stack without
+    them serves with SERVING_FALLBACK_STACK's), or the scenario's own."""
+    fallback = r.catalog.stack(SERVING_FALLBACK_STACK)
+    for key, spec in SERVE_CANDIDATE_INPUTS.items():
+        if key in c.overrides:
+            r.put(r.given(["candidates", c.id, key], c.overrides[key], spec))
+            continue
+        fig, why = getattr(stack, key), ""
+        if fig is None:
+            fig = getattr(fallback, key)
+            why = (f"{stack.name.split(' (')[0]} has no serving figure: "
+                   f"{fallback.name.split(' (')[0]}'s")
+        r.figure(f"{p}.{key}", fig, spec, why=why)
 
 
 def missing_input(r: Resolution, c: Candidate, card_id: str, key: str, why: Missing) -> Input:
@@ -278,6 +320,14 @@ def layout_pins(r: Resolution, c: Candidate) -> None:
             raise r.error(
                 f"a serving workload is laid out by its tensor-parallel degree only: "
                 f"expected tp, found {', '.join(other)}", base + [wid, other[0]])
+    for w in r.sc.workloads:
+        allowed = r.allowed(w.id)
+        if w.kind == "serve" and len(allowed) > 1:
+            card = r.catalog.card(c.card)
+            has = [x for x in allowed if card.peak(x) is not None] or list(allowed)
+            r.put(Input(path=".".join(base + [w.id, "precision"]),
+                        value=PRECISION_CODES[has[0]], spec=PRECISION_LAYOUT_SPEC,
+                        source="to be chosen by the precision search", origin="derived"))
     for wid in wids:
         pins = c.layout.get(wid, {})
         for key, spec in LAYOUT_INPUTS.items():

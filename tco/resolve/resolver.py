@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..resolved import CandidateInfo, Resolved, Structure
 from .api_options import resolve_api_options
+from .benchmarks import apply_benchmarks
 from .candidates import candidate
 from .checks import check_distributions, check_licences_used, check_stock_used
 from .held import held_stock_inputs
@@ -40,9 +41,8 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     plan = workloads(r)
     infos: dict[str, CandidateInfo] = {}
     rent: list[str] = []
-    precisions = sorted({p for _, p, _ in plan})
     for c in sc.candidates:
-        infos[c.id], rented = candidate(r, c, precisions)
+        infos[c.id], rented = candidate(r, c)
         if rented:
             rent.append(c.id)
     check_policy(loaded, catalog)
@@ -50,6 +50,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     check_stock_used(r, infos)
     check_licences_used(r, infos)
     rent += rent_options(r, infos, rent)
+    apply_benchmarks(r, infos)  # the user's measured efficiencies (tco.resolve.benchmarks)
     priced = [cid for cid, info in infos.items() if not info.infeasible]
     api = resolve_api_options(r, [*infos, *(p.id for p in sc.portfolios)])
     check_distributions(r)  # every input known, the API options' prices included
@@ -87,6 +88,12 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         held_by_age=held_by_age,
         sites=tuple((s.id, *s.given) for s in r.sites.values()),
         site_of=tuple(infos[cid].site for cid in priced),
+        precisions=tuple(r.allowed(w.id) for w in sc.workloads)
+        if any(w.precisions for w in sc.workloads) else (),
+        speculative=tuple(w.id for w in sc.workloads
+                          if w.kind == "serve" and w.speculative_accepted_tokens is not None),
+        measured=tuple(r.measured.get(infos[cid].inputs_of or cid, ()) for cid in priced)
+        if r.measured else (),
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),

@@ -62,6 +62,25 @@ class Resolution:
         self.objectives: list[str] = []  # serving objectives given: workloads.<id>.<key>
         self.serve_assumed = False
         self.sites: dict[str, SiteFacts] = {}  # by id, the first site's "" (tco.resolve.sites)
+        # precisions with a serving rate the user measured, by candidate (`benchmarks:`,
+        # tco.resolve.benchmarks)
+        self.measured: dict[str, tuple[str, ...]] = {}
+
+    @property
+    def serves(self) -> bool:
+        """Whether a workload serves."""
+        return any(w.kind == "serve" for w in self.sc.workloads)
+
+    def allowed(self, wid: str) -> tuple[str, ...]:
+        """The precisions workload `wid` may run at: its `precisions`, else its precision."""
+        w = next(x for x in self.sc.workloads if x.id == wid)
+        return tuple(w.precisions) if w.precisions else (w.precision,)
+
+    def precisions(self, needed: bool = False) -> list[str]:
+        """Every precision a workload may run at; `needed`: those a workload must (its only
+        one: a card without it cannot run the workload)."""
+        return sorted({p for w in self.sc.workloads for p in self.allowed(w.id)
+                       if not needed or len(self.allowed(w.id)) == 1})
 
     def error(self, message: str, where: list[str]) -> ScenarioError:
         return self.loaded.error(message, where)

@@ -58,6 +58,11 @@ def workloads(r: Resolution) -> list[tuple[str, str, str]]:
     return out
 
 
+# The shortest time per output token an objective may state, ms (10,000 tokens/s per user:
+# above any published single-stream decode speed, which is in the low thousands).
+FASTEST_TPOT_MS = 0.1
+
+
 def serve_inputs(r: Resolution, w: Workload) -> None:
     """A serving workload's traffic, request shape and objective (given ones only: no
     objective is an offline workload; tokens_per_s_per_user is given as tpot_ms)."""
@@ -67,12 +72,14 @@ def serve_inputs(r: Resolution, w: Workload) -> None:
         if key == "tpot_ms" and w.tokens_per_s_per_user is not None:
             # checked in the unit it is written in (tokens/s), not as the tpot_ms it
             # becomes: the message quotes what the user wrote
-            rate, lo, hi = w.tokens_per_s_per_user, 1000 / spec.hi, 1000 / spec.lo
+            # (tpot_ms's 0 is no objective; a speed given is an objective, whose time per
+            # token is at least FASTEST_TPOT_MS)
+            rate, lo, hi = w.tokens_per_s_per_user, 1000 / spec.hi, 1000 / FASTEST_TPOT_MS
             if not (math.isfinite(rate) and lo <= rate <= hi):
                 raise r.error(
                     f"found {rate:g}, outside the plausible range {lo:g} to {hi:g} "
                     f"tokens/s per user for the output speed objective (a time per output "
-                    f"token of {spec.lo:g} to {spec.hi:g} ms)",
+                    f"token of {FASTEST_TPOT_MS:g} to {spec.hi:g} ms)",
                     base + ["tokens_per_s_per_user"])
             inp = r.given(base + ["tokens_per_s_per_user"], 1000 / rate, spec)
             inp.path = ".".join(base + [key])
@@ -86,6 +93,15 @@ def serve_inputs(r: Resolution, w: Workload) -> None:
         elif key == "peak_to_average":
             r.put(Input(path=".".join(base + [key]), value=1.0, spec=spec,
                         origin="default", source="default: traffic flat over the day"))
+        elif key == "tpot_ms":
+            r.put(Input(path=".".join(base + [key]), value=0.0, spec=spec, origin="default",
+                        source="default: no objective (offline, maximum throughput)"))
+        elif key == "latency_percentile":
+            r.put(Input(path=".".join(base + [key]), value=99.0, spec=spec, origin="default",
+                        source="default: objectives are 99th percentiles, as MLPerf and most "
+                        "service levels state them"))
+        elif key.startswith("speculative_") and w.speculative_accepted_tokens is not None:
+            r.figure(".".join(base + [key]), r.catalog.assumption(key), spec)
         elif key in ("layers", "kv_heads", "head_dim"):
             r.put(Input(path=".".join(base + [key]), value=0.0, spec=spec,
                         origin="default", source="default: inferred from the "

@@ -25,7 +25,7 @@ from .styles import Styles
 
 MAX_CELL_CHARS = 32767
 ORIGINS = {"catalog": "catalog", "scenario": "scenario", "default": "default",
-           "derived": "derived", "quote": "quote"}
+           "derived": "derived", "quote": "quote", "measured": "measured by you"}
 SIZING = {"cards": "cards", "deadline_days": "deadline_days", "power_cap_kw": "power_cap_kw",
           "plan": "cards: auto"}
 

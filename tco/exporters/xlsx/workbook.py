@@ -7,6 +7,7 @@
     Model        every quantity of `result.model` as a formula, one column per candidate
     CashFlows    yearly cash flows, years as columns, one block per candidate
     Catalog      the catalog figures used, with sources, dates and ranges
+    Frontier     a serving workload's throughput-interactivity frontier (frontier.py)
     Sensitivity, MonteCarlo   static engine results, when `result.analyses` has them
     Methodology  formulas in words, conventions, tool version, digests, generation date
 
@@ -41,6 +42,7 @@ from ...dates import output_date
 from ...fsio import write_output
 from ...gcpause import paused_gc
 from ...result import Result
+from .frontier import FRONTIER, has_frontier, write_frontier
 from .inputs import write_assumptions, write_catalog
 from .layout import (
     ASSUMPTIONS,
@@ -211,6 +213,9 @@ class Draft:
             early.next(sheets[CASHFLOWS])
             write_catalog(sheets[CATALOG], result, st)
             early.next(sheets[CATALOG])
+            if has_frontier(result):  # a scenario that serves: its frontier (frontier.py)
+                write_frontier(self._more(FRONTIER), result, p, st)
+                early.next(sheets[FRONTIER])
             p.drop_quantities()  # the sheets `finish` adds read none
         except BaseException:
             self.discard()
