@@ -624,7 +624,8 @@ def montecarlo(scenario: str | None, draws: int, seed: int, metric: str,
     """P10/P50/P90 of TCO and cost per run (or per million output tokens), and how often each
     candidate is the cheapest.
 
-    Inputs are drawn from their catalog ranges (triangular: low, typical, high) or from the
+    Inputs are drawn from their catalog ranges (triangular: low, typical, high; the model's
+    own error on each run's time to train lognormal between its P10 and P90) or from the
     scenario's `distributions:`. Starts from the scenario's kept baseline, as `tco whatif` does.
 
     \b

@@ -36,10 +36,14 @@ from .inputs import (
     TEAM_INPUTS,
     TOP_INPUTS,
     WORKLOAD_INPUTS,
+    WORKLOAD_ZERO_DEFAULTS,
     Input,
     InputSpec,
 )
 from .policy import LIFTED, check_policy, lift_bars
+
+# the model's error multiplier of each family (resolved from the family's P10 and P90)
+MODEL_ERRORS = {f"model_error_{f}": f for f in ("dense_vendor", "dense_team", "small", "moe")}
 from .portfolio import assigned_workloads, portfolios
 from .rent_tiers import tier_figure, tier_label
 from .resolved import CandidateInfo, Resolved, Structure, scenario_source, value_problem
@@ -111,7 +115,10 @@ class _Resolver:
             self.put(inp)  # existing stock (tco.held)
         workloads = self.workloads()
         infos, rent = {}, []
-        precisions = sorted({p for _, p, _ in workloads})
+        precisions = sorted({p for _, p, _ in workloads}
+                            # FP4 training runs at FP8's sustained rate but for its GEMMs
+                            | {"fp8" for _, p, kind in workloads
+                               if p == "fp4" and kind != "serve"})
         for c in self.sc.candidates:
             infos[c.id], rented = self.candidate(c, precisions)
             if rented:
@@ -178,6 +185,8 @@ class _Resolver:
 
     def assumptions(self) -> None:
         for key, spec in ASSUMPTION_INPUTS.items():
+            if key in MODEL_ERRORS:
+                continue  # after their P10 and P90 (model_errors)
             if key in self.sc.assumptions:
                 self.put(self.given(["assumptions", key], self.sc.assumptions[key], spec))
             elif spec.money:  # in the catalog in USD (`<key>_usd`), in the scenario's currency
@@ -185,6 +194,25 @@ class _Resolver:
                                     spec, self.fx, self.fx_note and f"{self.fx_note}: "))
             else:
                 self.put(_fig_input(f"assumptions.{key}", self.catalog.assumption(key), spec))
+
+        self.model_errors()
+
+    def model_errors(self) -> None:
+        """The model's error on a run's time to train, one multiplier per family: 1 at the
+        point value; its range is the family's P10 and P90 (themselves assumptions, fitted on
+        the model's out-of-sample errors), which Monte Carlo draws lognormally between."""
+        for key, family in MODEL_ERRORS.items():
+            spec = ASSUMPTION_INPUTS[key]
+            if key in self.sc.assumptions:
+                self.put(self.given(["assumptions", key], self.sc.assumptions[key], spec))
+                continue
+            p10 = self.inputs[f"assumptions.model_error_p10_{family}"]
+            p90 = self.inputs[f"assumptions.model_error_p90_{family}"]
+            self.put(Input(path=f"assumptions.{key}", value=1.0, spec=spec, low=p10.value,
+                           high=p90.value, as_of=p90.as_of, origin="assumption",
+                           source="the model's point value (1); Monte Carlo draws it "
+                                  f"lognormally with P10 {p10.value:g} and P90 {p90.value:g} "
+                                  f"(assumptions.model_error_p10_{family}, _p90_{family})"))
 
     def top_level(self) -> None:
         for key, spec in TOP_INPUTS.items():
@@ -281,10 +309,10 @@ class _Resolver:
                 if given is not None:
                     self.put(self.given(base + [key], given, spec))
                     continue
-                if key == "experts":
+                if key in WORKLOAD_ZERO_DEFAULTS:
                     self.put(Input(path=".".join(base + [key]), value=0.0, spec=spec,
-                                   origin="default", source="default: inferred from the "
-                                   "parameters (docs/methodology.md §4, expert GEMMs)"))
+                                   origin="default",
+                                   source=f"default: {WORKLOAD_ZERO_DEFAULTS[key]}"))
                     continue
                 # a default read from another input (recorded: see the module's docstring)
                 source = "params" if key == "active_params" else f"assumptions.{key}"
@@ -503,6 +531,7 @@ class _Resolver:
             "node_power_w": (platform.node_power_w, 1.0, ""),
             "scaleout_bandwidth_gb_per_s": (platform.scaleout_bandwidth_gb_per_s, 1.0, ""),
             "network_cost_per_card": (platform.network_cost_per_card_usd, fx, fx_note),
+            "card_failure_rate_per_hour": (self.failure_rate(card), 1.0, ""),
             "pue": (cooling.pue, 1.0, ""),
             "cooling_capex_per_kw": (cooling.capex_per_kw_usd, fx, fx_note),
             "porting_engineer_months": (
@@ -530,6 +559,20 @@ class _Resolver:
             figs["on_demand_price_per_card_hour"] = (cloud.on_demand_usd_per_card_hour, fx,
                                                      fx_note)
         return figs, rent_note
+
+    def failure_rate(self, card: Accelerator) -> Figure:
+        """Interruptions per card-hour: the card class's own measured figure, else the
+        assumption's (which a scenario's assumptions.card_failure_rate_per_hour overrides
+        for every card)."""
+        given = self.inputs["assumptions.card_failure_rate_per_hour"]
+        if card.failure_rate_per_card_hour is not None and given.origin != "scenario":
+            return card.failure_rate_per_card_hour
+        where = "the scenario" if given.origin == "scenario" else given.source
+        src = f"assumptions.card_failure_rate_per_hour ({where})"
+        if given.low is not None and given.high is not None and given.low < given.high:
+            return Figure(low=given.low, typical=given.value, high=given.high, source=src,
+                          as_of=given.as_of or "2026-12")
+        return Figure(value=given.value, source=src, as_of=given.as_of or "2026-12")
 
     def rent_terms(self, p: str) -> None:
         """A cloud price the scenario gives for a card the catalog has none for: its tier's

@@ -716,7 +716,7 @@ class View:
                               rc=layout_suffix(s, job))),
             (s("d_scaling"), self.live("pct1", f"{w}.scaling_efficiency",
                                        job["scaling_efficiency"])),
-            (s("d_goodput"), self.live("pct1", f"{cid}.goodput", v["goodput"])),
+            (s("d_goodput"), self.live("pct1", f"{w}.goodput", job["goodput"])),
             (s("d_memory"), s("value_gb", need=number(job["memory_needed_gb"], 1),
                               usable=number(job["memory_usable_gb"], 1))),
             (s("d_energy"), self.live("mwh", f"{w}.energy_facility_kwh",
