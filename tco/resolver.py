@@ -209,7 +209,7 @@ class _Resolver:
             p10 = self.inputs[f"assumptions.model_error_p10_{family}"]
             p90 = self.inputs[f"assumptions.model_error_p90_{family}"]
             self.put(Input(path=f"assumptions.{key}", value=1.0, spec=spec, low=p10.value,
-                           high=p90.value, as_of=p90.as_of, origin="assumption",
+                           high=p90.value, as_of=p90.as_of, origin="derived",
                            source="the model's point value (1); Monte Carlo draws it "
                                   f"lognormally with P10 {p10.value:g} and P90 {p90.value:g} "
                                   f"(assumptions.model_error_p10_{family}, _p90_{family})"))
@@ -567,8 +567,7 @@ class _Resolver:
         given = self.inputs["assumptions.card_failure_rate_per_hour"]
         if card.failure_rate_per_card_hour is not None and given.origin != "scenario":
             return card.failure_rate_per_card_hour
-        where = "the scenario" if given.origin == "scenario" else given.source
-        src = f"assumptions.card_failure_rate_per_hour ({where})"
+        src = "scenario" if given.origin == "scenario" else given.source
         if given.low is not None and given.high is not None and given.low < given.high:
             return Figure(low=given.low, typical=given.value, high=given.high, source=src,
                           as_of=given.as_of or "2026-12")

@@ -53,7 +53,8 @@ ALLOWED = frozenset({
     "NVIDIA", "AMD", "Intel", "Huawei", "CUDA", "ROCm", "CANN", "GeForce", "Ascend", "Gaudi",
     "PaLM", "Llama", "tco", "Transformer",
     # abbreviations read as they are
-    "TCO", "MFU", "PUE", "TDP", "IT", "MoE", "BF16", "FP8", "FP16", "FP32", "FP64", "TF32",
+    "TCO", "MFU", "PUE", "TDP", "IT", "MoE", "BF16", "FP4", "FP8", "FP16", "FP32", "FP64",
+    "TF32",
     "P10", "P50", "P90", "TRUE", "FALSE", "AI", "KV", "p99",
 })
 # Columns of ids, paths and formulas (their headers in the zh workbook).

@@ -21,7 +21,7 @@ from ..inputs import Input
 from ..policy import policy_dict, stock_words
 from ..recommend import Recommendation, recommend, rented_at
 from ..result import CandidateResult, Result
-from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
+from . import charts, intervals, live, report_api, report_portfolios, report_workloads, shortfall
 from .fmt import CHART_CANDIDATES, axis_money, money, money_full, number, percent
 from .i18n import Segment, Strings
 from .serving_report import (
@@ -723,6 +723,7 @@ class View:
                                       job["energy_facility_kwh"])),
             (s("d_co2"), self.live("tco2", f"{w}.co2e_kg", job["co2e_kg"])),
         ] if "mfu_effective" in job else serve_detail_rows(self, c)
+        run += intervals.report_rows(self, c)
         money_rows = [("d_capex", "capex_total"), ("d_npv", "npv_tco"),
                       ("d_undiscounted", "undiscounted_tco"),
                       ("d_eac", "equivalent_annual_cost"), ("d_gpu_hour", "cost_per_gpu_hour"),
