@@ -395,8 +395,12 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
                    sh.micro) - bubble), "s",
         "Communication not hidden behind compute, per step")
     tp, ep = layout_ref(b, wid, "tp"), layout_ref(b, wid, "ep")
-    held = (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep) / (
-        tp * pp)
+    # the card's tensor x pipeline (x expert) shard of the parameters: the casts, norms and
+    # buffer passes run over it whether the data-parallel ranks shard its storage or not
+    held = b.jq(wid, "params_held_per_card",
+                (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep)
+                / (tp * pp), "parameters",
+                "Parameters of the card's tensor x pipeline (x expert) shard")
     # a mixture of experts moves each routed copy of a token through memory-bound kernels
     # (permutation, dispatch and combine buffers, activations, casts), forward and backward
     moe_s = b.jq(wid, "moe_memory_seconds",
@@ -408,8 +412,8 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
     fixed = b.jq(wid, "step_overhead_seconds",
                  held * a("step_hbm_bytes_per_param")
                  / (b.c("memory_bandwidth_gb_per_s") * BYTES_PER_GB), "s",
-                 "Per-step passes over the parameters a card holds (gradient buffers, casts, "
-                 "the gradient norm, the optimizer), at its memory bandwidth")
+                 "Per-step passes over the weights and gradients a card holds (gradient "
+                 "buffers, casts, the gradient norm, the optimizer), at its memory bandwidth")
     step = b.jq(wid, "step_seconds", comp + bubble + exposed + moe_s + fixed, "s",
                 "Time per training step")
     return Step(f_tok, step, ideal, fits, need, have, sh.busy)
