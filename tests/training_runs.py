@@ -7,7 +7,9 @@ and to write tests/data/training_fit.json (the leave-one-source-out errors behin
 intervals):
 
     .venv/bin/python tests/training_runs.py            # errors of every run, by set
-    .venv/bin/python tests/training_runs.py --fit      # refit; write training_fit.json
+    .venv/bin/python tests/training_runs.py --fit      # refit: write training_fit.json and
+                                                       # the fitted values in
+                                                       # pricing/assumptions.yaml
 
 An error is model time / published time - 1 (positive: the model is slower, pessimistic).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 import sys
 from dataclasses import dataclass, field
@@ -267,6 +270,22 @@ def run_fit(catalog: Catalog) -> dict[str, Any]:
             "folds": folds, "intervals": family_stats(log_errors)}
 
 
+def ship(got: dict[str, Any]) -> None:
+    """Write the fit's constants and the families' P10 and P90 (three decimals) as the values
+    of their records in pricing/assumptions.yaml, keeping everything else of the file."""
+    path = DATA.parents[1] / "pricing" / "assumptions.yaml"
+    text = path.read_text(encoding="utf-8")
+    values = dict(got["constants"])
+    for f, s in got["intervals"].items():
+        values[f"model_error_p10_{f}"] = round(s["p10"], 3)
+        values[f"model_error_p90_{f}"] = round(s["p90"], 3)
+    for key, value in values.items():
+        pattern = re.compile(r"(\n  " + re.escape(key) + r":\n    value: )[^\n]*")
+        text, n = pattern.subn(lambda m, v=value: m.group(1) + repr(v), text)
+        assert n == 1, key
+    path.write_text(text, encoding="utf-8")
+
+
 def _print_errors(catalog: Catalog) -> None:
     errs = errors_or_nan(catalog)
     for sample in ("in", "out"):
@@ -289,6 +308,7 @@ if __name__ == "__main__":
     if "--fit" in sys.argv:
         got = run_fit(cat)
         FIT.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        ship(got)
         print(json.dumps({"constants": got["constants"], "intervals": got["intervals"]},
                          indent=1))
     else:
