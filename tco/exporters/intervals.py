@@ -81,10 +81,7 @@ def report_rows(view: Any, c: CandidateResult) -> list[tuple[str, str]]:
     if iv is None:
         return []
     s = view.s
-    return [
-        (s("d_wall_interval"), s("value_interval", p10=view.days(iv["wall_days_p10"]),
-                                 p90=view.days(iv["wall_days_p90"]))),
-        (s("d_gpu_hours_interval"), s("value_interval", p10=number(iv["gpu_hours_p10"], 0),
-                                      p90=number(iv["gpu_hours_p90"], 0))),
-        (s("d_ett"), view.pct(iv["effective_training_time"])),
-    ]
+    return [(s("d_interval"), s("value_interval", days10=view.days(iv["wall_days_p10"]),
+                                days90=view.days(iv["wall_days_p90"]),
+                                h10=number(iv["gpu_hours_p10"], 0),
+                                h90=number(iv["gpu_hours_p90"], 0)))]
