@@ -236,6 +236,9 @@ class Accelerator(_Record):
     # a team new to the stack reaches less (the stack's factor, by familiarity); as-deployed:
     # the figure already includes a new team's shortfall, and no factor applies on top.
     mfu_basis: Literal["vendor-tuned", "as-deployed"] = "vendor-tuned"
+    # interruptions per card-hour measured on this card class; absent: the assumption
+    # (assumptions.card_failure_rate_per_hour) serves it
+    failure_rate_per_card_hour: Figure | None = None
 
     def peak(self, precision: str) -> Figure | None:
         return getattr(self, f"peak_tflops_{precision}")

@@ -736,7 +736,9 @@ def montecarlo(scenario: str | None, draws: int, seed: int, metric: str,
     candidate is the cheapest.
 
     Inputs are drawn from their catalog ranges (split triangular: mode and median at the
-    typical value, between low and high) or from the scenario's `distributions:`. Starts from the scenario's kept baseline, as `tco whatif` does.
+    typical value, between low and high; the model's own error on each run's time to train
+    lognormal between its P10 and P90) or from the scenario's `distributions:`. Starts from
+    the scenario's kept baseline, as `tco whatif` does.
 
     \b
     Example:

@@ -279,9 +279,10 @@ def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
                 f"{wid}: needs {job['memory_needed_gb']:.1f} GB per card, "
                 f"{job['memory_usable_gb']:.1f} GB usable"
                 f" ({int(inputs['cards']):,} cards x {inputs['memory_gb']:g} GB)")
-    if values["goodput"] <= 0:
-        reasons.append(f"the cluster is interrupted too often to make progress "
-                       f"(goodput {values['goodput']:.2f})")
+    for wid, job in jobs.items():
+        if job.get("goodput", 1.0) <= 0:
+            reasons.append(f"{wid}: the cluster is interrupted too often to make progress "
+                           f"(goodput {job['goodput']:.2f})")
     where = f"site '{info.site}'" if info.site else "the facility"
     largest = (f"up to {int(inputs['cards_per_node'] * MAX_SIZING_NODES):,} cards"
                if budget_kw is None else

@@ -28,6 +28,8 @@ class InputSpec:
     integer: bool = False
     structural: bool = False  # changes the model's shape: not varied by sensitivity/Monte Carlo
     fraction: bool = False
+    draw: str = "triangular"  # how Monte Carlo draws a catalog range (lognormal: low, high as
+    # its P10 and P90)
 
     def out_of_range(self, value: float, lo: float, hi: float, unit: str) -> str:
         """'found 12, outside the plausible range ...; expected ...': says which unit is meant.
@@ -95,6 +97,8 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("scaleout_bandwidth_gb_per_s", "GB/s", "Scale-out bandwidth per card "
               "(one direction)", 0.01, 1e4, "GB/s (gigabytes per second); 400 Gb/s is 50"),
     _money("network_cost_per_card", "money/card", "Network fabric per card", 0, 1e5),
+    InputSpec("card_failure_rate_per_hour", "1/card-h", "Interruptions per card-hour of this "
+              "card class", 0, 1e-2),
     InputSpec("pue", "ratio", "Power usage effectiveness", 1.0, 3.0, "a ratio such as 1.3"),
     _money("cooling_capex_per_kw", "money/kW", "Cooling capex per kW of IT load", 0, 1e5),
     InputSpec("porting_engineer_months", "engineer-months", "One-time porting effort", 0, 1e4),
@@ -226,7 +230,34 @@ WORKLOAD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("experts_per_token", "experts", "Experts each token is routed to (MoE)", 1, 256),
     InputSpec("experts", "experts", "Routed experts per layer (MoE; 0: inferred from the "
               "parameters)", 0, 4096, "a count such as 256 (DeepSeek-V3)", integer=True),
+    # the model's shape where its card states it; 0 (the default): inferred (methodology §4)
+    InputSpec("layers", "layers", "Transformer layers (0: inferred from the parameters)",
+              0, 1000, integer=True),
+    InputSpec("hidden_size", "units", "Model width, the hidden size (0: inferred from the "
+              "parameters)", 0, 1e5, "a width such as 8192", integer=True),
+    InputSpec("attention_heads", "heads", "Query heads (0: attention as wide as the hidden "
+              "size)", 0, 4096, integer=True),
+    InputSpec("head_dim", "units", "Width of one attention head (0: hidden size / heads)",
+              0, 4096, integer=True),
+    InputSpec("qk_head_dim", "units", "Query-key width of one head where it differs from "
+              "head_dim (multi-head latent attention: 192; 0: head_dim)", 0, 4096,
+              integer=True),
+    InputSpec("moe_layers", "layers", "Layers with experts (MoE; 0: every layer)", 0, 1000,
+              integer=True),
+    InputSpec("steady_state", "flag", "A benchmark's steady step rate (1): no failures, "
+              "checkpoints or run-level losses; 0: a whole run", 0, 1, integer=True),
 ]}
+# defaults of 0 that mean "inferred" or "off", by workload key (the resolver's source note)
+WORKLOAD_ZERO_DEFAULTS = {
+    "experts": "inferred from the parameters (docs/methodology.md §4, expert GEMMs)",
+    "layers": "inferred from the parameters (docs/methodology.md §4, model shape)",
+    "hidden_size": "inferred from the parameters (docs/methodology.md §4, model shape)",
+    "attention_heads": "attention as wide as the hidden size (docs/methodology.md §4)",
+    "head_dim": "hidden size / attention heads (docs/methodology.md §4)",
+    "qk_head_dim": "head_dim (docs/methodology.md §4)",
+    "moe_layers": "every layer (docs/methodology.md §4, expert GEMMs)",
+    "steady_state": "a whole run, lost time included (docs/methodology.md §4)",
+}
 
 # A serving workload (`kind: serve`): its traffic, its requests' shape and its latency
 # objective; besides `params` and `active_params` of WORKLOAD_INPUTS. Resolved only for serve
@@ -400,9 +431,37 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("spot_overhead_fraction", "Extra card-hours a training job needs on spot capacity "
           "(work lost to preemptions and restarts), per useful card-hour", 0.0, 5.0),
     InputSpec("card_failure_rate_per_hour", "1/card-h", "Interruptions per card-hour", 0, 1e-2),
-    InputSpec("restart_hours", "h", "Time to restart after an interruption", 0, 48),
-    InputSpec("checkpoint_interval_hours", "h", "Checkpoint interval", 0, 48),
-    _frac("checkpoint_overhead_fraction", "Time spent saving checkpoints", 0, 0.5),
+    _frac("hardware_interruption_fraction", "Share of interruptions that take a server out "
+          "until it is replaced"),
+    InputSpec("node_replacement_hours", "h", "Time a failed server is out before it is "
+              "replaced", 0, 720),
+    InputSpec("restart_hours", "h", "Time to restart after an interruption (a spare free)",
+              0, 48),
+    InputSpec("checkpoint_interval_hours", "h", "Checkpoint interval (0: the optimum, "
+              "Young/Daly)", 0, 48),
+    InputSpec("checkpoint_bytes_per_param", "bytes", "Checkpoint bytes per parameter "
+              "(weights and optimizer state)", 0, 64),
+    InputSpec("checkpoint_write_gb_per_s_per_card", "GB/s/card", "Storage write bandwidth "
+              "per card of the cluster", 1e-4, 100, "GB/s per card: 2 TB/s for 24,576 cards "
+              "is 0.08"),
+    InputSpec("run_step_overhead_s", "s", "Time a whole run's step takes beyond a "
+              "benchmark's steady-state step (data loading, logging, evaluations, stalls)",
+              0, 100),
+    InputSpec("step_hbm_bytes_per_param", "bytes", "Memory bytes a card moves per parameter "
+              "it holds, once per step, outside the layers (gradient buffers, casts, the "
+              "optimizer)", 0, 1000),
+    InputSpec("moe_bytes_per_routed_value", "bytes", "Memory bytes moved per hidden value "
+              "of each routed copy of a token and layer with experts, forward and backward "
+              "(MoE)", 0, 10000),
+    InputSpec("fp4_gemm_speedup", "ratio", "FP4 training: parameter GEMMs' speed over FP8's",
+              1, 4),
+    *[InputSpec(f"model_error_{q}_{f}", "ratio", f"{q.upper()} of the time to train over the "
+                f"model's ({f.replace('_', ' ')} runs)", 0.05, 20)
+      for f in ("dense_vendor", "dense_team", "small", "moe") for q in ("p10", "p90")],
+    *[InputSpec(f"model_error_{f}", "ratio", f"The model's error on time to train, as a "
+                f"multiplier ({f.replace('_', ' ')} runs; 1: the point value, drawn by Monte "
+                "Carlo between its P10 and P90)", 0.05, 20, draw="lognormal")
+      for f in ("dense_vendor", "dense_team", "small", "moe")],
     _frac("hot_spare_fraction", "Spare cards bought", 0, 0.5),
     _frac("training_power_fraction", "Average draw while training, share of rated power"),
     _frac("idle_power_fraction", "Draw while idle, share of rated power"),

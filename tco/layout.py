@@ -101,8 +101,7 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
          cards_max: float) -> list[tuple[int, ...]]:
     """Every combination of degrees worth trying (pinned degrees fixed), in DEGREES order."""
     p, wp = f"candidates.{cid}", f"workloads.{wid}"
-    ratio = values["assumptions.hidden_per_layer_ratio"]
-    layers = (ratio * values[f"{wp}.active_params"] / 12) ** (1 / 3) / ratio
+    layers = model_layers(values, wp)
     tp_max = min(values[f"{p}.scaleup_domain_cards"], values[f"{p}.cards_per_node"],
                  values["assumptions.tensor_parallel_max"])
     cp_max = values[f"{wp}.seq_len_tokens"] / MIN_CONTEXT_SHARD_TOKENS
@@ -134,6 +133,18 @@ def grid(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
     if not out:
         raise unplaceable(resolved, cid, wid, pins, cards_max, layers, cpn)
     return out
+
+
+def model_layers(values: Mapping[str, float], wp: str) -> float:
+    """The workload's layers, as the model's `layers` (tco.model.step.shape) gives them: given,
+    or the hidden size (given, or inferred from the active parameters) over the width-to-depth
+    ratio."""
+    given = values.get(f"{wp}.layers", 0.0)
+    if given > 0:
+        return given
+    ratio, act = values["assumptions.hidden_per_layer_ratio"], values[f"{wp}.active_params"]
+    hidden = values.get(f"{wp}.hidden_size", 0.0) or (ratio * act / 12) ** (1 / 3)
+    return hidden / ratio
 
 
 def expert_degrees(sparsity: float, cards_max: float, experts: float = 0.0) -> list[int]:
@@ -444,6 +455,7 @@ def _grid_reads(cid: str, wid: str) -> list[str]:
     p, wp = f"candidates.{cid}", f"workloads.{wid}"
     return ["assumptions.hidden_per_layer_ratio", "assumptions.tensor_parallel_max",
             f"{wp}.active_params", f"{wp}.params", f"{wp}.seq_len_tokens", f"{wp}.experts",
+            f"{wp}.layers", f"{wp}.hidden_size",
             f"{wp}.experts_per_token", f"{p}.scaleup_domain_cards", f"{p}.cards_per_node",
             *(f"{p}.peak_tflops_{x}" for x in PRECISION_CODES)]
 

@@ -193,7 +193,8 @@ def value_problem(value: Any, spec: InputSpec, currency: str, usd_to_currency: f
     return None
 
 
-WHOLE_WORKLOAD_KEYS = ("layers", "kv_heads", "head_dim", "experts")  # whole numbers (Whole)
+WHOLE_WORKLOAD_KEYS = ("layers", "kv_heads", "head_dim", "experts", "hidden_size",
+                       "attention_heads", "qk_head_dim", "moe_layers", "steady_state")  # Whole
 
 
 def set_path(data: dict[str, Any], path: str, value: float) -> None:

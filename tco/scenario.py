@@ -56,7 +56,13 @@ class _Strict(BaseModel):
 
 
 TRAINING_ONLY = ("tokens", "runs_per_year", "global_batch_tokens", "seq_len_tokens",
-                 "experts_per_token", "experts")
+                 "experts_per_token", "experts", "hidden_size", "attention_heads",
+                 "qk_head_dim", "moe_layers", "steady_state")
+# The model's shape, given where a model card states it (0 or absent: inferred from the
+# parameters, docs/methodology.md §4); layers and head_dim serve serving workloads too. Left
+# out of a scenario's data when not given, so that a scenario's digest is what it was before.
+SHAPE_FIELDS = ("layers", "hidden_size", "attention_heads", "head_dim", "qk_head_dim",
+                "moe_layers", "steady_state")
 SERVE_REQUIRED = ("input_tokens_per_day", "output_tokens_per_day", "prompt_tokens",
                   "output_tokens")
 
@@ -77,6 +83,11 @@ class Workload(_Strict):
     seq_len_tokens: Num | None = None
     experts_per_token: Num | None = None
     experts: Whole | None = None  # routed experts per layer (MoE); inferred when not given
+    hidden_size: Whole | None = None  # the model's width (0: inferred)
+    attention_heads: Whole | None = None  # query heads (0: hidden_size wide attention)
+    qk_head_dim: Whole | None = None  # query-key width of a head when not head_dim (MLA)
+    moe_layers: Whole | None = None  # layers with experts (MoE; 0: every layer)
+    steady_state: Whole | None = None  # 1: a benchmark's step rate, no whole-run losses
     # serve only
     input_tokens_per_day: Num | None = None
     output_tokens_per_day: Num | None = None
@@ -100,10 +111,10 @@ class Workload(_Strict):
     @model_validator(mode="after")
     def _fields_of_kind(self) -> Workload:
         if self.kind != "serve":
-            if self.precision in SERVING_PRECISIONS:
+            if self.precision in SERVING_PRECISIONS and self.precision != "fp4":
                 raise _field_error("serving_precision", f"{self.precision} is a serving "
-                                   "format (quantized weights); train in bf16, fp16 or fp8",
-                                   "precision")
+                                   "format (quantized weights); train in bf16, fp16, fp8 or "
+                                   "fp4 (NVFP4, on a card with an FP4 peak)", "precision")
             if self.tokens is None:
                 raise _field_error("missing", "required field is missing", "tokens")
             for key in SERVE_FIELDS:
@@ -182,12 +193,13 @@ class Workload(_Strict):
         if self.precisions is not None:  # `precision` is its first, not the user's
             drop = (*drop, "precision")
         return {k: v for k, v in data.items()
-                if not (k in drop or (k in SERVE_FIELDS and v is None))}
+                if not ((k in drop and k not in SHAPE_FIELDS)
+                        or ((k in SERVE_FIELDS or k in SHAPE_FIELDS) and v is None))}
 
 
 SERVE_FIELDS = ("input_tokens_per_day", "output_tokens_per_day", "peak_to_average",
                 "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms",
-                "tokens_per_s_per_user", "layers", "kv_heads", "head_dim", "precisions",
+                "tokens_per_s_per_user", "kv_heads", "precisions",
                 "latency_percentile", "speculative_accepted_tokens",
                 "speculative_draft_tokens", "speculative_draft_cost")
 SERVABLE = ("bf16", "fp16", "fp8", "int8", "fp4")  # the precisions a model is served at

@@ -359,7 +359,7 @@ _STRUCTURE = _record(Structure, {
     "measured": _tuple(_tuple(_str))})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
-    "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool})
+    "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool, "draw": _str})
 _INPUT = _record(Input, {
     "path": _str, "value": _num, "spec": _SPEC, "source": _str, "as_of": _str,
     "low": _opt_num, "high": _opt_num, "note": _str, "origin": _str, "unit": _str,

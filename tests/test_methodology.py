@@ -136,8 +136,10 @@ def test_layout_example_in_the_text_is_the_models(catalog):
                   r"ZeRO-(\d), ([0-9,]+) replicas of (\d+) micro-batch(?:es)?, ([0-9.]+) GB per "
                   r"card\): compute ([0-9.]+) s per step, tensor traffic ([0-9.]+) s of which half "
                   r"\(([0-9.]+) s\) is exposed, data-parallel traffic ([0-9.]+) s hidden behind "
-                  r"the step's compute \(0\.9 × [0-9.]+ = [0-9.]+ s\); step ([0-9.]+) s, "
-                  r"scaling efficiency ([0-9]+\.[0-9]+)", text)
+                  r"one micro-batch's compute and the bubble \(0\.9 × ([0-9.]+) = [0-9.]+ s, "
+                  r"and ([0-9.]+) s\); per-step passes over the ([0-9.e]+) parameters a card "
+                  r"holds ([0-9.]+) s \(below\); step ([0-9.]+) s, scaling efficiency "
+                  r"([0-9]+\.[0-9]+)", text)
     assert m, "the worked example of section 4 changed shape"
     job = compute(load_scenario_text(LAYOUT_SCENARIO), catalog).candidate("a100").jobs["w70"]
     t, p, zero, dp, micro = (int(x.replace(",", "")) for x in m.groups()[:5])
@@ -145,26 +147,30 @@ def test_layout_example_in_the_text_is_the_models(catalog):
                                  job["data_parallel"], job["micro_batches"])
     assert job["activation_recompute"] == 0
     assert job["parameter_sharding"] == (zero == 3)
+    assert round(job["compute_seconds"] / job["micro_batches"], 2) == float(m[11])
+    assert round(job["bubble_seconds"], 2) == float(m[12])
+    assert job["params_held_per_card"] == pytest.approx(float(m[13]), rel=5e-3)
     keys = ["memory_needed_gb", "compute_seconds", "tp_comm_seconds", "exposed_comm_seconds",
-            "dp_comm_seconds", "step_seconds", "scaling_efficiency"]
-    for key, shown in zip(keys, m.groups()[5:]):
+            "dp_comm_seconds"]
+    for key, shown in zip(keys, m.groups()[5:10]):
         decimals = len(shown.split(".")[1])
         assert round(job[key], decimals) == float(shown), key
+    for key, shown in (("step_overhead_seconds", m[14]), ("step_seconds", m[15]),
+                       ("scaling_efficiency", m[16])):
+        assert round(job[key], len(shown.split(".")[1])) == float(shown), key
 
 
-def test_layout_example_pinned_to_zero1_is_the_models(catalog):
-    """Section 4's example also states the layout and step the search gives without ZeRO-3."""
+def test_layout_example_pinned_to_zero3_is_the_models(catalog):
+    """Section 4's example also states the layout and step the search gives with ZeRO-3."""
     text = re.sub(r"\s+", " ", DOC.read_text(encoding="utf-8"))
-    m = re.search(r"Pinned to ZeRO-1 \(`zero3: 0`, `zero2: 0`\) the search picks t = (\d+), "
-                  r"p = (\d+) and ([0-9.]+) s\. With `zero3: 0` alone it picks t = (\d+), "
-                  r"p = (\d+) with ZeRO-2 \(([0-9.]+) GB per card\) and ([0-9.]+) s\.", text)
-    assert m, "the ZeRO-1 and ZeRO-2 variants of section 4's example changed shape"
-    for pin, (t, p, step) in (("{zero3: 0, zero2: 0}", m.groups()[:3]),
-                              ("{zero3: 0}", (m[4], m[5], m[7]))):
-        pinned = LAYOUT_SCENARIO.replace("cards: 2048}", f"cards: 2048, layout: {{w70: {pin}}}}}")
-        job = compute(load_scenario_text(pinned), catalog).candidate("a100").jobs["w70"]
-        assert (job["tensor_parallel"], job["pipeline_parallel"]) == (int(t), int(p))
-        assert job["parameter_sharding"] == 0
-        assert job["gradient_sharding"] == (pin == "{zero3: 0}")
-        assert round(job["step_seconds"], 2) == float(step)
-    assert round(job["memory_needed_gb"], 1) == float(m[6])
+    m = re.search(r"Pinned to ZeRO-3 \(`zero3: 1`\) the search keeps t = (\d+), p = (\d+): "
+                  r"its ([0-9.]+) s of data-parallel traffic hides behind the step's compute "
+                  r"\(0\.9 × [0-9.]+ = [0-9.]+ s\), ([0-9.]+) GB per card, ([0-9.]+) s\.", text)
+    assert m, "the ZeRO-3 variant of section 4's example changed shape"
+    pinned = LAYOUT_SCENARIO.replace("cards: 2048}", "cards: 2048, layout: {w70: {zero3: 1}}}")
+    job = compute(load_scenario_text(pinned), catalog).candidate("a100").jobs["w70"]
+    assert (job["tensor_parallel"], job["pipeline_parallel"]) == (int(m[1]), int(m[2]))
+    assert job["parameter_sharding"] == 1
+    assert round(job["dp_comm_seconds"], 2) == float(m[3])
+    assert round(job["memory_needed_gb"], 1) == float(m[4])
+    assert round(job["step_seconds"], 2) == float(m[5])

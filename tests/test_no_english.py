@@ -60,11 +60,12 @@ ALLOWED = frozenset({
     "NVIDIA", "AMD", "Intel", "Huawei", "CUDA", "ROCm", "CANN", "GeForce", "Ascend", "Gaudi",
     "PaLM", "Llama", "tco", "Transformer",
     # abbreviations read as they are
-    "TCO", "MFU", "PUE", "TDP", "IT", "MoE", "BF16", "FP8", "FP16", "FP32", "FP64", "TF32",
+    "TCO", "MFU", "PUE", "TDP", "IT", "MoE", "BF16", "FP4", "FP8", "FP16", "FP32", "FP64",
+    "TF32",
     "P10", "P50", "P90", "TRUE", "FALSE", "AI", "KV", "p99", "GPU", "NPU", "LLM", "API", "TTFT",
     "TPOT", "ECC", "OEM", "DRAM", "HBM", "GDDR", "NVMe", "PCIe", "GEMM", "DGEMM",
     # serving formats and the benchmark suite named as they are (issue 29)
-    "FP4", "INT8", "MLPerf", "p50",
+    "INT8", "MLPerf", "p50",
 })
 # Names of products, brands, software, benchmarks, papers' systems and data sources that Chinese
 # technical documents keep in their makers' spelling (a phrase is removed whole, before words).
@@ -73,7 +74,7 @@ PROPER = (
     "Blackwell Ultra", "RTX PRO", "Falcon Shores", "Epoch AI", "BANG C", "SemiAnalysis",
     "CloudMatrix", "SuperPoD", "Grace", "SOFR", "msModelSlim",
     # serving engines, as their projects write them
-    "vLLM", "SGLang", "CDNA",
+    "vLLM", "SGLang", "CDNA", "Meta",
     # China's accelerators and their software (Hygon, Moore Threads, Biren, Cambricon)
     "DCU", "DTK", "MTT", "MCCX", "KUAE", "MUSA", "MUSIFY", "BIRENSUPA", "NeuWare", "CNNL", "CNCL",
     "Transformer Engine", "Optimum-Habana", "MT-NLG", "FLAP-D", "Vast.ai",

@@ -18,7 +18,7 @@ candidates:
   - {id: ok, card: h100-sxm, cards: 1024}
   - {id: gaming, card: rtx-4090, cards: 1024}          # fits (1024 x 24 GB), barred: licence
   - {id: tiny, card: rtx-4090, cards: 8}               # 70B on 8 x 24 GB: out of memory
-  - {id: huge, card: h100-sxm, cards: 300000}          # ~6 interruptions/h: goodput < 0
+  - {id: huge, card: h100-sxm, cards: 300000}          # ~6 interruptions/h: slow, runs
   - {id: rush, card: a100-80gb-sxm, deadline_days: 0.5}    # no A100 cluster trains 2T tokens in 12 h
   - {id: watt, card: h100-sxm, power_cap_kw: 1}        # one HGX server draws ~10 kW
   - {id: slow, card: h100-sxm, cards: 64}              # feasible, completes fewer runs
@@ -35,7 +35,11 @@ def test_each_candidate_fails_the_rule_it_was_built_to_fail(result):
     assert flags["ok"].feasible and tier(flags["ok"]) == 0
     assert flags["gaming"].feasible and tier(flags["gaming"]) == 2
     assert not flags["tiny"].jobs["w"]["fits_memory"] and not flags["tiny"].feasible
-    assert flags["huge"].values["goodput"] < 0 and not flags["huge"].feasible
+    # 300,000 H100 at 1.97e-5 interruptions per card-hour: one every 10 minutes (M = 0.169 h);
+    # Daly's effective training time with a 0.15 h restart is about e^(-R/M) = 0.41 at best:
+    # the run makes progress, slowly (no size makes none: Daly's ratio stays above zero)
+    huge = flags["huge"].job
+    assert huge["effective_training_time"] < 0.45 and flags["huge"].feasible
     assert flags["rush"].values["meets_deadline"] == 0 and not flags["rush"].feasible
     assert "within 0.5 days" in "; ".join(flags["rush"].reasons)
     assert flags["watt"].values["within_power_cap"] == 0 and not flags["watt"].feasible

@@ -31,7 +31,8 @@ PROPERTY = settings(max_examples=30, deadline=None)
 
 def running(env: dict, cid: str) -> bool:
     """The model's numbers mean something only when the cluster makes progress."""
-    return float(np.asarray(env[f"{cid}.goodput"]).reshape(-1)[0]) > 0
+    return all(float(np.asarray(v).reshape(-1)[0]) > 0 for k, v in env.items()
+               if k.startswith(f"{cid}.") and k.endswith(".goodput"))
 
 
 def non_decreasing(a: np.ndarray, axis: int = -1) -> bool:

@@ -123,28 +123,29 @@ CLOSE = ("name: close\nrent_options: none\ncost_of_delay_per_week: 0\n"
 
 @pytest.mark.parametrize("price, buys", [(2.35, False), (40.0, True)])
 def test_a_short_bought_option_is_closed_the_cheaper_way(catalog, price, buys, tmp_path):
-    """32 H100 bought for 40 runs a year have capacity c = 0.20273 of the plan's hours a
+    """32 H100 bought for 40 runs a year have capacity c = 0.20009 of the plan's hours a
     year, ready at once (no lead time, CUDA). Delivering H = 3 years from year 0 needs
-    c' = H / (H - 0) = 1, so 32 x 1 / c = 157.8 cards, whole servers of 8: 160, 128 more;
-    `cards: auto` (option a, same card and terms) sizes the same 160. Each added card costs
-    the cluster's NPV per card (no port, upkeep or delay to take out): the larger cluster's
-    NPV is 160 / 32 of this one's, within 1 % of a's own (the estimate assumes linear
-    scaling). Renting the shortfall costs card-hours x the on-demand price in year 3 (1 /
-    1.08**3). The
-    closed plan takes the cheaper: at 2.35 USD/card-h renting, at 40 USD/card-h buying."""
+    c' = H / (H - 0) = 1, so 32 x 1 / c = 159.9 cards, whole servers of 8: 160, 128 more.
+    Each added card costs the cluster's NPV per card (no port, upkeep or delay to take out):
+    the larger cluster's NPV is 160 / 32 of this one's. The estimate assumes linear scaling;
+    `cards: auto` (option a, same card and terms) sizes with the model's own, where each
+    step's fixed costs weigh more on a larger cluster's shorter steps: 176 cards, an NPV no
+    lower than the estimate's. Renting the shortfall costs card-hours x the on-demand price
+    in year 3 (1 / 1.08**3). The closed plan takes the cheaper: at 2.35 USD/card-h renting,
+    at 40 USD/card-h buying."""
     r = compute(load_scenario_text(CLOSE.replace("PRICE", repr(price))), catalog)
     h, a = r.candidate("h"), r.candidate("a")
     v = h.values
     cap = v["capacity_per_demand"]
-    assert cap == pytest.approx(0.20273, abs=1e-5) and v["ready_years"] == 0
+    assert cap == pytest.approx(0.20009, abs=1e-5) and v["ready_years"] == 0
     assert v["shortfall_capacity_needed"] == 1
-    assert math.ceil(32 / cap / 8) * 8 == 160 == a.inputs["cards"]
+    assert math.ceil(32 / cap / 8) * 8 == 160 < a.inputs["cards"] == 176
     assert v["shortfall_buy_cards"] == 128
     assert v["npv_per_card"] == pytest.approx(v["npv_tco"] / 32, rel=1e-12)
     bigger = v["npv_tco"] * 160 / 32
     assert v["shortfall_buy_npv"] == pytest.approx(128 * v["npv_tco"] / 32, rel=1e-12)
     assert v["npv_tco_bought_larger"] == pytest.approx(bigger, rel=1e-12)
-    assert bigger == pytest.approx(a.values["npv_tco"], rel=0.01)
+    assert bigger <= a.values["npv_tco"]
     rent = v["shortfall_card_hours"] * price / 1.08 ** 3
     assert v["shortfall_rent_npv"] == pytest.approx(rent, rel=1e-12)
     rented = v["npv_tco"] + rent

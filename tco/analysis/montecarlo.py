@@ -7,7 +7,9 @@ What is drawn: every input the NPV of TCO or the cost per run reads that has a r
   mode = typical puts its median far off the typical value when the range is lopsided (a rent
   of 2.99 / 3.49 / 11.06 has its median at 4.4 and its 10th percentile above 3.49), so the
   point results the other commands print would sit outside the Monte Carlo's central range;
-  with the split form, an input at its typical value is at its own median;
+  with the split form, an input at its typical value is at its own median; or lognormal with
+  low and high as its 10th and 90th percentiles for the inputs that say so (InputSpec.draw:
+  the model's error on time to train, assumptions.model_error_<family>);
 * a scenario's `distributions:` entry (overrides the catalog): triangular(low, mode, high)
   with mode defaulting to the baseline value, uniform(low, high), or normal with low and high
   as its 10th and 90th percentiles (mode, if given, as its mean);
@@ -103,7 +105,7 @@ class Draw:
     """One uncertain quantity and the input paths that take its value."""
 
     paths: tuple[str, ...]
-    dist: str  # split (a catalog range) | triangular | uniform | normal
+    dist: str  # split (a catalog range) | triangular | uniform | normal | lognormal
     low: float
     mode: float
     high: float
@@ -113,11 +115,25 @@ class Draw:
 
     @property
     def needs_clip(self) -> bool:
-        return self.dist == "normal" or self.low < self.clip_low or self.high > self.clip_high
+        return (self.dist in ("normal", "lognormal") or self.low < self.clip_low
+                or self.high > self.clip_high)
+
+    @property
+    def log_params(self) -> tuple[float, float]:
+        """A lognormal's mu and sigma: low and high are its 10th and 90th percentiles."""
+        lo, hi = math.log(self.low), math.log(self.high)
+        return (lo + hi) / 2, (hi - lo) / (2 * Z90)
 
     def cdf(self, x: float) -> float:
         """P(draw <= x) before clipping."""
         lo, mode, hi = self.low, self.mode, self.high
+        if self.dist == "lognormal":
+            if x <= 0:
+                return 0.0
+            mu, sigma = self.log_params
+            if sigma <= 0:
+                return 1.0 if math.log(x) >= mu else 0.0
+            return 0.5 * math.erfc(-(math.log(x) - mu) / (sigma * math.sqrt(2)))
         if self.dist == "normal":
             sigma = (hi - lo) / (2 * Z90)
             if sigma <= 0:
@@ -143,7 +159,7 @@ class Draw:
     @property
     def clipped_share(self) -> float:
         """The expected share of draws cut to the plausible range."""
-        if self.dist != "normal" and self.low == self.high:  # a point: all or nothing
+        if self.dist not in ("normal", "lognormal") and self.low == self.high:  # a point
             return 0.0 if self.clip_low <= self.low <= self.clip_high else 1.0
         # P(draw < clip_low): a split triangular whose typical is an end of its range puts
         # half its draws exactly there, which are not cut
@@ -235,6 +251,9 @@ class Sampler:
                 skip_to(2 * len(self.tri) * n + k * n)
             if d.dist == "normal":
                 out[i] = rng.standard_normal(n) * ((d.high - d.low) / (2 * Z90)) + d.mode
+            elif d.dist == "lognormal":
+                mu, sigma = d.log_params
+                out[i] = np.exp(rng.standard_normal(n) * sigma + mu)
             else:
                 out[i] = d.low + (d.high - d.low) * rng.random(n)
             pos += n
@@ -289,7 +308,9 @@ def plan_draws(result: Result, used: set[str]) -> list[Draw]:
             mode = min(max(inp.value, inp.low), inp.high)
             # One catalog figure -> one draw, whichever candidates use it.
             key = (inp.spec.key, inp.source, inp.as_of, inp.value, inp.low, inp.high)
-            specs[key] = ("split", inp.low, mode, inp.high, inp)
+            # a catalog range: split triangular, unless the input says lognormal
+            specs[key] = ("split" if inp.spec.draw == "triangular" else inp.spec.draw,
+                          inp.low, mode, inp.high, inp)
         else:
             continue
         groups.setdefault(key, []).append(path)
@@ -308,7 +329,7 @@ def draw_warnings(result: Result, plan: list[Draw]) -> list[DrawWarning]:
     out = []
     for d in plan:
         share = d.clipped_share
-        if share > (NORMAL_CLIP_WARN if d.dist == "normal" else 0.0):
+        if share > (NORMAL_CLIP_WARN if d.dist in ("normal", "lognormal") else 0.0):
             spec = result.inputs[d.paths[0]].spec
             unit = spec.unit.replace("money", result.currency)
             out.append(DrawWarning("clipped", d.paths[0], d.dist, d.low, d.high, d.clip_low,

@@ -30,7 +30,7 @@ from ..model import JOB_COMPONENTS
 from ..recommend import recommend, recommendation_dict
 from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
-from . import shortfall
+from . import intervals, shortfall
 from .api_view import api_block, api_options_json
 from .fields import (
     CANDIDATE_FIELDS,
@@ -157,6 +157,8 @@ def _value(f: Field, c: CandidateResult, workload: str,
     job = c.jobs[workload]  # primary or workload
     if f.kind == "cost":
         return job_cost(c, workload)
+    if f.kind == "interval":
+        return {"p10": _clean(job[f"{f.quantity}_p10"]), "p90": _clean(job[f"{f.quantity}_p90"])}
     if f.kind == "boolean":
         return bool(job[f.quantity])
     if f.kind == "integer":
@@ -347,7 +349,8 @@ def compare_table(result: Result) -> str:
         "workload (the cluster as actually used);")
     legend += ("\nbarred: priced, but export-controlled for the region or licence-barred, so "
                "never recommended.\n")
-    return (title + text_table(header, rows, "lllllrrrrrrl") + serving_block(result)
+    return (title + text_table(header, rows, "lllllrrrrrrl") + intervals.compare_block(result)
+            + serving_block(result)
             + api_block(result) + workload_table(result)
             + shortfall.table_block(result) + portfolio_block(result) + policy_line(result)
             + said + legend + foot + provenance_line(result))
@@ -427,10 +430,12 @@ def job_table(result: Result, c: CandidateResult) -> str:
         ["energy (facility)", f"{number(d['energy_kwh'], 0)} kWh"],
         ["emissions", f"{number(d['co2e_kg'] / 1000, 1)} t CO2e"],
     ]
+    rows += intervals.job_rows(d)
     for comp in JOB_COMPONENTS:
         rows.append([f"cost: {comp}", money(d["cost"][comp], cur)])
     rows.append(["cost: total", money(d["cost"]["total"], cur)])
     lines.append(text_table(["quantity", "value"], rows, "lr").rstrip())
+    lines += [n for n in [intervals.job_note(d)] if n]
     for n in c.notes + c.info.flags:
         lines.append(f"note: {printable(n)}")
     if d.get("mixture_of_experts"):

@@ -42,7 +42,9 @@ SCOPES = ("candidate", "primary", "horizon", "workload", "workloads", "yearly")
 WHEN = ("always", "priced", "quantified", "cloud", "shortfall", "lease")
 # number | integer | boolean | string | strings (a list of text) | cost (the per-run cost lines)
 # | workloads (workload id -> workload fields) | yearly (a list of yearly cash-flow rows)
-KINDS = ("number", "integer", "boolean", "string", "strings", "cost", "workloads", "yearly")
+# | interval ({p10, p90}: the quantities <quantity>_p10 and <quantity>_p90)
+KINDS = ("number", "integer", "boolean", "string", "strings", "cost", "workloads", "yearly",
+         "interval")
 MONEY = "{currency}"  # a unit in the output's own currency (its `currency` key)
 
 
@@ -237,7 +239,25 @@ FIELDS: tuple[Field, ...] = (
     Field("feasible", "feasible", _W, "", "Whether this workload fits in memory and makes "
           "progress", "boolean", "priced", applies="both"),
     Field("gpu_hours", "gpu_hours", _W, "card-h", "Accelerator-hours of one run", applies="both"),
+    Field("gpu_hours_interval", "gpu_hours", _W, "card-h", "80% interval of the accelerator-hours "
+          "of one run: the model's own out-of-sample error for runs of its family (P10, P90; "
+          "model error only, methodology section 17)", "interval"),
     Field("wall_days", "wall_days", _W, "days", "Wall-clock days of one run", applies="both"),
+    Field("wall_days_interval", "wall_days", _W, "days", "80% interval of the wall-clock days "
+          "of one run (P10, P90; the model's own out-of-sample error, methodology section 17)",
+          "interval"),
+    Field("error_family", "error_family", _W, "code", "The family whose out-of-sample errors set "
+          "the intervals: 1 dense vendor-tuned step rate (steady_state), 2 dense whole run, "
+          "3 small model on a large cluster, 4 mixture of experts", "integer"),
+    Field("effective_training_time", "effective_training_time", _W, "fraction", "Share of the "
+          "run's wall time spent training after checkpoints, interruptions and restarts "
+          "(Young/Daly, methodology section 4)"),
+    Field("goodput", "goodput", _W, "fraction", "Share of the run's wall time doing useful "
+          "training: the effective training time and a whole run's per-step overhead"),
+    Field("checkpoint_interval_hours", "checkpoint_interval_hours", _W, "h", "Checkpoint "
+          "interval (the Young/Daly optimum unless the scenario gives one)"),
+    Field("checkpoint_seconds", "checkpoint_seconds", _W, "s", "Training time one checkpoint "
+          "takes (written at the storage's bandwidth)"),
     Field("effective_mfu", "mfu_effective", _W, "fraction",
           "Effective utilization of the card's peak over the run, lost time included"),
     Field("energy_kwh", "energy_facility_kwh", _W, "kWh", "Facility energy (IT x PUE) of one "

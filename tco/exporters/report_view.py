@@ -21,7 +21,7 @@ from ..inputs import Input
 from ..recommend import Recommendation, recommend, rented_at
 from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
-from . import charts, live, report_api, report_portfolios, report_workloads, shortfall
+from . import charts, intervals, live, report_api, report_portfolios, report_workloads, shortfall
 from .fmt import (
     CHART_CANDIDATES,
     axis_money,
@@ -886,7 +886,7 @@ class View:
                               rc=layout_suffix(s, job))),
             (s("d_scaling"), self.live("pct1", f"{w}.scaling_efficiency",
                                        job["scaling_efficiency"])),
-            (s("d_goodput"), self.live("pct1", f"{cid}.goodput", v["goodput"])),
+            (s("d_goodput"), self.live("pct1", f"{w}.goodput", job["goodput"])),
             (s("d_memory"), self.live_text("value_gb", {
                 "need": ("num1", f"{w}.memory_needed_gb", job["memory_needed_gb"]),
                 "usable": ("num1", f"{w}.memory_usable_gb", job["memory_usable_gb"])})),
@@ -905,6 +905,7 @@ class View:
             (s("d_cooling"), s.cooling(info.cooling)),
         ]
         run = self.run_rows(c) if "mfu_effective" in job else serve_detail_rows(self, c)
+        run += intervals.report_rows(self, c)
         money_rows = [("d_capex", "capex_total"), ("d_npv", "npv_tco"),
                       ("d_undiscounted", "undiscounted_tco"),
                       ("d_eac", "equivalent_annual_cost"), ("d_gpu_hour", "cost_per_gpu_hour"),

@@ -100,6 +100,10 @@ def field_schema(f: Field) -> JsonObj:
             "anyOf": [_ref("workload"), _ref("serve_workload")]}}
     if f.kind == "yearly":
         return _array(_ref("yearly_row"), text)
+    if f.kind == "interval":
+        ends = {"p10": _t("number", "10th percentile", f.unit),
+                "p90": _t("number", "90th percentile", f.unit)}
+        return {"anyOf": [_obj(ends, text), {"type": "null"}], "description": text}
     raise ValueError(f.kind)
 
 

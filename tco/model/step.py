@@ -81,10 +81,13 @@ def shape(b: Builder, wid: str, cards: Ref) -> Shape:
            {"recompute": "0/1", "zero3": "0/1", "zero2": "0/1", "hsdp": "0/1", "pp": "stages",
             "vp": "stages"}.get(d, "cards"),
            DEGREE_LABELS[d])
-    hidden = jq("hidden_size", (a("hidden_per_layer_ratio") * w(wid, "active_params") / 12)
-                ** (1.0 / 3.0), "units", "Inferred hidden size")
-    layers = jq("layers", hidden / a("hidden_per_layer_ratio"), "layers",
-                "Inferred number of layers")
+    given_h, given_l = w(wid, "hidden_size"), w(wid, "layers")
+    hidden = jq("hidden_size", IF(given_h.gt(0), given_h, IF(
+        given_l.gt(0), (w(wid, "active_params") / (12 * given_l)) ** 0.5,
+        (a("hidden_per_layer_ratio") * w(wid, "active_params") / 12) ** (1.0 / 3.0))),
+        "units", "Hidden size (given, or inferred from the active parameters)")
+    layers = jq("layers", IF(given_l.gt(0), given_l, hidden / a("hidden_per_layer_ratio")),
+                "layers", "Layers (given, or the hidden size / the width-to-depth ratio)")
     seqs = jq("batch_sequences", w(wid, "global_batch_tokens") / w(wid, "seq_len_tokens"),
               "sequences", "Sequences per global batch")
     # A job runs whole replicas: the cards left over idle (paid for, doing no work).
@@ -158,11 +161,27 @@ def within_domain(b: Builder, span: Expr, up: Ref, out: Ref) -> Expr:
     return IF(span.le(MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node"))), up, out)
 
 
+def attention_widths(b: Builder, wid: str, sh: Shape) -> tuple[Ref, Ref]:
+    """The widths of attention's query-key and value products: heads x head width (as wide
+    as the hidden size unless the workload gives its heads; multi-head latent attention's
+    query-key heads are wider than its value heads, qk_head_dim)."""
+    heads = w(wid, "attention_heads")
+    head = IF(w(wid, "head_dim").gt(0), w(wid, "head_dim"), sh.hidden / MAX(heads, 1))
+    v = b.jq(wid, "attention_v_width", IF(heads.gt(0), heads * head, sh.hidden), "units",
+             "Attention value width (heads x head width; the hidden size by default)")
+    qk = b.jq(wid, "attention_qk_width", IF(heads.gt(0), heads * IF(
+        w(wid, "qk_head_dim").gt(0), w(wid, "qk_head_dim"), head), sh.hidden), "units",
+        "Attention query-key width (heads x query-key head width)")
+    return qk, v
+
+
 def flops_per_token(b: Builder, wid: str, sh: Shape) -> Ref:
+    qk, v = attention_widths(b, wid, sh)
     attn = b.jq(wid, "attention_flops_per_token",
-                a("attention_flops_coefficient") * sh.layers * sh.hidden
+                a("attention_flops_coefficient") / 2 * sh.layers * (qk + v)
                 * w(wid, "seq_len_tokens"), "FLOP/token",
-                "Attention FLOPs per token (12·L·h·s, PaLM App. B)")
+                "Attention FLOPs per token (12·L·h·s, PaLM App. B, at the attention's own "
+                "widths: 6·L·s·(query-key + value width))")
     return b.jq(wid, "flops_per_token", a("flops_per_param_token") * w(wid, "active_params")
                 + attn, "FLOP/token", "Model FLOPs per token (6·N + attention)")
 
@@ -171,23 +190,70 @@ def compute_time(b: Builder, wid: str, precision: str, cards: Ref, sh: Shape,
                  f_tok: Ref, team: Expr) -> tuple[Ref, Ref]:
     c = b.c
     rc = layout_ref(b, wid, "recompute")
-    mfu = c("mfu_fp8") if precision == "fp8" else c("mfu")
+    # FP4 (NVFP4) training runs the parameter GEMMs faster than FP8 by fp4_gemm_speedup and
+    # the rest (attention, the FP8/BF16 parts of the recipe) as FP8: its sustained rate is
+    # FP8's, and the GEMM share of the compute takes 1 / speedup of the time
+    base = "fp8" if precision == "fp4" else precision
+    mfu = c("mfu_fp8") if base == "fp8" else c("mfu")
     sustained = b.jq(wid, "sustained_flops_per_card",
-                     c(f"peak_tflops_{precision}") * FLOPS_PER_TFLOPS * mfu
+                     c(f"peak_tflops_{base}") * FLOPS_PER_TFLOPS * mfu
                      * a("compute_to_published_mfu_ratio") * team, "FLOP/s",
-                     f"Sustained {precision.upper()} compute per card while computing")
+                     f"Sustained {base.upper()} compute per card while computing")
     ideal = b.jq(wid, "ideal_step_seconds",
                  f_tok * w(wid, "global_batch_tokens") / (sh.busy * sustained), "s",
                  "Step time with no recomputation, bubble or communication")
-    slow = expert_gemm(b, wid, precision, sustained, f_tok)
+    slow = expert_gemm(b, wid, base, sustained, f_tok, sh)
+    if precision == "fp4":
+        gemm = a("flops_per_param_token") * w(wid, "active_params") / f_tok
+        # the card needs an FP4 peak (without one the resolver marks it infeasible)
+        slow = slow * (1 - gemm + gemm / a("fp4_gemm_speedup"))
     comp = b.jq(wid, "compute_seconds",
                 ideal * (1 + rc / 3) * MAX(1, sh.dp / sh.seqs) * slow, "s",
                 "Compute time per step (recomputation adds a forward pass; replicas without "
-                "a sequence idle; small expert GEMMs run slower)")
+                "a sequence idle; expert GEMMs run slower; FP4 GEMMs faster)")
     return ideal, comp
 
 
-def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref) -> Expr:
+@dataclass(frozen=True)
+class Experts:
+    """A mixture of experts' routing, per layer with experts (MoE; zeros for a dense model)."""
+
+    moe_layers: Ref  # layers with experts
+    routed_share: Ref  # share of the active parameters in routed experts
+
+
+def experts(b: Builder, wid: str, sh: Shape) -> Experts:
+    """Routed experts, the layers that have them, their share of the active parameters and
+    their width (MoE; a dense model has none)."""
+    def jq(key: str, expr: Expr, unit: str, label: str) -> Ref:
+        return b.jq(wid, key, expr, unit, label)
+
+    n, act, k = w(wid, "params"), w(wid, "active_params"), w(wid, "experts_per_token")
+    moe = act.lt(n)
+    given = w(wid, "experts")
+    count = jq("routed_experts",
+               IF(moe, IF(given.gt(0), given,
+                          k * (n - (1 - FFN_SHARE) * act) / (FFN_SHARE * act)), 0),
+               "experts", "Routed experts per layer: given, or inferred from the parameters "
+               "(MoE)")
+    layers = jq("moe_layers", IF(moe, IF(w(wid, "moe_layers").gt(0),
+                                         MIN(w(wid, "moe_layers"), sh.layers), sh.layers), 0),
+                "layers", "Layers with experts (given, or every layer; MoE)")
+    # the inactive parameters are the routed experts a token skips: (E - k) of them per layer
+    # with experts, so k of them hold k (N - N_a) / (E - k) of the active parameters (2/3 of
+    # them when E is inferred, as it is from that share)
+    share = jq("routed_share", IF(moe, MIN(1, k * (n - act) / (MAX(count - k, 1e-9) * act)), 0),
+               "fraction", "Share of the active parameters in the routed experts a token "
+               "uses (MoE)")
+    jq("expert_width", IF(moe, (n - act) / (MAX(count - k, 1e-9) * MAX(layers, 1) * 3
+                                           * sh.hidden), 0), "units",
+       "Width of one routed expert's feed-forward block (gated: 3 matrices of hidden x width; "
+       "MoE)")
+    return Experts(layers, share)
+
+
+def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref,
+                sh: Shape) -> Expr:
     """How much longer the step's compute takes because a mixture of experts' expert GEMMs
     have few rows (tokens per expert per micro-batch): padded to the kernel's tile, and bound
     by reading the expert's weights when the rows are too few to hide them (roofline)."""
@@ -195,16 +261,12 @@ def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref
         return b.jq(wid, key, expr, unit, label)
 
     cp, ep = layout_ref(b, wid, "cp"), layout_ref(b, wid, "ep")
-    n, act, k = w(wid, "params"), w(wid, "active_params"), w(wid, "experts_per_token")
-    moe = act.lt(n)
-    given = w(wid, "experts")
-    experts = jq("routed_experts",
-                 IF(moe, IF(given.gt(0), given,
-                            k * (n - (1 - FFN_SHARE) * act) / (FFN_SHARE * act)), 0),
-                 "experts", "Routed experts per layer: given, or inferred from the parameters "
-                 "(MoE)")
+    act, k = w(wid, "active_params"), w(wid, "experts_per_token")
+    moe = act.lt(w(wid, "params"))
+    ex = experts(b, wid, sh)
+    count = Ref(f"{b.cid}.{wid}.routed_experts")
     rows = jq("tokens_per_expert", IF(moe, w(wid, "seq_len_tokens") / cp * ep * k
-                                      / MAX(experts, 1), 0), "tokens",
+                                      / MAX(count, 1), 0), "tokens",
               "Tokens each expert's GEMMs take per micro-batch (MoE)")
     tile = a("expert_gemm_tile_rows")
     weights_bound = (BYTES_PER_VALUE[precision] * sustained
@@ -212,7 +274,7 @@ def expert_gemm(b: Builder, wid: str, precision: str, sustained: Ref, f_tok: Ref
     slowdown = jq("expert_gemm_slowdown",
                   IF(moe, MAX((rows + tile / 2) / MAX(rows, 1), weights_bound), 1), "ratio",
                   "Expert GEMM time over the same FLOPs at dense efficiency (MoE)")
-    share = FFN_SHARE * a("flops_per_param_token") * act / f_tok
+    share = ex.routed_share * a("flops_per_param_token") * act / f_tok
     return 1 + IF(moe, share * (slowdown - 1), 0)
 
 
@@ -233,9 +295,11 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
     t_cp = jq("cp_comm_seconds", tok_rank * cp * lay * 12 * a("kv_hidden_fraction") * h
               * (cp - 1) / cp / within_domain(b, tp * cp, up, out) + lat["cp"],
               "Context-parallel key/value ring time per step")
-    t_ep = jq("ep_comm_seconds", tok_rank * lay * k * h * 2 * 4 * (ep - 1) / ep
+    moe_lay = Ref(f"{b.cid}.{wid}.moe_layers") / pp
+    t_ep = jq("ep_comm_seconds", tok_rank * moe_lay * k * h * 2 * 4 * (ep - 1) / ep
               / within_domain(b, tp * cp * ep, up, out) + lat["ep"],
-              "Expert-parallel all-to-all time per step (dispatch and combine, both passes)")
+              "Expert-parallel all-to-all time per step (dispatch and combine, both passes, "
+              "in the layers with experts)")
     t_pp = jq("pp_comm_seconds", IF(pp.gt(1), 2 * 2 * h * tok_rank * vp, 0) / out + lat["pp"],
               "Pipeline point-to-point time per step (activations and their gradients)")
     shard = (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep) / (
@@ -285,8 +349,9 @@ def latencies(b: Builder, wid: str, sh: Shape) -> dict[str, Expr]:
         "tp": IF(tp.gt(1), 8 * per_mb * (1 + rc / 2) * ring_tp, 0),
         # c − 1 ring steps forward and again backward, per layer and micro-batch
         "cp": 2 * (cp - 1) * per_mb * (base + hop_latency(b, tp * cp)),
-        # 4 all-to-alls per layer and micro-batch
-        "ep": IF(ep.gt(1), 4 * per_mb * (base + hop_latency(b, tp * cp * ep)), 0),
+        # 4 all-to-alls per layer with experts and micro-batch
+        "ep": IF(ep.gt(1), 4 * Ref(f"{b.cid}.{wid}.moe_layers") / pp * sh.micro
+                 * (base + hop_latency(b, tp * cp * ep)), 0),
         # a send forward and one backward per micro-batch and virtual stage
         "pp": IF(pp.gt(1), 2 * vp * sh.micro * (base + a("scaleout_hop_latency_s")), 0),
     }
@@ -329,5 +394,26 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
               / IF((layout_ref(b, wid, "zero3") + layout_ref(b, wid, "zero2")).gt(0), 1,
                    sh.micro) - bubble), "s",
         "Communication not hidden behind compute, per step")
-    step = b.jq(wid, "step_seconds", comp + bubble + exposed, "s", "Time per training step")
+    tp, ep = layout_ref(b, wid, "tp"), layout_ref(b, wid, "ep")
+    # the card's tensor x pipeline (x expert) shard of the parameters: the casts, norms and
+    # buffer passes run over it whether the data-parallel ranks shard its storage or not
+    held = b.jq(wid, "params_held_per_card",
+                (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep)
+                / (tp * pp), "parameters",
+                "Parameters of the card's tensor x pipeline (x expert) shard")
+    # a mixture of experts moves each routed copy of a token through memory-bound kernels
+    # (permutation, dispatch and combine buffers, activations, casts), forward and backward
+    moe_s = b.jq(wid, "moe_memory_seconds",
+                 sh.tokens_card * Ref(f"{b.cid}.{wid}.moe_layers") / pp
+                 * w(wid, "experts_per_token") * sh.hidden
+                 * a("moe_bytes_per_routed_value")
+                 / (b.c("memory_bandwidth_gb_per_s") * BYTES_PER_GB), "s",
+                 "Memory-bound work on the routed copies of the tokens per step (MoE)")
+    fixed = b.jq(wid, "step_overhead_seconds",
+                 held * a("step_hbm_bytes_per_param")
+                 / (b.c("memory_bandwidth_gb_per_s") * BYTES_PER_GB), "s",
+                 "Per-step passes over the weights and gradients a card holds (gradient "
+                 "buffers, casts, the gradient norm, the optimizer), at its memory bandwidth")
+    step = b.jq(wid, "step_seconds", comp + bubble + exposed + moe_s + fixed, "s",
+                "Time per training step")
     return Step(f_tok, step, ideal, fits, need, have, sh.busy)

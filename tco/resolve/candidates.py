@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..catalog import SERVING_FALLBACK_STACK
+from ..catalog import SERVING_FALLBACK_STACK, Figure
 from ..errors import UnknownId, did_you_mean
 from ..inputs import (
     CANDIDATE_INPUTS,
@@ -247,6 +247,7 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
         "node_power_w": Source(platform.node_power_w),
         "scaleout_bandwidth_gb_per_s": Source(platform.scaleout_bandwidth_gb_per_s),
         "network_cost_per_card": Source(platform.network_cost_per_card_usd),
+        "card_failure_rate_per_hour": Source(failure_rate(r, card)),
         # the buyer profile's PUE, if the scenario names one that sets it (tco.profiles)
         "pue": Source(*profiled) if (profiled := profile_figure(r.loaded, r.catalog, "pue"))
         else Source(cooling.pue),
@@ -266,6 +267,20 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
     if "pue" in site.given:  # the site's, read by the model through its site (tco.model.base)
         del figs["pue"]
     return figs, rent_note
+
+
+def failure_rate(r: Resolution, card: Accelerator) -> Figure:
+    """Interruptions per card-hour: the card class's own measured figure, else the
+    assumption's (which a scenario's assumptions.card_failure_rate_per_hour overrides for
+    every card)."""
+    given = r.inputs["assumptions.card_failure_rate_per_hour"]
+    if card.failure_rate_per_card_hour is not None and given.origin != "scenario":
+        return card.failure_rate_per_card_hour
+    src = "scenario" if given.origin == "scenario" else given.source
+    if given.low is not None and given.high is not None and given.low < given.high:
+        return Figure(low=given.low, typical=given.value, high=given.high, source=src,
+                      as_of=given.as_of or "2026-12")
+    return Figure(value=given.value, source=src, as_of=given.as_of or "2026-12")
 
 
 def size_rule(r: Resolution, c: Candidate, info: CandidateInfo) -> None:

@@ -79,8 +79,12 @@ class Resolution:
     def precisions(self, needed: bool = False) -> list[str]:
         """Every precision a workload may run at; `needed`: those a workload must (its only
         one: a card without it cannot run the workload)."""
-        return sorted({p for w in self.sc.workloads for p in self.allowed(w.id)
-                       if not needed or len(self.allowed(w.id)) == 1})
+        out = {p for w in self.sc.workloads for p in self.allowed(w.id)
+               if not needed or len(self.allowed(w.id)) == 1}
+        # FP4 training runs at FP8's sustained rate but for its GEMMs (methodology §4)
+        out |= {"fp8" for w in self.sc.workloads
+                if w.kind != "serve" and self.allowed(w.id) == ("fp4",)}
+        return sorted(out)
 
     def error(self, message: str, where: list[str]) -> ScenarioError:
         return self.loaded.error(message, where)

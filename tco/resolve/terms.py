@@ -21,8 +21,14 @@ FAMILIARITY_SPEC = InputSpec("familiarity", "fraction", "Team familiarity with t
                              hint="a fraction between 0 and 1", fraction=True)
 
 
+# the model's error multiplier of each family (resolved from the family's P10 and P90)
+MODEL_ERRORS = {f"model_error_{f}": f for f in ("dense_vendor", "dense_team", "small", "moe")}
+
+
 def assumptions(r: Resolution) -> None:
     for key, spec in ASSUMPTION_INPUTS.items():
+        if key in MODEL_ERRORS:
+            continue  # after their P10 and P90 (model_errors)
         if key in r.sc.assumptions:
             r.put(r.given(["assumptions", key], r.sc.assumptions[key], spec))
         elif r.from_profile(f"assumptions.{key}", spec):  # the buyer profile's (tco.profiles)
@@ -30,6 +36,25 @@ def assumptions(r: Resolution) -> None:
         else:  # money is in the catalog in USD (`<key>_usd`)
             r.figure(f"assumptions.{key}",
                      r.catalog.assumption(f"{key}_usd" if spec.money else key), spec)
+    model_errors(r)
+
+
+def model_errors(r: Resolution) -> None:
+    """The model's error on a run's time to train, one multiplier per family: 1 at the
+    point value; its range is the family's P10 and P90 (themselves assumptions, fitted on
+    the model's out-of-sample errors), which Monte Carlo draws lognormally between."""
+    for key, family in MODEL_ERRORS.items():
+        spec = ASSUMPTION_INPUTS[key]
+        if key in r.sc.assumptions:
+            r.put(r.given(["assumptions", key], r.sc.assumptions[key], spec))
+            continue
+        p10 = r.inputs[f"assumptions.model_error_p10_{family}"]
+        p90 = r.inputs[f"assumptions.model_error_p90_{family}"]
+        r.put(Input(path=f"assumptions.{key}", value=1.0, spec=spec, low=p10.value,
+                    high=p90.value, as_of=p90.as_of, origin="derived",
+                    source="the model's point value (1); Monte Carlo draws it "
+                           f"lognormally with P10 {p10.value:g} and P90 {p90.value:g} "
+                           f"(assumptions.model_error_p10_{family}, _p90_{family})"))
 
 
 def top_level(r: Resolution) -> None:

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import math
 
-from ..inputs import SERVE_ASSUMPTIONS, SERVE_INPUTS, WORKLOAD_INPUTS, Input
+from ..inputs import (
+    SERVE_ASSUMPTIONS,
+    SERVE_INPUTS,
+    WORKLOAD_INPUTS,
+    WORKLOAD_ZERO_DEFAULTS,
+    Input,
+)
 from ..scenario import Workload
 from .state import Resolution
 
@@ -26,10 +32,10 @@ def workloads(r: Resolution) -> list[tuple[str, str, str]]:
             if given is not None:
                 r.put(r.given(base + [key], given, spec))
                 continue
-            if key == "experts":
+            if key in WORKLOAD_ZERO_DEFAULTS:
                 r.put(Input(path=".".join(base + [key]), value=0.0, spec=spec,
-                            origin="default", source="default: inferred from the "
-                            "parameters (docs/methodology.md §4, expert GEMMs)"))
+                            origin="default",
+                            source=f"default: {WORKLOAD_ZERO_DEFAULTS[key]}"))
                 continue
             # a default read from another input (recorded: see tco.resolve.state)
             source = "params" if key == "active_params" else f"assumptions.{key}"

@@ -37,7 +37,7 @@ class _Writer:
         # One number format per column kind, so that a column reads evenly.
         self.formats = {"amount": money_format(st.currency, 1e6, st.lang),
                         "price": money_format(st.currency, 1.0, st.lang, price=True),
-                        "count": "#,##0", "days": "#,##0.0"}
+                        "count": "#,##0", "days": "#,##0.0", "share": "0.0%"}
         # live_tiered_rank's keys, and the same keys sorted (None when they cannot be)
         self._ordered: tuple[object, list[tuple[int, float]] | None] = (None, None)
 
@@ -110,6 +110,7 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     row = _portfolio_table(w, row)
     for n, wl in enumerate(training_workloads(result)):
         row = _job_table(w, row, feasible, wl, n == 0)
+    row = _interval_table(w, row, feasible)
     row = _infeasible_table(w, row)
     breakdown_first = _breakdown_table(w, row, feasible)
     ws.set_column(0, 0, 15)
@@ -339,6 +340,31 @@ def _job_table(w: _Writer, row: int, feasible: list[CandidateResult], wl: Worklo
         w.quantity(r, 7, f"{job}.energy_facility_kwh", "count")
         w.live_rank(r, 8, first, 3, job_costs)
     return first + max(len(by_job), 1) + 1
+
+
+def _interval_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
+    """Each option's time to train (its first training workload) beside its 80% interval, the
+    model's own out-of-sample error (methodology section 17), live; the row after it."""
+    shown = [c for c in feasible if f"{c.id}.{c.primary_workload}.wall_days_p10" in w.values]
+    if not shown:
+        return row
+    ws, st = w.ws, w.st
+    text(ws, row, 0, st.t("Time to train with its 80% interval (the model's own out-of-sample "
+                          "error for runs of the job's family; model error only)"), st("label"))
+    row += 1
+    w.header(row, ["", "Candidate", "Name", "Days per run", "Days, P10", "Days, P90",
+                   "GPU-hours per run", "GPU-hours, P10", "GPU-hours, P90",
+                   "Effective training time"])
+    for i, c in enumerate(shown):
+        r, job = row + 1 + i, f"{c.id}.{c.primary_workload}"
+        text(ws, r, 1, c.id)
+        text(ws, r, 2, st.t.name(c.info.name))
+        for col, key, kind in ((3, "wall_days", "days"), (4, "wall_days_p10", "days"),
+                               (5, "wall_days_p90", "days"), (6, "gpu_hours", "count"),
+                               (7, "gpu_hours_p10", "count"), (8, "gpu_hours_p90", "count"),
+                               (9, "effective_training_time", "share")):
+            w.quantity(r, col, f"{job}.{key}", kind)
+    return row + 1 + len(shown) + 1
 
 
 def _infeasible_table(w: _Writer, row: int) -> int:
