@@ -291,7 +291,22 @@ def evaluate(resolved: Resolved, model: Model | None = None) -> Result:
         if model is None:
             model = build_model(resolved.structure)
         resolved = size_clusters(model, resolved)
-        return assemble(resolved, model, evaluate_model(model, input_values(resolved)))
+        result = assemble(resolved, model, evaluate_model(model, input_values(resolved)))
+        return plan(result)
+
+
+def plan(result: Result) -> Result:
+    """`result` with its plans (tco.plan): the cheapest plan and one per typed option, their
+    quantities as inputs and their money as quantities of the model."""
+    from .plan import MAX_SUPPLIES, plan_all, plan_inputs
+    from .plan.build import supplies
+
+    infos = {c.id: c.info for c in result.candidates}
+    if not result.structure.candidates or len(supplies(result.structure, infos)) > MAX_SUPPLIES:
+        return result
+    result.plans = plan_all(result)
+    result.inputs = {**result.inputs, **plan_inputs(result.plans)}
+    return result
 
 
 TWINS_EVALUATED_TOGETHER = 8  # twins of at least this many are evaluated as arrays

@@ -103,6 +103,8 @@ class Result:
     # per-token API options (tco/model/api.py), ranked as candidates; kept apart from the
     # candidates (no cards, no cluster), each shaped as one so that portfolios take it
     api_options: list[CandidateResult] = field(default_factory=list)
+    # the planner's plans (tco.plan.PlanResult): the cheapest first, then one per typed option
+    plans: list[Any] = field(default_factory=list)
     # every input and quantity as the engine evaluated it: the analyses start from these
     # numbers instead of evaluating the model again
     # where each option is in (*candidates, *api_options), by id: `candidate` is asked for
