@@ -1,4 +1,4 @@
-"""Methodology §20, the money of a plan: what one unit of each supply costs, and the cash flows
+"""Methodology §19, the money of a plan: what one unit of each supply costs, and the cash flows
 and NPV of a fixed plan (the quantities the planner chose, tco/plan/).
 
 Two parts, one definition of each figure:

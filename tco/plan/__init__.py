@@ -1,4 +1,4 @@
-"""The planner (methodology §20): what to buy, lease, rent or call, and when, so that the
+"""The planner (methodology §19): what to buy, lease, rent or call, and when, so that the
 whole plan is done on time at the lowest NPV.
 
 `plan_all(result)` solves the cheapest plan over every supply the scenario offers, and one plan
@@ -308,7 +308,7 @@ def _workloads(prob: Problem, sol: Solution, env: Any, pid: str
     return out
 
 
-MAX_SUPPLIES = 64  # more supplies than this are not planned (see docs/methodology.md §20)
+MAX_SUPPLIES = 64  # more supplies than this are not planned (see docs/methodology.md §19)
 # what each kind of plan quantity counts, for its input's unit and label
 _KINDS = {
     "buy": ("servers", "Servers bought in period {k} ({s})", True),

@@ -1,4 +1,4 @@
-"""The planner's problem from an evaluated model (methodology §20): which supplies a scenario
+"""The planner's problem from an evaluated model (methodology §19): which supplies a scenario
 offers, what each unit of them costs (tco.model.plan's formulas, evaluated on the model's
 numbers) and what each workload needs in each period.
 

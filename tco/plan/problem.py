@@ -1,4 +1,4 @@
-"""The planner's problem as plain numbers (methodology §20): the periods of the horizon, what
+"""The planner's problem as plain numbers (methodology §19): the periods of the horizon, what
 each card can supply and what each unit of supply costs, and what each workload needs.
 
 Everything here is a number already worked out by the model (tco/plan/build.py reads them from

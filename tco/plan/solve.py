@@ -1,4 +1,4 @@
-"""The planner (methodology §20): the cheapest plan, in present value, that meets the demand of
+"""The planner (methodology §19): the cheapest plan, in present value, that meets the demand of
 a `Problem`, as a mixed-integer program solved by HiGHS (scipy.optimize.milp).
 
 Variables, per card c and period k (only those the problem allows):
