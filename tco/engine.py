@@ -296,16 +296,15 @@ def evaluate(resolved: Resolved, model: Model | None = None) -> Result:
 
 
 def plan(result: Result) -> Result:
-    """`result` with its plans (tco.plan): the cheapest plan and one per typed option, their
-    quantities as inputs and their money as quantities of the model."""
-    from .plan import MAX_SUPPLIES, plan_all, plan_inputs
+    """`result` with its plans (tco.plan): the cheapest plan and one per typed option, each
+    with its quantities as inputs and its money as quantities of a model of its own."""
+    from .plan import MAX_SUPPLIES, plan_all
     from .plan.build import supplies
 
     infos = {c.id: c.info for c in result.candidates}
     if not result.structure.candidates or len(supplies(result.structure, infos)) > MAX_SUPPLIES:
         return result
     result.plans = plan_all(result)
-    result.inputs = {**result.inputs, **plan_inputs(result.plans)}
     return result
 
 

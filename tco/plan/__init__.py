@@ -4,13 +4,15 @@ whole plan is done on time at the lowest NPV.
 `plan_all(result)` solves the cheapest plan over every supply the scenario offers, and one plan
 restricted to each typed option ("only buy 910B", "only rent H100"), so that each option the
 user typed is a plan the planner sized and timed, shown beside the optimal one. Each plan's
-quantities then become inputs (`plans.<plan>.<key>`) and its money quantities of the model
-(tco.model.plan), so every output costs it from the same formulas.
+quantities then become inputs (`plans.<plan>.<key>`) and its money quantities of a model of
+its own (`PlanResult.model`, tco.model.plan) that reads the scenario's model: every output
+costs it from the same formulas.
 """
 
 from __future__ import annotations
 
 import math
+from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +61,9 @@ class PlanResult:
     workloads: dict[str, dict[str, float | None]] = field(default_factory=dict)
     values: dict[str, float] = field(default_factory=dict)
     inputs_values: dict[tuple[str, ...], float] = field(default_factory=dict)
+    # its money: quantities reading its inputs and the scenario's model, and their values
+    model: Any = None
+    env: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -96,8 +101,8 @@ def solve_plan(prob: Problem, allowed: Allowed, exact: bool = True) -> Solution:
 def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: bool = True
              ) -> list[PlanResult]:
     """The optimal plan, then one per typed option, for an evaluated `result` (tco.result.
-    Result). Adds each plan's inputs and money quantities to the result's model and env."""
-    st, env, model = result.structure, result.env, result.model
+    Result)."""
+    st, env = result.structure, result.env
     infos = {c.id: c.info for c in result.candidates}
     prob, sup = problem(st, infos, env, planning.months)
     plans = [(OPTIMAL, "", Allowed())]
@@ -118,7 +123,12 @@ def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: boo
 
 def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option: str,
             allowed: Allowed, sol: Solution, planning: Planning) -> PlanResult:
-    st, env, model = result.structure, result.env, result.model
+    from ..model import Model
+
+    st = result.structure
+    model = Model(st)
+    own: dict[str, Any] = {}
+    env = ChainMap(own, result.env)
     per = prob.periods
     keys = tuple(tuple(str(k) for k in key) for key in sol.values
                  if key[0] not in ("owned", "reserved"))
@@ -148,9 +158,8 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
         if key[0] not in ("owned", "reserved"):
             chosen[tuple(str(k) for k in key)] = v
             env[shape.path(tuple(str(k) for k in key))] = v
-    start = len(model.quantities)
     plan_money(model, shape, sup, st.currency, st.horizon_years, fallbacks)
-    for q in model.quantities[start:]:
+    for q in model.quantities:
         env[q.name] = q.expr.evaluate(env)
     npv = float(env[f"{pid}.npv_tco"])
     periods = []
@@ -165,7 +174,7 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
                      {"residual_value": float(env[f"{pid}.residual_value"]),
                       "owed_after_horizon": float(env[f"{pid}.owed_after_horizon"]),
                       "mip_gap": sol.gap, "objective": sol.npv})
-    out.inputs_values = chosen
+    out.inputs_values, out.model, out.env = chosen, model, own
     return out
 
 
