@@ -292,20 +292,21 @@ def evaluate(resolved: Resolved, model: Model | None = None) -> Result:
             model = build_model(resolved.structure)
         resolved = size_clusters(model, resolved)
         result = assemble(resolved, model, evaluate_model(model, input_values(resolved)))
-        return plan(result)
+        result.planner = plans_of
+        return result
 
 
-def plan(result: Result) -> Result:
-    """`result` with its plans (tco.plan): the cheapest plan and one per typed option, each
+def plans_of(result: Result) -> list[Any]:
+    """The plans of `result` (tco.plan): the cheapest plan and one per typed option, each
     with its quantities as inputs and its money as quantities of a model of its own."""
     from .plan import MAX_SUPPLIES, plan_all
     from .plan.build import supplies
 
     infos = {c.id: c.info for c in result.candidates}
     if not result.structure.candidates or len(supplies(result.structure, infos)) > MAX_SUPPLIES:
-        return result
-    result.plans = plan_all(result)
-    return result
+        return []
+    with paused_gc():
+        return plan_all(result)
 
 
 TWINS_EVALUATED_TOGETHER = 8  # twins of at least this many are evaluated as arrays
