@@ -201,115 +201,149 @@ def plan_money(model: Model, shape: PlanShape, supplies: Mapping[str, Supply], m
     (`<plan>.npv_tco`), as quantities of the model. Every cost is a plan quantity (an input)
     times a unit cost (`unit`, `rent_price`, ...): the planner priced its program with the
     same formulas, so the NPV here is its objective (tests compare them)."""
-    b, m, P = Builder(model, shape.id), shape.months, shape.periods
-    per_year, hours = shape.per_year, HOURS_PER_YEAR * shape.months / MONTHS_PER_YEAR
-    for wid, expr in fallbacks.items():
-        b.q(f"{wid}.fallback", expr, money,
-            "What work of this workload left undone costs (a run, or a period of its traffic)",
-            "plan")
+    return _Money(model, shape, supplies, money, horizon, fallbacks).npv()
 
-    def x(*key: object) -> Ref:
-        return Ref(shape.path(tuple(str(k) for k in key)))
 
-    by_kind: dict[str, list[tuple[str, ...]]] = {}
-    for key in shape.keys:
-        by_kind.setdefault(key[0], []).append(key)
-    cost: dict[int, dict[str, list[Expr]]] = {k: {c: [] for c in PLAN_COMPONENTS}
-                                              for k in range(P)}
-    units = {s: unit(s, supplies[s].inputs_of, m) for s in shape.supplies}
-    residual: list[Expr] = []
-    after: list[Expr] = []  # leases and reservations paid past the horizon: present value
-    lead: dict[str, Ref] = {}
-    for s in shape.supplies:
-        u = units[s]
-        buys = [int(k[2]) for k in by_kind.get("buy", []) if k[1] == s]
-        leases = [int(k[2]) for k in by_kind.get("lease", []) if k[1] == s]
+class _Money:
+    """The quantities of one plan's money, added supply by supply and kind by kind."""
+
+    def __init__(self, model: Model, shape: PlanShape, supplies: Mapping[str, Supply],
+                 money: str, horizon: int, fallbacks: Mapping[str, Expr]) -> None:
+        self.b, self.shape, self.supplies = Builder(model, shape.id), shape, supplies
+        self.money, self.horizon, self.P = money, horizon, shape.periods
+        self.per_year = shape.per_year
+        self.hours = HOURS_PER_YEAR * shape.months / MONTHS_PER_YEAR
+        for wid, expr in fallbacks.items():
+            self.b.q(f"{wid}.fallback", expr, money, "What work of this workload left undone "
+                     "costs (a run, or a period of its traffic)", "plan")
+        self.cost: dict[int, dict[str, list[Expr]]] = {
+            k: {c: [] for c in PLAN_COMPONENTS} for k in range(self.P)}
+        self.units = {s: unit(s, supplies[s].inputs_of, shape.months) for s in shape.supplies}
+        self.residual: list[Expr] = []
+        self.after: list[Expr] = []  # leases and reservations owed past the horizon: PV
+        self.by_kind: dict[str, list[tuple[str, ...]]] = {}
+        for key in shape.keys:
+            self.by_kind.setdefault(key[0], []).append(key)
+
+    def x(self, *key: object) -> Ref:
+        return Ref(self.shape.path(tuple(str(k) for k in key)))
+
+    def npv(self) -> Ref:
+        for s in self.shape.supplies:
+            self.owned(s)
+        self.work()
+        self.reservations()
+        self.calls()
+        return self.total()
+
+    def owned(self, s: str) -> None:
+        """Servers bought and leased by supply `s`: purchases, upkeep while installed, lease
+        payments, and the book value of what was bought at the horizon."""
+        u, b, m, P = self.units[s], self.b, self.shape.months, self.P
+        buys = [int(k[2]) for k in self.by_kind.get("buy", []) if k[1] == s]
+        leases = [int(k[2]) for k in self.by_kind.get("lease", []) if k[1] == s]
         if not buys and not leases:
-            continue
-        lead[s] = b.q(f"{s}.lead_periods", u.lead_periods, "periods",
-                      f"Periods from an order of {s}'s servers to their installation", "plan")
+            return
+        lead = b.q(f"{s}.lead_periods", u.lead_periods, "periods",
+                   f"Periods from an order of {s}'s servers to their installation", "plan")
         term = ROUNDUP(fin("lease_term_months") / m) if leases else Const(0.0)
         for j in buys:
-            n = x("buy", s, j)
-            cost[j]["capex"].append(n * u.server_price)
-            cost[j]["vat"].append(n * u.vat)
-            cost[j]["vat_recovered"].append(n * u.vat_back)
-            age = horizon - j * m / MONTHS_PER_YEAR
-            residual.append(n * u.server_price * book_fraction(age))
-        pay = lease_payment(supplies[s], m) if leases else Const(0.0)
+            n = self.x("buy", s, j)
+            self.cost[j]["capex"].append(n * u.server_price)
+            self.cost[j]["vat"].append(n * u.vat)
+            self.cost[j]["vat_recovered"].append(n * u.vat_back)
+            age = self.horizon - j * m / MONTHS_PER_YEAR
+            self.residual.append(n * u.server_price * book_fraction(age))
+        pay = lease_payment(self.supplies[s], m) if leases else Const(0.0)
+
+        def leased_in(j: int, k: int) -> Expr:
+            return IF(AND((lead + j).le(k), (lead + j + term).gt(k)), 1, 0)
+
+        n_term = int(round(float(self.shape.lease_term_months) / m))
         for j in leases:  # payments past the horizon are still owed
-            n_term = int(round(float(shape.lease_term_months) / m))
             for k in range(max(P, j), j + n_term + 60):
-                after.append(x("lease", s, j) * pay * IF(AND((lead[s] + j).le(k),
-                                                             (lead[s] + j + term).gt(k)), 1, 0)
-                             * discount_year(k // per_year + 1))
+                self.after.append(self.x("lease", s, j) * pay * leased_in(j, k)
+                                  * discount_year(k // self.per_year + 1))
         for k in range(P):
-            owned: list[Expr] = [x("buy", s, j) * IF((lead[s] + j).le(k), 1, 0)
-                                 for j in buys if j <= k]
-            leased = [x("lease", s, j) * IF(AND((lead[s] + j).le(k), (lead[s] + j + term).gt(k)),
-                                            1, 0) for j in leases if j <= k]
-            if not owned and not leased:
+            bought = [self.x("buy", s, j) * IF((lead + j).le(k), 1, 0) for j in buys if j <= k]
+            leased = [self.x("lease", s, j) * leased_in(j, k) for j in leases if j <= k]
+            if not bought and not leased:
                 continue
-            servers = b.q(f"{s}.p{k}.servers", SUM(*(owned + leased)), "servers",
+            servers = b.q(f"{s}.p{k}.servers", SUM(*(bought + leased)), "servers",
                           f"{s}'s servers installed in period {k}", "plan")
-            cost[k]["upkeep"].append(servers * u.upkeep)
+            self.cost[k]["upkeep"].append(servers * u.upkeep)
             if leased:
-                cost[k]["lease"].append(SUM(*leased) * pay)
-    for key in by_kind.get("work", []) + by_kind.get("serve", []):
-        kind, src, s, wid, k = key[0], key[1], key[2], key[3], int(key[4])
-        sup = supplies[s]
-        card_h = (Ref(f"{s}.{wid}.gpu_hours") if kind == "work"
-                  else serving_hours(sup, wid, hours))
-        used = x(*key) * card_h
-        if src == "owned":
-            cost[k]["electricity"].append(used * units[s].busy)
-        elif src in ("on_demand", "spot"):
-            cost[k]["rent"].append(used * rent_price(sup, src))
-    for key in by_kind.get("reserve", []):
-        _kind, s, tier, j = key[0], key[1], key[2], int(key[3])
-        term_p = TERM_MONTHS[tier] // m
-        for k in range(j, min(j + term_p, P)):
-            cost[k]["rent"].append(x(*key) * hours * rent_price(supplies[s], tier))
-    for key in by_kind.get("reserve", []):
-        _kind, s, tier, j = key[0], key[1], key[2], int(key[3])
-        for k in range(P, j + TERM_MONTHS[tier] // m):
-            after.append(x(*key) * hours * rent_price(supplies[s], tier)
-                         * discount_year(k // per_year + 1))
-    for key in by_kind.get("api", []):
-        aid, wid, k = key[1], key[2], int(key[3])
-        cost[k]["api"].append(x(*key) * api_cost(aid, wid, per_year))
-    for key in by_kind.get("unserved", []):
-        wid, k = key[1], int(key[2])
-        cost[k]["shortfall"].append(x(*key) * Ref(f"{shape.id}.{wid}.fallback"))
-    for key in by_kind.get("short", []):
-        wid, wi = key[1], int(key[2])
-        last = dict(shape.training)[wid][wi][1]
-        cost[last]["shortfall"].append(x(*key) * Ref(f"{shape.id}.{wid}.fallback"))
-    for key in by_kind.get("use", []):
-        stack = key[1]
-        s = dict(shape.stacks)[stack]
-        cost[0]["porting"].append(x(*key) * Ref(f"{s}.porting_one_time"))
-        for k in range(P):
-            cost[k]["porting_maintenance"].append(
-                x(*key) * Ref(f"{s}.porting_maintenance_per_year") / per_year)
-    present = []
-    for k in range(P):
-        parts = {c: b.q(f"p{k}.{c}", SUM(*cost[k][c]) if cost[k][c] else Const(0.0), money,
-                        PLAN_COMPONENT_LABELS[c] + f", period {k}", "plan")
-                 for c in PLAN_COMPONENTS if cost[k][c] or c in ("capex",)}
-        start = SUM(*[parts[c] for c in AT_START if c in parts]) if any(
-            c in parts for c in AT_START) else Const(0.0)
-        later = [parts[c] for c in parts if c not in AT_START and c != "vat_recovered"]
-        back = parts.get("vat_recovered")
-        year_end = SUM(*later) if later else Const(0.0)
-        if back is not None:
-            year_end = year_end - back
-        pv = start * discount_start(k * m) + year_end * discount_year(k // per_year + 1)
-        present.append(b.q(f"p{k}.present_value", pv, money,
-                           f"Present value of period {k}'s costs", "plan"))
-    resale = b.q("residual_value", SUM(*residual) if residual else Const(0.0), money,
-                 "Resale value at the horizon of the servers bought (their book value)", "plan")
-    owed = b.q("owed_after_horizon", SUM(*after) if after else Const(0.0), money,
-               "Present value of reservations still owed after the horizon", "plan")
-    return b.q("npv_tco", SUM(*present) + owed - resale * discount_year(horizon), money,
-               "NPV of the plan", "plan")
+                self.cost[k]["lease"].append(SUM(*leased) * pay)
+
+    def work(self) -> None:
+        """Work and traffic carried on cards: electricity on owned ones, rent per hour used."""
+        for key in self.by_kind.get("work", []) + self.by_kind.get("serve", []):
+            kind, src, s, wid, k = key[0], key[1], key[2], key[3], int(key[4])
+            sup = self.supplies[s]
+            card_h = (Ref(f"{s}.{wid}.gpu_hours") if kind == "work"
+                      else serving_hours(sup, wid, self.hours))
+            used = self.x(*key) * card_h
+            if src == "owned":
+                self.cost[k]["electricity"].append(used * self.units[s].busy)
+            elif src in ("on_demand", "spot"):
+                self.cost[k]["rent"].append(used * rent_price(sup, src))
+
+    def reservations(self) -> None:
+        """Cards reserved: every hour of the term, those past the horizon still owed."""
+        P, m = self.P, self.shape.months
+        for key in self.by_kind.get("reserve", []):
+            s, tier, j = key[1], key[2], int(key[3])
+            price = self.x(*key) * self.hours * rent_price(self.supplies[s], tier)
+            for k in range(j, j + TERM_MONTHS[tier] // m):
+                if k < P:
+                    self.cost[k]["rent"].append(price)
+                else:
+                    self.after.append(price * discount_year(k // self.per_year + 1))
+
+    def calls(self) -> None:
+        """API fees, work left undone at its fallback, and the ports of the stacks used."""
+        for key in self.by_kind.get("api", []):
+            aid, wid, k = key[1], key[2], int(key[3])
+            self.cost[k]["api"].append(self.x(*key) * api_cost(aid, wid, self.per_year))
+        fallback = {wid: Ref(f"{self.shape.id}.{wid}.fallback")
+                    for wid, _w in self.shape.training + self.shape.serving}
+        for key in self.by_kind.get("unserved", []):
+            self.cost[int(key[2])]["shortfall"].append(self.x(*key) * fallback[key[1]])
+        windows = dict(self.shape.training)
+        for key in self.by_kind.get("short", []):
+            last = windows[key[1]][int(key[2])][1]
+            self.cost[last]["shortfall"].append(self.x(*key) * fallback[key[1]])
+        port_of = dict(self.shape.stacks)
+        for key in self.by_kind.get("use", []):
+            s = port_of[key[1]]
+            self.cost[0]["porting"].append(self.x(*key) * Ref(f"{s}.porting_one_time"))
+            for k in range(self.P):
+                self.cost[k]["porting_maintenance"].append(
+                    self.x(*key) * Ref(f"{s}.porting_maintenance_per_year") / self.per_year)
+
+    def total(self) -> Ref:
+        """Each period's components and present value, the resale and what is owed after
+        the horizon, and the NPV."""
+        b, money, m = self.b, self.money, self.shape.months
+        present = []
+        for k in range(self.P):
+            parts = {c: b.q(f"p{k}.{c}", SUM(*self.cost[k][c]), money,
+                            PLAN_COMPONENT_LABELS[c] + f", period {k}", "plan")
+                     for c in PLAN_COMPONENTS if self.cost[k][c]}
+            start = [parts[c] for c in AT_START if c in parts]
+            later: Expr = SUM(*[parts[c] for c in parts
+                                if c not in AT_START and c != "vat_recovered"] or [Const(0.0)])
+            if "vat_recovered" in parts:
+                later = later - parts["vat_recovered"]
+            pv = (SUM(*start) * discount_start(k * m) if start else Const(0.0)) \
+                + later * discount_year(k // self.per_year + 1)
+            present.append(b.q(f"p{k}.present_value", pv, money,
+                               f"Present value of period {k}'s costs", "plan"))
+        resale = b.q("residual_value", SUM(*self.residual) if self.residual else Const(0.0),
+                     money, "Resale value at the horizon of the servers bought (their book "
+                     "value)", "plan")
+        owed = b.q("owed_after_horizon", SUM(*self.after) if self.after else Const(0.0), money,
+                   "Present value of leases and reservations still owed after the horizon",
+                   "plan")
+        return b.q("npv_tco", SUM(*present) + owed - resale * discount_year(self.horizon),
+                   money, "NPV of the plan", "plan")

@@ -74,28 +74,45 @@ class Planning:
 
 
 def solve_plan(prob: Problem, allowed: Allowed, exact: bool = True) -> Solution:
-    """The cheapest plan, then polished: reservations rounded up to whole servers and the
-    work re-allocated on the decisions taken, so that every quantity is a whole unit.
-    Not `exact`: servers and ports are chosen by the linear program and rounded up, which
-    costs at most one server more per purchase than the whole-number optimum (used for the
-    plans restricted to one option, which the optimal plan is compared with: rounding can
-    only make them dearer)."""
+    """The cheapest plan, then polished so that every quantity is a whole unit: reservations
+    are searched as card counts, then taken in whole servers, rounded down (the work the
+    remainder would have done goes to the next cheapest source) or up, whichever costs less
+    without leaving more work undone, and the work is allocated again on the decisions taken
+    (a linear solve). Searching whole servers of reservations directly is far slower (tens of
+    seconds) for a few tenths of a percent (docs/design.md). Not `exact`: servers and ports
+    too are chosen by the linear program and rounded up, at most one server more per
+    purchase than the whole-number optimum (the plans restricted to one option, which the
+    optimal plan is compared with: rounding only makes them dearer)."""
     first = solve(prob, allowed, relax=not exact)
     if first.status == "infeasible":
         return first
     per_server = {c.id: c.cards_per_server for c in prob.cards}
-    fixed: dict[tuple[Any, ...], float] = {}
-    for key, v in first.values.items():
-        if key[0] == "reserve":
-            n = per_server[key[1]]
-            fixed[key] = math.ceil(v / n - ROUND_TOLERANCE) * n
-        elif key[0] in ("buy", "lease", "use"):
-            fixed[key] = float(round(v)) if exact else float(math.ceil(v - ROUND_TOLERANCE))
-    polished = solve(prob, allowed, fixed=fixed)
-    if polished.status == "infeasible":  # cannot happen: rounding up only adds capacity
+    best: Solution | None = None
+    for rounding in (math.floor, math.ceil):
+        fixed: dict[tuple[Any, ...], float] = {}
+        for key, v in first.values.items():
+            if key[0] == "reserve":
+                n = per_server[key[1]]
+                tilt = ROUND_TOLERANCE if rounding is math.floor else -ROUND_TOLERANCE
+                servers = rounding(v / n + tilt)
+                if servers > 0:
+                    fixed[key] = float(servers * n)
+            elif key[0] in ("buy", "lease", "use"):
+                fixed[key] = float(round(v)) if exact else float(math.ceil(v - ROUND_TOLERANCE))
+        polished = solve(prob, allowed, fixed=fixed)
+        if polished.status == "infeasible" or _undone(polished) > _undone(first) + 1e-6:
+            continue
+        if best is None or polished.npv < best.npv:
+            best = polished
+    if best is None:  # cannot happen: rounding everything up only adds capacity
         return first
-    polished.seconds += first.seconds
-    return polished
+    best.seconds += first.seconds
+    return best
+
+
+def _undone(sol: Solution) -> float:
+    """Work a solution leaves undone (runs and shares of traffic)."""
+    return sum(v for k, v in sol.values.items() if k[0] in ("short", "unserved"))
 
 
 def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: bool = True

@@ -197,179 +197,207 @@ def _solution(highspy: Any, x: np.ndarray) -> Any:
 
 
 def _formulate(p: Problem, allowed: Allowed) -> _Program:
-    prog = _Program()
-    per = p.periods
-    P, hours = per.count, per.hours
-    ready = {s.id: s.ready_period for s in p.stacks}
-    port_var: dict[str, int] = {}
-    for s in p.stacks:
-        upkeep = sum(s.upkeep_per_period * per.at_year_end(k) for k in range(P))
+    return _Formulation(p, allowed).program()
+
+
+Terms = list[tuple[int, float]]
+
+
+class _Formulation:
+    """The program of a problem, built supply by supply and workload by workload."""
+
+    def __init__(self, p: Problem, allowed: Allowed) -> None:
+        self.p, self.allowed, self.prog = p, allowed, _Program()
+        per = p.periods
+        self.P, self.hours = per.count, per.hours
+        # discount factors of a payment at a period's start and at the end of its year, for
+        # periods past the horizon too (what is still owed)
+        far = self.P + max([c.lead_periods + c.lease_term_periods for c in p.cards] + [0]) \
+            + max(TERM_MONTHS.values()) // per.months
+        self.start = [per.at_start(k) for k in range(far + 1)]
+        self.year_end = [per.at_year_end(k) for k in range(far + 1)]
+        self.ready = {s.id: s.ready_period for s in p.stacks}
+        self.port: dict[str, int] = {}
+        self.uses: dict[tuple[str, str], Terms] = {}  # (stack, workload) -> allocations
+        self.own_hours: dict[tuple[str, int], Terms] = {}
+        self.own_peak: dict[tuple[str, int], Terms] = {}
+        self.res_hours: dict[tuple[str, int], Terms] = {}
+        self.res_peak: dict[tuple[str, int], Terms] = {}
+        self.power: dict[int, Terms] = {}
+
+    def program(self) -> _Program:
+        for s in self.p.stacks:
+            self.stack(s)
+        for c in self.p.cards:
+            self.owned(c)
+            self.reserved(c)
+        for t in self.p.training:
+            self.training(t)
+        for s in self.p.serving:
+            self.serving(s)
+        self.limits()
+        return self.prog
+
+    def pv_running(self, per_period: float, first: int, end: int) -> float:
+        """Present value of `per_period` in each period first..end-1 (year-end counting)."""
+        return per_period * sum(self.year_end[first:end])
+
+    def stack(self, s: Any) -> None:
+        upkeep = self.pv_running(s.upkeep_per_period, 0, self.P)
         if s.port_cost > 0 or upkeep > 0:
-            port_var[s.id] = prog.var(("use", s.id), s.port_cost + upkeep, 0, 1, integer=True)
-    uses: dict[str, list[tuple[int, float]]] = {}  # stack -> allocation columns, scaled
-    own_hours: dict[tuple[str, int], list[tuple[int, float]]] = {}
-    own_peak: dict[tuple[str, int], list[tuple[int, float]]] = {}
-    res_hours: dict[tuple[str, int], list[tuple[int, float]]] = {}
-    res_peak: dict[tuple[str, int], list[tuple[int, float]]] = {}
-    power: dict[int, list[tuple[int, float]]] = {}
+            self.port[s.id] = self.prog.var(("use", s.id), s.port_cost + upkeep, 0, 1,
+                                            integer=True)
 
-    for c in p.cards:
-        n = c.cards_per_server
-        owns = (c.buy and allowed.may(c.id, "buy")) or (c.lease and allowed.may(c.id, "lease"))
+    def owned(self, c: Any) -> None:
+        """Servers bought and leased, and the servers installed in each period."""
+        prog, P, allowed = self.prog, self.P, self.allowed
+        buys = c.buy and allowed.may(c.id, "buy")
+        leases = c.lease and allowed.may(c.id, "lease") and c.lease_term_periods > 0
         fixed = allowed.fixed_servers.get(c.id)
-        if owns or fixed:
-            # owned[k] = owned[k-1] + arrivals(k) - leases ending(k)
-            owned = [prog.var(("owned", c.id, k)) for k in range(P)]
-            arrivals: dict[int, list[tuple[int, float]]] = {k: [] for k in range(P)}
-            if (c.buy and allowed.may(c.id, "buy")) or fixed:
-                for k in range(P):
-                    arrive = k + c.lead_periods
-                    if arrive >= P or k < c.first_order_period:
-                        continue
-                    upkeep = sum(c.upkeep_per_server_period * per.at_year_end(j)
-                                 for j in range(arrive, P))
-                    price = c.server_price[k]
-                    cost = (price * per.at_start(k) + upkeep
-                            - price * c.resale_fraction[k] * per.at_start(P))
-                    lo = hi = None
-                    if fixed is not None:
-                        lo = hi = float(fixed if k == 0 else 0)
-                    j = prog.var(("buy", c.id, k), cost, lo or 0.0,
-                                 np.inf if hi is None else hi, integer=True)
-                    arrivals[arrive].append((j, 1.0))
-            if c.lease and allowed.may(c.id, "lease") and c.lease_term_periods > 0:
-                term = c.lease_term_periods
-                for k in range(P):
-                    arrive = k + c.lead_periods
-                    if arrive >= P:
-                        continue
-                    # payments for the whole term (an obligation past the horizon is still
-                    # owed), upkeep while the plan has it
-                    pay = sum(c.lease_payment_per_server_period * per.at_year_end(t)
-                              for t in range(arrive, arrive + term))
-                    upkeep = sum(c.upkeep_per_server_period * per.at_year_end(t)
-                                 for t in range(arrive, min(arrive + term, P)))
-                    j = prog.var(("lease", c.id, k), pay + upkeep, integer=True)
-                    arrivals[arrive].append((j, 1.0))
-                    if arrive + term < P:
-                        arrivals[arrive + term].append((j, -1.0))
-            for k in range(P):
-                terms = [(owned[k], 1.0)] + [(j, -v) for j, v in arrivals[k]]
-                if k > 0:
-                    terms.append((owned[k - 1], -1.0))
-                prog.row(terms, 0.0, 0.0)
-                own_hours[(c.id, k)] = [(owned[k], -c.utilization * hours * n)]
-                own_peak[(c.id, k)] = [(owned[k], -float(n))]
-                power.setdefault(k, []).append((owned[k], c.facility_kw_per_server))
-        terms_tiers = [t for t in TERM_MONTHS if t in c.rent and allowed.may(c.id, "rent")]
-        if terms_tiers:
-            reserved = [prog.var(("reserved", c.id, k)) for k in range(P)]
-            starts: dict[int, list[tuple[int, float]]] = {k: [] for k in range(P)}
-            for tier in terms_tiers:
-                term = TERM_MONTHS[tier] // per.months
-                for k in range(P):
-                    cost = sum(c.rent[tier][min(k, P - 1)] * hours * per.at_year_end(t)
-                               for t in range(k, k + term))
-                    j = prog.var(("reserve", c.id, tier, k), cost)  # whole servers after the polish
-                    starts[k].append((j, 1.0))
-                    if k + term < P:
-                        starts[k + term].append((j, -1.0))
-            for k in range(P):
-                terms = [(reserved[k], 1.0)] + [(j, -v) for j, v in starts[k]]
-                if k > 0:
-                    terms.append((reserved[k - 1], -1.0))
-                prog.row(terms, 0.0, 0.0)
-                res_hours[(c.id, k)] = [(reserved[k], -c.utilization * hours)]
-                res_peak[(c.id, k)] = [(reserved[k], -1.0)]
+        if not (buys or leases or fixed):
+            return
+        arrivals: dict[int, Terms] = {k: [] for k in range(P)}
+        for k in range(c.first_order_period, P - c.lead_periods) if buys or fixed else ():
+            arrive = k + c.lead_periods
+            price = c.server_price[k]
+            cost = (price * self.start[k] + self.pv_running(c.upkeep_per_server_period, arrive, P)
+                    - price * c.resale_fraction[k] * self.start[P])
+            n = float(fixed if k == 0 else 0) if fixed is not None else None
+            j = prog.var(("buy", c.id, k), cost, n or 0.0, np.inf if n is None else n,
+                         integer=True)
+            arrivals[arrive].append((j, 1.0))
+        term = c.lease_term_periods
+        for k in range(P - c.lead_periods) if leases else ():
+            arrive = k + c.lead_periods
+            # payments for the whole term (owed past the horizon too), upkeep while in use
+            cost = (self.pv_running(c.lease_payment_per_server_period, arrive, arrive + term)
+                    + self.pv_running(c.upkeep_per_server_period, arrive, min(arrive + term, P)))
+            j = prog.var(("lease", c.id, k), cost, integer=True)
+            arrivals[arrive].append((j, 1.0))
+            if arrive + term < P:
+                arrivals[arrive + term].append((j, -1.0))
+        installed = self.stock("owned", c.id, arrivals)
+        for k in range(P):
+            self.own_hours[(c.id, k)] = [(installed[k], -c.utilization * self.hours
+                                          * c.cards_per_server)]
+            self.own_peak[(c.id, k)] = [(installed[k], -float(c.cards_per_server))]
+            self.power.setdefault(k, []).append((installed[k], c.facility_kw_per_server))
 
-    runs_total = {t.id: sum(r for _a, _b, r in t.windows) for t in p.training}
-    for t in p.training:
+    def stock(self, kind: str, cid: str, changes: dict[int, Terms]) -> list[int]:
+        """Columns of what is held in each period: stock[k] = stock[k-1] + changes(k)."""
+        held = [self.prog.var((kind, cid, k)) for k in range(self.P)]
+        for k in range(self.P):
+            terms = [(held[k], 1.0)] + [(j, -v) for j, v in changes[k]]
+            if k > 0:
+                terms.append((held[k - 1], -1.0))
+            self.prog.row(terms, 0.0, 0.0)
+        return held
+
+    def reserved(self, c: Any) -> None:
+        """Cards reserved at each committed tier, and the cards under reservation."""
+        tiers = [t for t in TERM_MONTHS if t in c.rent and self.allowed.may(c.id, "rent")]
+        if not tiers:
+            return
+        P, months = self.P, self.p.periods.months
+        starts: dict[int, Terms] = {k: [] for k in range(P)}
+        for tier in tiers:
+            term = TERM_MONTHS[tier] // months
+            for k in range(P):
+                cost = c.rent[tier][k] * self.hours * sum(self.year_end[k:k + term])
+                j = self.prog.var(("reserve", c.id, tier, k), cost)  # whole servers: polish
+                starts[k].append((j, 1.0))
+                if k + term < P:
+                    starts[k + term].append((j, -1.0))
+        held = self.stock("reserved", c.id, starts)
+        for k in range(P):
+            self.res_hours[(c.id, k)] = [(held[k], -c.utilization * self.hours)]
+            self.res_peak[(c.id, k)] = [(held[k], -1.0)]
+
+    def source_cost(self, c: Any, src: str, card_hours: float, k: int) -> float | None:
+        """What `card_hours` of work on `c`'s cards from `src` cost in period k (present
+        value); None when the plan may not use that source."""
+        key = (c.id, k)
+        if src == "owned":
+            return (card_hours * c.busy_per_card_hour * self.year_end[k]
+                    if key in self.own_hours else None)
+        if src == "reserved":
+            return 0.0 if key in self.res_hours else None
+        if src not in c.rent or not self.allowed.may(c.id, "rent"):
+            return None
+        extra = 1 / (1 - c.spot_overhead) if src == "spot" else 1.0
+        return card_hours * extra * c.rent[src][k] * self.year_end[k]
+
+    def allocate(self, j: int, c: Any, src: str, k: int, wid: str, card_hours: float,
+                 peak: float | None = None) -> None:
+        """Column j uses `card_hours` (and `peak` cards) of c's source `src` in period k."""
+        if src == "owned":
+            self.own_hours[(c.id, k)].append((j, card_hours))
+            if peak is not None:
+                self.own_peak[(c.id, k)].append((j, peak))
+        elif src == "reserved":
+            self.res_hours[(c.id, k)].append((j, card_hours))
+            if peak is not None:
+                self.res_peak[(c.id, k)].append((j, peak))
+        if c.stack in self.port:
+            self.uses.setdefault((c.stack, wid), []).append((j, 1.0))
+
+    def training(self, t: Any) -> None:
+        """Each window's runs done on some card and source, or left undone at a price."""
         for wi, (first, last, runs) in enumerate(t.windows):
-            terms: list[tuple[int, float]] = [
-                (prog.var(("short", t.id, wi), t.shortfall_per_run * per.at_year_end(last)),
-                 1.0)]
-            for c in p.cards:
+            terms: Terms = [(self.prog.var(("short", t.id, wi),
+                                           t.shortfall_per_run * self.year_end[last]), 1.0)]
+            for c in self.p.cards:
                 h = t.card_hours_per_run.get(c.id)
                 if h is None:
                     continue
-                for k in range(max(first, ready.get(c.stack, 0)), last + 1):
+                for k in range(max(first, self.ready.get(c.stack, 0)), last + 1):
                     for src in SOURCES_WORK:
-                        key = (c.id, k)
-                        if src == "owned":
-                            if key not in own_hours:
-                                continue
-                            cost = h * c.busy_per_card_hour * per.at_year_end(k)
-                        elif src == "reserved":
-                            if key not in res_hours:
-                                continue
-                            cost = 0.0
-                        else:
-                            if src not in c.rent or not allowed.may(c.id, "rent"):
-                                continue
-                            extra = 1 / (1 - c.spot_overhead) if src == "spot" else 1.0
-                            cost = h * extra * c.rent[src][k] * per.at_year_end(k)
-                        j = prog.var(("work", src, c.id, t.id, k), cost)
+                        cost = self.source_cost(c, src, h, k)
+                        if cost is None:
+                            continue
+                        j = self.prog.var(("work", src, c.id, t.id, k), cost)
                         terms.append((j, 1.0))
-                        if src == "owned":
-                            own_hours[key].append((j, h))
-                        elif src == "reserved":
-                            res_hours[key].append((j, h))
-                        if c.stack in port_var:
-                            uses.setdefault((c.stack, t.id), []).append((j, 1.0))
-            prog.row(terms, runs, np.inf)
+                        self.allocate(j, c, src, k, t.id, h)
+            self.prog.row(terms, runs, np.inf)
 
-    for s in p.serving:
-        for k in range(P):
+    def serving(self, s: Any) -> None:
+        """Each period's traffic carried by some card and source or API, or left unserved."""
+        for k in range(self.P):
             share = s.traffic[k]
             if share <= 0:
                 continue
-            terms = [(prog.var(("unserved", s.id, k),
-                               s.shortfall_per_period * per.at_year_end(k)), 1.0)]
+            terms: Terms = [(self.prog.var(("unserved", s.id, k),
+                                           s.shortfall_per_period * self.year_end[k]), 1.0)]
             for aid, cost in s.api.items():
-                if allowed.may_call(aid):
-                    terms.append((prog.var(("api", aid, s.id, k),
-                                           cost[k] * per.at_year_end(k)), 1.0))
-            for c in p.cards:
+                if self.allowed.may_call(aid):
+                    terms.append((self.prog.var(("api", aid, s.id, k),
+                                                cost[k] * self.year_end[k]), 1.0))
+            for c in self.p.cards:
                 peak = s.peak_cards.get(c.id)
-                if peak is None or k < ready.get(c.stack, 0):
+                if peak is None or k < self.ready.get(c.stack, 0):
                     continue
                 busy = s.busy_card_hours[c.id]
-                key = (c.id, k)
                 for src in SOURCES_SERVE:
-                    if src == "owned":
-                        if key not in own_hours:
-                            continue
-                        cost = busy * c.busy_per_card_hour * per.at_year_end(k)
-                    elif src == "reserved":
-                        if key not in res_hours:
-                            continue
-                        cost = 0.0
-                    else:
-                        if "on_demand" not in c.rent or not allowed.may(c.id, "rent"):
-                            continue
-                        cost = busy * c.rent["on_demand"][k] * per.at_year_end(k)
-                    j = prog.var(("serve", src, c.id, s.id, k), cost)
+                    cost = self.source_cost(c, src, busy, k) if src != "spot" else None
+                    if cost is None:
+                        continue
+                    j = self.prog.var(("serve", src, c.id, s.id, k), cost)
                     terms.append((j, 1.0))
-                    if src == "owned":
-                        own_hours[key].append((j, busy))
-                        own_peak[key].append((j, peak))
-                    elif src == "reserved":
-                        res_hours[key].append((j, busy))
-                        res_peak[key].append((j, peak))
-                    if c.stack in port_var:
-                        uses.setdefault((c.stack, s.id), []).append((j, 1.0))
-            prog.row(terms, share, share)
+                    self.allocate(j, c, src, k, s.id, busy, peak)
+            self.prog.row(terms, share, share)
 
-    for rows in (own_hours, own_peak, res_hours, res_peak):
-        for terms in rows.values():
-            if len(terms) > 1:
-                prog.row(terms, -np.inf, 0.0)
-    most = {t.id: runs_total[t.id] for t in p.training}
-    most.update({s.id: float(sum(s.traffic)) for s in p.serving})
-    for (stack, wid), terms in uses.items():
-        # a stack's cards do a workload's work only while the plan uses (has ported) it
-        prog.row(terms + [(port_var[stack], -most[wid])], -np.inf, 0.0)
-    if p.power_budget_kw is not None:
-        for terms in power.values():
-            prog.row(terms, -np.inf, p.power_budget_kw)
-    return prog
+    def limits(self) -> None:
+        """Capacity and peak rows, the ports' links, and the site's power budget."""
+        prog = self.prog
+        for rows in (self.own_hours, self.own_peak, self.res_hours, self.res_peak):
+            for terms in rows.values():
+                if len(terms) > 1:
+                    prog.row(terms, -np.inf, 0.0)
+        most = {t.id: sum(r for _a, _b, r in t.windows) for t in self.p.training}
+        most.update({s.id: float(sum(s.traffic)) for s in self.p.serving})
+        for (stack, wid), terms in self.uses.items():
+            # a stack's cards do a workload's work only while the plan uses (has ported) it
+            prog.row(terms + [(self.port[stack], -most[wid])], -np.inf, 0.0)
+        if self.p.power_budget_kw is not None:
+            for terms in self.power.values():
+                prog.row(terms, -np.inf, self.p.power_budget_kw)
