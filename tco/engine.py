@@ -65,7 +65,22 @@ def evaluate(resolved: Resolved, model: Model | None = None) -> Result:
         if model is None:
             model = build_model(resolved.structure)
         resolved = size_clusters(model, resolved)
-        return assemble(resolved, model, evaluate_model(model, input_values(resolved)))
+        result = assemble(resolved, model, evaluate_model(model, input_values(resolved)))
+        result.planner = plans_of
+        return result
+
+
+def plans_of(result: Result) -> list[Any]:
+    """The plans of `result` (tco.plan): the cheapest plan and one per typed option, each
+    with its quantities as inputs and its money as quantities of a model of its own."""
+    from .plan import MAX_SUPPLIES, plan_all
+    from .plan.build import supplies
+
+    infos = {c.id: c.info for c in result.candidates}
+    if not result.structure.candidates or len(supplies(result.structure, infos)) > MAX_SUPPLIES:
+        return []
+    with paused_gc():
+        return plan_all(result)
 
 
 TWINS_EVALUATED_TOGETHER = 8  # twins of at least this many are evaluated as arrays

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .inputs import Input
@@ -104,6 +105,11 @@ class Result:
     # per-token API options (tco/model/api.py), ranked as candidates; kept apart from the
     # candidates (no cards, no cluster), each shaped as one so that portfolios take it
     api_options: list[CandidateResult] = field(default_factory=list)
+    # what makes the planner's plans (tco.engine.plans_of), run the first time they are asked
+    # for: many uses of a Result (a what-if, a sensitivity case) never read them
+    planner: Callable[[Result], list[Any]] | None = field(default=None, repr=False,
+                                                           compare=False)
+    _plans: list[Any] | None = field(default=None, init=False, repr=False, compare=False)
     # every input and quantity as the engine evaluated it: the analyses start from these
     # numbers instead of evaluating the model again
     # where each option is in (*candidates, *api_options), by id: `candidate` is asked for
@@ -131,6 +137,14 @@ class Result:
 
             self.validated = Scenario.model_validate(self.scenario_data)
         return self.validated
+
+    @property
+    def plans(self) -> list[Any]:
+        """The planner's plans (tco.plan.PlanResult): the cheapest first, then one per typed
+        option and portfolio; none when the scenario is not planned."""
+        if self._plans is None:
+            self._plans = self.planner(self) if self.planner is not None else []
+        return self._plans
 
     @property
     def currency(self) -> str:

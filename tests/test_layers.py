@@ -40,7 +40,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # discrete choices made by evaluating the model: layouts and cluster sizes
     # (measured: a benchmark's efficiency, by inverting the model at the measured point;
     # frontier: the serving search over an array of objectives)
-    ("choices", ("tco.layout", "tco.sizing", "tco.measured", "tco.frontier")),
+    # (plan: the capacity planner, a solver over the model's unit costs)
+    ("choices", ("tco.layout", "tco.sizing", "tco.measured", "tco.frontier", "tco.plan")),
     # Resolved + Model -> Result
     ("engine", ("tco.engine", "tco.result")),
     # the decision on a Result (tco/decide/ of issue 26 will hold it): below the analyses,

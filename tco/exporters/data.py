@@ -196,11 +196,14 @@ def job_dict(result: Result, c: CandidateResult) -> dict[str, Any]:
 
 
 def compare_dict(result: Result) -> dict[str, Any]:
+    from .plan_view import plan_json
+
     return {
         "scenario": result.scenario.name,
         "currency": result.currency,
         "horizon_years": result.structure.horizon_years,
         "recommendation": recommendation_dict(result),
+        "plan": plan_json(result),
         "workloads": workloads_json(result),
         "portfolios": portfolios_json(result),
         "api_options": api_options_json(result),

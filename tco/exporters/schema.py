@@ -234,6 +234,10 @@ def _compare() -> JsonObj:
         "recommendation": {"anyOf": [_recommendation(), {"type": "null"}],
                            "description": "The recommended option, null when no option may "
                                           "be used here"},
+        "plan": {"anyOf": [_plan(), {"type": "null"}],
+                 "description": "The planner's cheapest plan (methodology §19); null when "
+                                "the scenario is not planned (more supplies than the planner "
+                                "takes)"},
         "workloads": _array(_plan_workload(), "The plan's workloads in scenario order (the "
                             "first is the primary, whose figures head each candidate)"),
         "policy": {"anyOf": [_obj({
@@ -258,6 +262,59 @@ def _compare() -> JsonObj:
         "measured_benchmarks": measured_schema(),
         "provenance": _ref("provenance"),
     }, "`tco compare --format json`")
+
+
+def _plan() -> JsonObj:
+    """`plan` of compare (tco/exporters/plan_view.py)."""
+    money = "money"
+    action = _obj({
+        "start_years": _t("number", "When the action starts, from the decision", "years"),
+        "end_years": _t("number", "When it ends (a purchase: the horizon; a sale: when sold)",
+                        "years"),
+        "action": {"enum": ["buy", "lease", "rent", "api", "sell"],
+                   "description": "What is done"},
+        "option": _t("string", "The typed option (or API option) whose card and terms it uses"),
+        "card": _t("string", "The card's catalog id (empty for an API)"),
+        "quantity": _t("number", "How much: cards bought, leased, reserved or sold; card-hours "
+                       "rented per hour used; tokens a day called"),
+        "unit": {"enum": ["cards", "card-hours", "tokens/day"], "description": "Of quantity"},
+        "tier": _t("string", "A rent's tier: on_demand, committed, committed_3yr or spot; "
+                   "empty otherwise"),
+    }, "One dated action of the plan")
+    workload = {"type": "object", "description": (
+        "Per workload: delivered_fraction (share of its demand met in time), "
+        "first_delivery_years (when its first run is done or its traffic first served; null "
+        "when never), and cost_per_run (training) or cost_per_million_output_tokens (serving), "
+        "levelized (methodology §19); runs_delivered for training"),
+        "additionalProperties": {"type": "object"}}
+    option = _obj({
+        "option": _t("string", "The typed option or portfolio the plan is restricted to"),
+        "npv_tco": _t("number", "NPV of that plan", money),
+        "delivers_plan": _t("boolean", "Whether it meets every workload's demand in time"),
+        "delivered_fraction": _t("number", "The smallest share of a workload's demand it "
+                                 "meets", "fraction"),
+    }, "A plan restricted to one typed option, sized and timed by the planner")
+    period = {"type": "object", "description": (
+        "One period: start_years, each cost component in the scenario's currency "
+        "(tco.model.plan.PLAN_COMPONENTS) and present_value"),
+        "additionalProperties": {"type": "number"}}
+    return _obj({
+        "npv_tco": _t("number", "NPV of the cheapest plan; the recommendation's when it is the "
+                      "plan", money),
+        "status": {"enum": ["optimal", "time_limit", "infeasible"],
+                   "description": "How the search ended"},
+        "delivers_plan": _t("boolean", "Whether it meets every workload's demand in time"),
+        "period_months": _t("integer", "Months per period of the plan's grid", "months"),
+        "actions": _array(action, "The plan as dated actions, by start"),
+        "workloads": workload,
+        "residual_value": _t("number", "Book value at the horizon of what it bought", money),
+        "owed_after_horizon": _t("number", "Present value of reservations and leases still owed "
+                                 "after the horizon", money),
+        "value_of_flexibility": _t("number", "The cheapest restricted plan that delivers, less "
+                                   "this plan's NPV; null when none delivers", money, null=True),
+        "options": _array(option, "The plans restricted to each typed option and portfolio"),
+        "periods": _array(period, "Each period's costs"),
+    }, "The planner's cheapest plan (methodology §19)")
 
 
 def _api_option() -> JsonObj:

@@ -1,0 +1,44 @@
+"""The plan in JSON (docs/json.md, `plan`): the cheapest plan's NPV, its dated actions, each
+workload's delivery and cost, its costs per period, and the plans restricted to each typed
+option beside it with the value of flexibility."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from ..model.plan import PLAN_COMPONENTS
+from ..result import Result
+
+COMPLETE = 1 - 1e-9  # a delivered share at or above this is all of it
+
+
+def delivers(p: Any) -> bool:
+    """Whether a plan meets every workload's demand in time."""
+    return all((w.get("delivered_fraction") or 0.0) >= COMPLETE for w in p.workloads.values())
+
+
+def plan_json(result: Result) -> dict[str, Any] | None:
+    if not result.plans:
+        return None
+    best, others = result.plans[0], result.plans[1:]
+    options = [{"option": p.option, "npv_tco": p.npv_tco, "delivers_plan": delivers(p),
+                "delivered_fraction": min((w.get("delivered_fraction") or 0.0)
+                                          for w in p.workloads.values()) if p.workloads else 1.0}
+               for p in others]
+    delivering = [o["npv_tco"] for o in options if o["delivers_plan"]]
+    return {
+        "npv_tco": best.npv_tco,
+        "status": best.status,
+        "delivers_plan": delivers(best),
+        "period_months": best.shape.months,
+        "actions": [asdict(a) for a in best.actions],
+        "workloads": best.workloads,
+        "residual_value": best.values.get("residual_value"),
+        "owed_after_horizon": best.values.get("owed_after_horizon"),
+        "value_of_flexibility": (min(delivering) - best.npv_tco) if delivering else None,
+        "options": options,
+        "periods": [{"start_years": row["start_years"],
+                     **{c: row[c] for c in PLAN_COMPONENTS},
+                     "present_value": row["present_value"]} for row in best.periods],
+    }

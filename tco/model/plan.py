@@ -1,0 +1,349 @@
+"""Methodology §19, the money of a plan: what one unit of each supply costs, and the cash flows
+and NPV of a fixed plan (the quantities the planner chose, tco/plan/).
+
+Two parts, one definition of each figure:
+
+* `unit(...)`: what one server bought or leased, one card reserved or rented for an hour, one
+  busy card-hour and one period of a serving workload's traffic cost, as formulas of the
+  supplying candidate's own quantities and inputs (its capex lines per server, its running
+  costs per server, its rent prices). The planner evaluates these to price its program.
+* `plan_money(...)`: with the plan's quantities as inputs (`plans.<id>.buy.<supply>.<period>`
+  and so on, chosen by the planner and editable like any input), each period's costs, their
+  present value and the plan's NPV, as quantities of the model: the workbook writes them as
+  live formulas, Monte Carlo re-costs a fixed plan per draw, the live page re-costs it.
+
+Conventions (methodology §7): costs are positive; a purchase is paid at the start of the period
+it is ordered in; every running cost counts at the end of the year it falls in (period k of m
+months falls in year floor(k·m/12) + 1); the resale value of what is owned comes back at the
+horizon. Year t is discounted by (1 + r)^t, a purchase at month n by (1 + r)^(n/12).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ..expr import AND, IF, MAX, MIN, ROUNDUP, SUM, Const, Expr, Ref
+from .base import Builder, Model, a, fin
+from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
+
+# A plan's cost per period, by component, in the order every table shows them.
+PLAN_COMPONENTS = ("capex", "vat", "vat_recovered", "upkeep", "electricity", "lease", "rent",
+                   "api", "porting", "porting_maintenance", "shortfall")
+PLAN_COMPONENT_LABELS = {
+    "capex": "Purchases (net of VAT)", "vat": "VAT on purchases",
+    "vat_recovered": "VAT recovered", "upkeep": "Upkeep of owned servers",
+    "electricity": "Electricity of work", "lease": "Lease payments", "rent": "Cloud rent",
+    "api": "API fees", "porting": "Porting (one-time)",
+    "porting_maintenance": "Porting maintenance", "shortfall": "Work left undone (fallback)",
+}
+# Paid at the start of the period (purchases); the rest at the end of the period's year.
+AT_START = ("capex", "vat", "porting")
+TERM_MONTHS = {"committed": 12, "committed_3yr": 36}
+
+
+@dataclass(frozen=True)
+class PlanShape:
+    """One plan as the model sees it: its time grid, the supplies it may use and the plan
+    quantities it has (each an input `plans.<id>.<key>`, `key` dotted). The optimal plan is
+    `plan`; a plan restricted to one typed option is `plan-<option>`."""
+
+    id: str
+    option: str  # "" for the optimal plan, else the option it is restricted to
+    months: int  # per period
+    periods: int
+    supplies: tuple[str, ...]  # candidate ids whose cards (and inputs) the plan may use
+    stacks: tuple[tuple[str, str], ...]  # (stack, the supply whose port it is priced by)
+    keys: tuple[tuple[str, ...], ...] = ()  # the plan's nonzero quantities (see plan_money)
+    training: tuple[tuple[str, tuple[tuple[int, int, float], ...]], ...] = ()  # w, windows
+    serving: tuple[tuple[str, tuple[float, ...]], ...] = ()  # w, traffic share per period
+    api: tuple[tuple[str, str], ...] = ()  # (api option, serving workload) it may call
+    lease_term_months: float = 0.0
+
+    def path(self, key: tuple[str, ...]) -> str:
+        return f"plans.{self.id}." + ".".join(key)
+
+    @property
+    def per_year(self) -> int:
+        return int(MONTHS_PER_YEAR) // self.months
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one unit of a supply costs (formulas of the supplying candidate, `cid`)."""
+
+    cid: str
+    server_price: Expr  # one server bought, net of VAT: cards with spares, server, network,
+    # shared storage, cooling and installation
+    vat: Expr  # VAT paid on it
+    vat_back: Expr  # the part of that VAT recovered (end of the year of the purchase)
+    upkeep: Expr  # one installed server for one period: colocation, support, licences,
+    # operations staff and idle power
+    busy: Expr  # one card-hour of work on an owned card: electricity above idle
+    server_kw: Expr  # facility power one server needs (IT x PUE)
+    lead_periods: Expr  # from the order to the server installed, in whole periods
+    cards_per_server: Expr
+    hours: float  # hours in one period
+
+
+def unit(cid: str, inputs_of: str, months: int) -> Unit:
+    """One server of candidate `cid`'s cluster (reading the inputs of `inputs_of`), priced as
+    its own capex and running-cost lines price its whole cluster (methodology §5, §6), per
+    server."""
+    def own(key: str) -> Ref:
+        return Ref(f"{cid}.{key}")
+
+    def given(key: str) -> Ref:
+        return Ref(f"candidates.{inputs_of}.{key}")
+
+    nodes = MAX(own("nodes"), 1)
+    per_year = MONTHS_PER_YEAR / months
+    hours = HOURS_PER_YEAR * months / MONTHS_PER_YEAR
+    bought = (own("capex_cards") + own("capex_servers") + own("capex_network")
+              + own("capex_storage") + own("capex_cooling") + own("capex_installation"))
+    vat = bought / nodes * fin("vat_rate")
+    running = (own("colocation_per_year") + own("support_per_year")
+               + own("storage_support_per_year") + own("licences_per_year")
+               + own("operations_staff_per_year")) / nodes / per_year
+    price_kwh = Ref("facility.electricity_price_per_kwh")
+    pue = given("pue")
+    idle = own("idle_power_w") / nodes * hours * pue / W_PER_KW * price_kwh
+    cards = MAX(given("cards"), 1)
+    busy = ((own("training_power_w") - own("idle_power_w")) / cards * pue / W_PER_KW
+            * price_kwh)
+    weeks = WEEKS_PER_YEAR * months / MONTHS_PER_YEAR
+    lead = ROUNDUP(given("lead_time_weeks") / weeks)
+    return Unit(cid, bought / nodes, vat, vat * fin("vat_recoverable_fraction"),
+                running + idle, busy, own("facility_power_kw") / nodes, lead,
+                given("cards_per_node"), hours)
+
+
+def book_fraction(age_years: Expr | float) -> Expr:
+    """The share of its price an owned server is worth at `age_years` (methodology §6's
+    residual value: straight-line to the residual fraction over the depreciation life)."""
+    rvf = fin("residual_value_fraction")
+    return rvf + (1 - rvf) * MAX(0, 1 - age_years / fin("depreciation_years"))
+
+
+def discount_start(months: float) -> Expr:
+    return (1 + fin("discount_rate")) ** (-months / MONTHS_PER_YEAR)
+
+
+def discount_year(year: int) -> Expr:
+    return (1 + fin("discount_rate")) ** (-year)
+
+
+@dataclass(frozen=True)
+class Supply:
+    """A card the plan may get: the typed candidate whose cluster prices it, and how."""
+
+    cid: str
+    inputs_of: str
+    stack: str
+    buy: bool
+    lease: bool
+    rent: tuple[str, ...]  # the tiers it may be rented at: on_demand and the scenario's tier
+
+
+def rent_price(s: Supply, tier: str) -> Expr:
+    """Rent per useful card-hour at `tier`: on demand, or the scenario's tier (its price is
+    `cloud_price_per_card_hour`; spot's already counts the work preemption loses)."""
+    key = "on_demand_price_per_card_hour" if tier == "on_demand" else "cloud_price_per_card_hour"
+    return Ref(f"candidates.{s.inputs_of}.{key}")
+
+
+def lease_payment(s: Supply, months: int) -> Expr:
+    """One leased server's payment per period (the lease of its cluster, per server)."""
+    return (Ref(f"{s.cid}.lease_payment_per_month") / MAX(Ref(f"{s.cid}.nodes"), 1) * months)
+
+
+def serving_hours(s: Supply, wid: str, hours: float) -> Expr:
+    """Card-hours a period of a serving workload's full traffic keeps busy on `s`'s cards."""
+    return Ref(f"{s.cid}.{wid}.average_cards_busy") * hours
+
+
+def api_cost(aid: str, wid: str, per_year: int) -> Expr:
+    """A period of serving workload `wid`'s full traffic on API option `aid`."""
+    return Ref(f"{aid}.{wid}.cost_per_job") / per_year
+
+
+def run_fallback(supplies: Iterable[Supply], wid: str, window_weeks: float, runs: float
+                 ) -> Expr:
+    """What a run of training workload `wid` left undone in its window costs: renting its
+    card-hours on demand on the dearest card the scenario offers (each card's on-demand
+    price, or the same sustained compute on the cheapest card a cloud rents:
+    `shortfall_rent_price`, methodology §8), and the business's cost of delay for its share
+    of the window. The dearest, so that a plan never leaves work undone while some way to do
+    it exists: what is undone is what no supply could do in time."""
+    rents = [Ref(f"{s.cid}.{wid}.gpu_hours") * Ref(f"{s.cid}.shortfall_rent_price")
+             for s in supplies]
+    delay = Ref("cost_of_delay_per_week") * window_weeks / max(runs, 1e-12)
+    return (MAX(*rents) if rents else Const(0.0)) + delay
+
+
+def serve_fallback(supplies: Iterable[Supply], apis: Iterable[str], wid: str, months: int
+                   ) -> Expr:
+    """What a period of serving workload `wid`'s full traffic left unserved costs: the
+    dearest of its API options and of renting the busy card-hours on demand (as above), and
+    the cost of delay for the period."""
+    per_year = int(MONTHS_PER_YEAR) // months
+    hours = HOURS_PER_YEAR / per_year
+    ways: list[Expr] = [api_cost(aid, wid, per_year) for aid in apis]
+    ways += [serving_hours(s, wid, hours) * Ref(f"{s.cid}.shortfall_rent_price")
+             for s in supplies]
+    delay = Ref("cost_of_delay_per_week") * WEEKS_PER_YEAR / per_year
+    return (MAX(*ways) if ways else Const(0.0)) + delay
+
+
+def plan_money(model: Model, shape: PlanShape, supplies: Mapping[str, Supply], money: str,
+               horizon: int, fallbacks: Mapping[str, Expr]) -> Ref:
+    """Each period's costs of the fixed plan `shape`, their present value and the plan's NPV
+    (`<plan>.npv_tco`), as quantities of the model. Every cost is a plan quantity (an input)
+    times a unit cost (`unit`, `rent_price`, ...): the planner priced its program with the
+    same formulas, so the NPV here is its objective (tests compare them)."""
+    return _Money(model, shape, supplies, money, horizon, fallbacks).npv()
+
+
+class _Money:
+    """The quantities of one plan's money, added supply by supply and kind by kind."""
+
+    def __init__(self, model: Model, shape: PlanShape, supplies: Mapping[str, Supply],
+                 money: str, horizon: int, fallbacks: Mapping[str, Expr]) -> None:
+        self.b, self.shape, self.supplies = Builder(model, shape.id), shape, supplies
+        self.money, self.horizon, self.P = money, horizon, shape.periods
+        self.per_year = shape.per_year
+        self.hours = HOURS_PER_YEAR * shape.months / MONTHS_PER_YEAR
+        for wid, expr in fallbacks.items():
+            self.b.q(f"{wid}.fallback", expr, money, "What work of this workload left undone "
+                     "costs (a run, or a period of its traffic)", "plan")
+        self.cost: dict[int, dict[str, list[Expr]]] = {
+            k: {c: [] for c in PLAN_COMPONENTS} for k in range(self.P)}
+        self.units = {s: unit(s, supplies[s].inputs_of, shape.months) for s in shape.supplies}
+        self.residual: list[Expr] = []
+        self.after: list[Expr] = []  # leases and reservations owed past the horizon: PV
+        self.by_kind: dict[str, list[tuple[str, ...]]] = {}
+        for key in shape.keys:
+            self.by_kind.setdefault(key[0], []).append(key)
+
+    def x(self, *key: object) -> Ref:
+        return Ref(self.shape.path(tuple(str(k) for k in key)))
+
+    def npv(self) -> Ref:
+        for s in self.shape.supplies:
+            self.owned(s)
+        self.work()
+        self.reservations()
+        self.calls()
+        return self.total()
+
+    def owned(self, s: str) -> None:
+        """Servers bought and leased by supply `s`: purchases, upkeep while installed, lease
+        payments, and the book value of what was bought at the horizon."""
+        u, b, m, P = self.units[s], self.b, self.shape.months, self.P
+        buys = [int(k[2]) for k in self.by_kind.get("buy", []) if k[1] == s]
+        leases = [int(k[2]) for k in self.by_kind.get("lease", []) if k[1] == s]
+        if not buys and not leases:
+            return
+        lead = b.q(f"{s}.lead_periods", u.lead_periods, "periods",
+                   f"Periods from an order of {s}'s servers to their installation", "plan")
+        term = ROUNDUP(fin("lease_term_months") / m) if leases else Const(0.0)
+        for j in buys:
+            n = self.x("buy", s, j)
+            self.cost[j]["capex"].append(n * u.server_price)
+            self.cost[j]["vat"].append(n * u.vat)
+            self.cost[j]["vat_recovered"].append(n * u.vat_back)
+            age = self.horizon - j * m / MONTHS_PER_YEAR
+            self.residual.append(n * u.server_price * book_fraction(age))
+        pay = lease_payment(self.supplies[s], m) if leases else Const(0.0)
+
+        def leased_in(j: int, k: int) -> Expr:
+            return IF(AND((lead + j).le(k), (lead + j + term).gt(k)), 1, 0)
+
+        n_term = int(round(float(self.shape.lease_term_months) / m))
+        for j in leases:  # payments past the horizon are still owed
+            for k in range(max(P, j), j + n_term + 60):
+                self.after.append(self.x("lease", s, j) * pay * leased_in(j, k)
+                                  * discount_year(k // self.per_year + 1))
+        for k in range(P):
+            bought = [self.x("buy", s, j) * IF((lead + j).le(k), 1, 0) for j in buys if j <= k]
+            leased = [self.x("lease", s, j) * leased_in(j, k) for j in leases if j <= k]
+            if not bought and not leased:
+                continue
+            servers = b.q(f"{s}.p{k}.servers", SUM(*(bought + leased)), "servers",
+                          f"{s}'s servers installed in period {k}", "plan")
+            self.cost[k]["upkeep"].append(servers * u.upkeep)
+            if leased:
+                self.cost[k]["lease"].append(SUM(*leased) * pay)
+
+    def work(self) -> None:
+        """Work and traffic carried on cards: electricity on owned ones, rent per hour used."""
+        for key in self.by_kind.get("work", []) + self.by_kind.get("serve", []):
+            kind, src, s, wid, k = key[0], key[1], key[2], key[3], int(key[4])
+            sup = self.supplies[s]
+            card_h = (Ref(f"{s}.{wid}.gpu_hours") if kind == "work"
+                      else serving_hours(sup, wid, self.hours))
+            used = self.x(*key) * card_h
+            if src == "owned":
+                self.cost[k]["electricity"].append(used * self.units[s].busy)
+            elif src in ("on_demand", "spot"):
+                self.cost[k]["rent"].append(used * rent_price(sup, src))
+
+    def reservations(self) -> None:
+        """Cards reserved: every hour of the term, those past the horizon still owed."""
+        P, m = self.P, self.shape.months
+        for key in self.by_kind.get("reserve", []):
+            s, tier, j = key[1], key[2], int(key[3])
+            price = self.x(*key) * self.hours * rent_price(self.supplies[s], tier)
+            for k in range(j, j + TERM_MONTHS[tier] // m):
+                if k < P:
+                    self.cost[k]["rent"].append(price)
+                else:
+                    self.after.append(price * discount_year(k // self.per_year + 1))
+
+    def calls(self) -> None:
+        """API fees, work left undone at its fallback, and the ports of the stacks used."""
+        for key in self.by_kind.get("api", []):
+            aid, wid, k = key[1], key[2], int(key[3])
+            self.cost[k]["api"].append(self.x(*key) * api_cost(aid, wid, self.per_year))
+        fallback = {wid: Ref(f"{self.shape.id}.{wid}.fallback")
+                    for wid, _w in self.shape.training + self.shape.serving}
+        for key in self.by_kind.get("unserved", []):
+            self.cost[int(key[2])]["shortfall"].append(self.x(*key) * fallback[key[1]])
+        windows = dict(self.shape.training)
+        for key in self.by_kind.get("short", []):
+            last = windows[key[1]][int(key[2])][1]
+            self.cost[last]["shortfall"].append(self.x(*key) * fallback[key[1]])
+        port_of = dict(self.shape.stacks)
+        for key in self.by_kind.get("use", []):
+            s = port_of[key[1]]
+            self.cost[0]["porting"].append(self.x(*key) * Ref(f"{s}.porting_one_time"))
+            for k in range(self.P):
+                self.cost[k]["porting_maintenance"].append(
+                    self.x(*key) * Ref(f"{s}.porting_maintenance_per_year") / self.per_year)
+
+    def total(self) -> Ref:
+        """Each period's components and present value, the resale and what is owed after
+        the horizon, and the NPV."""
+        b, money, m = self.b, self.money, self.shape.months
+        present = []
+        for k in range(self.P):
+            parts = {c: b.q(f"p{k}.{c}", SUM(*self.cost[k][c]), money,
+                            PLAN_COMPONENT_LABELS[c] + f", period {k}", "plan")
+                     for c in PLAN_COMPONENTS if self.cost[k][c]}
+            start = [parts[c] for c in AT_START if c in parts]
+            later: Expr = SUM(*[parts[c] for c in parts
+                                if c not in AT_START and c != "vat_recovered"] or [Const(0.0)])
+            if "vat_recovered" in parts:
+                later = later - parts["vat_recovered"]
+            pv = (SUM(*start) * discount_start(k * m) if start else Const(0.0)) \
+                + later * discount_year(k // self.per_year + 1)
+            present.append(b.q(f"p{k}.present_value", pv, money,
+                               f"Present value of period {k}'s costs", "plan"))
+        resale = b.q("residual_value", SUM(*self.residual) if self.residual else Const(0.0),
+                     money, "Resale value at the horizon of the servers bought (their book "
+                     "value)", "plan")
+        owed = b.q("owed_after_horizon", SUM(*self.after) if self.after else Const(0.0), money,
+                   "Present value of leases and reservations still owed after the horizon",
+                   "plan")
+        return b.q("npv_tco", SUM(*present) + owed - resale * discount_year(self.horizon),
+                   money, "NPV of the plan", "plan")

@@ -1,0 +1,150 @@
+"""The planner's problem from an evaluated model (methodology §19): which supplies a scenario
+offers, what each unit of them costs (tco.model.plan's formulas, evaluated on the model's
+numbers) and what each workload needs in each period.
+
+A supply is a typed option that brings its own card and inputs (an option generated to rent
+another's card rents that option's supply): it may be bought or leased as the option is, and
+rented at on-demand and at the scenario's tier where a cloud sells the card. Its physics (a
+run's card-hours, the cards a serving peak needs) is the option's own, as the model evaluated
+it; nothing here recomputes a formula.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..model.plan import (
+    Supply,
+    api_cost,
+    book_fraction,
+    lease_payment,
+    rent_price,
+    run_fallback,
+    serve_fallback,
+    serving_hours,
+    unit,
+)
+from ..resolved import Structure
+from .problem import Allowed, Card, Periods, Problem, Serving, Stack, Training
+
+MONTHS = {"month": 1, "quarter": 3}
+
+
+def supplies(st: Structure, infos: Mapping[str, Any]) -> dict[str, Supply]:
+    """Every supply of the scenario, by the id of the option that brings it."""
+    out: dict[str, dict[str, Any]] = {}
+    for k, cid in enumerate(st.candidates):
+        src = st.inputs_of[k]
+        info = infos[cid]
+        s = out.setdefault(src, {"stack": st.stacks[k], "buy": False, "lease": False,
+                                 "rent": False})
+        barred = cid in st.barred
+        acquire = st.acquire[k]
+        if acquire in ("buy", "hybrid") and not barred and not info.blocking:
+            s["buy"] = True
+        if acquire == "lease" and not barred and not info.blocking:
+            s["lease"] = True
+        if cid in st.rent:
+            s["rent"] = True
+    result = {}
+    for src, s in out.items():
+        tier = _tier(infos.get(src))
+        rent = ("on_demand",) + ((tier,) if tier not in ("", "on_demand") else ()) if s["rent"] else ()
+        result[src] = Supply(src, src, s["stack"], s["buy"], s["lease"], rent)
+    return result
+
+
+def _tier(info: Any) -> str:
+    return getattr(info, "rent_tier", "") or "on_demand"
+
+
+def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
+            months: int = 1) -> tuple[Problem, dict[str, Supply]]:
+    """The planner's problem for an evaluated model (`env`: every input and quantity)."""
+    periods = Periods(st.horizon_years * 12 // months, months, float(env["finance.discount_rate"]))
+    sup = supplies(st, infos)
+    P = periods.count
+
+    def val(expr: Any) -> float:
+        return float(expr.evaluate(env))
+
+    cards = []
+    for s in sup.values():
+        u = unit(s.cid, s.inputs_of, months)
+        owned = s.buy or s.lease
+        price = val(u.server_price) if owned else 0.0
+        vat, back = (val(u.vat), val(u.vat_back)) if owned else (0.0, 0.0)
+        # the VAT paid at the order and recovered at its year's end: as a price at the order
+        gross = [price + vat - back * periods.at_year_end(k) / periods.at_start(k)
+                 for k in range(P)]
+        resale = [price * val(book_fraction(periods.horizon_years - periods.start_years(k)))
+                  / max(g, 1e-300) for k, g in enumerate(gross)] if owned else [0.0] * P
+        lease_pay = val(lease_payment(s, months)) if s.lease else 0.0
+        term = int(round(float(env.get("finance.lease_term_months", 0) or 0) / months))
+        cards.append(Card(
+            id=s.cid, stack=s.stack,
+            cards_per_server=int(round(val(u.cards_per_server))),
+            lead_periods=int(val(u.lead_periods)) if owned else 0,
+            buy=s.buy, lease=s.lease and lease_pay > 0 and term > 0,
+            server_price=tuple(gross), upkeep_per_server_period=val(u.upkeep) if owned else 0.0,
+            busy_per_card_hour=val(u.busy) if owned else 0.0,
+            resale_fraction=tuple(resale), lease_payment_per_server_period=lease_pay,
+            lease_term_periods=term, facility_kw_per_server=val(u.server_kw) if owned else 0.0,
+            rent={t: tuple([val(rent_price(s, t))] * P) for t in s.rent},
+            utilization=float(env["utilization"])))
+    training, serving = [], []
+    apis = {aid: tuple(wids) for aid, _name, *wids in st.api}
+    per_year = periods.per_year
+    short = [s for s in sup.values() if s.cid in st.shortfall_rent]
+    for wid, _precision, kind in st.workloads:
+        if kind == "serve":
+            hours = periods.hours
+            peak, busy = {}, {}
+            for s in sup.values():
+                if _ok(env, f"{s.cid}.{wid}.feasible"):
+                    peak[s.cid] = float(env[f"{s.cid}.{wid}.cards_needed"])
+                    busy[s.cid] = val(serving_hours(s, wid, hours))
+            calls = {aid: tuple([val(api_cost(aid, wid, per_year))] * P)
+                     for aid, wids in apis.items() if wid in wids}
+            fallback = val(serve_fallback(short, [a for a in calls], wid, months))
+            serving.append(Serving(wid, tuple([1.0] * P), peak, busy, calls, fallback))
+        else:
+            runs = float(env[f"workloads.{wid}.runs_per_year"])
+            hours_per_run = {s.cid: float(env[f"{s.cid}.{wid}.gpu_hours"]) for s in sup.values()
+                             if _ok(env, f"{s.cid}.{wid}.feasible")
+                             and math.isfinite(float(env[f"{s.cid}.{wid}.gpu_hours"]))}
+            windows = tuple((y * per_year, (y + 1) * per_year - 1, runs)
+                            for y in range(st.horizon_years))
+            fallback = val(run_fallback([s for s in short if s.cid in hours_per_run], wid,
+                                        52.0, runs))
+            training.append(Training(wid, hours_per_run, windows, fallback))
+    stacks = []
+    seen: set[str] = set()
+    for s in sup.values():
+        if s.stack in seen:
+            continue
+        seen.add(s.stack)
+        port_months = float(env[f"{s.cid}.porting_months"])
+        stacks.append(Stack(s.stack, float(env[f"{s.cid}.porting_one_time"]),
+                            int(math.ceil(port_months / months - 1e-9)),
+                            float(env[f"{s.cid}.porting_maintenance_per_year"]) / per_year))
+    return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks)), sup
+
+
+def _ok(env: Mapping[str, Any], name: str) -> bool:
+    v = env.get(name)
+    return v is not None and bool(v)
+
+
+def restricted(option: str, st: Structure, sup: Mapping[str, Supply]) -> Allowed:
+    """Only what typed option `option` may do: its own supply in its own mode (a hybrid buys
+    and rents; a rented option rents at every tier its card has), or an API option's calls."""
+    if option in st.candidates:
+        k = st.candidates.index(option)
+        src, acquire = st.inputs_of[k], st.acquire[k]
+        modes = {"buy": {"buy"}, "lease": {"lease"}, "rent": {"rent"},
+                 "hybrid": {"buy", "rent"}}.get(acquire, {acquire})
+        return Allowed(frozenset((src, m) for m in modes), frozenset())
+    return Allowed(frozenset(), frozenset({option}))

@@ -1,0 +1,403 @@
+"""The planner (methodology §19): the cheapest plan, in present value, that meets the demand of
+a `Problem`, as a mixed-integer program solved by HiGHS (scipy.optimize.milp).
+
+Variables, per card c and period k (only those the problem allows):
+  buy[c,k], lease[c,k]        whole servers ordered in k (integers)
+  owned[c,k]                  servers installed and working for the plan in k (bought ones
+                              from arrival to the horizon, leased ones for their term)
+  reserve[c,tier,k]           cards reserved in k for a committed tier's term (integers)
+  reserved[c,k]               cards under a reservation in k
+  work[source,c,w,k]          runs of training workload w done in k on owned, reserved,
+                              on-demand or spot cards (fractions of a run)
+  serve[source,c,w,k]         share of serving workload w's full traffic carried in k on
+                              owned, reserved or on-demand cards
+  api[a,w,k]                  share carried by a per-token API
+  short[w,window], unserved[w,k]   work left undone, at its fallback price
+  use[s]                      1 when the plan uses stack s (its port is paid)
+
+The objective is the plan's NPV, every coefficient the present value of what one unit of the
+variable costs (tco.plan.problem: purchases at the start of their period, running costs at the
+end of their year, resale at the horizon). `tco.model.plan` computes the same NPV from the
+chosen quantities as expression trees; tests compare the two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .problem import PER_HOUR_TIERS, TERM_MONTHS, Allowed, Problem
+
+SOURCES_WORK = ("owned", "reserved", "on_demand", "spot")
+SOURCES_SERVE = ("owned", "reserved", "on_demand")
+# the decisions a polish fixes (what is not among them is not taken)
+FIXED_KINDS = ("buy", "lease", "reserve", "use")
+
+
+@dataclass
+class Solution:
+    """The plan the solver chose: every nonzero quantity by its key, and its NPV."""
+
+    status: str  # optimal | time_limit | infeasible
+    npv: float
+    values: dict[tuple[Any, ...], float] = field(default_factory=dict)
+    gap: float = 0.0  # relative MIP gap at the end of the search
+    seconds: float = 0.0
+
+
+class _Program:
+    """Columns and rows of the program, added by name."""
+
+    def __init__(self) -> None:
+        self.keys: list[tuple[Any, ...]] = []
+        self.index: dict[tuple[Any, ...], int] = {}
+        self.cost: list[float] = []
+        self.lower: list[float] = []
+        self.upper: list[float] = []
+        self.integer: list[int] = []
+        self.rows_i: list[int] = []
+        self.rows_j: list[int] = []
+        self.rows_v: list[float] = []
+        self.row_lo: list[float] = []
+        self.row_hi: list[float] = []
+
+    def var(self, key: tuple[Any, ...], cost: float = 0.0, lower: float = 0.0,
+            upper: float = np.inf, integer: bool = False) -> int:
+        j = len(self.keys)
+        self.keys.append(key)
+        self.index[key] = j
+        self.cost.append(cost)
+        self.lower.append(lower)
+        self.upper.append(upper)
+        self.integer.append(1 if integer else 0)
+        return j
+
+    def lp(self, highspy: Any) -> Any:
+        """The program as a HiGHS model (the matrix column by column)."""
+        lp = highspy.HighsLp()
+        n, m = len(self.keys), len(self.row_lo)
+        lp.num_col_, lp.num_row_ = n, m
+        lp.col_cost_ = np.asarray(self.cost, dtype=float)
+        lp.col_lower_ = np.asarray(self.lower, dtype=float)
+        lp.col_upper_ = np.asarray(self.upper, dtype=float)
+        lp.row_lower_ = np.asarray(self.row_lo, dtype=float)
+        lp.row_upper_ = np.asarray(self.row_hi, dtype=float)
+        cols = np.asarray(self.rows_j, dtype=np.int64)
+        order = np.argsort(cols, kind="stable")
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cols, minlength=n), out=starts[1:])
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = starts
+        lp.a_matrix_.index_ = np.asarray(self.rows_i, dtype=np.int64)[order]
+        lp.a_matrix_.value_ = np.asarray(self.rows_v, dtype=float)[order]
+        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                           for i in self.integer]
+        return lp
+
+    def row(self, terms: list[tuple[int, float]], lo: float, hi: float) -> None:
+        if not terms:
+            return
+        i = len(self.row_lo)
+        for j, v in terms:
+            self.rows_i.append(i)
+            self.rows_j.append(j)
+            self.rows_v.append(v)
+        self.row_lo.append(lo)
+        self.row_hi.append(hi)
+
+
+def solve(problem: Problem, allowed: Allowed | None = None, time_limit_s: float = 30.0,
+          gap: float = 1e-4, start: Solution | None = None,
+          fixed: dict[tuple[Any, ...], float] | None = None, relax: bool = False) -> Solution:
+    """The cheapest plan meeting `problem`'s demand using only what `allowed` allows.
+    `start`: a plan of the same problem's shape (an earlier solve, before a what-if) that the
+    search starts from when it is still feasible. `fixed`: decisions taken (the others of
+    their kinds are not taken). `relax`: whole servers need not be whole (a linear program)."""
+    import time
+
+    import highspy
+
+    allowed = allowed or Allowed()
+    prog = _formulate(problem, allowed)
+    for key, value in (fixed or {}).items():  # decisions already taken (a polish, a what-if)
+        j = prog.index.get(key)
+        if j is not None:
+            prog.lower[j] = prog.upper[j] = value
+    for j, key in enumerate(prog.keys):
+        if fixed is not None and key[0] in FIXED_KINDS and key not in fixed:
+            prog.lower[j] = prog.upper[j] = 0.0
+    if relax:
+        prog.integer = [0] * len(prog.integer)
+    h = _highs(highspy)
+    h.setOptionValue("time_limit", float(time_limit_s))
+    h.setOptionValue("mip_rel_gap", float(gap))
+    h.passModel(prog.lp(highspy))
+    if start is not None and start.values:
+        x0 = np.array([start.values.get(k, 0.0) for k in prog.keys])
+        h.setSolution(_solution(highspy, x0))
+    started = time.perf_counter()
+    h.run()
+    seconds = time.perf_counter() - started
+    status = h.getModelStatus()
+    if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit):
+        return Solution("infeasible", float("nan"), seconds=seconds)
+    x = np.asarray(h.getSolution().col_value)
+    if x.size != len(prog.keys):
+        return Solution("infeasible", float("nan"), seconds=seconds)
+    values = {prog.keys[j]: float(x[j]) for j in np.flatnonzero(np.abs(x) > 1e-9)}
+    info = h.getInfo()
+    return Solution("optimal" if status == highspy.HighsModelStatus.kOptimal else "time_limit",
+                    float(h.getObjectiveValue()), values, float(info.mip_gap), seconds)
+
+
+def _highs(highspy: Any) -> Any:
+    """A HiGHS instance that prints nothing: the library writes a banner to standard output
+    when the first one is made, which would corrupt a command's JSON there."""
+    global _QUIET
+    if not _QUIET:
+        import os
+        import sys
+
+        sys.stdout.flush()
+        saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 1)
+            h = highspy.Highs()
+            _flush_c_stdout()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+            os.close(null)
+        _QUIET = True
+    else:
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+_QUIET = False
+
+
+def _flush_c_stdout() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError, TypeError):  # no C library to flush (not POSIX)
+        pass
+
+
+def _solution(highspy: Any, x: np.ndarray) -> Any:
+    sol = highspy.HighsSolution()
+    sol.col_value = list(map(float, x))
+    sol.value_valid = True
+    return sol
+
+
+def _formulate(p: Problem, allowed: Allowed) -> _Program:
+    return _Formulation(p, allowed).program()
+
+
+Terms = list[tuple[int, float]]
+
+
+class _Formulation:
+    """The program of a problem, built supply by supply and workload by workload."""
+
+    def __init__(self, p: Problem, allowed: Allowed) -> None:
+        self.p, self.allowed, self.prog = p, allowed, _Program()
+        per = p.periods
+        self.P, self.hours = per.count, per.hours
+        # discount factors of a payment at a period's start and at the end of its year, for
+        # periods past the horizon too (what is still owed)
+        far = self.P + max([c.lead_periods + c.lease_term_periods for c in p.cards] + [0]) \
+            + max(TERM_MONTHS.values()) // per.months
+        self.start = [per.at_start(k) for k in range(far + 1)]
+        self.year_end = [per.at_year_end(k) for k in range(far + 1)]
+        self.ready = {s.id: s.ready_period for s in p.stacks}
+        self.port: dict[str, int] = {}
+        self.uses: dict[tuple[str, str], Terms] = {}  # (stack, workload) -> allocations
+        self.own_hours: dict[tuple[str, int], Terms] = {}
+        self.own_peak: dict[tuple[str, int], Terms] = {}
+        self.res_hours: dict[tuple[str, int], Terms] = {}
+        self.res_peak: dict[tuple[str, int], Terms] = {}
+        self.power: dict[int, Terms] = {}
+
+    def program(self) -> _Program:
+        for s in self.p.stacks:
+            self.stack(s)
+        for c in self.p.cards:
+            self.owned(c)
+            self.reserved(c)
+        for t in self.p.training:
+            self.training(t)
+        for s in self.p.serving:
+            self.serving(s)
+        self.limits()
+        return self.prog
+
+    def pv_running(self, per_period: float, first: int, end: int) -> float:
+        """Present value of `per_period` in each period first..end-1 (year-end counting)."""
+        return per_period * sum(self.year_end[first:end])
+
+    def stack(self, s: Any) -> None:
+        upkeep = self.pv_running(s.upkeep_per_period, 0, self.P)
+        if s.port_cost > 0 or upkeep > 0:
+            self.port[s.id] = self.prog.var(("use", s.id), s.port_cost + upkeep, 0, 1,
+                                            integer=True)
+
+    def owned(self, c: Any) -> None:
+        """Servers bought and leased, and the servers installed in each period."""
+        prog, P, allowed = self.prog, self.P, self.allowed
+        buys = c.buy and allowed.may(c.id, "buy")
+        leases = c.lease and allowed.may(c.id, "lease") and c.lease_term_periods > 0
+        fixed = allowed.fixed_servers.get(c.id)
+        if not (buys or leases or fixed):
+            return
+        arrivals: dict[int, Terms] = {k: [] for k in range(P)}
+        for k in range(c.first_order_period, P - c.lead_periods) if buys or fixed else ():
+            arrive = k + c.lead_periods
+            price = c.server_price[k]
+            cost = (price * self.start[k] + self.pv_running(c.upkeep_per_server_period, arrive, P)
+                    - price * c.resale_fraction[k] * self.start[P])
+            n = float(fixed if k == 0 else 0) if fixed is not None else None
+            j = prog.var(("buy", c.id, k), cost, n or 0.0, np.inf if n is None else n,
+                         integer=True)
+            arrivals[arrive].append((j, 1.0))
+        term = c.lease_term_periods
+        for k in range(P - c.lead_periods) if leases else ():
+            arrive = k + c.lead_periods
+            # payments for the whole term (owed past the horizon too), upkeep while in use
+            cost = (self.pv_running(c.lease_payment_per_server_period, arrive, arrive + term)
+                    + self.pv_running(c.upkeep_per_server_period, arrive, min(arrive + term, P)))
+            j = prog.var(("lease", c.id, k), cost, integer=True)
+            arrivals[arrive].append((j, 1.0))
+            if arrive + term < P:
+                arrivals[arrive + term].append((j, -1.0))
+        installed = self.stock("owned", c.id, arrivals)
+        for k in range(P):
+            self.own_hours[(c.id, k)] = [(installed[k], -c.utilization * self.hours
+                                          * c.cards_per_server)]
+            self.own_peak[(c.id, k)] = [(installed[k], -float(c.cards_per_server))]
+            self.power.setdefault(k, []).append((installed[k], c.facility_kw_per_server))
+
+    def stock(self, kind: str, cid: str, changes: dict[int, Terms]) -> list[int]:
+        """Columns of what is held in each period: stock[k] = stock[k-1] + changes(k)."""
+        held = [self.prog.var((kind, cid, k)) for k in range(self.P)]
+        for k in range(self.P):
+            terms = [(held[k], 1.0)] + [(j, -v) for j, v in changes[k]]
+            if k > 0:
+                terms.append((held[k - 1], -1.0))
+            self.prog.row(terms, 0.0, 0.0)
+        return held
+
+    def reserved(self, c: Any) -> None:
+        """Cards reserved at each committed tier, and the cards under reservation."""
+        tiers = [t for t in TERM_MONTHS if t in c.rent and self.allowed.may(c.id, "rent")]
+        if not tiers:
+            return
+        P, months = self.P, self.p.periods.months
+        starts: dict[int, Terms] = {k: [] for k in range(P)}
+        for tier in tiers:
+            term = TERM_MONTHS[tier] // months
+            for k in range(P):
+                cost = c.rent[tier][k] * self.hours * sum(self.year_end[k:k + term])
+                j = self.prog.var(("reserve", c.id, tier, k), cost)  # whole servers: polish
+                starts[k].append((j, 1.0))
+                if k + term < P:
+                    starts[k + term].append((j, -1.0))
+        held = self.stock("reserved", c.id, starts)
+        for k in range(P):
+            self.res_hours[(c.id, k)] = [(held[k], -c.utilization * self.hours)]
+            self.res_peak[(c.id, k)] = [(held[k], -1.0)]
+
+    def source_cost(self, c: Any, src: str, card_hours: float, k: int) -> float | None:
+        """What `card_hours` of work on `c`'s cards from `src` cost in period k (present
+        value); None when the plan may not use that source."""
+        key = (c.id, k)
+        if src == "owned":
+            return (card_hours * c.busy_per_card_hour * self.year_end[k]
+                    if key in self.own_hours else None)
+        if src == "reserved":
+            return 0.0 if key in self.res_hours else None
+        if src not in c.rent or not self.allowed.may(c.id, "rent"):
+            return None
+        extra = 1 / (1 - c.spot_overhead) if src == "spot" else 1.0
+        return card_hours * extra * c.rent[src][k] * self.year_end[k]
+
+    def allocate(self, j: int, c: Any, src: str, k: int, wid: str, card_hours: float,
+                 peak: float | None = None) -> None:
+        """Column j uses `card_hours` (and `peak` cards) of c's source `src` in period k."""
+        if src == "owned":
+            self.own_hours[(c.id, k)].append((j, card_hours))
+            if peak is not None:
+                self.own_peak[(c.id, k)].append((j, peak))
+        elif src == "reserved":
+            self.res_hours[(c.id, k)].append((j, card_hours))
+            if peak is not None:
+                self.res_peak[(c.id, k)].append((j, peak))
+        if c.stack in self.port:
+            self.uses.setdefault((c.stack, wid), []).append((j, 1.0))
+
+    def training(self, t: Any) -> None:
+        """Each window's runs done on some card and source, or left undone at a price."""
+        for wi, (first, last, runs) in enumerate(t.windows):
+            terms: Terms = [(self.prog.var(("short", t.id, wi),
+                                           t.shortfall_per_run * self.year_end[last]), 1.0)]
+            for c in self.p.cards:
+                h = t.card_hours_per_run.get(c.id)
+                if h is None:
+                    continue
+                for k in range(max(first, self.ready.get(c.stack, 0)), last + 1):
+                    for src in SOURCES_WORK:
+                        cost = self.source_cost(c, src, h, k)
+                        if cost is None:
+                            continue
+                        j = self.prog.var(("work", src, c.id, t.id, k), cost)
+                        terms.append((j, 1.0))
+                        self.allocate(j, c, src, k, t.id, h)
+            self.prog.row(terms, runs, np.inf)
+
+    def serving(self, s: Any) -> None:
+        """Each period's traffic carried by some card and source or API, or left unserved."""
+        for k in range(self.P):
+            share = s.traffic[k]
+            if share <= 0:
+                continue
+            terms: Terms = [(self.prog.var(("unserved", s.id, k),
+                                           s.shortfall_per_period * self.year_end[k]), 1.0)]
+            for aid, cost in s.api.items():
+                if self.allowed.may_call(aid):
+                    terms.append((self.prog.var(("api", aid, s.id, k),
+                                                cost[k] * self.year_end[k]), 1.0))
+            for c in self.p.cards:
+                peak = s.peak_cards.get(c.id)
+                if peak is None or k < self.ready.get(c.stack, 0):
+                    continue
+                busy = s.busy_card_hours[c.id]
+                for src in SOURCES_SERVE:
+                    cost = self.source_cost(c, src, busy, k) if src != "spot" else None
+                    if cost is None:
+                        continue
+                    j = self.prog.var(("serve", src, c.id, s.id, k), cost)
+                    terms.append((j, 1.0))
+                    self.allocate(j, c, src, k, s.id, busy, peak)
+            self.prog.row(terms, share, share)
+
+    def limits(self) -> None:
+        """Capacity and peak rows, the ports' links, and the site's power budget."""
+        prog = self.prog
+        for rows in (self.own_hours, self.own_peak, self.res_hours, self.res_peak):
+            for terms in rows.values():
+                if len(terms) > 1:
+                    prog.row(terms, -np.inf, 0.0)
+        most = {t.id: sum(r for _a, _b, r in t.windows) for t in self.p.training}
+        most.update({s.id: float(sum(s.traffic)) for s in self.p.serving})
+        for (stack, wid), terms in self.uses.items():
+            # a stack's cards do a workload's work only while the plan uses (has ported) it
+            prog.row(terms + [(self.port[stack], -most[wid])], -np.inf, 0.0)
+        if self.p.power_budget_kw is not None:
+            for terms in self.power.values():
+                prog.row(terms, -np.inf, self.p.power_budget_kw)

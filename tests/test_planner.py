@@ -1,0 +1,168 @@
+"""The planner (methodology §19): the hand-worked case of the methodology solved by the solver,
+the plan's money (expression trees) equal to the solver's objective, and the properties a
+plan must have on the shipped scenarios and on scenarios built to test one rule each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import tco
+from tco.plan.problem import Card, Periods, Problem, Stack, Training
+from tco.plan.solve import solve
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = [None, ROOT / "tco" / "scenarios" / "train-and-serve.yaml"]
+COMPLETE = 1 - 1e-9
+
+
+def _case(rate: float) -> Problem:
+    """Methodology §19, "A small case by hand": a year of 4 quarters; one card of 8 per
+    server at 100,000 a server, upkeep 2,000 a quarter, half its price back at the horizon,
+    a quarter's lead time, or 2.00 a card-hour on demand; one run of 200,000 card-hours due
+    within the year."""
+    p = Periods(4, 3, rate)
+    card = Card(id="x", stack="cuda", cards_per_server=8, lead_periods=1, buy=True,
+                lease=False, server_price=(100_000.0,) * 4, upkeep_per_server_period=2_000.0,
+                resale_fraction=(0.5,) * 4, rent={"on_demand": (2.0,) * 4}, utilization=1.0)
+    run = Training("pretrain", {"x": 200_000.0}, ((0, 3, 1.0),), shortfall_per_run=1e9)
+    return Problem(p, (card,), (run,), (), (Stack("cuda", 0.0, 0, 0.0),))
+
+
+def test_the_hand_worked_case_at_no_discount():
+    # A server bought in quarter 0 works quarters 1-3: 3 x 8 x 2,190 h = 52,560 card-hours,
+    # and costs 100,000 + 3 x 2,000 - 50,000 = 56,000. k servers and the rest rented:
+    # 56,000 k + 2 x (200,000 - 52,560 k): 400,000 at k = 0, 252,640 at k = 3, and at
+    # k = 4 (210,240 card-hours, nothing rented) 224,000: the cheapest.
+    sol = solve(_case(0.0))
+    assert sol.status == "optimal"
+    assert sol.npv == pytest.approx(224_000.0, rel=1e-9)
+    assert sol.values[("buy", "x", 0)] == pytest.approx(4.0)
+    assert not any(k[0] == "work" and k[1] == "on_demand" for k in sol.values)
+
+
+def test_the_hand_worked_case_discounted():
+    # At 10 %: the server's upkeep (quarters 1-3, year 1) and resale (the horizon, year 1)
+    # are discounted one year: 100,000 + (6,000 - 50,000) / 1.1 = 60,000; rent likewise:
+    # k = 3 costs 180,000 + 42,320 x 2 / 1.1 = 256,945.45, k = 4 costs 240,000.
+    sol = solve(_case(0.10))
+    assert sol.npv == pytest.approx(240_000.0, rel=1e-9)
+    assert sol.values[("buy", "x", 0)] == pytest.approx(4.0)
+
+
+def test_renting_wins_when_the_run_is_small():
+    # 20,000 card-hours: renting costs 40,000; one server 56,000 (at no discount).
+    p = _case(0.0)
+    small = Training("pretrain", {"x": 20_000.0}, ((0, 3, 1.0),), shortfall_per_run=1e9)
+    sol = solve(Problem(p.periods, p.cards, (small,), (), p.stacks))
+    assert sol.npv == pytest.approx(40_000.0, rel=1e-9)
+    assert ("buy", "x", 0) not in sol.values
+
+
+@pytest.fixture(scope="module", params=SHIPPED, ids=["example", "train-and-serve"])
+def shipped(request):
+    return tco.compare(request.param)
+
+
+def test_the_plans_money_is_the_solvers_objective(shipped):
+    for p in shipped.result.plans:
+        assert p.npv_tco == pytest.approx(p.values["objective"], rel=1e-9), p.id
+
+
+def test_the_plan_costs_no_more_than_any_option_that_delivers(shipped):
+    data = shipped.to_dict()
+    plan = data["plan"]
+    assert plan["delivers_plan"]
+    delivering = [c["npv_tco"] for c in data["candidates"]
+                  if c["feasible"] and (c["plan_delivered_fraction"] or 0) >= COMPLETE
+                  and not c["blocking"]]
+    assert delivering and plan["npv_tco"] <= min(delivering) * (1 + 1e-9)
+    for o in plan["options"]:
+        if o["delivers_plan"]:
+            assert plan["npv_tco"] <= o["npv_tco"] * (1 + 1e-9), o["option"]
+
+
+def test_the_plan_json_keeps_its_contract(shipped):
+    plan = shipped.to_dict()["plan"]
+    assert set(plan) >= {"npv_tco", "actions", "workloads", "periods"}
+    for a in plan["actions"]:
+        assert set(a) == {"start_years", "end_years", "action", "option", "card", "quantity",
+                          "unit", "tier"}
+        assert a["action"] in ("buy", "lease", "rent", "api", "sell")
+        assert 0 <= a["start_years"] <= a["end_years"]
+    wids = [w["id"] for w in shipped.to_dict()["workloads"]]
+    assert set(plan["workloads"]) == set(wids)
+    months = plan["period_months"]
+    assert len(plan["periods"]) == shipped.result.structure.horizon_years * 12 // months
+
+
+SERVE_LATE = """
+name: serving while the bought cards are on their way
+currency: USD
+utilization: 0.85
+workloads:
+  - id: chat
+    kind: serve
+    params: 70.0e+9
+    precision: fp8
+    layers: 80
+    kv_heads: 8
+    head_dim: 128
+    input_tokens_per_day: 2.0e+9
+    output_tokens_per_day: 5.0e+8
+    prompt_tokens: 2000
+    output_tokens: 500
+    ttft_ms: 2000
+    tpot_ms: 50
+candidates:
+  - id: h100
+    card: h100-sxm
+    cards: 64
+    lead_time_weeks: 26
+api_options:
+  - id: chat-api
+    api: deepinfra-llama-3.3-70b
+facility: {region: us}
+finance: {horizon_years: 4, discount_rate: 0.08}
+team: {familiarity: {cuda: 1.0}}
+"""
+
+
+def test_serving_is_met_from_the_first_month_while_bought_cards_are_on_their_way():
+    plan = tco.compare(SERVE_LATE).to_dict()["plan"]
+    assert plan["workloads"]["chat"]["delivered_fraction"] == 1.0
+    assert plan["workloads"]["chat"]["first_delivery_years"] == 0.0
+    first = [a for a in plan["actions"] if a["start_years"] == 0.0]
+    assert any(a["action"] in ("rent", "api") for a in first)
+
+
+PORT = """
+name: one ROCm option, ported in {months} months
+currency: USD
+utilization: 0.85
+cost_of_delay_per_week: 50000
+workloads:
+  - id: pre
+    kind: pretrain
+    params: 70.0e+9
+    tokens: 2.0e+12
+    precision: bf16
+    runs_per_year: 2
+candidates:
+  - id: mi300x
+    card: mi300x
+    cards: 512
+    porting_engineer_months: {effort}
+facility: {{region: us}}
+finance: {{horizon_years: 4, discount_rate: 0.08}}
+team: {{familiarity: {{rocm: 0.0}}}}
+"""
+
+
+def test_a_longer_port_visibly_delays_and_costs():
+    short, long = (tco.compare(PORT.format(months=m, effort=e)).to_dict()["plan"]
+                   for m, e in ((3, 12), (12, 48)))
+    assert short["workloads"]["pre"]["first_delivery_years"] < \
+        long["workloads"]["pre"]["first_delivery_years"]
+    assert long["npv_tco"] > short["npv_tco"]
