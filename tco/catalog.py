@@ -31,10 +31,10 @@ from .inputs import (
     LEASE_INPUTS,
     MONEY_DEFAULTS,
     SERVE_ASSUMPTIONS,
-    TOP_INPUTS,
     SERVE_CANDIDATE_INPUTS,
     SERVE_DEFAULTS,
     SERVE_INPUTS,
+    TOP_INPUTS,
     InputSpec,
 )
 from .numfields import Num, Whole

@@ -90,6 +90,11 @@ def prepared(tmp_path_factory) -> Path:
     for old, new in (("old.yaml", "new.yaml"), ("current.yaml", "proposed.yaml")):
         text = (folder / old).read_text(encoding="utf-8")
         (folder / new).write_text(text.replace("cards: 512", "cards: 256"), encoding="utf-8")
+    # the benchmark results `tco ingest` reads (tests/data/benchmarks: invented values in
+    # each documented format)
+    data = Path(__file__).parent / "data" / "benchmarks"
+    shutil.copy(data / "vllm_h20_fp8.json", folder / "bench.json")
+    shutil.copy(data / "training_step_time.csv", folder / "train-runs.csv")
     # the README's own example of a quote row
     (folder / "my-quotes.csv").write_text("id,field,value,source,as_of\n"
                                           "mi300x,price_usd,14500,Quote ACME-2291,2026-11-30\n",

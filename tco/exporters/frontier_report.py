@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..frontier import Frontier, at_level
 from . import charts
 from .fmt import number
-from .frontier_view import levels, money
+from .frontier_view import levels
 
 if TYPE_CHECKING:
     from .report_view import View
@@ -64,7 +64,11 @@ def frontier_section(view: View, wid: str, label: str, k: int) -> dict[str, Any]
 
     s, r, cur = view.s, view.r, view.cur
     row: dict[str, Frontier] = r.frontiers.get(wid, {})
-    shown = {cid: fr for cid, fr in row.items() if fr.points}
+    # in the scenario's order of options, not the ranking's: the table is fixed in the live
+    # page, whose panel may reorder the ranking
+    order = {cid: k for k, cid in enumerate(r.structure.candidates)}
+    shown = {cid: fr for cid, fr in sorted(row.items(), key=lambda kv: order.get(kv[0], 0))
+             if fr.points}
     if not shown:
         return None
     names = {c.id: view.name(c) for c in r.candidates}
@@ -92,9 +96,13 @@ def frontier_section(view: View, wid: str, label: str, k: int) -> dict[str, Any]
         "–" if fr.operating is None else s(
             "frontier_objective_cell", users=number(fr.operating.tokens_per_s_per_user, 1),
             tps=number(fr.operating.tokens_per_s_per_card, 0)) for fr in shown.values()]})
+    # the operating point's cost is the workload's cost per million output tokens (the same
+    # layout and objective): live in the page, which re-costs it; the throughputs above are
+    # physical (they move with no price the panel sets)
     rows.append({"label": s("frontier_cost_row", currency=cur), "cells": [
-        "–" if fr.operating is None else money(fr.operating.cost_per_million_output_tokens,
-                                                cur) for fr in shown.values()]})
+        "–" if fr.operating is None else view.live(
+            "money", f"{cid}.{wid}.cost_per_million_output_tokens",
+            fr.operating.cost_per_million_output_tokens) for cid, fr in shown.items()]})
     pct = next(iter(shown.values())).percentile
     return {"title": title, "svg": svg,
             "columns": [s("frontier_col_level"), *(names[cid] for cid in shown)],

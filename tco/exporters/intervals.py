@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..result import CandidateResult, Result
 from ..errors import printable
+from ..result import CandidateResult, Result
 from .fmt import number
 
 FAMILY_NAMES = {1: "dense, vendor-tuned step rate", 2: "dense, whole run",
@@ -33,8 +33,8 @@ def job_rows(d: dict[str, Any]) -> list[list[str]]:
     return [
         ["accelerator-hours, 80% interval", span(gpu["p10"], gpu["p90"], 0)],
         ["wall-clock, 80% interval", f"{span(days['p10'], days['p90'], 1)} days"],
-        ["effective training time", f"{d['effective_training_time']:.1%} (checkpoint every "
-                                    f"{number(d['checkpoint_interval_hours'] * 60, 1)} min)"],
+        ["effective training time", (f"{d['effective_training_time']:.1%} (checkpoint every "
+                                    f"{number(d['checkpoint_interval_hours'] * 60, 1)} min)")],
     ]
 
 

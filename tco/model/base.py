@@ -177,6 +177,19 @@ class Site:
     power_budget_kw: Ref | None  # facility power the site can supply; None: no budget
 
 
+def site_inputs(site: tuple[str, ...], inputs_of: str) -> Site:
+    """The facility inputs of site `site` (id, what it gives; as Structure.sites lists it)
+    for an option reading the inputs of `inputs_of`."""
+    sid, given = site[0], site[1:]
+    return Site(Ref(site_path(sid, "electricity_price_per_kwh")),
+                Ref(site_path(sid, "colocation_price_per_kw_month")),
+                Ref(site_path(sid, "carbon_kg_per_kwh")),
+                Ref(site_path(sid, "pue")) if "pue" in given
+                else Ref(f"candidates.{inputs_of}.pue"),
+                Ref(site_path(sid, "power_budget_kw")) if "power_budget_kw" in given
+                else None)
+
+
 class Builder:
     """Adds the quantities of one candidate; `q()` names a formula and returns its reference."""
 
@@ -193,13 +206,7 @@ class Builder:
 
     def site(self) -> Site:
         """The facility inputs of the option's site: the one way the model reaches them."""
-        sid, given = self._site[0], self._site[1:]
-        return Site(Ref(site_path(sid, "electricity_price_per_kwh")),
-                    Ref(site_path(sid, "colocation_price_per_kw_month")),
-                    Ref(site_path(sid, "carbon_kg_per_kwh")),
-                    Ref(site_path(sid, "pue")) if "pue" in given else self.c("pue"),
-                    Ref(site_path(sid, "power_budget_kw")) if "power_budget_kw" in given
-                    else None)
+        return site_inputs(self._site, self.inputs_of)
 
     def q(self, key: str, expr: Expr, unit: str, label: str, group: str,
           workload: str | None = None, year: int | None = None) -> Ref:

@@ -21,10 +21,11 @@ horizon. Year t is discounted by (1 + r)^t, a purchase at month n by (1 + r)^(n/
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..expr import AND, IF, MAX, MIN, ROUNDUP, SUM, Const, Expr, Ref
-from .base import Builder, Model, a, fin
+from ..expr import AND, IF, MAX, ROUNDUP, SUM, Const, Expr, Ref
+from .base import Builder, Model, fin, site_inputs
+from .depreciation import book_fraction
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
 
 # A plan's cost per period, by component, in the order every table shows them.
@@ -86,7 +87,7 @@ class Unit:
     hours: float  # hours in one period
 
 
-def unit(cid: str, inputs_of: str, months: int) -> Unit:
+def unit(cid: str, inputs_of: str, months: int, site: tuple[str, ...] = ("",)) -> Unit:
     """One server of candidate `cid`'s cluster (reading the inputs of `inputs_of`), priced as
     its own capex and running-cost lines price its whole cluster (methodology §5, §6), per
     server."""
@@ -105,8 +106,8 @@ def unit(cid: str, inputs_of: str, months: int) -> Unit:
     running = (own("colocation_per_year") + own("support_per_year")
                + own("storage_support_per_year") + own("licences_per_year")
                + own("operations_staff_per_year")) / nodes / per_year
-    price_kwh = Ref("facility.electricity_price_per_kwh")
-    pue = given("pue")
+    at = site_inputs(site, inputs_of)  # its site's tariff and PUE (methodology §3, Sites)
+    price_kwh, pue = at.electricity_price, at.pue
     idle = own("idle_power_w") / nodes * hours * pue / W_PER_KW * price_kwh
     cards = MAX(given("cards"), 1)
     busy = ((own("training_power_w") - own("idle_power_w")) / cards * pue / W_PER_KW
@@ -116,13 +117,6 @@ def unit(cid: str, inputs_of: str, months: int) -> Unit:
     return Unit(cid, bought / nodes, vat, vat * fin("vat_recoverable_fraction"),
                 running + idle, busy, own("facility_power_kw") / nodes, lead,
                 given("cards_per_node"), hours)
-
-
-def book_fraction(age_years: Expr | float) -> Expr:
-    """The share of its price an owned server is worth at `age_years` (methodology §6's
-    residual value: straight-line to the residual fraction over the depreciation life)."""
-    rvf = fin("residual_value_fraction")
-    return rvf + (1 - rvf) * MAX(0, 1 - age_years / fin("depreciation_years"))
 
 
 def discount_start(months: float) -> Expr:
@@ -143,6 +137,7 @@ class Supply:
     buy: bool
     lease: bool
     rent: tuple[str, ...]  # the tiers it may be rented at: on_demand and the scenario's tier
+    site: tuple[str, ...] = ("",)  # the site its servers run at, as Structure.sites lists it
 
 
 def rent_price(s: Supply, tier: str) -> Expr:
@@ -218,7 +213,8 @@ class _Money:
                      "costs (a run, or a period of its traffic)", "plan")
         self.cost: dict[int, dict[str, list[Expr]]] = {
             k: {c: [] for c in PLAN_COMPONENTS} for k in range(self.P)}
-        self.units = {s: unit(s, supplies[s].inputs_of, shape.months) for s in shape.supplies}
+        self.units = {s: unit(s, supplies[s].inputs_of, shape.months, supplies[s].site)
+                      for s in shape.supplies}
         self.residual: list[Expr] = []
         self.after: list[Expr] = []  # leases and reservations owed past the horizon: PV
         self.by_kind: dict[str, list[tuple[str, ...]]] = {}
@@ -259,7 +255,7 @@ class _Money:
         def leased_in(j: int, k: int) -> Expr:
             return IF(AND((lead + j).le(k), (lead + j + term).gt(k)), 1, 0)
 
-        n_term = int(round(float(self.shape.lease_term_months) / m))
+        n_term = round(float(self.shape.lease_term_months) / m)
         for j in leases:  # payments past the horizon are still owed
             for k in range(max(P, j), j + n_term + 60):
                 self.after.append(self.x("lease", s, j) * pay * leased_in(j, k)

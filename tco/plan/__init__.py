@@ -24,7 +24,7 @@ from ..model.plan import (
     run_fallback,
     serve_fallback,
 )
-from .build import problem, restricted, supplies
+from .build import problem, restricted
 from .problem import TERM_MONTHS, Allowed, Problem
 from .solve import Solution, solve
 

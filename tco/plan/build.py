@@ -15,10 +15,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..model.depreciation import book_fraction
 from ..model.plan import (
     Supply,
     api_cost,
-    book_fraction,
     lease_payment,
     rent_price,
     run_fallback,
@@ -39,7 +39,8 @@ def supplies(st: Structure, infos: Mapping[str, Any]) -> dict[str, Supply]:
         src = st.inputs_of[k]
         info = infos[cid]
         s = out.setdefault(src, {"stack": st.stacks[k], "buy": False, "lease": False,
-                                 "rent": False})
+                                 "rent": False,
+                                 "site": st.site(st.site_of_candidate(k))})
         barred = cid in st.barred
         acquire = st.acquire[k]
         if acquire in ("buy", "hybrid") and not barred and not info.blocking:
@@ -52,7 +53,7 @@ def supplies(st: Structure, infos: Mapping[str, Any]) -> dict[str, Supply]:
     for src, s in out.items():
         tier = _tier(infos.get(src))
         rent = ("on_demand",) + ((tier,) if tier not in ("", "on_demand") else ()) if s["rent"] else ()
-        result[src] = Supply(src, src, s["stack"], s["buy"], s["lease"], rent)
+        result[src] = Supply(src, src, s["stack"], s["buy"], s["lease"], rent, s["site"])
     return result
 
 
@@ -72,7 +73,7 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
 
     cards = []
     for s in sup.values():
-        u = unit(s.cid, s.inputs_of, months)
+        u = unit(s.cid, s.inputs_of, months, s.site)
         owned = s.buy or s.lease
         price = val(u.server_price) if owned else 0.0
         vat, back = (val(u.vat), val(u.vat_back)) if owned else (0.0, 0.0)
@@ -82,10 +83,10 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
         resale = [price * val(book_fraction(periods.horizon_years - periods.start_years(k)))
                   / max(g, 1e-300) for k, g in enumerate(gross)] if owned else [0.0] * P
         lease_pay = val(lease_payment(s, months)) if s.lease else 0.0
-        term = int(round(float(env.get("finance.lease_term_months", 0) or 0) / months))
+        term = round(float(env.get("finance.lease_term_months", 0) or 0) / months)
         cards.append(Card(
             id=s.cid, stack=s.stack,
-            cards_per_server=int(round(val(u.cards_per_server))),
+            cards_per_server=round(val(u.cards_per_server)),
             lead_periods=int(val(u.lead_periods)) if owned else 0,
             buy=s.buy, lease=s.lease and lease_pay > 0 and term > 0,
             server_price=tuple(gross), upkeep_per_server_period=val(u.upkeep) if owned else 0.0,
@@ -128,7 +129,7 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
         seen.add(s.stack)
         port_months = float(env[f"{s.cid}.porting_months"])
         stacks.append(Stack(s.stack, float(env[f"{s.cid}.porting_one_time"]),
-                            int(math.ceil(port_months / months - 1e-9)),
+                            math.ceil(port_months / months - 1e-9),
                             float(env[f"{s.cid}.porting_maintenance_per_year"]) / per_year))
     return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks)), sup
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .problem import PER_HOUR_TIERS, TERM_MONTHS, Allowed, Problem
+from .problem import TERM_MONTHS, Allowed, Problem
 
 SOURCES_WORK = ("owned", "reserved", "on_demand", "spot")
 SOURCES_SERVE = ("owned", "reserved", "on_demand")
