@@ -125,9 +125,10 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
                            b.c("on_demand_price_per_card_hour"), b.c("cloud_price_per_card_hour"))
                         if priced_rent else Const(0.0))
     phases = sh.deliveries if owned else 0
-    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits, phases, leased)
+    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, leased)
     work = delivered(b, carried, h)
-    tl = timeline(b, horizon, stack, owned, waits, phases)
+    tl = timeline(b, horizon, stack, owned, money, waits, phases,
+                  bridged=sh.acquire == "hybrid")
     plan = plan_work(b, horizon, tl, h.demand, h.available, sh.acquire)
     ls = lease(b, cx, Ref(f"{cid}.delivery_years"), horizon, money) if leased else None
     rented = None if owned else rental(b, cl, tl, work, plan, horizon, money)

@@ -33,7 +33,7 @@ COMPONENT_LABELS = {
     "cooling": "Cooling", "installation": "Installation",
     "vat": "VAT on the purchase (paid, then recovered)",
     "held_stock": "Held stock (resale forgone)", "porting": "Porting (one-time)",
-    "lead_time_delay": "Lead-time delay", "electricity": "Electricity",
+    "lead_time_delay": "Delay to first useful work", "electricity": "Electricity",
     "colocation": "Colocation", "support": "Support", "licences": "Software licences",
     "operations_staff": "Operations staff", "porting_maintenance": "Porting maintenance",
     "cloud_rent": "Cloud rental", "financing": "Financing", "residual_value": "Residual value",
@@ -76,7 +76,7 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
         parts.update(cards=cx.cards, servers=cx.servers, network=cx.network, storage=cx.storage,
                      cooling=cx.cooling, installation=cx.installation, vat=cx.vat,
                      held_stock=cx.held if cx.held is not None else zero,
-                     porting=run.porting, lead_time_delay=run.delay, financing=-run.financed)
+                     porting=run.porting, lead_time_delay=tl.delay, financing=-run.financed)
         if m.lease is not None:  # the lessor buys the IT equipment; the lessee pays the lease
             parts.update(cards=zero, servers=zero, network=zero, storage=zero,
                          financing=m.lease.flows[0], vat=cx.vat + m.lease.vat[0])
