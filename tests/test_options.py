@@ -109,15 +109,16 @@ def test_a_rented_options_npv_is_porting_plus_the_rented_hours_discounted(catalo
     hours = 4 * c.job["gpu_hours"]  # four runs a year
     assert hours < 0.06 * 64 * 8760
     assert c.values["rent_on_demand"] == 1
-    # its per-run line prices a run on a fully used cluster (§9): the reservation's 1.35
-    assert c.values["rent_price_per_card_hour"] == 1.35
+    # its per-run line is at the price it pays (issue 27): on demand, 1.99, not the 1.35 of
+    # the reservation it does not take
+    assert c.values["rent_price_per_card_hour"] == 1.99
     assert 5 * hours * price < 567_648 + 4 * 756_864
     rent = hours * price
     assert [y["cloud_rent"] for y in c.yearly] == pytest.approx([0] + [rent] * 5, rel=1e-12)
     assert c.values["npv_tco"] == pytest.approx(porting + ANNUITY_5 * (upkeep + rent),
                                                 rel=1e-12)
     assert c.values["plan_delivered_fraction"] == 1 and c.values["tier"] == 0
-    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * 1.35, rel=1e-12)
+    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * 1.99, rel=1e-12)
 
 
 def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(catalog):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import AND, IF, MAX, MIN, NPV0, SUM, Expr, Ref
+from ..expr import AND, IF, MAX, NPV0, SUM, Expr, Ref
 from .base import Builder, fin
 from .cashflows import Horizon
 from .cluster import Cluster
@@ -38,14 +38,14 @@ def rental(b: Builder, cl: Cluster, tl: Timeline, work: Delivered, plan: Work, h
     choose = q("rent_on_demand", AND(reserves.gt(0), _pv(on_demand).lt(_pv(tier))), "flag",
                "1 when paying on-demand prices for the hours used costs less over the horizon "
                "than a committed reservation paid for every hour", "horizon")
-    # a run on a fully used cluster (as an owned option's per-run lines, methodology §9): a
-    # fully used reservation costs its price an hour, or on demand if that is cheaper
+    # a run's rent at the price the option pays (methodology §9, §10): on demand when it
+    # rents on demand, else its tier's (a reservation's hours counted as used, as an owned
+    # option's per-run lines count a fully used cluster)
     price = q("rent_price_per_card_hour",
-              IF(reserves.gt(0), MIN(c("on_demand_price_per_card_hour"),
-                                     c("cloud_price_per_card_hour")),
-                 c("cloud_price_per_card_hour")), f"{money}/card-h",
-              "Rent per card-hour of a run on a fully used rented cluster (the cheaper of a "
-              "reservation and on demand)", "horizon")
+              IF(choose, c("on_demand_price_per_card_hour"), c("cloud_price_per_card_hour")),
+              f"{money}/card-h",
+              "Rent per card-hour of a run at the price paid: on demand when the option rents "
+              "on demand, else its tier's price", "horizon")
     return Rental({t: IF(choose, on_demand[t], tier[t]) for t in tier}, price)
 
 
