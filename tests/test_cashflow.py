@@ -44,14 +44,15 @@ DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
 #   installation: 118,000 x 0.05                    =   5,900
 #   -> total capex                                  = 133,900
 #   porting: 4 eng-months x 10,000 x (1 - 0.5 familiarity) = 20,000
-#   lead-time delay: 4 weeks x 1,000                =   4,000
+#   delay to the first useful work: the 4-week delivery (the port ends before it, below)
+#     4 weeks x 1,000                               =   4,000
 #   -> net year 0                                   = 157,900
 #
 # Timeline (methodology §6): delivery after 4 weeks = 28 / 365.25 = 0.076660 years; porting
-#   4 eng-months x (1 - 0.5) / 2 engineers = 1 month = 0.083333 years; ready after 1/12 year.
+#   4 eng-months x (1 - 0.5) / 4 engineers = 0.5 month = 0.041667 years; ready at the delivery.
 #   Year 1 has the hardware installed for s = 1 - 28/365.25 = 337.25/365.25 = 0.923340 of it;
-#   the cluster can run 4,380 / 3,000 = 1.46 times the planned hours, so in the 11/12 of the
-#   year it is ready it still runs both of year 1's runs (1.46 x 11/12 = 1.34 >= 1): no backlog.
+#   the cluster can run 4,380 / 3,000 = 1.46 times the planned hours, so in the s of the
+#   year it is ready it still runs both of year 1's runs (1.46 x 0.92334 = 1.35 >= 1): no backlog.
 #   Year 1 pays the installed costs for s of the year, and idles 8,760 s - 3,000 hours.
 #
 # Years 2..3 (operating costs at each year end; year 1 below them)
@@ -128,7 +129,8 @@ HAND_YEARS = [
 HAND_SHARES = [
     {"installed_share": 0, "ready_share": 0, "ported_share": 0, "own_work_share": 0,
      "rented_work_share": 0, "work_share": 0, "backlog": 0},
-    {"installed_share": 337.25 / 365.25, "ready_share": 11 / 12, "ported_share": 11 / 12,
+    {"installed_share": 337.25 / 365.25, "ready_share": 337.25 / 365.25,
+     "ported_share": 11.5 / 12,
      "own_work_share": 1, "rented_work_share": 0, "work_share": 1, "backlog": 0},
     *[{"installed_share": 1, "ready_share": 1, "ported_share": 1, "own_work_share": 1,
        "rented_work_share": 0, "work_share": 1, "backlog": 0}] * 2,
