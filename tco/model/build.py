@@ -22,6 +22,7 @@ from .portfolio import portfolio
 from .serving import Serving, serving, token_costs
 from .shortfall import shortfall_cost
 from .step import bandwidths
+from .storage import storage_tb
 from .timeline import plan_work, timeline
 from .training import Run, software_factor, training_run
 from .twincopy import Recipe
@@ -117,7 +118,10 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     held = held_stock(b, cl, sh.held, money, sh.held_by_age) if sh.held else None
     waits = None if held is None else IF(held.bought_share.gt(0), 1, 0)
     leased = sh.acquire == "lease"
-    cx = capex(b, cl, money, held, leased) if owned else no_capex(b, money)
+    kinds = {wid: kind for wid, _precision, kind in st.workloads}
+    cx = (capex(b, cl, money, storage_tb(b, [(wid, kinds[wid]) for wid in carried], cl,
+                                         st.storage_per_card), held, leased)
+          if owned else no_capex(b, money))
     h = hours(b, carried, owned)
     # a rented option's rent is priced below (tco.model.cloud.rental); a hybrid rents its
     # peaks and the bridge as they come: on demand when the tier is a reservation

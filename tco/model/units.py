@@ -17,3 +17,4 @@ WEEKS_PER_YEAR = 365.25 / 7.0
 # number formats).
 BYTES_PER_VALUE = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0,
                    "int8": 1.0, "fp4": 0.5}
+BYTES_PER_TB = 1e12  # storage is sized and priced in decimal terabytes

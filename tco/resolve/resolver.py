@@ -87,6 +87,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         held_by_age=held_by_age,
         sites=tuple((s.id, *s.given) for s in r.sites.values()),
         site_of=tuple(infos[cid].site for cid in priced),
+        storage_per_card="storage_tb_per_card" in sc.assumptions,
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),

@@ -21,10 +21,17 @@ FAMILIARITY_SPEC = InputSpec("familiarity", "fraction", "Team familiarity with t
                              hint="a fraction between 0 and 1", fraction=True)
 
 
+# Assumptions that are inputs only when the scenario gives them: shared storage per card
+# replaces the storage sized from the data (tco/model/storage.py).
+GIVEN_ONLY = ("storage_tb_per_card",)
+
+
 def assumptions(r: Resolution) -> None:
     for key, spec in ASSUMPTION_INPUTS.items():
         if key in r.sc.assumptions:
             r.put(r.given(["assumptions", key], r.sc.assumptions[key], spec))
+        elif key in GIVEN_ONLY:
+            continue
         else:  # money is in the catalog in USD (`<key>_usd`)
             r.figure(f"assumptions.{key}",
                      r.catalog.assumption(f"{key}_usd" if spec.money else key), spec)
