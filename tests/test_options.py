@@ -111,7 +111,7 @@ def test_a_rented_options_npv_is_porting_plus_the_rented_hours_discounted(catalo
     assert c.values["rent_on_demand"] == 1
     # its per-run line is at the price it pays (issue 27): on demand, 1.99, not the 1.35 of
     # the reservation it does not take
-    assert c.values["rent_price_per_card_hour"] == 1.99
+    assert c.values["rent_price_per_card_hour"] == pytest.approx(1.99, rel=1e-12)
     assert 5 * hours * price < 567_648 + 4 * 756_864
     rent = hours * price
     assert [y["cloud_rent"] for y in c.yearly] == pytest.approx([0] + [rent] * 5, rel=1e-12)
@@ -133,9 +133,12 @@ def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(catalog):
     used = 4 * c.job["gpu_hours"]
     assert 0.8 * 560_640 < used < 560_640
     assert c.values["rent_on_demand"] == 0
-    # a run on a fully used reservation: 1.35 an hour (methodology §9's per-run view)
-    assert c.values["rent_price_per_card_hour"] == 1.35
-    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * 1.35, rel=1e-12)
+    # a run at the price paid (issue 27): the reservation's rent over the hours used, in
+    # present value; years 2-5 pay for idle hours too, so above the 1.35 of a full one
+    price = pv([0, used * 1.35] + [756_864] * 4) / pv([0] + [used] * 5)
+    assert 1.35 < price < 1.99
+    assert c.values["rent_price_per_card_hour"] == pytest.approx(price, rel=1e-12)
+    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * price, rel=1e-12)
     assert [y["cloud_rent"] for y in c.yearly] == pytest.approx(
         [0, used * 1.35] + [756_864] * 4, rel=1e-12)
     assert used * 1.35 + 4 * 756_864 < 5 * used * 1.99  # the reservation is the cheaper

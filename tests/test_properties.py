@@ -84,9 +84,12 @@ def test_raising_any_cost_never_lowers_npv_or_cost_per_job(point: dict, factors:
         if ex.resolved.candidates[cid].acquire == "buy":
             own = paths.index(f"candidates.{cid}.card_price")
             assert npv[own, -1] > npv[own, 0] or factors[-1] < 1 + 1e-9  # (above float noise)
+        # a rented option's run is priced at the rent it pays per card-hour used (issue 27):
+        # a later port leaves fewer idle hours of a reservation, as for its horizon view
+        moved = costs if rents else list(range(len(paths)))
         for wid in ex.workloads:
-            job = np.broadcast_to(env[f"{cid}.{wid}.cost_per_job"], grid.shape)
-            assert non_decreasing(job), (cid, wid, [paths[k] for k in np.nonzero(
+            job = np.broadcast_to(env[f"{cid}.{wid}.cost_per_job"], grid.shape)[moved]
+            assert non_decreasing(job), (cid, wid, [paths[moved[k]] for k in np.nonzero(
                 np.diff(job, axis=1).min(axis=1) < 0)[0]])
 
 

@@ -29,23 +29,28 @@ def rental(b: Builder, cl: Cluster, tl: Timeline, work: Delivered, plan: Work, h
     paying the on-demand price for the hours used costs less over the horizon (in present
     value, so that the option's NPV is the smaller of the two)."""
     c, q = b.c, b.q
-    tier, on_demand = {}, {}
+    tier, on_demand, used = {}, {}, {}
     for t in range(1, horizon + 1):  # from the port on (tco.model.timeline)
-        tier[t], on_demand[t] = _tiers(b, cl, work.planned_gpu_hours * plan.rented[t],
-                                       tl.ported[t])
+        used[t] = work.planned_gpu_hours * plan.rented[t]
+        tier[t], on_demand[t] = _tiers(b, cl, used[t], tl.ported[t])
     # only a reservation has an alternative (on demand and spot are paid per hour used)
     reserves = c("rent_reserved_fraction")
     choose = q("rent_on_demand", AND(reserves.gt(0), _pv(on_demand).lt(_pv(tier))), "flag",
                "1 when paying on-demand prices for the hours used costs less over the horizon "
                "than a committed reservation paid for every hour", "horizon")
-    # a run's rent at the price the option pays (methodology §9, §10): on demand when it
-    # rents on demand, else its tier's (a reservation's hours counted as used, as an owned
-    # option's per-run lines count a fully used cluster)
+    # a run's rent at the price the option pays (methodology §9, §10): the rent of the tier
+    # it takes over the card-hours it uses, both in present value; on demand that is the
+    # on-demand price, a reservation used to the full its price, one partly idle more
+    paid = q("rent_paid_pv", IF(choose, _pv(on_demand), _pv(tier)), money,
+             "Present value of the rent paid over the horizon, at the tier taken", "horizon")
+    hours = q("rented_card_hours_pv", _pv(used), "card-h",
+              "Present value of the card-hours used (discounted as the rent is)", "horizon")
     price = q("rent_price_per_card_hour",
-              IF(choose, c("on_demand_price_per_card_hour"), c("cloud_price_per_card_hour")),
+              IF(hours.gt(0), paid / MAX(hours, 1e-12),
+                 IF(choose, c("on_demand_price_per_card_hour"), c("cloud_price_per_card_hour"))),
               f"{money}/card-h",
-              "Rent per card-hour of a run at the price paid: on demand when the option rents "
-              "on demand, else its tier's price", "horizon")
+              "Rent per card-hour used, at the price paid: the rent of the tier taken over "
+              "the card-hours used (present values)", "horizon")
     return Rental({t: IF(choose, on_demand[t], tier[t]) for t in tier}, price)
 
 
