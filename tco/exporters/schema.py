@@ -85,7 +85,9 @@ def field_schema(f: Field) -> JsonObj:
                          "can be priced (a cloud price for the card, or for another card usable "
                          "in the region).",
             "lease": " Null unless the candidate is priced and feasible and leases its "
-                     "hardware (acquire: lease)."}[f.when]
+                     "hardware (acquire: lease).",
+            "one_run": " Null unless the candidate is priced and feasible and carries one "
+                       "workload, a training one."}[f.when]
     text = _text(f.description, f.unit) + ("." + when if when else "")
     if f.kind in _JSON_TYPE:
         return _t(_JSON_TYPE[f.kind], text, null=f.nullable)
@@ -103,7 +105,8 @@ def field_schema(f: Field) -> JsonObj:
 
 def _null_rule(fields: tuple[Field, ...]) -> JsonObj:
     """Infeasible: every quantified figure is null (or empty); feasible: none of them is."""
-    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall", "lease")]
+    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall", "lease",
+                                                  "one_run")]
     then: JsonObj = {}
     orelse: JsonObj = {}
     for f in quantified:

@@ -10,7 +10,7 @@ from ..resolved import Structure
 from .api import api_option
 from .base import Builder, Model
 from .capex import capex, no_capex
-from .cashflows import Money, cash_flows, horizon_results
+from .cashflows import Money, cash_flows, horizon_results, workload_costs
 from .cloud import rental, renting
 from .cluster import cluster
 from .decision import feasibility, plan_target, tier, within_power_budget
@@ -150,5 +150,6 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     job_costs(b, runs, cx, run, h, work, horizon, money, owned, ls)
     for wid, sv in serves.items():
         token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)
+    workload_costs(b, carried, work, hz, money)  # after token_costs: its prompt share
     if sh.acquire in ("buy", "lease") and priced_rent:
         renting(b, cl, h, run, work, hz, horizon, money, leased)
