@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..expr import IF, Const, Expr, Ref
+from ..expr import AND, IF, Const, Expr, Ref
 from ..resolved import Structure
 from .api import api_option
 from .base import Builder, Model
@@ -141,12 +141,15 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     m = Money(cx, run, cl, h, work, plan, owned, ls, None if rented is None else rented.flows)
     flows = cash_flows(b, horizon, m, tl, money)
     hz = horizon_results(b, horizon, flows, work, plan, money)
+    able: Expr = feasible  # runs every workload within its limits, the plan aside
     if sh.sizing == "plan":  # cards: auto, sized to deliver the plan
+        able = AND(feasible, *limits) if limits else feasible
         feasible = plan_target(b, feasible, Ref(f"{cid}.plan_delivered_fraction"), limits)
+    partial = len(carried) < len(runs)
     if sh.shortfall_rent:
-        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent, sh.closing)
-    tier(b, feasible, sh.barred, Ref(f"{cid}.plan_delivered_fraction"),
-         partial=len(carried) < len(runs))
+        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent, sh.closing, able,
+                       sh.barred, partial)
+    tier(b, feasible, sh.barred, Ref(f"{cid}.plan_delivered_fraction"), partial=partial)
     job_costs(b, runs, cx, run, h, work, horizon, money, owned, ls)
     for wid, sv in serves.items():
         token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)
