@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -28,7 +28,20 @@ from .types import PointOutside, SkewedInput
 
 if TYPE_CHECKING:
     from ..result import Result
-    from .montecarlo import Draw
+
+
+class Draw(Protocol):
+    """What is read of one drawn quantity (tco.analysis.montecarlo.Draw)."""
+
+    paths: tuple[str, ...]
+    dist: str
+    low: float
+    mode: float
+    high: float
+    clip_low: float
+    clip_high: float
+
+    def cdf(self, x: float) -> float: ...
 
 SKEWED_SHOWN = 3  # inputs named per figure, largest pull first
 OUTSIDE_TOLERANCE = 1e-9  # relative: a point on the band's edge is inside it
