@@ -11,7 +11,7 @@ from .cashflows import Horizon
 from .cluster import Cluster
 from .operations import Delivered, Hours, Running
 from .timeline import Timeline, Work
-from .units import HOURS_PER_YEAR, W_PER_KW
+from .units import HOURS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,11 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
                money, "Cloud rental of the same accelerator-hours per year (a committed "
                "reservation paid for every hour, or on demand where that costs less)",
                "horizon")
-    flows = [run.porting] + [rent_y + run.porting_maintenance for _ in range(horizon)]
+    # renting waits for the port only (no delivery): its cost of delay, as a rented option's
+    waits = q("cloud_delay_cost", Ref(f"{b.cid}.ported_years") * WEEKS_PER_YEAR
+              * Ref("cost_of_delay_per_week"), money,
+              "Cost of delay of renting the same compute: until the port is done", "horizon")
+    flows = [run.porting + waits] + [rent_y + run.porting_maintenance for _ in range(horizon)]
     q("cloud_npv", NPV0(fin("discount_rate"), flows), money, "NPV of renting the same compute",
       "horizon")
     # Owning costs fixed + e*h, renting costs porting + g*h (h = busy hours per year); a
@@ -98,7 +102,7 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
     reserved_h = IF(on_demand, 0, reserved_h)
     rent_slope = cl.cards * price
     fixed_buy = hz.npv - hz.annuity * energy_slope * h.busy
-    fixed_rent = run.porting + hz.annuity * run.porting_maintenance
+    fixed_rent = run.porting + waits + hz.annuity * run.porting_maintenance
     # Renting per hour used costs fixed_rent + g*h; above its reserved hours r too (below them
     # a reservation costs its floor whatever h is, and owning, whose cost grows with h, is
     # cheaper there when it is cheaper at r). Buying pays above h0 if h0 >= r; below r it pays
