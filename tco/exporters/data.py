@@ -47,6 +47,7 @@ from .portfolios import portfolio_block, portfolios_json
 from .serving_view import (
     SERVE_FIRST_HEADER,
     SERVE_FIRST_LEGEND,
+    per_million,
     serve_first,
     serve_first_cells,
     serve_job_rows,
@@ -129,7 +130,8 @@ def _holds(f: Field, c: CandidateResult, workload: str) -> bool:
         return c.priced
     if f.when == "quantified":
         return c.quantified
-    # "cloud": the card has a cloud price; "lease": the option leases its hardware
+    # "cloud": the card has a cloud price; "lease": the option leases its hardware; "one_run":
+    # it carries one training workload (the model has the plan-level figure only then)
     return c.quantified and f.quantity in c.values
 
 
@@ -285,7 +287,7 @@ def compare_table(result: Result) -> str:
     header = ["#", "candidate", "mode", "cards", "layout*", "days/run", "cost/run*", "NPV TCO",
               "NPV/run", f"{cur}/GPU-h", "cloud NPV", "status"]
     if serve:
-        header[4:9] = SERVE_FIRST_HEADER[:2] + [f"{cur}/M out*", "NPV TCO", "NPV/yr"]
+        header[4:9] = SERVE_FIRST_HEADER[:2] + [f"{cur}/M out*", "NPV TCO", "NPV/M out"]
     rows = []
     for n, c in enumerate(result.candidates, start=1):
         if not c.feasible:  # numbers of an infeasible option are not shown as if they held
@@ -314,7 +316,8 @@ def compare_table(result: Result) -> str:
                 + (f" ({int(job['idle_cards'])} idle)" if job.get("idle_cards") else ""),
                 number(job["wall_days"], 1), money(job["cost_per_job"], cur))),
             money(v["npv_tco"], cur),
-            money(v["cost_per_run_horizon"], cur) if worked else "n/a",
+            (per_million(job["cost_per_million_output_tokens_horizon"], cur) if serve
+             else money(job["cost_per_run_horizon"], cur)) if worked else "n/a",
             number(v["cost_per_gpu_hour"], 2) if worked else "n/a",
             money(cloud, cur) if cloud is not None else "n/a", status,
         ])
@@ -348,8 +351,9 @@ def compare_table(result: Result) -> str:
         + ("\n(N idle): cards left over by the whole data-parallel replicas: paid for, idle;"
            if any(c.feasible and c.job.get("idle_cards") for c in result.candidates) else "")
         + "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
-        "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
-        "workload (the cluster as actually used);")
+        "used cluster);\nNPV/run: the primary workload's share of the horizon's NPV (by "
+        "card-hours) over its discounted runs (the cluster as actually used; JSON gives "
+        "every workload's);")
     legend += ("\nbarred: priced, but export-controlled for the region or licence-barred, so "
                "never recommended.\n")
     return (title + text_table(header, rows, "lllllrrrrrrl") + intervals.compare_block(result)

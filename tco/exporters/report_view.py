@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
+from ..analysis.types import DrawWarning, MonteCarlo, PointOutside, Sensitivity, share_text
 from ..inputs import Input
 from ..recommend import Recommendation, recommend, rented_at
 from ..resolve.policy import policy_dict, stock_words
@@ -849,8 +849,41 @@ class View:
                              s("col_prob_cheapest")], "rows": rows}
         caption = s("cap_montecarlo", draws=number(mc.draws, 0), varied=len(mc.varied),
                     seed=mc.seed)
+        short = [s("mc_short_item", name=self.name(c), share=percent(mc.short_share[c.id], 0))
+                 for c in order if mc.short_share.get(c.id, 0) > 0]
+        if short:
+            caption += " " + s("mc_short", list=("；" if self.lang == "zh" else "; ").join(short))
         return Chart("chart-montecarlo", title, caption, Markup(svg), table,
-                     [self.draw_warning(w) for w in mc.warnings])
+                     [self.draw_warning(w) for w in mc.warnings]
+                     + [self.point_outside(o) for o in mc.outside])
+
+    def input_unit(self, path: str) -> str:
+        """An input's unit after a number, in the report's language ("" for a fraction)."""
+        unit = self.r.inputs[path].spec.unit
+        return "" if unit in ("fraction", "ratio") else " " + self.s.unit(unit, self.cur)
+
+    def point_outside(self, o: PointOutside) -> str:
+        """A point estimate outside its own P10-P90 band, and the skewed inputs (skew.py)."""
+        s = self.s
+        show: Callable[[float], str] = self.money
+        if o.metric == "cost_per_million_output_tokens":
+            show = lambda x: per_million(x, self.cur)
+        metric = s(f"metric_{o.metric}") if f"metric_{o.metric}" in s.all_text() else o.metric
+        if o.skewed:
+            where = "above" if o.side == "below" else "below"
+            join = "；" if self.lang == "zh" else "; "
+            why = s("mc_outside_skewed", where=s(f"mc_outside_where_{where}"), inputs=join.join(
+                s("mc_outside_input", label=s.input_label(k.path, k.path), value=f"{k.value:.4g}",
+                  median=f"{k.median:.4g}", low=f"{k.low:.4g}", high=f"{k.high:.4g}",
+                  unit=self.input_unit(k.path),
+                  effect=("+" if k.effect >= 0 else "-") + show(abs(k.effect)))
+                for k in o.skewed))
+        else:
+            why = s("mc_outside_joint")
+        name = next((self.name(c) for c in self.r.candidates if c.id == o.candidate), o.candidate)
+        return s("mc_outside", name=name, metric=metric, point=show(o.point),
+                 side=s(f"mc_outside_{o.side}"),
+                 edge=show(o.p10 if o.side == "below" else o.p90), why=why)
 
     def draw_warning(self, w: DrawWarning) -> str:
         s = self.s

@@ -87,7 +87,9 @@ def field_schema(f: Field) -> JsonObj:
                          "can be priced (a cloud price for the card, or for another card usable "
                          "in the region).",
             "lease": " Null unless the candidate is priced and feasible and leases its "
-                     "hardware (acquire: lease)."}[f.when]
+                     "hardware (acquire: lease).",
+            "one_run": " Null unless the candidate is priced and feasible and carries one "
+                       "workload, a training one."}[f.when]
     text = _text(f.description, f.unit) + ("." + when if when else "")
     if f.kind in _JSON_TYPE:
         return _t(_JSON_TYPE[f.kind], text, null=f.nullable)
@@ -109,7 +111,8 @@ def field_schema(f: Field) -> JsonObj:
 
 def _null_rule(fields: tuple[Field, ...]) -> JsonObj:
     """Infeasible: every quantified figure is null (or empty); feasible: none of them is."""
-    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall", "lease")]
+    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall", "lease",
+                                                  "one_run")]
     then: JsonObj = {}
     orelse: JsonObj = {}
     for f in quantified:
@@ -584,11 +587,39 @@ def _montecarlo() -> JsonObj:
         det["required"] = ["npv_tco"]  # the metric is absent where it is null
         return _obj({
             "id": _t("string", "Candidate id, or a portfolio's id (options costed together)"),
-            "npv_tco": pct("NPV of TCO"),
+            "npv_tco": pct("NPV of TCO of delivering the plan (an option short of it in a "
+                           "draw: its npv_tco_plan_closed there)"),
             metric: {"anyOf": [pct(what), {"type": "null"}], "description": what + none},
             "prob_cheapest": _t("number", "Share of draws in which it ranks first (tier, then "
-                                "NPV of TCO), among the options and portfolios", "fraction"),
+                                "NPV of TCO, the same draws as `npv_tco`), among the options "
+                                "and portfolios", "fraction"),
+            "short_share": _t("number", "Share of draws in which it falls short of the plan "
+                              "and is ranked, and drawn, at its NPV with the shortfall closed",
+                              "fraction"),
+            "ranked_share": _t("number", "Share of draws in which it may rank first at all "
+                               "(not barred, not infeasible in the draw, not a part of the "
+                               "plan)", "fraction"),
             "deterministic": det,
+            "outside": _array(_obj({
+                "metric": _t("string", "npv_tco or the metric"),
+                "side": {"enum": ["below", "above"],
+                         "description": "below its P10, or above its P90"},
+                "deterministic": _t("number", "The point estimate", "currency"),
+                "p10": _t("number", "Its P10", "currency"),
+                "p90": _t("number", "Its P90", "currency"),
+                "message": _t("string", "The note as the table prints it"),
+                "skewed_inputs": _array(_obj({
+                    "path": _t("string", "Input path"),
+                    "value": _t("number", "The point estimate's value of it"),
+                    "median": _t("number", "The median of its draws"),
+                    "low": _t("number", "Its distribution's low end"),
+                    "high": _t("number", "Its distribution's high end"),
+                    "effect": _t("number", "The figure with this input alone at its median, "
+                                 "less the point estimate", "currency"),
+                }, "A drawn input whose draws lie mostly on one side of the point's value"),
+                    "Largest effect first; empty when no single input explains it"),
+            }, "A point estimate outside its own P10-P90 band, and why"),
+                "The figures whose point estimate lies outside their P10-P90 band"),
         }, f"One priced candidate or feasible portfolio (--metric {metric})")
 
     return _obj({

@@ -103,8 +103,9 @@ SERVE_FIRST_HEADER = ["TP*", "cards at peak"]
 SERVE_FIRST_LEGEND = (
     "\nTP*: tensor-parallel cards per replica of the first serving workload, chosen by "
     "search;\nM out*: cost per million output tokens over the card-hours serving uses "
-    "(the serving block below has the rest);\nNPV/yr: the horizon's NPV over its "
-    "discounted years of serving (and runs of any other workload);")
+    "(the serving block below has the rest);\nNPV/M out: the serving workload's share of "
+    "the horizon's NPV (by card-hours), its output part, over the discounted million output "
+    "tokens served;")
 
 
 def serve_first(result: Result) -> str:

@@ -94,6 +94,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
                           if w.kind == "serve" and w.speculative_accepted_tokens is not None),
         measured=tuple(r.measured.get(infos[cid].inputs_of or cid, ()) for cid in priced)
         if r.measured else (),
+        storage_per_card="storage_tb_per_card" in sc.assumptions,
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),
