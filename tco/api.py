@@ -115,7 +115,7 @@ class Run:
         """The id of the recommended option, as `recommendation.option` of `tco compare`
         JSON: a candidate, a portfolio or a per-token API option (None when nothing may be
         recommended)."""
-        from .recommend import recommend
+        from .decide import recommend
 
         rec = recommend(self.result)
         return rec.option if rec is not None else None

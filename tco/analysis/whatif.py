@@ -184,9 +184,9 @@ def _costed(p: PortfolioResult | None, key: str) -> float | None:
 def _recommendation_change(before: Result, after: Result) -> list[str]:
     """A note when the option recommended (tco.recommend: cards, a portfolio or a per-token
     API) is another one after the change."""
-    from ..recommend import recommend
+    from ..decide import recommend_option
 
-    rec_b, rec_a = recommend(before), recommend(after)
+    rec_b, rec_a = recommend_option(before), recommend_option(after)
     was, now = (rec_b.option if rec_b else None), (rec_a.option if rec_a else None)
     if was == now:
         return []

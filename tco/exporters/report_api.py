@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..recommend import Recommendation
+from ..decide import Decision as Recommendation
 from .fmt import number
 
 if TYPE_CHECKING:

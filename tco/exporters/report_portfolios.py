@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..recommend import Recommendation
+from ..decide import Decision as Recommendation
 from .fmt import number, percent
 from .portfolios import barred
 

@@ -17,8 +17,12 @@ from typing import Any
 import numpy as np
 
 from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
+from ..decide import Decision as Recommendation
+from ..decide import recommend_option as recommend
+from ..decide import rented_at
+from ..decide.rules import complete as is_complete
+from ..decide.rules import part_only, single
 from ..inputs import Input
-from ..recommend import Recommendation, recommend, rented_at
 from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
 from . import charts, intervals, live, report_api, report_portfolios, report_workloads, shortfall
@@ -110,16 +114,6 @@ class Chart:
     warnings: list[str] = field(default_factory=list)  # shown with the chart, highlighted
 
 
-def is_complete(c: CandidateResult) -> bool:
-    return c.feasible and c.completes_all_runs
-
-
-def part_only(c: CandidateResult) -> bool:
-    """May be used here but carries only a part of the plan (recommended only in a
-    portfolio, tco.recommend)."""
-    return c.feasible and c.priced and not c.info.blocking and bool(c.info.workloads)
-
-
 def full(x: float) -> str:
     """The engine's float as written in data-value attributes (round-trips exactly)."""
     return repr(float(x)) if math.isfinite(x) else ""
@@ -139,7 +133,7 @@ class View:
         self.portfolio = said.option if said is not None and said.mode == "portfolio" else ""
         # a recommended per-token API (tco/exporters/report_api.py): its id
         self.api = said.option if said is not None and said.mode == "api" else ""
-        self.rec = None if self.portfolio or self.api else result.recommended
+        self.rec = None if self.portfolio or self.api else single(result)
         self.complete = [c for c in result.candidates if is_complete(c) and not c.info.blocking]
         self.at = live.slots(result)
         self.detail_ids = self._detail_ids()

@@ -31,7 +31,8 @@ def serve_workloads(result: Result) -> list[str]:
 def serving_block(result: Result) -> str:
     """Under the compare table: for each serving workload, each candidate's figures at the
     objective (an infeasible candidate shows why instead)."""
-    from .data import printable, text_table
+    from ..errors import printable
+    from .fmt import text_table
 
     cur, out = result.currency, ""
     for wid in serve_workloads(result):

@@ -15,11 +15,14 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from ...decide import Decision as Recommendation
+from ...decide import recommend_option as recommend
+from ...decide.rules import single
 from ...engine import tier
 from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
-from ...recommend import Recommendation, recommend
 from ...resolve.policy import policy_dict, stock_words
 from ...result import CandidateResult, Result
+from ..decision_words import action_text
 from ..fmt import CHART_CANDIDATES, SYMBOLS, zh_unit
 from ..workloads import Workload, plan_workloads, training_workloads
 from .inputs import text
@@ -158,7 +161,7 @@ def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
 
 def _action(said: Recommendation, st: Styles) -> str:
     if st.lang == "en":
-        return said.action()
+        return action_text(said, st.currency)
     pricing = st.t.strings(f"pricing_{said.pricing.replace('-', '_')}") if said.pricing else ""
     return st.t({"rent": "rent {card} at {pricing} prices",
                  "hybrid": "buy {card} and rent what it cannot do (hybrid)",
@@ -167,11 +170,11 @@ def _action(said: Recommendation, st: Styles) -> str:
 
 
 def _recommendation(result: Result, st: Styles) -> str:
-    rec, said, t = result.recommended, recommend(result), st.t
+    rec, said, t = single(result), recommend(result), st.t
     barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
     if said is not None and said.mode == "portfolio":
         if t.lang == "en":
-            return (f"{said.action()} (portfolio {said.option}): the lowest NPV of delivering "
+            return (f"{action_text(said, result.currency)} (portfolio {said.option}): the lowest NPV of delivering "
                     "the plan among the options and portfolios that may be used here and "
                     "deliver it")
         port = next(p for p in result.portfolios if p.id == said.option)
