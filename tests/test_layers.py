@@ -56,17 +56,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("face", ("tco.api", "tco.cli", "tco.__main__", "tco")),
 ]
 
-# Known exceptions (issue 26: the decision layer returns facts and words nothing; the
-# exporters' views are split so that none imports another round).
+# Known exceptions, each with the issue that removes it (issue 26's are gone: the decision
+# layer returns facts and words nothing; the report's sections read a Page protocol).
 KNOWN_UPWARD = {
     # resolution applies the user's benchmarks, whose efficiencies come from inverting the
     # model (tco.measured): to move to the engine, between resolving and building
     ("tco.resolve.benchmarks", "tco.measured"): 29,
 }
 KNOWN_CYCLES = {
-    ("tco.exporters.frontier_report", "tco.exporters.report_api",
-     "tco.exporters.report_portfolios", "tco.exporters.report_view",
-     "tco.exporters.report_workloads", "tco.exporters.serving_report"): 26,
     ("tco.measured", "tco.resolve", "tco.resolve.benchmarks", "tco.resolve.resolver"): 29,
 }
 

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..engine import compute, edited, evaluate, tier
+from ..decide.rules import eligible
+from ..engine import compute, edited, evaluate
 from ..errors import TcoError
 from ..expr import NPV0, Ref
 from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENT_LABELS, JOB_COMPONENTS
@@ -114,7 +115,7 @@ def present_values(c: CandidateResult, rate: float) -> dict[str, float]:
 
 def ranking(result: Result) -> list[str]:
     """Candidates that could be recommended, best first (feasible and not barred)."""
-    return [c.id for c in result.candidates if tier(c) <= 1]
+    return [c.id for c in result.candidates if eligible(c)]
 
 
 def compare_results(before: Result, after: Result, before_label: str, after_label: str

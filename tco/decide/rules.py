@@ -19,6 +19,7 @@ __all__ = [
     "CHOICE",
     "PLAN_COMPLETE",
     "barred",
+    "barred_here",
     "best_api",
     "best_portfolio",
     "choice",
@@ -63,6 +64,11 @@ def complete(c: CandidateResult) -> bool:
     """Feasible and delivers every run of every workload over the horizon (whether or not
     it may be used here)."""
     return c.feasible and c.completes_all_runs
+
+
+def barred_here(c: CandidateResult) -> bool:
+    """Feasible, but barred here (export control, licence): never recommended."""
+    return c.feasible and bool(c.info.blocking)
 
 
 def eligible(c: CandidateResult) -> bool:

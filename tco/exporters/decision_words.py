@@ -15,8 +15,7 @@ from ..decide import Decision, Part, Reason, recommend
 from ..errors import printable
 from ..resources import templates_dir
 from ..result import Result
-from .fmt import money
-from .serving_view import per_million
+from .fmt import money, per_million
 
 _SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

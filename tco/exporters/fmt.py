@@ -58,6 +58,13 @@ def money(x: float | None, currency: str, lang: str = "en", unit: float | None =
     return f"{sign}{sym}{a:,.2f}"
 
 
+def per_million(x: float | None, currency: str) -> str:
+    """A price per million tokens, to the thousandth ($0.152)."""
+    if x is None:
+        return "n/a"
+    return f"{SYMBOLS.get(currency, currency + ' ')}{x:,.3f}"
+
+
 def money_full(x: float | None, currency: str) -> str:
     """Whole units with thousands separators ($1,234,567)."""
     if x is None or not math.isfinite(x):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .. import modes
 from ..expr import IF, Const, Expr, Ref
 from ..resolved import Structure
 from .api import api_option
@@ -98,7 +99,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     """`cid`'s quantities: what shapes them is `sh`, or shared by every candidate of `st`."""
     b = Builder(model, cid, inputs_of, st.site(sh.site))
     money, horizon, stack = st.currency, st.horizon_years, sh.stack
-    owned = sh.acquire != "rent"  # buy, or hybrid (buy and rent what it cannot do)
+    owned = sh.acquire != modes.RENT  # buy, or hybrid (buy and rent what it cannot do)
     priced_rent = sh.priced_rent  # the card has a cloud price (always, when rented)
     cl = cluster(b)
     links, team = bandwidths(b), software_factor(b, stack)
@@ -110,7 +111,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
         if kind == "serve":
             assert serve_team is not None
             serves[wid] = serving(b, wid, st.allowed(wid), cl, links[0], serve_team,
-                                  st.objectives, peak_must_fit=sh.acquire in ("buy", "lease"),
+                                  st.objectives, peak_must_fit=sh.acquire in (modes.BUY, modes.LEASE),
                                   speculative=wid in st.speculative, measured=sh.measured)
             runs[wid] = serves[wid].run
         else:
@@ -122,7 +123,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
                            list(carried.values()), cl, limits)
     held = held_stock(b, cl, sh.held, money, sh.held_by_age) if sh.held else None
     waits = None if held is None else IF(held.bought_share.gt(0), 1, 0)
-    leased = sh.acquire == "lease"
+    leased = sh.acquire == modes.LEASE
     cx = capex(b, cl, money, held, leased) if owned else no_capex(b, money)
     h = hours(b, carried, owned)
     # a rented option's rent is priced below (tco.model.cloud.rental); a hybrid rents its
@@ -151,5 +152,5 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     job_costs(b, runs, cx, run, h, work, horizon, money, owned, ls)
     for wid, sv in serves.items():
         token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)
-    if sh.acquire in ("buy", "lease") and priced_rent:
+    if sh.acquire in (modes.BUY, modes.LEASE) and priced_rent:
         renting(b, cl, h, run, work, hz, horizon, money, leased)
