@@ -2,7 +2,9 @@
 
     >>> import tco
     >>> run = tco.compare()                       # the built-in example scenario
-    >>> run.recommended in run.to_frame().index
+    >>> run.recommended                           # the planner's cheapest plan
+    'plan'
+    >>> run.best_option in run.to_frame().index   # the best option as typed
     True
 
 Every function takes a scenario `source` (a path, YAML text, a dict, or None for the built-in
@@ -112,12 +114,22 @@ class Run:
 
     @property
     def recommended(self) -> str | None:
-        """The id of the recommended option, as `recommendation.option` of `tco compare`
-        JSON: a candidate, a portfolio or a per-token API option (None when nothing may be
-        recommended)."""
-        from .recommend import recommend
+        """The id of the recommendation, as `recommendation.option` of `tco compare` JSON:
+        "plan" when the scenario is planned (tco.plan), else a candidate, a portfolio or a
+        per-token API option (None when nothing may be recommended)."""
+        from .decide import recommend
 
         rec = recommend(self.result)
+        return rec.option if rec is not None else None
+
+    @property
+    def best_option(self) -> str | None:
+        """The best option as typed (a candidate, a portfolio or a per-token API option), as
+        `recommendation.best_option.option` when the plan is recommended: the recommendation
+        among the options alone (None when none may be recommended)."""
+        from .decide import recommend_option
+
+        rec = recommend_option(self.result)
         return rec.option if rec is not None else None
 
     def to_frame(self) -> pd.DataFrame:

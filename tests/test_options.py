@@ -15,8 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from tco.cli import cli
+from tco.decide import recommend_option as recommend
 from tco.engine import compute
-from tco.recommend import recommend
+from tco.exporters.decision_words import action_text
 from tco.scenario import load_scenario, load_scenario_text
 
 ANNUITY_5 = sum(1.08 ** -t for t in range(1, 6))  # 3.9927100371
@@ -190,7 +191,7 @@ def test_a_hybrid_rents_what_its_cluster_cannot_do(frozen):
     assert own.values["tier"] == 1
     said = recommend(result)
     assert said is not None and said.option == "hy" and said.mode == "hybrid"
-    assert said.action() == ("buy NVIDIA H100 SXM5 80GB and rent what it cannot do (hybrid)"
+    assert action_text(said, result.currency) == ("buy NVIDIA H100 SXM5 80GB and rent what it cannot do (hybrid)"
                              .replace("NVIDIA H100 SXM5 80GB", hy.info.card_name))
 
 
@@ -208,9 +209,13 @@ def test_the_example_recommends_renting_in_every_output(catalog):
     assert said.npv_tco < cheapest_buy
     out = CliRunner().invoke(cli, ["compare", "--format", "json"])
     assert out.exit_code == 0, out.output
-    rec = json.loads(out.output)["recommendation"]
+    data = json.loads(out.output)
+    # the recommendation is the plan (issue 27); the best single option is kept beside it
+    plan_rec, rec = data["recommendation"], data["recommendation"]["best_option"]
+    assert plan_rec["option"] == "plan" and plan_rec["npv_tco"] == data["plan"]["npv_tco"]
     assert rec["option"] == said.option and rec["mode"] == "rent"
     assert rec["pricing"] == "on-demand" and rec["reasons"]
     assert rec["action"].startswith("rent ") and rec["action"].endswith(" at on-demand prices")
     table = CliRunner().invoke(cli, ["compare"]).output
-    assert f"Recommendation: {said.action()} ({said.option}" in table
+    assert "Recommendation: follow the cheapest plan: " in table
+    assert f"the best option as typed ({said.option})" in table

@@ -16,6 +16,7 @@ from report_support import (
     require_weasyprint,
 )
 
+from tco.decide.rules import single
 from tco.engine import compute
 from tco.exporters.fmt import money
 from tco.exporters.html import write_pdf
@@ -84,7 +85,7 @@ def test_pages_follow_the_layout(result, en_pdf):
 
 def test_headline_figures_are_in_the_pdf_text(result, en_pdf):
     text = " ".join(page_texts(en_pdf))
-    rec = result.recommended
+    rec = single(result)
     assert rec is not None
     for figure in (money(rec.values["npv_tco"], "USD"), money(rec.job["cost_per_job"], "USD"),
                    f"{rec.job['wall_days']:.1f} days", money(rec.values["cost_per_gpu_hour"], "USD")):
@@ -135,7 +136,7 @@ def test_chromium_prints_the_same_report(result, tmp_path):
     path = write_pdf(result, tmp_path / "chromium.pdf", lang="en", engine="chromium")
     pages = page_texts(path)
     assert all(f"Page {k} of {len(pages)}" in t for k, t in enumerate(pages, start=1))
-    rec = result.recommended
+    rec = single(result)
     assert rec is not None
     assert money(rec.values["npv_tco"], "USD") in " ".join(pages)
     assert page_size(path) == pytest.approx(A4_PT, abs=0.5)

@@ -15,8 +15,7 @@ if TYPE_CHECKING:  # numpy-backed: not imported by what-if, which must start qui
     from ..analysis.breakeven import Breakeven
     from ..analysis.types import MonteCarlo, Sensitivity
 from .data import rows_csv, text_table, to_json
-from .fmt import money, percent
-from .serving_view import per_million
+from .fmt import money, per_million, percent
 
 TOP_BARS = 10  # tornado bars per candidate in the text table
 

@@ -25,13 +25,15 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..decide import recommend
+from ..decide.rules import part_only
 from ..errors import printable
 from ..model import JOB_COMPONENTS
-from ..recommend import recommend, recommendation_dict
 from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
 from . import intervals, shortfall
 from .api_view import api_block, api_options_json
+from .decision_words import recommendation_dict, recommendation_line
 from .fields import (
     CANDIDATE_FIELDS,
     CSV_COLUMNS,
@@ -40,7 +42,7 @@ from .fields import (
     Field,
     workload_fields,
 )
-from .fmt import money, number
+from .fmt import money, number, text_table
 from .frontier_view import frontiers_json
 from .ingest_view import measured_json
 from .portfolios import portfolio_block, portfolios_json
@@ -264,23 +266,6 @@ def rows_csv(header: list[str], rows: list[list[Any]]) -> str:
     return csv_text([header, *rows])
 
 
-def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str:
-    """A plain monospace table; `align` gives 'l' or 'r' per column (default: first l, rest r)."""
-    align = align or "l" + "r" * (len(header) - 1)
-    header = [printable(h) for h in header]
-    rows = [[printable(x) for x in r] for r in rows]
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-
-    def line(cells: list[str]) -> str:
-        out = []
-        for cell, wdt, a in zip(cells, widths, align):
-            out.append(str(cell).ljust(wdt) if a == "l" else str(cell).rjust(wdt))
-        return "  ".join(out).rstrip()
-
-    sep = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), sep] + [line(r) for r in rows]) + "\n"
-
-
 def compare_table(result: Result) -> str:
     cur = result.currency
     serve = serve_first(result)  # the plan's first workload serves: serving's figures
@@ -329,20 +314,8 @@ def compare_table(result: Result) -> str:
             flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
     rec = recommend(result)
-    parts = [c.id for c in result.candidates
-             if c.feasible and c.priced and not c.info.blocking and c.info.workloads]
-    if rec is None and parts:  # usable options, each carrying a part of the plan
-        said = ("\nRecommendation: none; no single option that may be used here carries the "
-                f"whole plan (parts of it only: {', '.join(parts)}); combine options "
-                "that together carry every workload in a portfolio (portfolios: in the "
-                "scenario).\n")
-    elif rec is None:
-        said = "\nRecommendation: none; no option may be used here (see status).\n"
-    else:
-        size = "" if rec.mode == "api" else f", {rec.cards:,} cards"
-        said = (f"\nRecommendation: {printable(rec.action())} ({rec.option}{size}), "
-                "because:\n"
-                + "".join(f"  - {printable(x)}\n" for x in rec.reasons))
+    parts = [c.id for c in result.candidates if part_only(c)]
+    said = recommendation_line(result, rec, parts)
     legend = SERVE_FIRST_LEGEND if serve else (
         "\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
         "workload, chosen by search (+Z3: parameters and gradients sharded over the data-"

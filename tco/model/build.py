@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .. import modes
 from ..expr import AND, IF, Const, Expr, Ref
 from ..resolved import Structure
 from .api import api_option
@@ -99,7 +100,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     """`cid`'s quantities: what shapes them is `sh`, or shared by every candidate of `st`."""
     b = Builder(model, cid, inputs_of, st.site(sh.site))
     money, horizon, stack = st.currency, st.horizon_years, sh.stack
-    owned = sh.acquire != "rent"  # buy, or hybrid (buy and rent what it cannot do)
+    owned = sh.acquire != modes.RENT  # buy, or hybrid (buy and rent what it cannot do)
     priced_rent = sh.priced_rent  # the card has a cloud price (always, when rented)
     cl = cluster(b)
     links, team = bandwidths(b), software_factor(b, stack)
@@ -111,7 +112,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
         if kind == "serve":
             assert serve_team is not None
             serves[wid] = serving(b, wid, st.allowed(wid), cl, links[0], serve_team,
-                                  st.objectives, peak_must_fit=sh.acquire in ("buy", "lease"),
+                                  st.objectives, peak_must_fit=sh.acquire in (modes.BUY, modes.LEASE),
                                   speculative=wid in st.speculative, measured=sh.measured)
             runs[wid] = serves[wid].run
         else:
@@ -123,7 +124,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
                            list(carried.values()), cl, limits)
     held = held_stock(b, cl, sh.held, money, sh.held_by_age) if sh.held else None
     waits = None if held is None else IF(held.bought_share.gt(0), 1, 0)
-    leased = sh.acquire == "lease"
+    leased = sh.acquire == modes.LEASE
     kinds = {wid: kind for wid, _precision, kind in st.workloads}
     cx = (capex(b, cl, money, storage_tb(b, [(wid, kinds[wid]) for wid in carried], cl,
                                          st.storage_per_card), held, leased)
@@ -138,7 +139,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, leased)
     work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned, money, waits, phases,
-                  bridged=sh.acquire == "hybrid")
+                  bridged=sh.acquire == modes.HYBRID)
     plan = plan_work(b, horizon, tl, h.demand, h.available, sh.acquire)
     ls = lease(b, cx, Ref(f"{cid}.delivery_years"), horizon, money) if leased else None
     rented = None if owned else rental(b, cl, tl, work, plan, horizon, money)
@@ -160,5 +161,5 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     for wid, sv in serves.items():
         token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)
     workload_costs(b, carried, work, hz, money)  # after token_costs: its prompt share
-    if sh.acquire in ("buy", "lease") and priced_rent:
+    if sh.acquire in (modes.BUY, modes.LEASE) and priced_rent:
         renting(b, cl, h, run, work, hz, horizon, money, leased)

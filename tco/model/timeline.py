@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import modes
 from ..expr import IF, MAX, MIN, SUM, Const, Expr, ExprLike, Ref
 from .base import Builder, a
 from .units import MONTHS_PER_YEAR, WEEKS_PER_YEAR
@@ -120,7 +121,7 @@ def plan_work(b: Builder, horizon: int, tl: Timeline, demand_h: Ref, available_h
     of runs that waited for capacity included, and the backlog left."""
     q, zero = b.q, Const(0.0)
     spare = q("capacity_per_demand",
-              IF(demand_h.gt(0), available_h / MAX(demand_h, 1e-12), 0) if acquire != "rent"
+              IF(demand_h.gt(0), available_h / MAX(demand_h, 1e-12), 0) if acquire != modes.RENT
               else zero, "ratio", "Hours the owned cluster can run per hour the planned runs "
               "need", "horizon")
     out = Work({}, {}, {}, {})
@@ -131,7 +132,7 @@ def plan_work(b: Builder, horizon: int, tl: Timeline, demand_h: Ref, available_h
         out.owned[t] = q("own_work_share", own, "fraction",
                          f"Year {t}'s work on owned capacity, in years of planned runs (above 1 "
                          "when catching up)", "year", year=t)
-        rented = (IF(tl.ported[t].gt(0), due - out.owned[t], 0) if acquire in ("rent", "hybrid")
+        rented = (IF(tl.ported[t].gt(0), due - out.owned[t], 0) if acquire in (modes.RENT, modes.HYBRID)
                   else zero)
         out.rented[t] = q("rented_work_share", rented, "fraction",
                           f"Year {t}'s work on rented capacity, in years of planned runs",

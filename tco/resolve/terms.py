@@ -4,6 +4,7 @@ when an option leases) and the team."""
 
 from __future__ import annotations
 
+from .. import modes
 from ..errors import did_you_mean
 from ..inputs import (
     ASSUMPTION_INPUTS,
@@ -90,7 +91,7 @@ def lease_terms(r: Resolution) -> None:
     fin = r.sc.finance
     given = [k for k in LEASE_INPUTS
              if getattr(fin, k) != type(fin).model_fields[k].default]
-    if not any(c.acquire == "lease" for c in r.sc.candidates):
+    if not any(c.acquire == modes.LEASE for c in r.sc.candidates):
         if given:
             raise r.error(f"'{given[0]}' is not used by this scenario: no candidate has "
                           "acquire: lease", ["finance", given[0]])
