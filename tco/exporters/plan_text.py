@@ -10,6 +10,7 @@ the decision, month 0 being the decision's own). Presentation only: every figure
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,3 +211,59 @@ def restricted_plans_in_order(result: Result) -> list[Restricted]:
             if p.workloads else 1.0
         out.append(Restricted(p.option, p.npv_tco, delivers(p), share))
     return out
+
+
+# --- capacity against the work, per period (the report's chart) -------------------------------
+
+SOURCES = ("owned", "leased", "reserved", "on_demand", "spot", "api")
+HOURS_PER_YEAR = 8760.0  # tco.model.units.HOURS_PER_YEAR: the plan's hours in a period
+
+
+def capacity(result: Result, p: Any) -> tuple[dict[str, list[float]], list[float]]:
+    """Per period of plan `p`: the accelerators each source gives (owned and leased servers
+    installed, cards reserved: all their cards; on demand and spot: the card-hours rented over
+    the period's hours; an API: the share of traffic it carries as the accelerators that share
+    keeps busy on the card carrying the rest of that workload, else on the first that could),
+    and the accelerators busy with the plan's work (card-hours of work over the period's hours,
+    the API's equivalent included). Units: accelerators, averaged over the period."""
+    shape, env, values = p.shape, result.env, p.inputs_values
+    m, P = shape.months, shape.periods
+    hours = HOURS_PER_YEAR * m / MONTHS_PER_YEAR
+    out = {s: [0.0] * P for s in SOURCES}
+    busy = [0.0] * P
+    terms = {"committed": 12, "committed_3yr": 36}
+    lease_periods = math.ceil(shape.lease_term_months / m - 1e-9) if shape.lease_term_months else 0
+    carried: dict[str, dict[str, float]] = {}  # serving workload -> supply -> share carried
+    for key, v in values.items():
+        if key[0] == "serve":
+            carried.setdefault(key[3], {}).setdefault(key[2], 0.0)
+            carried[key[3]][key[2]] += v
+    for key, v in values.items():
+        kind = key[0]
+        if kind in ("buy", "lease"):
+            s, j = key[1], int(key[2])
+            lead = int(round(float(p.env.get(f"{p.id}.{s}.lead_periods", 0.0))))
+            cards = v * cards_per_server(result, s)
+            end = P if kind == "buy" else min(P, j + lead + lease_periods)
+            for k in range(j + lead, end):
+                out["owned" if kind == "buy" else "leased"][k] += cards
+        elif kind == "reserve":
+            j = int(key[3])
+            for k in range(j, min(P, j + terms.get(key[2], 12) // m)):
+                out["reserved"][k] += v
+        elif kind in ("work", "serve"):
+            src, s, wid, k = key[1], key[2], key[3], int(key[4])
+            cards = (v * float(env.get(f"{s}.{wid}.gpu_hours", 0.0)) / hours if kind == "work"
+                     else v * float(env.get(f"{s}.{wid}.average_cards_busy", 0.0)))
+            busy[k] += cards
+            if src in ("on_demand", "spot"):
+                out[src][k] += cards
+        elif kind == "api":
+            wid, k = key[2], int(key[3])
+            on = carried.get(wid, {})
+            ref = max(on, key=lambda s: on[s]) if on else next(
+                (s for s in shape.supplies if f"{s}.{wid}.average_cards_busy" in env), "")
+            cards = v * float(env.get(f"{ref}.{wid}.average_cards_busy", 0.0)) if ref else 0.0
+            out["api"][k] += cards
+            busy[k] += cards
+    return out, busy

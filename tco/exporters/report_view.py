@@ -21,7 +21,7 @@ from ..inputs import Input
 from ..recommend import Recommendation, recommend, rented_at
 from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
-from . import charts, intervals, live, report_api, report_portfolios, report_workloads, shortfall
+from . import charts, intervals, live, plan_report, report_api, report_portfolios, report_workloads, shortfall
 from .fmt import (
     CHART_CANDIDATES,
     axis_money,
@@ -335,6 +335,7 @@ class View:
             "summary": self.summary(),
             "comparison": self.comparison(),
             "portfolios": report_portfolios.section(self),
+            "plan": plan_report.section(self),
             "workloads": {"columns": report_workloads.columns(self),
                           "tables": report_workloads.section(self)},
             "charts": self.charts(),
