@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell, xl_rowcol_to_cell_fast
@@ -79,6 +79,7 @@ class Plan:
     headline: dict[str, dict[str, str]] = field(default_factory=dict)  # cid -> metric -> name
     headline_quantity: dict[str, str] = field(default_factory=dict)  # defined name -> quantity
     words: Words = field(default_factory=lambda: Words("en"))  # the workbook's language
+    plan_sheet: Any = None  # where the plans are (xlsx/plan.py, PlanSheet), None: no plan
     _refs: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)  # see ref_fn
 
     def sheet(self, key: str) -> str:
