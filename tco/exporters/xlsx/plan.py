@@ -63,7 +63,7 @@ def _input_label(key: tuple[str, ...], t: Any) -> str:
     if kind in ("buy", "lease", "use"):
         f["s"] = key[1]
     elif kind == "reserve":
-        f.update(s=key[1], t=key[2])
+        f.update(s=key[1], t=t(key[2].replace("_", "-")))
     elif kind in ("work", "serve"):
         f.update(src=t(key[1].replace("_", "-")), s=key[2], w=key[3])
     elif kind == "api":
@@ -205,27 +205,25 @@ def summary_block(ws: Worksheet, row: int, result: Result, ps: PlanSheet | None,
     text(ws, row, 0, t("The plan: what to buy, lease, rent or call, and when (Plan sheet)"),
          st("label"))
     row += 1
-    for col, title in enumerate(["Plan", "Option", "NPV of TCO", "Delivers all the work"]):
+    for col, title in enumerate(["Plan", "NPV of TCO", "Delivers all the work"]):
         text(ws, row, col, t(title), st("header"))
     npv_cell: dict[str, str] = {}
     for plan in result.plans:
         row += 1
         cell = ps.quantities[f"{plan.id}.npv_tco"].ref(st_sheet(ws))
         npv_cell[plan.option or plan.id] = cell
-        text(ws, row, 0, plan.id)
-        text(ws, row, 1, plan.option or t("every supply"))
-        ws.write_formula(row, 2, f"={cell}", st.money("formula", plan.npv_tco), plan.npv_tco)
-        text(ws, row, 3, t("yes") if delivers(plan) else t("no"))
+        text(ws, row, 0, t("Only {option}", option=plan.option) if plan.option
+             else t("The plan (every supply)"))
+        ws.write_formula(row, 1, f"={cell}", st.money("formula", plan.npv_tco), plan.npv_tco)
+        text(ws, row, 2, t("yes") if delivers(plan) else t("no"))
     flex = flexibility(result)
     if flex is not None:
         row += 1
-        text(ws, row, 0, t("Value of flexibility"), st("label"))
-        text(ws, row, 1, flex[1])
+        text(ws, row, 0, t("Value of flexibility ({option} less the plan)", option=flex[1]),
+             st("label"))
         best = npv_cell[result.plans[0].id]
-        ws.write_formula(row, 2, f"={npv_cell[flex[1]]}-{best}", st.money("total", flex[0]),
+        ws.write_formula(row, 1, f"={npv_cell[flex[1]]}-{best}", st.money("total", flex[0]),
                          flex[0])
-        text(ws, row, 3, t("the cheapest plan restricted to one option that delivers, less "
-                           "the plan"), st("note"))
     return row + 2
 
 
