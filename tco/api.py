@@ -154,6 +154,43 @@ class Run:
         frame.insert(1, "kind", frame.pop("kind"))
         return frame
 
+    @property
+    def plan(self) -> Any:
+        """The planner's cheapest plan (tco.plan.PlanResult: `npv_tco`, `actions`, `periods`,
+        `workloads`, ...; methodology §19), None when the scenario has no plan. `plan_json`
+        gives it as `tco compare` JSON's `plan`."""
+        plans = self.result.plans
+        return plans[0] if plans else None
+
+    def plan_frame(self) -> pd.DataFrame:
+        """The cheapest plan's dated actions, one row each (JSON `plan.actions`): `start_years`,
+        `end_years`, `action` (buy, lease, rent, api, sell), `option`, `card`, `quantity`,
+        `unit`, `tier`, and `start_month`, `end_month` (months after the decision)."""
+        from dataclasses import asdict
+
+        pd = _pandas()
+        p = self.plan
+        rows = [asdict(a) for a in p.actions] if p is not None else []
+        frame = pd.DataFrame(rows, columns=["start_years", "end_years", "action", "option",
+                                            "card", "quantity", "unit", "tier"])
+        frame["start_month"] = (frame["start_years"] * 12).round().astype("Int64")
+        frame["end_month"] = (frame["end_years"] * 12).round().astype("Int64")
+        return frame
+
+    def plan_periods_frame(self) -> pd.DataFrame:
+        """The cheapest plan's costs per period (JSON `plan.periods`), indexed by period:
+        `start_years`, each cost component and the period's `present_value` (their sum over
+        the periods, less the discounted resale, plus what is owed after the horizon, is
+        `plan.npv_tco`)."""
+        from .model.plan import PLAN_COMPONENTS
+
+        pd = _pandas()
+        p = self.plan
+        rows = [{"period": k, "start_years": r["start_years"],
+                 **{c: r[c] for c in PLAN_COMPONENTS}, "present_value": r["present_value"]}
+                for k, r in enumerate(p.periods if p is not None else [])]
+        return pd.DataFrame(rows).set_index("period") if rows else pd.DataFrame()
+
     def jobs_frame(self) -> pd.DataFrame:
         """One row per option and workload (a MultiIndex), the per-run figures of each."""
         pd = _pandas()

@@ -239,6 +239,12 @@ def compare_csv(result: Result) -> str:
         rows.append([d.get(k) for k in cols] + ["; ".join(d.get(k, [])) for k in texts]
                     + [result.currency, *prov.values()] + serving
                     + [None] * len(workload_csv_header(result)))
+    from .plan_text import plan_csv_rows
+
+    for d in plan_csv_rows(result):  # the plans: their NPV (the actions are in JSON)
+        rows.append([d.get(k) for k in cols] + ["; ".join(d.get(k, [])) for k in texts]
+                    + [result.currency, *prov.values()]
+                    + [None] * (len(serve_csv_header(result)) + len(workload_csv_header(result))))
     return csv_text(rows)
 
 
@@ -329,8 +335,10 @@ def compare_table(result: Result) -> str:
         "every workload's);")
     legend += ("\nbarred: priced, but export-controlled for the region or licence-barred, so "
                "never recommended.\n")
-    return (title + text_table(header, rows, "lllllrrrrrrl") + intervals.compare_block(result)
-            + serving_block(result)
+    from .plan_text import plan_block
+
+    return (title + text_table(header, rows, "lllllrrrrrrl") + plan_block(result)
+            + intervals.compare_block(result) + serving_block(result)
             + api_block(result) + workload_table(result)
             + shortfall.table_block(result) + portfolio_block(result) + policy_line(result)
             + said + legend + foot + provenance_line(result))

@@ -25,7 +25,16 @@ from ..decide.rules import complete as is_complete
 from ..inputs import Input
 from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
-from . import charts, intervals, live, report_api, report_portfolios, report_workloads, shortfall
+from . import (
+    charts,
+    intervals,
+    live,
+    plan_report,
+    report_api,
+    report_portfolios,
+    report_workloads,
+    shortfall,
+)
 from .fmt import (
     CHART_CANDIDATES,
     axis_money,
@@ -263,6 +272,7 @@ class View:
             "summary": self.summary(),
             "comparison": self.comparison(),
             "portfolios": report_portfolios.section(self),
+            "plan": plan_report.section(self),
             "workloads": {"columns": report_workloads.columns(self),
                           "tables": report_workloads.section(self)},
             "charts": self.charts(),

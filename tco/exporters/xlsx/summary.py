@@ -104,6 +104,12 @@ def _span(first: int, n: int, col: int) -> str:
             + xl_rowcol_to_cell(first + n - 1, col, row_abs=True, col_abs=True))
 
 
+def plan_summary(ws: Worksheet, row: int, result: Result, ps: object, st: Styles) -> int:
+    from .plan import summary_block
+
+    return summary_block(ws, row, result, ps, st)  # type: ignore[arg-type]
+
+
 def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
                   values: Mapping[str, float], st: Styles, generated: str) -> None:
     w = _Writer(ws, result, p, values, st)
@@ -111,6 +117,7 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     feasible = [c for c in result.candidates if c.feasible and c.priced]
     row = _npv_table(w, 7, feasible)
     row = _portfolio_table(w, row)
+    row = plan_summary(ws, row, result, p.plan_sheet, st)  # the plan (xlsx/plan.py)
     for n, wl in enumerate(training_workloads(result)):
         row = _job_table(w, row, feasible, wl, n == 0)
     row = _interval_table(w, row, feasible)
