@@ -28,6 +28,10 @@ def scenario(card: str, cards: int, runs_per_year: float, catalog: Catalog,
         "workloads": [{"id": "w", "params": 7e9, "tokens": 1e11,
                        "runs_per_year": runs_per_year}],
         "candidates": [{"id": card, "card": card, "cards": cards, "lead_time_weeks": 0}],
+        # a neocloud builds shared storage with the cluster, per GPU, as the tiers compared
+        # with do: Meta's 24K-GPU cluster has 9.8 TB a GPU (Llama 3, arXiv 2407.21783,
+        # section 3.3.1), not the storage one small workload's data would need (issue 27)
+        "assumptions": {"storage_tb_per_card": 10},
         "facility": {"region": "us", "electricity_price_per_kwh": 0.087,
                      "colocation_price_per_kw_month": 150},
         "finance": {"horizon_years": 6},
