@@ -57,6 +57,7 @@ CATALOG_FILES = (
     "api.yaml",
     "assumptions.yaml",
     "profiles.yaml",
+    "tax.yaml",
 )
 
 
@@ -360,6 +361,54 @@ class Profile(_Record):
     colocation_price_per_kw_month_usd: Figure | None = None  # None: the region's colocation
 
 
+class TaxTable(_Record):
+    """A statutory depreciation table (pricing/tax.yaml): the share of an asset's cost
+    deducted in each tax year of its service, the first year first."""
+
+    id: str
+    shares: tuple[Num, ...] = Field(min_length=1)
+    source: str = Field(min_length=3)
+    as_of: str
+    notes: str | None = None
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _date_text(cls, v: Any) -> str:
+        return as_of_text(v)
+
+    @model_validator(mode="after")
+    def _whole(self) -> TaxTable:
+        if any(x < 0 for x in self.shares) or abs(sum(self.shares) - 1) > 1e-9:
+            raise ValueError(f"expected shares of at least 0 that add up to 1, found "
+                             f"{list(self.shares)} (sum {sum(self.shares):g})")
+        return self
+
+
+class TaxRule(_Record):
+    """A jurisdiction's income-tax terms for equipment acquired within dates (pricing/tax.yaml,
+    methodology §20): the rate, the depreciation schedule with its life, the bonus share
+    deducted in the first year and the unit value up to which equipment is deducted at once
+    (in `currency`; none when absent)."""
+
+    id: str
+    jurisdiction: str
+    name: str
+    currency: str = "USD"
+    acquired_from: str
+    acquired_until: str | None = None
+    rate: Figure
+    depreciation: Literal["straight_line", "macrs_5", "one_time"]
+    depreciation_years: Figure
+    bonus_fraction: Figure
+    expensing_threshold_per_unit: Figure | None = None
+    notes: str | None = None
+
+    @field_validator("acquired_from", "acquired_until", mode="before")
+    @classmethod
+    def _date_text(cls, v: Any) -> str | None:
+        return None if v is None else as_of_text(v)
+
+
 class Catalog(_Record):
     """Every record, keyed by id. Built by `load_catalog`."""
 
@@ -375,6 +424,8 @@ class Catalog(_Record):
     api_prices: dict[str, ApiPrice] = {}
     regional_cloud_prices: dict[str, CloudPrice] = {}
     profiles: dict[str, Profile] = {}
+    tax_rules: dict[str, TaxRule] = {}
+    tax_tables: dict[str, TaxTable] = {}
     sources: list[str] = []
     overlay_files: list[str] = []  # the quote files layered over it, in order, as given
 
@@ -633,6 +684,8 @@ _LIST_SECTIONS = {
     "api_prices": ("id", ApiPrice),
     "regional_cloud_prices": ("id", CloudPrice),
     "profiles": ("id", Profile),
+    "tax_rules": ("id", TaxRule),
+    "tax_tables": ("id", TaxTable),
 }
 _MAP_SECTIONS = ("exchange_rates", "assumptions")
 

@@ -166,6 +166,21 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
 ]}
 
+# Income tax (methodology §20, "Tax"): the rate on taxable profit and how owned equipment is
+# deducted. 0 (the default without `finance.tax_rate` or `finance.tax_jurisdiction`) models no
+# tax: the after-tax NPV is then the NPV. Which schedule (`finance.tax_depreciation`) shapes the
+# formulas (tco.resolved.Structure); these are its numbers.
+TAX_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _frac("tax_rate", "Income tax rate on taxable profit", 0.0, 0.6),
+    InputSpec("tax_depreciation_years", "years", "Tax depreciation life (straight line)", 1, 30),
+    _frac("tax_bonus_fraction", "Share of owned equipment's cost deducted in its first tax "
+          "year (bonus depreciation); the rest follows the schedule"),
+    InputSpec("tax_expensing_threshold_per_unit", "money/server", "Value per unit (one server) "
+              "up to which equipment is deducted at once (0: no such rule)", 0, 1e12,
+              hint="in whole currency units per server (China: 5,000,000 CNY), 0 for none",
+              money=True),
+]}
+
 # Existing stock (`policy.holds_stock.<card>`, methodology §13; tco.resolve.held), by held
 # card id: `policy.holds_stock.<card>.cards`, and `.resale_price_per_card` or, for a book
 # value (tco.model.held), `.age_years` and `.new_price_per_card`.

@@ -126,6 +126,10 @@ FIELDS: tuple[Field, ...] = (
           "actually used)", csv=True),
     Field("npv_tco", "npv_tco", _H, MONEY, "Net present value of the total cost of ownership "
           "over the horizon (year 0 undiscounted)", csv=True),
+    Field("npv_tco_after_tax", "npv_tco_after_tax", _H, MONEY, "NPV of TCO after income tax: "
+          "each deductible cost and the tax depreciation of what it owns lower the tax by the "
+          "tax rate in the year deducted, the resale is taxed (equal to `npv_tco` without "
+          "finance.tax_rate; methodology §20)"),
     Field("undiscounted_tco", "undiscounted_tco", _H, MONEY,
           "Sum of the yearly net cash flows, undiscounted", csv=True),
     Field("equivalent_annual_cost", "equivalent_annual_cost", _H, f"{MONEY}/yr",

@@ -335,6 +335,8 @@ def _api_option() -> JsonObj:
                        "Its two prices"),
         "npv_tco": _t("number", "NPV of the API fees over the horizon (year-end payments "
                       "in years 1..horizon)", money),
+        "npv_tco_after_tax": _t("number", "NPV of the API fees after income tax (deducted as "
+                                "paid: `npv_tco` x (1 - tax rate))", money),
         "undiscounted_tco": _t("number", "API fees over the horizon, undiscounted", money),
         "plan_delivered_fraction": _t("number", "Share of its part of the plan delivered (1)",
                                       "fraction"),
@@ -371,6 +373,7 @@ def _portfolio() -> JsonObj:
         "tier": _t("integer", "Ranking tier, the options' rule: 0 may be used here and "
                               "delivers the plan, 1 delivers less, 2 barred, 3 infeasible"),
         "npv_tco": num("NPV of delivering the plan: the sum of its options'", "currency"),
+        "npv_tco_after_tax": num("NPV after income tax: the sum of its options'", "currency"),
         "undiscounted_tco": num("Undiscounted TCO, the sum of its options'", "currency"),
         "capex_total": num("Capex, the sum of its options'", "currency"),
         "plan_delivered_fraction": num("Share of the plan delivered: the smallest share any "

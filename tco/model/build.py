@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..expr import IF, Const, Expr, Ref
+from ..expr import IF, MAX, Const, Expr, Ref
 from ..resolved import Structure
 from .api import api_option
 from .base import Builder, Model
@@ -22,6 +22,7 @@ from .portfolio import portfolio
 from .serving import Serving, serving, serving_team, token_costs
 from .shortfall import shortfall_cost
 from .step import bandwidths
+from .tax import after_tax, tax_schedule
 from .timeline import plan_work, timeline
 from .training import Run, software_factor, training_run
 from .twincopy import Recipe
@@ -140,8 +141,15 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     if rented is not None:  # its runs are charged at the tier it rents at
         run = replace(run, rent_price=rented.price)
     m = Money(cx, run, cl, h, work, plan, owned, ls, None if rented is None else rented.flows)
-    flows = cash_flows(b, horizon, m, tl, money)
+    components: list[dict[str, Ref]] = []
+    flows = cash_flows(b, horizon, m, tl, money, components)
     hz = horizon_results(b, horizon, flows, work, plan, money)
+    # what it bought (net of VAT; a lessee its cooling and installation), held stock as if
+    # bought at its resale price; a unit is one server (its cards and chassis)
+    basis = (cx.total if cx.held is None else cx.total + cx.held) if owned else None
+    per_server = (cx.cards + cx.servers) / MAX(cl.nodes, 1) if owned else None
+    after_tax(b, horizon, components, flows, basis,
+              tax_schedule(st.tax_depreciation, st.tax_table, per_server), leased, money)
     if sh.sizing == "plan":  # cards: auto, sized to deliver the plan
         feasible = plan_target(b, feasible, Ref(f"{cid}.plan_delivered_fraction"), limits)
     if sh.shortfall_rent:

@@ -95,14 +95,18 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
     return parts
 
 
-def cash_flows(b: Builder, horizon: int, m: Money, tl: Timeline, money: str) -> list[Ref]:
+def cash_flows(b: Builder, horizon: int, m: Money, tl: Timeline, money: str,
+               components: list[dict[str, Ref]] | None = None) -> list[Ref]:
     """Years 0..H: each component, the net flow, the running total and the share of the
-    year's planned work delivered; the net flows."""
+    year's planned work delivered; the net flows (and each year's components appended to
+    `components`, when given)."""
     flows: list[Ref] = []
     for t in range(horizon + 1):
         parts = year_parts(b, t, horizon, m, tl)
         refs = [b.q(comp, parts[comp], money, COMPONENT_LABELS[comp], "year", year=t)
                 for comp in COMPONENTS]
+        if components is not None:
+            components.append(dict(zip(COMPONENTS, refs)))
         flows.append(b.q("net", SUM(*refs), money, f"Net cash flow, year {t}", "year", year=t))
         b.q("cumulative", SUM(*flows), money,
             f"Cumulative net cash flow to year {t} (undiscounted)", "year", year=t)

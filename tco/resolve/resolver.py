@@ -21,6 +21,7 @@ from .portfolio import portfolios
 from .renting import check_rent_term, rent_options
 from .sites import sites
 from .state import Resolution
+from .tax import tax_terms
 from .terms import assumptions, finance, team, top_level
 from .workloads import workloads
 
@@ -35,6 +36,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     assumptions(r)
     top_level(r)
     finance(r)
+    tax_schedule, tax_table, decision_basis = tax_terms(r)
     team(r)
     sites(r)
     held_by_age = held_stock_inputs(r)  # existing stock (tco.resolve.held)
@@ -94,6 +96,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
                           if w.kind == "serve" and w.speculative_accepted_tokens is not None),
         measured=tuple(r.measured.get(infos[cid].inputs_of or cid, ()) for cid in priced)
         if r.measured else (),
+        tax_depreciation=tax_schedule, tax_table=tax_table, decision_basis=decision_basis,
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),
