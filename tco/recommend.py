@@ -104,10 +104,12 @@ CHOICE: Expr = IF(AND(API.lt(SINGLE), API.le(PORTFOLIO)), 2.0,
 
 
 def choice(single: CandidateResult | None, port: PortfolioResult | None,
-           api: CandidateResult | None) -> int:
-    """CHOICE for these (None: there is none)."""
+           api: CandidateResult | None, basis: str = "pre_tax") -> int:
+    """CHOICE for these (None: there is none), on the NPV of the decision basis."""
+    from .engine import decision_npv
+
     def npv(x: CandidateResult | PortfolioResult | None) -> float:
-        return math.inf if x is None else float(x.values["npv_tco"])
+        return math.inf if x is None else decision_npv(x.values, basis)
 
     return int(CHOICE.evaluate({"single": npv(single), "portfolio": npv(port),
                                 "api": npv(api)}))
@@ -118,7 +120,7 @@ def recommend(result: Result) -> Recommendation | None:
     reasons; None when none may."""
     rec, port, api = result.recommended, best_portfolio(result), best_api(result)
     single = rec if rec is not None and delivers(rec) else None
-    picked = choice(single, port, api)
+    picked = choice(single, port, api, result.structure.decision_basis)
     if picked == 2 and api is not None:
         return _api(result, api, single, port)
     if picked == 1 and port is not None:
@@ -137,7 +139,7 @@ def recommend(result: Result) -> Recommendation | None:
     # short of it, or carrying part of it, would compare a part with the whole)
     other = next((c for c in result.candidates if (delivers(c) if ok else usable(c))
                   and c is not rec and (c.info.acquire != "rent") == rented), None)
-    reasons = []
+    reasons = basis_reason(result, rec.values)
     if ok and runner_up is not None:
         diff = runner_up.values["npv_tco"] - npv
         reasons.append(
@@ -191,6 +193,18 @@ def recommend(result: Result) -> Recommendation | None:
     return Recommendation(rec.id, mode, rec.info.name, rec.info.card_name,
                           int(rec.inputs["cards"]), pricing, npv, ok, runner_up, other,
                           reasons, [rec.id], lease_or_buy=alt)
+
+
+def basis_reason(result: Result, values: dict[str, float]) -> list[str]:
+    """The reason naming the decision basis when it is after tax (methodology §20); none
+    before tax, the basis every NPV below is stated on."""
+    if result.structure.decision_basis != "after_tax":
+        return []
+    rate = result.inputs["finance.tax_rate"].value if "finance.tax_rate" in result.inputs \
+        else 0.0
+    return [f"ranked on the NPV after income tax at {rate:.1%} (finance.decision_basis: "
+            f"after_tax): {_money(values['npv_tco_after_tax'], result.currency)}; the NPVs "
+            "below are before tax"]
 
 
 def _closing_words(c: CandidateResult) -> str:
@@ -316,4 +330,4 @@ def recommendation_dict(result: Result) -> dict[str, object] | None:
     return {"option": r.option, "mode": r.mode, "name": r.name, "card_name": r.card_name,
             "cards": r.cards, "pricing": r.pricing or None, "npv_tco": r.npv_tco,
             "delivers_plan": r.delivers_plan, "action": r.action(), "reasons": r.reasons,
-            "options": r.options}
+            "options": r.options, "basis": result.structure.decision_basis}

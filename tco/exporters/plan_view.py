@@ -29,6 +29,7 @@ def plan_json(result: Result) -> dict[str, Any] | None:
     delivering = [o["npv_tco"] for o in options if o["delivers_plan"]]
     return {
         "npv_tco": best.npv_tco,
+        "npv_tco_after_tax": best.npv_tco_after_tax,
         "status": best.status,
         "delivers_plan": delivers(best),
         "period_months": best.shape.months,

@@ -301,6 +301,9 @@ def _plan() -> JsonObj:
     return _obj({
         "npv_tco": _t("number", "NPV of the cheapest plan; the recommendation's when it is the "
                       "plan", money),
+        "npv_tco_after_tax": _t("number", "The plan's NPV after income tax (methodology §20; "
+                                "`npv_tco` without a tax rate): the planner minimizes the NPV "
+                                "before tax", money),
         "status": {"enum": ["optimal", "time_limit", "infeasible"],
                    "description": "How the search ended"},
         "delivers_plan": _t("boolean", "Whether it meets every workload's demand in time"),
@@ -423,6 +426,9 @@ def _recommendation() -> JsonObj:
                           "other mode would cost"),
         "options": _strings("The option ids it consists of: [option] for one option, the "
                             "portfolio's options for a portfolio"),
+        "basis": {"enum": ["pre_tax", "after_tax"],
+                  "description": "The NPV the options are ranked on (finance.decision_basis, "
+                                 "methodology §20): `npv_tco`, or `npv_tco_after_tax`"},
     }, "The recommendation: the best-ranked option that may be used here")
 
 

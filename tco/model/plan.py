@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from ..expr import AND, IF, MAX, ROUNDUP, SUM, Const, Expr, Ref
 from .base import Builder, Model, fin, site_inputs
-from .depreciation import book_fraction
+from .depreciation import book_fraction, charge_fraction
+from .tax import tax_schedule
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
 
 # A plan's cost per period, by component, in the order every table shows them.
@@ -216,6 +217,8 @@ class _Money:
         self.units = {s: unit(s, supplies[s].inputs_of, shape.months, supplies[s].site)
                       for s in shape.supplies}
         self.residual: list[Expr] = []
+        # what each purchase costs and the tax year it is made in (methodology §20)
+        self.bought: list[tuple[Expr, Expr, int]] = []  # (cost, one server's price, year)
         self.after: list[Expr] = []  # leases and reservations owed past the horizon: PV
         self.by_kind: dict[str, list[tuple[str, ...]]] = {}
         for key in shape.keys:
@@ -250,6 +253,7 @@ class _Money:
             self.cost[j]["vat_recovered"].append(n * u.vat_back)
             age = self.horizon - j * m / MONTHS_PER_YEAR
             self.residual.append(n * u.server_price * book_fraction(age))
+            self.bought.append((n * u.server_price, u.server_price, j // self.per_year + 1))
         pay = lease_payment(self.supplies[s], m) if leases else Const(0.0)
 
         def leased_in(j: int, k: int) -> Expr:
@@ -341,5 +345,37 @@ class _Money:
         owed = b.q("owed_after_horizon", SUM(*self.after) if self.after else Const(0.0), money,
                    "Present value of leases and reservations still owed after the horizon",
                    "plan")
-        return b.q("npv_tco", SUM(*present) + owed - resale * discount_year(self.horizon),
-                   money, "NPV of the plan", "plan")
+        npv = b.q("npv_tco", SUM(*present) + owed - resale * discount_year(self.horizon),
+                  money, "NPV of the plan", "plan")
+        self.after_tax(npv, resale, owed)
+        return npv
+
+    def after_tax(self, npv: Ref, resale: Ref, owed: Ref) -> Ref:
+        """The plan's NPV after income tax (methodology §20), from the option model's
+        schedule: running costs, rent, leases, API fees, ports and work left undone deducted
+        as paid; each purchase deducted on the tax schedule from the tax year it is made in
+        (what is left of it at the horizon then), and the resale taxed at the horizon."""
+        b, money, m, H = self.b, self.money, self.shape.months, self.horizon
+        st = b.model.structure
+        deducted: list[Expr] = []
+        for k in range(self.P):
+            later = [SUM(*self.cost[k][c]) for c in PLAN_COMPONENTS
+                     if c not in AT_START and c != "vat_recovered" and self.cost[k][c]]
+            if later:
+                deducted.append(SUM(*later) * discount_year(k // self.per_year + 1))
+            if self.cost[k]["porting"]:
+                deducted.append(SUM(*self.cost[k]["porting"]) * discount_start(k * m))
+        for cost, one, year in self.bought:
+            schedule = tax_schedule(st.tax_depreciation, st.tax_table, one)
+            years = H - year + 1  # tax years it is held within the horizon
+            for t in range(1, years + 1):
+                deducted.append(cost * charge_fraction(t, schedule)
+                                * discount_year(year + t - 1))
+            deducted.append(cost * schedule.book_fraction(years) * discount_year(H))
+        pv = b.q("tax_deductions_present_value", SUM(*deducted, owed) if deducted else owed,
+                 money, "Present value of the plan's tax deductions (leases and reservations "
+                 "owed after the horizon included)", "plan")
+        rate = fin("tax_rate")
+        return b.q("npv_tco_after_tax",
+                   npv - rate * pv + rate * resale * discount_year(H), money,
+                   "NPV of the plan after income tax", "plan")

@@ -64,6 +64,8 @@ class PlanResult:
     # its money: quantities reading its inputs and the scenario's model, and their values
     model: Any = None
     env: dict[str, Any] = field(default_factory=dict)
+    npv_tco_after_tax: float = 0.0  # after income tax (methodology §20); the solver's
+    # objective is the NPV before tax
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,7 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
                       "owed_after_horizon": float(env[f"{pid}.owed_after_horizon"]),
                       "mip_gap": sol.gap, "objective": sol.npv})
     out.inputs_values, out.model, out.env = chosen, model, own
+    out.npv_tco_after_tax = float(env[f"{pid}.npv_tco_after_tax"])
     return out
 
 
