@@ -3,7 +3,8 @@ after-tax NPV uses, from its own `finance.tax_*` values or its jurisdiction's ru
 (pricing/tax.yaml) in force on the acquisition date, and the basis the options are ranked on.
 
 Without a rate or a jurisdiction the rate is 0: every after-tax NPV equals its NPV and the
-options are ranked on the NPV, as before tax existed."""
+options are ranked on the NPV, as before tax existed. With a rate above 0 they are ranked on
+the after-tax NPV unless `finance.decision_basis: pre_tax` says otherwise."""
 
 from __future__ import annotations
 
@@ -84,7 +85,8 @@ def tax_terms(r: Resolution) -> tuple[str, tuple[float, ...], str]:
     table: tuple[float, ...] = ()
     if schedule == "macrs_5":
         table = tuple(float(x) for x in r.catalog.tax_tables["macrs_5"].shares)
-    taxed = fin.tax_rate is not None or rule is not None
+    # read through r.inputs: a what-if of the rate resolves again, and the basis follows it
+    taxed = r.inputs["finance.tax_rate"].value > 0
     basis = fin.decision_basis or ("after_tax" if taxed else "pre_tax")
     return schedule, table, basis
 
