@@ -58,6 +58,7 @@ CATALOG_FILES = (
     "assumptions.yaml",
     "profiles.yaml",
     "tax.yaml",
+    "resale.yaml",
 )
 
 
@@ -398,7 +399,7 @@ class TaxRule(_Record):
     acquired_until: str | None = None
     rate: Figure
     depreciation: Literal["straight_line", "macrs_5", "one_time"]
-    depreciation_years: Figure
+    life_years: Figure
     bonus_fraction: Figure
     expensing_threshold_per_unit: Figure | None = None
     notes: str | None = None
@@ -407,6 +408,18 @@ class TaxRule(_Record):
     @classmethod
     def _date_text(cls, v: Any) -> str | None:
         return None if v is None else as_of_text(v)
+
+
+class ResaleCurve(_Record):
+    """A card class's used-market value (pricing/resale.yaml, methodology §6): haircut x
+    retention^t of the new price at t years."""
+
+    id: str
+    name: str
+    cards: tuple[str, ...]
+    haircut_fraction: Figure
+    retention_per_year: Figure
+    notes: str | None = None
 
 
 class Catalog(_Record):
@@ -426,6 +439,7 @@ class Catalog(_Record):
     profiles: dict[str, Profile] = {}
     tax_rules: dict[str, TaxRule] = {}
     tax_tables: dict[str, TaxTable] = {}
+    resale_curves: dict[str, ResaleCurve] = {}
     sources: list[str] = []
     overlay_files: list[str] = []  # the quote files layered over it, in order, as given
 
@@ -454,6 +468,10 @@ class Catalog(_Record):
                 if offer.card == card_id and offer.region == place:
                     return offer
         return self.cloud_prices.get(card_id)
+
+    def resale_curve(self, card_id: str) -> ResaleCurve | None:
+        """The used-market curve of `card_id`'s class, if the catalog has one."""
+        return next((c for c in self.resale_curves.values() if card_id in c.cards), None)
 
     def card(self, card_id: str) -> Accelerator:
         return _lookup(self.accelerators, card_id, "card")
@@ -686,6 +704,7 @@ _LIST_SECTIONS = {
     "profiles": ("id", Profile),
     "tax_rules": ("id", TaxRule),
     "tax_tables": ("id", TaxTable),
+    "resale_curves": ("id", ResaleCurve),
 }
 _MAP_SECTIONS = ("exchange_rates", "assumptions")
 

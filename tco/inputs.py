@@ -113,6 +113,11 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
            "per card-hour, not per instance-hour"),
     _frac("rent_reserved_fraction", "Share of the rented cluster's hours paid whether used or "
           "not: a committed reservation's take-or-pay (0 at on-demand and spot prices)"),
+    _frac("resale_haircut_fraction", "Used-market value of a card just bought, share of its "
+          "new price (the resale curve's first-day haircut)"),
+    InputSpec("resale_retention_per_year", "fraction", "Share of its used-market value a card "
+              "keeps each year (the resale curve: haircut x retention^age)", 0.05, 1.5,
+              hint="a yearly factor such as 0.68", fraction=True),
     _money("shortfall_price_per_card_hour", "money/card-h", "Rent per card-hour of the same "
            "sustained compute on another card, closing a shortfall (a card with no cloud "
            "price)", 0.01, 500, "per card-hour of this card's sustained compute"),
@@ -172,7 +177,7 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
 # formulas (tco.resolved.Structure); these are its numbers.
 TAX_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("tax_rate", "Income tax rate on taxable profit", 0.0, 0.6),
-    InputSpec("tax_depreciation_years", "years", "Tax depreciation life (straight line)", 1, 30),
+    InputSpec("tax_life_years", "years", "Tax depreciation life (straight line)", 1, 30),
     _frac("tax_bonus_fraction", "Share of owned equipment's cost deducted in its first tax "
           "year (bonus depreciation); the rest follows the schedule"),
     InputSpec("tax_expensing_threshold_per_unit", "money/server", "Value per unit (one server) "

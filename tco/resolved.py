@@ -92,6 +92,9 @@ class Structure:
     tax_depreciation: str = "straight_line"
     tax_table: tuple[float, ...] = ()
     decision_basis: str = "pre_tax"
+    # candidates (by the id whose inputs they read) resold at the horizon on their card
+    # class's used-market curve (methodology §6, pricing/resale.yaml); others at book value
+    resale_curve: tuple[str, ...] = ()
 
     def allowed(self, wid: str) -> tuple[str, ...]:
         """The precisions workload `wid` may serve at (its one precision unless it allows

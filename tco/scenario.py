@@ -379,7 +379,7 @@ class Finance(_Strict):
     tax_acquired_on: str | None = None
     tax_rate: Num | None = None
     tax_depreciation: Literal["straight_line", "macrs_5", "one_time"] | None = None
-    tax_depreciation_years: Num | None = None
+    tax_life_years: Num | None = None
     tax_bonus_fraction: Num | None = None
     tax_expensing_threshold_per_unit: Num | None = None
     # which NPV ranks the options: after tax once a tax rate or jurisdiction is given
@@ -397,7 +397,7 @@ class Finance(_Strict):
 
 
 _TAX_FIELDS = ("tax_jurisdiction", "tax_acquired_on", "tax_rate", "tax_depreciation",
-               "tax_depreciation_years", "tax_bonus_fraction", "tax_expensing_threshold_per_unit",
+               "tax_life_years", "tax_bonus_fraction", "tax_expensing_threshold_per_unit",
                "decision_basis")
 
 

@@ -138,7 +138,7 @@ def scenario_schema() -> JsonObj:
         "Date the equipment is acquired (2026-03): picks the jurisdiction's rule in force; "
         "default its latest")
     tax["tax_depreciation"]["description"] = (
-        "How owned equipment is deducted: straight_line (over tax_depreciation_years), "
+        "How owned equipment is deducted: straight_line (over tax_life_years), "
         "macrs_5 (IRS Table A-1) or one_time")
     tax["decision_basis"]["description"] = (
         "Which NPV ranks the options: pre_tax (npv_tco) or after_tax (npv_tco_after_tax); "

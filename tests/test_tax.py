@@ -49,7 +49,7 @@ def _pv(shares, rate=0.08):
 
 
 def test_the_schedules_deduct_what_the_law_says():
-    env = {"finance.tax_depreciation_years": 5.0, "finance.tax_bonus_fraction": 0.0,
+    env = {"finance.tax_life_years": 5.0, "finance.tax_bonus_fraction": 0.0,
            "finance.tax_expensing_threshold_per_unit": 0.0}
     line = TaxSchedule("straight_line")
     assert [charge_fraction(t, line).evaluate(env) for t in range(1, 8)] == pytest.approx(
@@ -65,7 +65,7 @@ def test_the_schedules_deduct_what_the_law_says():
         [0.68, 0.128])
     # China: a server of CNY 2M is deducted at once under a CNY 5M threshold; one of 20M
     # follows the 3-year straight line
-    cn = {**env, "finance.tax_depreciation_years": 3.0,
+    cn = {**env, "finance.tax_life_years": 3.0,
           "finance.tax_expensing_threshold_per_unit": 5e6}
     small, big = TaxSchedule("straight_line", (), Const(2e6)), \
         TaxSchedule("straight_line", (), Const(2e7))
@@ -84,7 +84,7 @@ def test_after_tax_npv_orders_one_time_below_macrs_below_straight_line():
     the basis at 21%: 19.44%, 17.04%, 16.77% (the research table's 19.4, 17.0, 16.8)."""
     npv = {}
     for kind in ("one_time", "macrs_5", "straight_line"):
-        r = _run(f"  tax_rate: 0.21\n  tax_depreciation: {kind}\n  tax_depreciation_years: 5")
+        r = _run(f"  tax_rate: 0.21\n  tax_depreciation: {kind}\n  tax_life_years: 5")
         c = r.candidate("buy")
         npv[kind] = c.values["npv_tco_after_tax"]
         basis = c.values["capex_total"]

@@ -74,6 +74,7 @@ class Shape:
     deliveries: int
     site: str  # the site it runs at ("" the first): whose facility inputs it reads
     measured: tuple[str, ...] = ()  # precisions with a serving rate the user measured
+    resale_curve: bool = False  # resold on its card class's used-market curve (§6)
 
 
 def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
@@ -88,7 +89,8 @@ def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
         held_by_age=bool(st.held) and st.held[k] in st.held_by_age,
         deliveries=st.deliveries[k] if st.deliveries else 0,
         site=st.site_of_candidate(k),
-        measured=st.measured[k] if st.measured else ())
+        measured=st.measured[k] if st.measured else (),
+        resale_curve=st.inputs_of[k] in st.resale_curve)
 
 
 def candidate(model: Model, st: Structure, cid: str) -> None:
@@ -132,7 +134,8 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
                            b.c("on_demand_price_per_card_hour"), b.c("cloud_price_per_card_hour"))
                         if priced_rent else Const(0.0))
     phases = sh.deliveries if owned else 0
-    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits, phases, leased)
+    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits, phases, leased,
+                  sh.resale_curve and not leased)
     work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned, waits, phases)
     plan = plan_work(b, horizon, tl, h.demand, h.available, sh.acquire)

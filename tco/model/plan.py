@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..expr import AND, IF, MAX, ROUNDUP, SUM, Const, Expr, Ref
 from .base import Builder, Model, fin, site_inputs
-from .depreciation import book_fraction, charge_fraction
+from .depreciation import book_fraction, charge_fraction, market_curve
 from .tax import tax_schedule
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
 
@@ -120,6 +120,15 @@ def unit(cid: str, inputs_of: str, months: int, site: tuple[str, ...] = ("",)) -
                 given("cards_per_node"), hours)
 
 
+def resale_fraction(age_years: Expr | float, supply: Supply | None = None) -> Expr:
+    """The share of its price an owned server of `supply` is worth at `age_years`
+    (methodology §6's residual value): its card class's used-market curve where the catalog
+    has one, else the book value (tco/model/depreciation.py, the one definition of each)."""
+    if supply is not None and supply.resale_curve:
+        return market_curve(supply.inputs_of).book_fraction(age_years)
+    return book_fraction(age_years)
+
+
 def discount_start(months: float) -> Expr:
     return (1 + fin("discount_rate")) ** (-months / MONTHS_PER_YEAR)
 
@@ -139,6 +148,7 @@ class Supply:
     lease: bool
     rent: tuple[str, ...]  # the tiers it may be rented at: on_demand and the scenario's tier
     site: tuple[str, ...] = ("",)  # the site its servers run at, as Structure.sites lists it
+    resale_curve: bool = False  # resold on its card class's used-market curve (§6)
 
 
 def rent_price(s: Supply, tier: str) -> Expr:
@@ -252,7 +262,7 @@ class _Money:
             self.cost[j]["vat"].append(n * u.vat)
             self.cost[j]["vat_recovered"].append(n * u.vat_back)
             age = self.horizon - j * m / MONTHS_PER_YEAR
-            self.residual.append(n * u.server_price * book_fraction(age))
+            self.residual.append(n * u.server_price * resale_fraction(age, self.supplies[s]))
             self.bought.append((n * u.server_price, u.server_price, j // self.per_year + 1))
         pay = lease_payment(self.supplies[s], m) if leases else Const(0.0)
 

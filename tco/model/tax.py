@@ -34,7 +34,7 @@ DEDUCTED_AS_PAID = ("porting", "lead_time_delay", "electricity", "colocation", "
 @dataclass(frozen=True)
 class TaxSchedule:
     """How the cost of owned equipment is deducted: `kind` straight_line (over
-    `finance.tax_depreciation_years`, whole years from the first), macrs_5 (`table`, the
+    `finance.tax_life_years`, whole years from the first), macrs_5 (`table`, the
     statutory shares, pricing/tax.yaml) or one_time (all in the first year); a bonus share
     `finance.tax_bonus_fraction` in the first year and the rest on the schedule; and equipment
     whose `unit_value` (one server) is at most `finance.tax_expensing_threshold_per_unit`
@@ -50,7 +50,7 @@ class TaxSchedule:
             return Const(1.0 if year == 1 else 0.0)
         if self.kind == "macrs_5":
             return Const(self.table[year - 1] if year <= len(self.table) else 0.0)
-        life = fin("tax_depreciation_years")
+        life = fin("tax_life_years")
         return MIN(1, year / life) - MIN(1, (year - 1) / life)
 
     def deduction(self, year: int) -> Expr:

@@ -15,12 +15,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..model.depreciation import book_fraction
 from ..model.plan import (
     Supply,
     api_cost,
     lease_payment,
     rent_price,
+    resale_fraction,
     run_fallback,
     serve_fallback,
     serving_hours,
@@ -53,7 +53,8 @@ def supplies(st: Structure, infos: Mapping[str, Any]) -> dict[str, Supply]:
     for src, s in out.items():
         tier = _tier(infos.get(src))
         rent = ("on_demand",) + ((tier,) if tier not in ("", "on_demand") else ()) if s["rent"] else ()
-        result[src] = Supply(src, src, s["stack"], s["buy"], s["lease"], rent, s["site"])
+        result[src] = Supply(src, src, s["stack"], s["buy"], s["lease"], rent, s["site"],
+                             src in st.resale_curve)
     return result
 
 
@@ -80,7 +81,7 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
         # the VAT paid at the order and recovered at its year's end: as a price at the order
         gross = [price + vat - back * periods.at_year_end(k) / periods.at_start(k)
                  for k in range(P)]
-        resale = [price * val(book_fraction(periods.horizon_years - periods.start_years(k)))
+        resale = [price * val(resale_fraction(periods.horizon_years - periods.start_years(k), s))
                   / max(g, 1e-300) for k, g in enumerate(gross)] if owned else [0.0] * P
         lease_pay = val(lease_payment(s, months)) if s.lease else 0.0
         term = round(float(env.get("finance.lease_term_months", 0) or 0) / months)

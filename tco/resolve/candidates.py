@@ -224,6 +224,16 @@ def hardware(r: Resolution, c: Candidate) -> tuple[Accelerator, Platform, Stack]
     return card, platform, stack
 
 
+def resale_figures(r: Resolution, card: Accelerator) -> dict[str, Source]:
+    """The card class's used-market curve (pricing/resale.yaml), if the catalog has one."""
+    curve = r.catalog.resale_curve(card.id)
+    if curve is None:
+        return {}
+    why = f"resale curve {curve.id}"
+    return {"resale_haircut_fraction": Source(curve.haircut_fraction, why),
+            "resale_retention_per_year": Source(curve.retention_per_year, why)}
+
+
 def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack: Stack,
                     cooling: Cooling, precisions: list[str], site: SiteFacts
                     ) -> tuple[dict[str, Source], str]:
@@ -248,6 +258,7 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
         "scaleout_bandwidth_gb_per_s": Source(platform.scaleout_bandwidth_gb_per_s),
         "network_cost_per_card": Source(platform.network_cost_per_card_usd),
         "card_failure_rate_per_hour": Source(failure_rate(r, card)),
+        **resale_figures(r, card),
         # the buyer profile's PUE, if the scenario names one that sets it (tco.profiles)
         "pue": Source(*profiled) if (profiled := profile_figure(r.loaded, r.catalog, "pue"))
         else Source(cooling.pue),

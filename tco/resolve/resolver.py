@@ -97,6 +97,8 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         measured=tuple(r.measured.get(infos[cid].inputs_of or cid, ()) for cid in priced)
         if r.measured else (),
         tax_depreciation=tax_schedule, tax_table=tax_table, decision_basis=decision_basis,
+        resale_curve=tuple(cid for cid in infos
+                           if f"candidates.{cid}.resale_retention_per_year" in r.inputs),
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),

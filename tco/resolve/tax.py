@@ -70,7 +70,7 @@ def tax_terms(r: Resolution) -> tuple[str, tuple[float, ...], str]:
             r.put(r.given(["finance", key], given, spec))
             continue
         fig = None if rule is None else {
-            "tax_rate": rule.rate, "tax_depreciation_years": rule.depreciation_years,
+            "tax_rate": rule.rate, "tax_life_years": rule.life_years,
             "tax_bonus_fraction": rule.bonus_fraction,
             "tax_expensing_threshold_per_unit": rule.expensing_threshold_per_unit}[key]
         if fig is not None:
@@ -95,9 +95,9 @@ def _default(r: Resolution, key: str) -> tuple[float, str]:
     if key == "tax_rate":
         return 0.0, ("default: no income tax modelled (give finance.tax_rate or "
                      "finance.tax_jurisdiction)")
-    if key == "tax_depreciation_years":
-        return (r.inputs["finance.depreciation_years"].value,
-                "default: the book depreciation life (finance.depreciation_years)")
+    if key == "tax_life_years":
+        return 5.0, ("default: 5 years, the recovery period of computers in the US (26 U.S.C. "
+                     "168(e)(3)(B)(iv))")
     if key == "tax_bonus_fraction":
         return 0.0, "default: no bonus depreciation"
     return 0.0, "default: no per-unit one-time deduction"
