@@ -59,6 +59,7 @@ CATALOG_FILES = (
     "profiles.yaml",
     "tax.yaml",
     "resale.yaml",
+    "price_paths.yaml",
 )
 
 
@@ -422,6 +423,18 @@ class ResaleCurve(_Record):
     notes: str | None = None
 
 
+class PricePath(_Record):
+    """How a card class's new price and rent move per year (pricing/price_paths.yaml,
+    methodology §19): each a yearly change, -0.1 for 10 % cheaper a year."""
+
+    id: str
+    name: str
+    cards: tuple[str, ...]
+    card_price_change_per_year: Figure
+    rent_change_per_year: Figure
+    notes: str | None = None
+
+
 class Catalog(_Record):
     """Every record, keyed by id. Built by `load_catalog`."""
 
@@ -440,6 +453,7 @@ class Catalog(_Record):
     tax_rules: dict[str, TaxRule] = {}
     tax_tables: dict[str, TaxTable] = {}
     resale_curves: dict[str, ResaleCurve] = {}
+    price_paths: dict[str, PricePath] = {}
     sources: list[str] = []
     overlay_files: list[str] = []  # the quote files layered over it, in order, as given
 
@@ -472,6 +486,10 @@ class Catalog(_Record):
     def resale_curve(self, card_id: str) -> ResaleCurve | None:
         """The used-market curve of `card_id`'s class, if the catalog has one."""
         return next((c for c in self.resale_curves.values() if card_id in c.cards), None)
+
+    def price_path(self, card_id: str) -> PricePath | None:
+        """How the new price and rent of `card_id`'s class move, if the catalog says."""
+        return next((c for c in self.price_paths.values() if card_id in c.cards), None)
 
     def card(self, card_id: str) -> Accelerator:
         return _lookup(self.accelerators, card_id, "card")
@@ -705,6 +723,7 @@ _LIST_SECTIONS = {
     "tax_rules": ("id", TaxRule),
     "tax_tables": ("id", TaxTable),
     "resale_curves": ("id", ResaleCurve),
+    "price_paths": ("id", PricePath),
 }
 _MAP_SECTIONS = ("exchange_rates", "assumptions")
 

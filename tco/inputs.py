@@ -118,6 +118,15 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("resale_retention_per_year", "fraction", "Share of its used-market value a card "
               "keeps each year (the resale curve: haircut x retention^age)", 0.05, 1.5,
               hint="a yearly factor such as 0.68", fraction=True),
+    InputSpec("card_price_change_per_year", "fraction", "Yearly change of the card's new "
+              "price, on the planner's price path (-0.1: 10% cheaper a year)", -0.9, 2.0,
+              hint="a yearly change such as -0.08", fraction=True),
+    InputSpec("rent_change_per_year", "fraction", "Yearly change of the card's rent, on the "
+              "planner's price path (-0.2: 20% cheaper a year)", -0.9, 2.0,
+              hint="a yearly change such as -0.2", fraction=True),
+    InputSpec("available_in_months", "months", "Months from the decision until the card may "
+              "be ordered or rented (a next generation not yet on sale; the planner's)", 0, 120,
+              hint="months from the decision, such as 12"),
     _money("shortfall_price_per_card_hour", "money/card-h", "Rent per card-hour of the same "
            "sustained compute on another card, closing a shortfall (a card with no cloud "
            "price)", 0.01, 500, "per card-hour of this card's sustained compute"),

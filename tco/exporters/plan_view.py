@@ -38,6 +38,7 @@ def plan_json(result: Result) -> dict[str, Any] | None:
         "residual_value": best.values.get("residual_value"),
         "owed_after_horizon": best.values.get("owed_after_horizon"),
         "value_of_flexibility": (min(delivering) - best.npv_tco) if delivering else None,
+        "facts": best.facts,
         "options": options,
         "periods": [{"start_years": row["start_years"],
                      **{c: row[c] for c in PLAN_COMPONENTS},

@@ -310,7 +310,11 @@ def _plan() -> JsonObj:
         "period_months": _t("integer", "Months per period of the plan's grid", "months"),
         "actions": _array(action, "The plan as dated actions, by start"),
         "workloads": workload,
-        "residual_value": _t("number", "Book value at the horizon of what it bought", money),
+        "residual_value": _t("number", "Resale value at the horizon of what it bought (the "
+                             "card class's used-market curve, else the book value)", money),
+        "facts": _strings("What the plan's timing rests on, in words: 'waits for <card>: "
+                          "buying it from month 12 costs ... less than the best plan with "
+                          "<option>, on sale now' (methodology §19, price paths)"),
         "owed_after_horizon": _t("number", "Present value of reservations and leases still owed "
                                  "after the horizon", money),
         "value_of_flexibility": _t("number", "The cheapest restricted plan that delivers, less "

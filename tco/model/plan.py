@@ -158,6 +158,19 @@ def rent_price(s: Supply, tier: str) -> Expr:
     return Ref(f"candidates.{s.inputs_of}.{key}")
 
 
+def price_path(s: Supply, key: str, years: float) -> Expr:
+    """What a price of `s`'s card moves by from the decision to `years` later (methodology
+    §19, "Price paths"): (1 + change per year)^years, `key` card_price_change_per_year (a
+    server ordered then) or rent_change_per_year (a card-hour rented then, a reservation
+    started then)."""
+    return (1 + Ref(f"candidates.{s.inputs_of}.{key}")) ** years
+
+
+def first_order_month(s: Supply) -> Expr:
+    """Months from the decision until `s`'s card may be ordered or rented (0: on sale)."""
+    return Ref(f"candidates.{s.inputs_of}.available_in_months")
+
+
 def lease_payment(s: Supply, months: int) -> Expr:
     """One leased server's payment per period (the lease of its cluster, per server)."""
     return (Ref(f"{s.cid}.lease_payment_per_month") / MAX(Ref(f"{s.cid}.nodes"), 1) * months)
@@ -258,12 +271,16 @@ class _Money:
         term = ROUNDUP(fin("lease_term_months") / m) if leases else Const(0.0)
         for j in buys:
             n = self.x("buy", s, j)
-            self.cost[j]["capex"].append(n * u.server_price)
-            self.cost[j]["vat"].append(n * u.vat)
-            self.cost[j]["vat_recovered"].append(n * u.vat_back)
+            # the price on the card's path when ordered (methodology §19, "Price paths")
+            path = price_path(self.supplies[s], "card_price_change_per_year",
+                              j * m / MONTHS_PER_YEAR)
+            paid = u.server_price * path
+            self.cost[j]["capex"].append(n * paid)
+            self.cost[j]["vat"].append(n * u.vat * path)
+            self.cost[j]["vat_recovered"].append(n * u.vat_back * path)
             age = self.horizon - j * m / MONTHS_PER_YEAR
-            self.residual.append(n * u.server_price * resale_fraction(age, self.supplies[s]))
-            self.bought.append((n * u.server_price, u.server_price, j // self.per_year + 1))
+            self.residual.append(n * paid * resale_fraction(age, self.supplies[s]))
+            self.bought.append((n * paid, paid, j // self.per_year + 1))
         pay = lease_payment(self.supplies[s], m) if leases else Const(0.0)
 
         def leased_in(j: int, k: int) -> Expr:
@@ -296,14 +313,17 @@ class _Money:
             if src == "owned":
                 self.cost[k]["electricity"].append(used * self.units[s].busy)
             elif src in ("on_demand", "spot"):
-                self.cost[k]["rent"].append(used * rent_price(sup, src))
+                self.cost[k]["rent"].append(used * rent_price(sup, src) * price_path(
+                    sup, "rent_change_per_year", k * self.shape.months / MONTHS_PER_YEAR))
 
     def reservations(self) -> None:
         """Cards reserved: every hour of the term, those past the horizon still owed."""
         P, m = self.P, self.shape.months
         for key in self.by_kind.get("reserve", []):
             s, tier, j = key[1], key[2], int(key[3])
-            price = self.x(*key) * self.hours * rent_price(self.supplies[s], tier)
+            sup = self.supplies[s]  # a reservation keeps the price of its start
+            price = self.x(*key) * self.hours * rent_price(sup, tier) * price_path(
+                sup, "rent_change_per_year", j * m / MONTHS_PER_YEAR)
             for k in range(j, j + TERM_MONTHS[tier] // m):
                 if k < P:
                     self.cost[k]["rent"].append(price)

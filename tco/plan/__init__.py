@@ -66,6 +66,8 @@ class PlanResult:
     env: dict[str, Any] = field(default_factory=dict)
     npv_tco_after_tax: float = 0.0  # after income tax (methodology §20); the solver's
     # objective is the NPV before tax
+    # what the plan's timing rests on, in words for the report ("waits for ...": §19)
+    facts: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,35 @@ def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: boo
     for pid, option, allowed in plans:
         sol = solve_plan(prob, allowed, exact=not option)
         out.append(_result(result, prob, sup, pid, option, allowed, sol, planning))
+    out[0].facts.extend(waits(out, prob, st.currency))
+    return out
+
+
+def waits(plans: list[PlanResult], prob: Problem, currency: str) -> list[str]:
+    """Why the optimal plan (the first) waits for a card not yet on sale (methodology §19,
+    "Price paths"): for each such card it uses, the months until it does and what the plan
+    saves against the cheapest plan restricted to one option whose card is on sale now (that
+    plan's NPV less this one's; work a plan leaves undone is in its NPV at its fallback)."""
+    from ..exporters.fmt import money
+
+    best = plans[0]
+    cards = {c.id: c for c in prob.cards}
+    later = {c.id for c in prob.cards if c.first_order_period > 0}
+    # work a plan leaves undone is priced at its fallback, so NPVs compare on one basis
+    now = [p for p in plans[1:] if p.option in cards and cards[p.option].first_order_period == 0]
+    if not later or not now:
+        return []
+    rival = min(now, key=lambda p: p.npv_tco)
+    out = []
+    for cid in sorted(later):
+        used = [a for a in best.actions if a.option == cid and a.action in ("buy", "lease", "rent")]
+        if not used or best.npv_tco >= rival.npv_tco:
+            continue
+        first = min(used, key=lambda a: a.start_years)
+        verb = {"buy": "buying", "lease": "leasing", "rent": "renting"}[first.action]
+        out.append(f"waits for {cid}: {verb} it from month {first.start_years * 12:.0f} "
+                   f"costs {money(rival.npv_tco - best.npv_tco, currency)} less than the best "
+                   f"plan with {rival.option}, on sale now")
     return out
 
 

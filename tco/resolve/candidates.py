@@ -34,6 +34,13 @@ if TYPE_CHECKING:
     from ..scenario import Candidate
 
 # Overrides a candidate may give for a card the catalog has no cloud price for.
+# the planner's price-path inputs a card without a catalog path (or on sale now) takes
+PATH_DEFAULTS = {
+    "card_price_change_per_year": "default: a constant price (no price path for this card "
+                                  "class in pricing/price_paths.yaml)",
+    "rent_change_per_year": "default: a constant rent (no price path for this card class)",
+    "available_in_months": "default: on sale at the decision",
+}
 RENT_KEYS = ("cloud_price_per_card_hour", "rent_reserved_fraction",
              "on_demand_price_per_card_hour")
 
@@ -59,6 +66,12 @@ def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
     p = ".".join(base)
     figure_inputs(r, c, card, info, figs, missing_prices(r, card, platform))
     serving_options(r, c, card, stack, info)
+    for key in PATH_DEFAULTS:  # no catalog path: constant prices; on sale now
+        if f"{p}.{key}" not in r.inputs:
+            r.put(r.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key])
+                  if key in c.overrides else
+                  Input(path=f"{p}.{key}", value=0.0, spec=CANDIDATE_INPUTS[key],
+                        origin="default", source=PATH_DEFAULTS[key]))
     if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
             c.overrides:
         shortfall_price(r, c, card, p, site.region)
@@ -234,6 +247,16 @@ def resale_figures(r: Resolution, card: Accelerator) -> dict[str, Source]:
             "resale_retention_per_year": Source(curve.retention_per_year, why)}
 
 
+def path_figures(r: Resolution, card: Accelerator) -> dict[str, Source]:
+    """The card class's price path (pricing/price_paths.yaml), if the catalog has one."""
+    path = r.catalog.price_path(card.id)
+    if path is None:
+        return {}
+    why = f"price path {path.id}"
+    return {"card_price_change_per_year": Source(path.card_price_change_per_year, why),
+            "rent_change_per_year": Source(path.rent_change_per_year, why)}
+
+
 def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack: Stack,
                     cooling: Cooling, precisions: list[str], site: SiteFacts
                     ) -> tuple[dict[str, Source], str]:
@@ -259,6 +282,7 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
         "network_cost_per_card": Source(platform.network_cost_per_card_usd),
         "card_failure_rate_per_hour": Source(failure_rate(r, card)),
         **resale_figures(r, card),
+        **path_figures(r, card),
         # the buyer profile's PUE, if the scenario names one that sets it (tco.profiles)
         "pue": Source(*profiled) if (profiled := profile_figure(r.loaded, r.catalog, "pue"))
         else Source(cooling.pue),
