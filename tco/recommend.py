@@ -202,9 +202,9 @@ def basis_reason(result: Result, values: dict[str, float]) -> list[str]:
         return []
     rate = result.inputs["finance.tax_rate"].value if "finance.tax_rate" in result.inputs \
         else 0.0
-    return [f"ranked on the NPV after income tax at {rate:.1%} (finance.decision_basis: "
-            f"after_tax): {_money(values['npv_tco_after_tax'], result.currency)}; the NPVs "
-            "below are before tax"]
+    return [(f"ranked on the NPV after income tax at {rate:.1%} (finance.decision_basis: "
+             f"after_tax): {_money(values['npv_tco_after_tax'], result.currency)}; the NPVs "
+             "below are before tax")]
 
 
 def _closing_words(c: CandidateResult) -> str:

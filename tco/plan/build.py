@@ -104,7 +104,7 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
             lease_term_periods=term, facility_kw_per_server=val(u.server_kw) if owned else 0.0,
             rent={t: tuple(val(rent_price(s, t)) * rent_path[k] for k in range(P))
                   for t in s.rent},
-            first_order_period=int(math.ceil(val(first_order_month(s)) / months - 1e-9)),
+            first_order_period=math.ceil(val(first_order_month(s)) / months - 1e-9),
             utilization=float(env["utilization"])))
     training, serving = [], []
     apis = {aid: tuple(wids) for aid, _name, *wids in st.api}

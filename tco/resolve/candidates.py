@@ -66,12 +66,12 @@ def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
     p = ".".join(base)
     figure_inputs(r, c, card, info, figs, missing_prices(r, card, platform))
     serving_options(r, c, card, stack, info)
-    for key in PATH_DEFAULTS:  # no catalog path: constant prices; on sale now
+    for key, why in PATH_DEFAULTS.items():  # no catalog path: constant prices; on sale now
         if f"{p}.{key}" not in r.inputs:
             r.put(r.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key])
                   if key in c.overrides else
                   Input(path=f"{p}.{key}", value=0.0, spec=CANDIDATE_INPUTS[key],
-                        origin="default", source=PATH_DEFAULTS[key]))
+                        origin="default", source=why))
     if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
             c.overrides:
         shortfall_price(r, c, card, p, site.region)
