@@ -36,7 +36,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS, YEAR_SHARES, YEAR_TOTALS
+from ..model import (
+    COMPONENT_LABELS,
+    COMPONENTS,
+    JOB_COMPONENTS,
+    YEAR_SHARES,
+    YEAR_TAX,
+    YEAR_TOTALS,
+)
 
 SCOPES = ("candidate", "primary", "horizon", "workload", "workloads", "yearly")
 WHEN = ("always", "priced", "quantified", "cloud", "shortfall", "lease")
@@ -354,9 +361,14 @@ YEARLY_COLUMNS: dict[str, str] = {
     "rented_work_share": "Work done on rented capacity in the year, in years of planned runs",
     "work_share": "Work delivered in the year, owned and rented, in years of planned runs",
     "backlog": "Planned runs still waiting at the end of the year, in years of planned runs",
+    "tax_deductions": "Income-tax deductions of the year: costs deducted as paid, the tax "
+                      "depreciation of what it owns, less the taxable resale at the horizon "
+                      "(methodology §20)",
+    "income_tax": "Income tax of the year: - tax rate x deductions (negative: saved)",
+    "net_after_tax": "Net cash flow of the year after income tax",
 }
-assert tuple(YEARLY_COLUMNS)[1:] == COMPONENTS + YEAR_TOTALS + YEAR_SHARES, \
-    "YEARLY_COLUMNS must follow model.COMPONENTS, YEAR_TOTALS and YEAR_SHARES"
+assert tuple(YEARLY_COLUMNS)[1:] == COMPONENTS + YEAR_TOTALS + YEAR_SHARES + YEAR_TAX, \
+    "YEARLY_COLUMNS must follow model.COMPONENTS, YEAR_TOTALS, YEAR_SHARES and YEAR_TAX"
 
 
 def fields(*scopes: str) -> tuple[Field, ...]:

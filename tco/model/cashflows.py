@@ -41,6 +41,8 @@ COMPONENT_LABELS = {
 # Each year's totals, after its components: the net flow and the running (undiscounted) total.
 YEAR_TOTALS = ("net", "cumulative")
 # Each year's timeline (tco.model.timeline): shares of the year, and of a year's planned runs.
+# Each year's income tax after them (tco.model.tax, methodology §20).
+YEAR_TAX = ("tax_deductions", "income_tax", "net_after_tax")
 YEAR_SHARES = ("installed_share", "ready_share", "ported_share", "own_work_share",
                "rented_work_share", "work_share", "backlog")
 
