@@ -238,9 +238,11 @@ def hardware(r: Resolution, c: Candidate) -> tuple[Accelerator, Platform, Stack]
 
 
 def resale_figures(r: Resolution, card: Accelerator) -> dict[str, Source]:
-    """The card class's used-market curve (pricing/resale.yaml), if the catalog has one."""
+    """The card class's used-market curve (pricing/resale.yaml), if the catalog has one and
+    the scenario gives no salvage share of its own (`finance.residual_value_fraction`: its
+    straight line then, the scenario's value winning as everywhere)."""
     curve = r.catalog.resale_curve(card.id)
-    if curve is None:
+    if curve is None or "residual_value_fraction" in r.sc.finance.model_fields_set:
         return {}
     why = f"resale curve {curve.id}"
     return {"resale_haircut_fraction": Source(curve.haircut_fraction, why),
