@@ -148,8 +148,6 @@ def waits(plans: list[PlanResult], prob: Problem, currency: str) -> list[str]:
     "Price paths"): for each such card it uses, the months until it does and what the plan
     saves against the cheapest plan restricted to one option whose card is on sale now (that
     plan's NPV less this one's; work a plan leaves undone is in its NPV at its fallback)."""
-    from ..exporters.fmt import money
-
     best = plans[0]
     cards = {c.id: c for c in prob.cards}
     later = {c.id for c in prob.cards if c.first_order_period > 0}
@@ -166,7 +164,7 @@ def waits(plans: list[PlanResult], prob: Problem, currency: str) -> list[str]:
         first = min(used, key=lambda a: a.start_years)
         verb = {"buy": "buying", "lease": "leasing", "rent": "renting"}[first.action]
         out.append(f"waits for {cid}: {verb} it from month {first.start_years * 12:.0f} "
-                   f"costs {money(rival.npv_tco - best.npv_tco, currency)} less than the best "
+                   f"costs {currency} {rival.npv_tco - best.npv_tco:,.0f} less than the best "
                    f"plan with {rival.option}, on sale now")
     return out
 
