@@ -327,7 +327,8 @@ def test_breakeven_keys_do_not_collide_with_candidate_ids(tmp_path):
     path.write_text(
         "workloads:\n  - {id: w, params: 70e9, tokens: 2e12}\n"
         "candidates:\n  - {id: value, card: h100-sxm, cards: 1024}\n"
-        "  - {id: note, card: mi300x, cards: 1024}\n", encoding="utf-8")
+        "  - {id: note, card: mi300x, cards: 1024}\n"
+        "finance: {residual_value_fraction: 0.1}\n", encoding="utf-8")  # the straight line
     data = run_json("breakeven", str(path), "--vary", "candidates.value.card_price",
                     "--candidate", "value", "--vs", "note", "--format", "json")
     (crossing, *_) = data["crossings"]

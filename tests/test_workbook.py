@@ -30,7 +30,7 @@ from tco.engine import compute
 from tco.errors import OutputError
 from tco.exporters.xlsx import workbook_bytes, write_workbook
 from tco.exporters.xlsx.layout import plan
-from tco.exporters.xlsx.model import SHARE_LABELS
+from tco.exporters.xlsx.model import SHARE_LABELS, TAX_LABELS
 from tco.exporters.xlsx.names import NameRegistry, base_name
 from tco.model import COMPONENT_LABELS
 from tco.scenario import load_scenario, load_scenario_text
@@ -194,7 +194,7 @@ def test_every_model_quantity_is_a_formula_under_its_own_labels(example, example
             if q.candidate not in blocks:
                 blocks[q.candidate] = cash_flow_block(wb, q.candidate)
             label = ({"net": NET, "cumulative": CUMULATIVE}.get(key) or COMPONENT_LABELS.get(key)
-                     or SHARE_LABELS[key])
+                     or SHARE_LABELS.get(key) or TAX_LABELS[key])
             assert blocks[q.candidate][label][q.year].coordinate == ref.coordinate, q.name
             assert years[ref.column] == q.year
 
