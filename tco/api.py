@@ -2,7 +2,9 @@
 
     >>> import tco
     >>> run = tco.compare()                       # the built-in example scenario
-    >>> run.recommended in run.to_frame().index
+    >>> run.recommended                           # the planner's cheapest plan
+    'plan'
+    >>> run.best_option in run.to_frame().index   # the best option as typed
     True
 
 Every function takes a scenario `source` (a path, YAML text, a dict, or None for the built-in
@@ -112,12 +114,22 @@ class Run:
 
     @property
     def recommended(self) -> str | None:
-        """The id of the recommended option, as `recommendation.option` of `tco compare`
-        JSON: a candidate, a portfolio or a per-token API option (None when nothing may be
-        recommended)."""
-        from .recommend import recommend
+        """The id of the recommendation, as `recommendation.option` of `tco compare` JSON:
+        "plan" when the scenario is planned (tco.plan), else a candidate, a portfolio or a
+        per-token API option (None when nothing may be recommended)."""
+        from .decide import recommend
 
         rec = recommend(self.result)
+        return rec.option if rec is not None else None
+
+    @property
+    def best_option(self) -> str | None:
+        """The best option as typed (a candidate, a portfolio or a per-token API option), as
+        `recommendation.best_option.option` when the plan is recommended: the recommendation
+        among the options alone (None when none may be recommended)."""
+        from .decide import recommend_option
+
+        rec = recommend_option(self.result)
         return rec.option if rec is not None else None
 
     def to_frame(self) -> pd.DataFrame:
@@ -141,6 +153,43 @@ class Run:
                                           *[None] * (len(frame) - ranked)], dtype="Int64"))
         frame.insert(1, "kind", frame.pop("kind"))
         return frame
+
+    @property
+    def plan(self) -> Any:
+        """The planner's cheapest plan (tco.plan.PlanResult: `npv_tco`, `actions`, `periods`,
+        `workloads`, ...; methodology §19), None when the scenario has no plan. `plan_json`
+        gives it as `tco compare` JSON's `plan`."""
+        plans = self.result.plans
+        return plans[0] if plans else None
+
+    def plan_frame(self) -> pd.DataFrame:
+        """The cheapest plan's dated actions, one row each (JSON `plan.actions`): `start_years`,
+        `end_years`, `action` (buy, lease, rent, api, sell), `option`, `card`, `quantity`,
+        `unit`, `tier`, and `start_month`, `end_month` (months after the decision)."""
+        from dataclasses import asdict
+
+        pd = _pandas()
+        p = self.plan
+        rows = [asdict(a) for a in p.actions] if p is not None else []
+        frame = pd.DataFrame(rows, columns=["start_years", "end_years", "action", "option",
+                                            "card", "quantity", "unit", "tier"])
+        frame["start_month"] = (frame["start_years"] * 12).round().astype("Int64")
+        frame["end_month"] = (frame["end_years"] * 12).round().astype("Int64")
+        return frame
+
+    def plan_periods_frame(self) -> pd.DataFrame:
+        """The cheapest plan's costs per period (JSON `plan.periods`), indexed by period:
+        `start_years`, each cost component and the period's `present_value` (their sum over
+        the periods, less the discounted resale, plus what is owed after the horizon, is
+        `plan.npv_tco`)."""
+        from .model.plan import PLAN_COMPONENTS
+
+        pd = _pandas()
+        p = self.plan
+        rows = [{"period": k, "start_years": r["start_years"],
+                 **{c: r[c] for c in PLAN_COMPONENTS}, "present_value": r["present_value"]}
+                for k, r in enumerate(p.periods if p is not None else [])]
+        return pd.DataFrame(rows).set_index("period") if rows else pd.DataFrame()
 
     def jobs_frame(self) -> pd.DataFrame:
         """One row per option and workload (a MultiIndex), the per-run figures of each."""

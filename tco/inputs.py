@@ -406,7 +406,7 @@ MONEY_DEFAULTS: dict[str, InputSpec] = {
 
 TOP_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     _frac("utilization", "Share of the year the cluster can run jobs", 0.01, 1.0),
-    _money("cost_of_delay_per_week", "money/week", "Cost of each week of delivery delay", 0, 1e9),
+    _money("cost_of_delay_per_week", "money/week", "Cost of each week from the order to the first useful work (delivery and porting)", 0, 1e9),
 ]}
 
 ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
@@ -468,8 +468,6 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               0, 48),
     InputSpec("checkpoint_interval_hours", "h", "Checkpoint interval (0: the optimum, "
               "Young/Daly)", 0, 48),
-    InputSpec("checkpoint_bytes_per_param", "bytes", "Checkpoint bytes per parameter "
-              "(weights and optimizer state)", 0, 64),
     InputSpec("checkpoint_write_gb_per_s_per_card", "GB/s/card", "Storage write bandwidth "
               "per card of the cluster", 1e-4, 100, "GB/s per card: 2 TB/s for 24,576 cards "
               "is 0.08"),
@@ -500,7 +498,17 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("ops_engineers_per_1000_cards", "engineers", "Operations staff per 1000 cards",
               0, 100),
     InputSpec("storage_tb_per_card", "TB/card", "Shared storage per accelerator (datasets, "
-              "checkpoints; usable TB)", 0, 1000, hint="terabytes (1e12 bytes) per card"),
+              "checkpoints; usable TB), instead of the storage sized from the data", 0, 1000,
+              hint="terabytes (1e12 bytes) per card"),
+    InputSpec("dataset_bytes_per_token", "bytes", "Dataset bytes stored per training token "
+              "(the tokenized copy and its text)", 0.1, 1000,
+              hint="bytes per token, e.g. 7"),
+    InputSpec("checkpoint_bytes_per_param", "bytes", "Checkpoint bytes per parameter (weights "
+              "and optimizer state)", 0, 64, hint="bytes per parameter, e.g. 14"),
+    InputSpec("checkpoints_kept", "checkpoints", "Checkpoints kept per training workload",
+              0, 10_000, hint="a count of checkpoints, e.g. 10"),
+    _frac("storage_fill_fraction", "Share of the shared storage the data may fill",
+          0.05, 1.0),
     _money("storage_price_per_tb", "money/TB", "Shared storage price per usable TB", 10, 1e4,
            "a price per terabyte of usable capacity, not per GB"),
     InputSpec("porting_team_engineers", "engineers", "Engineers porting to a new stack at "

@@ -70,6 +70,9 @@ class Structure:
     sites: tuple[tuple[str, ...], ...] = (("",),)
     # each candidate's site id, in the order of `candidates`; () when every one is at the first
     site_of: tuple[str, ...] = ()
+    # shared storage sized per card (the scenario sets `assumptions.storage_tb_per_card`), not
+    # from the workloads' data (tco/model/storage.py)
+    storage_per_card: bool = False
 
     def site(self, site_id: str) -> tuple[str, ...]:
         """The site `site_id` as `sites` lists it."""

@@ -162,14 +162,3 @@ class Result:
                 self._at.setdefault(o.id, i)
             return next(c for c in (*self.candidates, *self.api_options) if c.id == cid)
         return c
-
-    @property
-    def recommended(self) -> CandidateResult | None:
-        """The best-ranked candidate that carries the whole plan, unless it is infeasible or
-        barred (export, licence). An option carrying part of the plan ranks with the options
-        short of it (tier 1) but is recommended only in a portfolio (tco.recommend): alone it
-        leaves a workload undone, however little it costs."""
-        first = next((c for c in self.candidates if not c.info.workloads), None)
-        if first is None or not first.feasible or first.info.blocking:
-            return None
-        return first

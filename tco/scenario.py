@@ -8,6 +8,7 @@ its value in the scenario's currency and its source.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -520,6 +521,9 @@ class Benchmark(_Strict):
 class Scenario(_Strict):
     name: str = Field(default="Untitled scenario", max_length=200)
     description: str | None = None
+    # the month of the decision (YYYY-MM): the plan's dated actions count from it; without it
+    # they say "month N" after the decision (docs/methodology.md section 19)
+    start: str | None = None
     currency: Literal["USD", "CNY", "EUR"] = "USD"
     # committed: 1-year; committed_3yr: 3-year; spot: interruptible, with its overhead
     rent_pricing: Literal["on_demand", "committed", "committed_3yr", "spot"] = "committed"
@@ -556,7 +560,18 @@ class Scenario(_Strict):
                 data.pop(key, None)
         if data.get("profile") is None:  # likewise without a profile
             data.pop("profile", None)
+        if data.get("start") is None:  # and without a start month
+            data.pop("start", None)
         return data
+
+    @field_validator("start", mode="before")
+    @classmethod
+    def _month(cls, value: Any) -> Any:
+        if value is None or isinstance(value, str) and re.fullmatch(
+                r"[0-9]{4}-(0[1-9]|1[0-2])", value):
+            return value
+        raise ValueError(f"found {show_value(value)}; expected a month as YYYY-MM, e.g. "
+                         "2027-01 (quoted or not)")
 
     @field_validator("assumptions")
     @classmethod

@@ -166,6 +166,10 @@ def scenario_schema() -> JsonObj:
         "Per-token APIs that may serve the serving workloads, each an option of its own (in a "
         "portfolio with an option that trains when the plan also trains; methodology "
         "section 18)")
+    schema["properties"]["start"]["description"] = (
+        "The month of the decision, YYYY-MM (e.g. 2027-01): the plan's dated actions count "
+        "from it; without it they are given in months after the decision (docs/methodology.md "
+        "section 19)")
     schema["properties"]["profile"]["description"] = (
         "A buyer profile (pricing/profiles.yaml; `tco catalog list --section profiles`): its "
         "cost of capital, book life, availability, support, operations staff, PUE and "

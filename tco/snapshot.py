@@ -69,7 +69,7 @@ from .version import __version__
 if TYPE_CHECKING:
     from .analysis.whatif import Recompute
 
-FORMAT = "tco-baseline 5"
+FORMAT = "tco-baseline 6"
 KEEP = 32  # entries kept in the folder
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a larger file is not read (an entry is well under 1 MiB)
 ENTRY_NAME = re.compile(r"tco-baseline-[0-9a-f]{64}\.json")
@@ -355,8 +355,8 @@ _STRUCTURE = _record(Structure, {
     "api": _tuple(_tuple(_str)),
     "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int),
     "held_by_age": _tuple(_str), "sites": _tuple(_tuple(_str)), "site_of": _tuple(_str),
-    "precisions": _tuple(_tuple(_str)), "speculative": _tuple(_str),
-    "measured": _tuple(_tuple(_str)), "tax_depreciation": _str,
+    "storage_per_card": _bool, "precisions": _tuple(_tuple(_str)),
+    "speculative": _tuple(_str), "measured": _tuple(_tuple(_str)), "tax_depreciation": _str,
     "tax_table": _tuple(_num), "decision_basis": _str, "resale_curve": _tuple(_str)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,

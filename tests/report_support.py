@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from tco.analysis.types import MonteCarlo, Sensitivity, TornadoBar
+from tco.decide.rules import single
 from tco.exporters.pdf import CHROMIUM_FLAGS, chromium, has_weasyprint
 from tco.result import Result
 
@@ -81,7 +82,7 @@ def montecarlo(result: Result, draws: int = 4000, seed: int = 7) -> MonteCarlo:
 
 
 def add_analyses(result: Result) -> Result:
-    rec = result.recommended
+    rec = single(result)
     assert rec is not None
     result.analyses["sensitivity"] = sensitivity(result, rec.id)
     result.analyses["montecarlo"] = montecarlo(result)

@@ -116,9 +116,11 @@ def test_recommended_is_the_recommendation_a_portfolio_or_an_api_included():
 
     for text, want in ((_mix(), "mix"), (SERVE_ONLY, "api"), (None, None)):
         run = tco.compare(text)
-        assert run.recommended == run.to_dict()["recommendation"]["option"]
-        assert want is None or run.recommended == want
-        assert run.recommended in run.to_frame().index
+        rec = run.to_dict()["recommendation"]
+        assert run.recommended == rec["option"] == "plan"  # planned: the plan
+        assert run.best_option == rec["best_option"]["option"]
+        assert want is None or run.best_option == want
+        assert run.best_option in run.to_frame().index
 
 
 def test_the_frame_has_a_row_for_each_portfolio_and_api_option():

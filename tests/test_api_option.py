@@ -9,8 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from tco.cli import cli
+from tco.decide import recommend_option as recommend
 from tco.engine import compute
-from tco.recommend import recommend
+from tco.exporters.decision_words import action_text
 from tco.resources import example_scenario
 from tco.scenario import load_scenario, load_scenario_text
 
@@ -87,7 +88,7 @@ def test_an_api_that_serves_the_whole_plan_is_recommended_when_cheapest(serve_on
     assert not serve_only.candidate("h200").feasible
     rec = recommend(serve_only)
     assert rec.mode == "api" and rec.option == "api" and rec.cards == 0
-    assert rec.action().startswith("pay per token")
+    assert rec.codes()[0] == "api_only"
 
 
 def test_an_api_dearer_than_cards_is_named_in_the_reasons(catalog):
@@ -97,8 +98,9 @@ def test_an_api_dearer_than_cards_is_named_in_the_reasons(catalog):
     rec = recommend(r)
     h200 = r.candidate("h200")
     assert rec.option == "h200" and h200.values["npv_tco"] < r.candidate("api").values["npv_tco"]
-    assert any(x.startswith("paying per token costs more: the cheapest API (api)")
-               for x in rec.reasons)
+    (dearer,) = [x for x in rec.reasons if x.code == "api_dearer"]
+    assert dearer.figures["api"] == "api"
+    assert dearer.figures["diff"] == r.candidate("api").values["npv_tco"] - rec.npv_tco
 
 
 def test_a_training_workload_cannot_be_served_by_an_api(tmp_path):
@@ -154,8 +156,8 @@ def test_the_portfolio_with_the_api_is_recommended_when_it_alone_delivers(catalo
     port = r.portfolios[0]
     assert port.values["npv_tco"] == pytest.approx(
         r.candidate("h200-train").values["npv_tco"] + 1_277_500 * 3.9927100371, rel=1e-9)
-    assert "pay DeepInfra API, Llama 3.3 70B Instruct Turbo (FP8) per token (api) for chat" \
-        in rec.parts
+    assert ("pay DeepInfra API, Llama 3.3 70B Instruct Turbo (FP8) per token (api) for chat"
+            in action_text(rec, r.currency))
     import datetime as dt
     import re
 

@@ -44,14 +44,15 @@ DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
 #   installation: 118,000 x 0.05                    =   5,900
 #   -> total capex                                  = 133,900
 #   porting: 4 eng-months x 10,000 x (1 - 0.5 familiarity) = 20,000
-#   lead-time delay: 4 weeks x 1,000                =   4,000
+#   delay to the first useful work: the 4-week delivery (the port ends before it, below)
+#     4 weeks x 1,000                               =   4,000
 #   -> net year 0                                   = 157,900
 #
 # Timeline (methodology §6): delivery after 4 weeks = 28 / 365.25 = 0.076660 years; porting
-#   4 eng-months x (1 - 0.5) / 2 engineers = 1 month = 0.083333 years; ready after 1/12 year.
+#   4 eng-months x (1 - 0.5) / 4 engineers = 0.5 month = 0.041667 years; ready at the delivery.
 #   Year 1 has the hardware installed for s = 1 - 28/365.25 = 337.25/365.25 = 0.923340 of it;
-#   the cluster can run 4,380 / 3,000 = 1.46 times the planned hours, so in the 11/12 of the
-#   year it is ready it still runs both of year 1's runs (1.46 x 11/12 = 1.34 >= 1): no backlog.
+#   the cluster can run 4,380 / 3,000 = 1.46 times the planned hours, so in the s of the
+#   year it is ready it still runs both of year 1's runs (1.46 x 0.92334 = 1.35 >= 1): no backlog.
 #   Year 1 pays the installed costs for s of the year, and idles 8,760 s - 3,000 hours.
 #
 # Years 2..3 (operating costs at each year end; year 1 below them)
@@ -101,14 +102,16 @@ DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
 #   total: 9,443.493151 + 900 + 2,054.794521 + 7,780.821918 + 3,333.333333 = 23,512.442922
 #
 # Renting the same 24,000 card-hours a year at 2.0 per card-hour
-#   flows: 20,000 (porting) at t=0, then 48,000 + 5,000 maintenance in each of years 1..3
-#   NPV: 20,000 + 53,000 x 2.486851991 = 151,803.155523
+#   flows: 20,000 (porting) and its delay at t=0: the half-month port, 0.5 / 12 x 365.25 / 7
+#   weeks x 1,000 = 2,174.107143 (renting waits for the port, not a delivery), then 48,000
+#   + 5,000 maintenance in each of years 1..3
+#   NPV: 22,174.107143 + 53,000 x 2.486851991 = 153,977.262666
 # Break-even utilization (busy share of the year where buying costs what renting costs)
 #   energy slope: (4,000 - 1,000) W x 1.5 / 1000 x 0.10 = 0.45 per busy hour
 #   rent slope: 8 cards x 2.0 = 16 per busy hour
 #   fixed cost of buying: 198,740.666114 - 2.486851991 x 0.45 x 3,000 = 195,383.415927
-#   fixed cost of renting: 20,000 + 2.486851991 x 5,000 = 32,434.259955
-#   (195,383.415927 - 32,434.259955) / (2.486851991 x (16 - 0.45) x 8,760) = 0.481025
+#   fixed cost of renting: 22,174.107143 + 2.486851991 x 5,000 = 34,608.367098
+#   (195,383.415927 - 34,608.367098) / (2.486851991 x (16 - 0.45) x 8,760) = 0.474607
 
 HAND_YEARS = [
     {"cards": 90_000, "servers": 20_000, "network": 8_000, "cooling": 10_000,
@@ -128,7 +131,8 @@ HAND_YEARS = [
 HAND_SHARES = [
     {"installed_share": 0, "ready_share": 0, "ported_share": 0, "own_work_share": 0,
      "rented_work_share": 0, "work_share": 0, "backlog": 0},
-    {"installed_share": 337.25 / 365.25, "ready_share": 11 / 12, "ported_share": 11 / 12,
+    {"installed_share": 337.25 / 365.25, "ready_share": 337.25 / 365.25,
+     "ported_share": 11.5 / 12,
      "own_work_share": 1, "rented_work_share": 0, "work_share": 1, "backlog": 0},
     *[{"installed_share": 1, "ready_share": 1, "ported_share": 1, "own_work_share": 1,
        "rented_work_share": 0, "work_share": 1, "backlog": 0}] * 2,
@@ -221,8 +225,9 @@ def test_per_job_cost_lines_by_hand(hand):
 def test_rent_and_breakeven_by_hand(hand):
     v = hand.values
     assert v["cloud_rent_per_year"] == pytest.approx(48_000)
-    assert v["cloud_npv"] == pytest.approx(151_803.155523, rel=1e-9)
-    assert v["breakeven_utilization"] == pytest.approx(0.481025, abs=1e-6)
+    assert v["cloud_delay_cost"] == pytest.approx(2_174.107143, rel=1e-9)
+    assert v["cloud_npv"] == pytest.approx(153_977.262666, rel=1e-9)
+    assert v["breakeven_utilization"] == pytest.approx(0.474607, abs=1e-6)
 
 
 # --- financed variant ------------------------------------------------------------------------

@@ -91,9 +91,12 @@ def test_no_other_module_writes_a_book_value():
                             for k in ("depreciation_years", "residual_value_fraction")))
     # besides the inputs' declarations: a buyer profile's life is a catalog figure
     # (tco/catalog.py's Profile), listed (exporters/catalog_view.py) and taken as the input's
-    # default (tco/profiles.py); none of them computes with it
+    # default (tco/profiles.py); resolution asks whether the scenario gives a salvage share
+    # (tco/resolve/candidates.py: then the straight line, not the used-market curve); none of
+    # them computes with it
     assert readers == ["tco/catalog.py", "tco/exporters/catalog_view.py", "tco/inputs.py",
-                       "tco/model/depreciation.py", "tco/profiles.py", "tco/scenario.py"]
+                       "tco/model/depreciation.py", "tco/profiles.py",
+                       "tco/resolve/candidates.py", "tco/scenario.py"]
 
 
 def test_held_stock_and_a_returned_lease_use_the_book_schedule(catalog):

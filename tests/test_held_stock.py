@@ -4,7 +4,9 @@ book value at the horizon comes back with the residual; they draw power, space, 
 staff; an option buys only the cards beyond the stock. Catalog figures used below
 (pricing/prices.yaml, pricing/platforms.yaml, pricing/assumptions.yaml): H100 SXM 30,000 USD,
 HGX H100 server 60,000 USD for 8 cards, fabric 5,000 USD per card, hot spares 2 %, storage
-192,000 USD for 64 cards, installation 3 %, support 5 %/yr, salvage 10 % over 5 years."""
+192,000 USD for 64 cards (the scenario sets 10 TB per card, at 300 USD a TB: held storage is
+the bought share's, as the other purchase lines), installation 3 %, support 5 %/yr, salvage
+10 % over 5 years."""
 
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ BASE = ("name: held\nrent_options: none\ncost_of_delay_per_week: 0\n"
         "workloads:\n  - {id: w, params: 7e9, tokens: 2e11, runs_per_year: 4}\n"
         "candidates:\n  - {id: h, card: h100-sxm, cards: 64, lead_time_weeks: 0}\n"
         "finance: {horizon_years: 5, discount_rate: 0.08, residual_value_fraction: 0.1}\n"
-        "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n")
+        "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n"
+        "assumptions: {storage_tb_per_card: 10}\n")
 HELD = BASE + ("policy:\n  holds_stock: {h100-sxm: {cards: 32, resale_price_per_card: 20000}}\n"
                f"  note: '{NOTE}'\n")
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 from report_support import add_analyses
 
+from tco.decide import recommend_option as recommend
 from tco.engine import compute
+from tco.exporters.decision_words import reason_text
 from tco.exporters.html import render_html
-from tco.recommend import recommend
 from tco.scenario import load_scenario_text
 
 RENT_OR_HYBRID = """\
@@ -37,10 +38,13 @@ def test_the_reason_names_the_hybrid_as_a_hybrid(result):
     hybrid = result.candidate("b200-hybrid")
     gap = hybrid.values["npv_tco"] - rec.npv_tco
     assert gap > 0
-    (said,) = [r for r in rec.reasons if "b200-hybrid" in r and "costs more" in r]
-    assert said.startswith("owning a base and renting the peaks costs more: the cheapest "
-                           "hybrid option (b200-hybrid)"), said
-    assert "bought" not in said and "buying" not in said
+    (said,) = [r for r in rec.reasons if r.figures.get("option") == "b200-hybrid"]
+    assert said.code == "hybrid_dearer" and said.figures["diff"] == pytest.approx(gap)
+    # worded as a hybrid, never as a purchase
+    words = reason_text(said, result.currency)
+    assert words.startswith("owning a base and renting the peaks costs more: the cheapest "
+                            "hybrid option (b200-hybrid)"), words
+    assert "bought" not in words and "buying" not in words
 
 
 @pytest.mark.parametrize(("lang", "start"), [

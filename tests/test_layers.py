@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # (numtext: the one pattern of numbers written as text; text: the characters refused)
     ("foundation", ("tco.errors", "tco.version", "tco.expr", "tco.model.units", "tco.gcpause",
                     "tco.resources", "tco.dates", "tco.fsio", "tco.workload_rules",
-                    "tco.numtext", "tco.text")),
+                    "tco.numtext", "tco.text", "tco.modes")),
     # what an input is, and the resolved inputs as plain data (no pydantic)
     ("inputs", ("tco.inputs", "tco.resolved")),
     # files -> validated data: YAML, the catalog, scenarios, their schemas, the pydantic
@@ -44,10 +44,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("choices", ("tco.layout", "tco.sizing", "tco.measured", "tco.frontier", "tco.plan")),
     # Resolved + Model -> Result
     ("engine", ("tco.engine", "tco.result")),
-    # the decision on a Result (tco/decide/ of issue 26 will hold it): below the analyses,
-    # which ask it again (a what-if says whether the recommendation changes; the planner's
-    # Monte Carlo of issue 27 re-solves plans per draw)
-    ("decide", ("tco.recommend", "tco.decide")),
+    # the decision on a Result (tco/decide/: its rules and the recommendation as facts):
+    # below the analyses, which ask it again (a what-if says whether the recommendation
+    # changes; the planner's Monte Carlo of issue 27 re-solves plans per draw)
+    ("decide", ("tco.decide",)),
     # what-if, sensitivity, break-even, Monte Carlo, and the what-if's kept baseline
     ("analysis", ("tco.analysis", "tco.snapshot")),
     # Result -> table, JSON, CSV, workbook, HTML, PDF
@@ -56,22 +56,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("face", ("tco.api", "tco.cli", "tco.__main__", "tco")),
 ]
 
-# Known exceptions (issue 26: the decision layer returns facts and words nothing; the
-# exporters' views are split so that none imports another round).
+# Known exceptions, each with the issue that removes it (issue 26's are gone: the decision
+# layer returns facts and words nothing; the report's sections read a Page protocol).
 KNOWN_UPWARD = {
-    ("tco.recommend", "tco.exporters.fmt"): 26,
-    ("tco.recommend", "tco.exporters.portfolios"): 26,
-    ("tco.recommend", "tco.exporters.serving_view"): 26,
     # resolution applies the user's benchmarks, whose efficiencies come from inverting the
     # model (tco.measured): to move to the engine, between resolving and building
     ("tco.resolve.benchmarks", "tco.measured"): 29,
 }
 KNOWN_CYCLES = {
-    ("tco.exporters.api_view", "tco.exporters.data", "tco.exporters.frontier_view",
-     "tco.exporters.serving_view", "tco.exporters.workloads", "tco.recommend"): 26,
-    ("tco.exporters.frontier_report", "tco.exporters.report_api",
-     "tco.exporters.report_portfolios", "tco.exporters.report_view",
-     "tco.exporters.report_workloads", "tco.exporters.serving_report"): 26,
     ("tco.measured", "tco.resolve", "tco.resolve.benchmarks", "tco.resolve.resolver"): 29,
 }
 

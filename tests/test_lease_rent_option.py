@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from tco.decide import recommend_option as recommend
 from tco.engine import compute
-from tco.recommend import recommend
 from tco.scenario import load_scenario_text
 
 LEASE_ONLY = """
@@ -48,7 +48,7 @@ def test_a_leased_card_is_also_rented(frozen):
     assert npv == pytest.approx(545_000, rel=0.01)
     rec = recommend(r)
     assert rec is not None and rec.option == "lease-rent" and rec.mode == "rent"
-    assert rec.reasons[1].startswith("leasing costs more: the cheapest leased option (lease)")
+    assert rec.reasons[1].code == "lease_dearer" and rec.reasons[1].figures["option"] == "lease"
     # the break-even compares leasing with the rent actually paid at each use (issue 25): a
     # busy renter reserves at $2.35, and the reservation of all 64 x 8,760 card-hours,
     # 64 x 8,760 x 2.35 = $1.318M a year, x 2.577 (the 3-year annuity at 8 %) = $3.40M, costs
@@ -56,8 +56,8 @@ def test_a_leased_card_is_also_rented(frozen):
     # on demand at every use said it paid above 69 %, where a renter would reserve instead)
     assert 64 * 8760 * 2.35 * sum(1.08 ** -t for t in (1, 2, 3)) < lease.values["npv_tco"]
     assert lease.values["breakeven_utilization"] > 1
-    assert rec.reasons[2] == ("leasing the same cluster (lease) would not pay at any "
-                              "utilization at these prices")
+    assert rec.reasons[2].code == "lease_never_pays"
+    assert rec.reasons[2].figures == {"source": "lease"}
 
 
 def test_rent_options_none_still_lists_only_the_candidates(catalog):
@@ -78,4 +78,4 @@ def test_a_hybrid_card_is_also_rented(frozen):
         sum(2 * hours * 3.49 / 1.08 ** t for t in (1, 2, 3)), rel=1e-9)
     rec = recommend(r)
     assert rec is not None and rec.option == "lease-rent"
-    assert rec.reasons[1].startswith("owning a base and renting the peaks costs more")
+    assert rec.reasons[1].code == "hybrid_dearer"

@@ -27,6 +27,7 @@ candidates:
 finance: {horizon_years: 4, discount_rate: 0.08, lease_rate: 0.10, lease_residual_fraction: 0.15,
           lease_term_months: 24, lease_buyout: 1, lease_payments_in_advance: 0,
           lease_deposit_months: 2}
+assumptions: {storage_tb_per_card: 10}  # 64 x 10 TB x 300 = 192,000 of storage, as worked below
 """
 
 

@@ -15,8 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from tco.cli import cli
+from tco.decide import recommend_option as recommend
 from tco.engine import compute
-from tco.recommend import recommend
+from tco.exporters.decision_words import action_text
 from tco.scenario import load_scenario, load_scenario_text
 
 ANNUITY_5 = sum(1.08 ** -t for t in range(1, 6))  # 3.9927100371
@@ -110,15 +111,16 @@ def test_a_rented_options_npv_is_porting_plus_the_rented_hours_discounted(frozen
     hours = 4 * c.job["gpu_hours"]  # four runs a year
     assert hours < 0.06 * 64 * 8760
     assert c.values["rent_on_demand"] == 1
-    # its per-run line prices a run on a fully used cluster (§9): the reservation's 1.35
-    assert c.values["rent_price_per_card_hour"] == 1.35
+    # its per-run line is at the price it pays (issue 27): on demand, 1.99, not the 1.35 of
+    # the reservation it does not take
+    assert c.values["rent_price_per_card_hour"] == pytest.approx(1.99, rel=1e-12)
     assert 5 * hours * price < 567_648 + 4 * 756_864
     rent = hours * price
     assert [y["cloud_rent"] for y in c.yearly] == pytest.approx([0] + [rent] * 5, rel=1e-12)
     assert c.values["npv_tco"] == pytest.approx(porting + ANNUITY_5 * (upkeep + rent),
                                                 rel=1e-12)
     assert c.values["plan_delivered_fraction"] == 1 and c.values["tier"] == 0
-    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * 1.35, rel=1e-12)
+    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * 1.99, rel=1e-12)
 
 
 def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(frozen):
@@ -134,9 +136,12 @@ def test_a_busy_rented_cluster_is_reserved_and_paid_for_every_hour(frozen):
     used = 4 * c.job["gpu_hours"]
     assert 0.8 * 560_640 < used < 560_640
     assert c.values["rent_on_demand"] == 0
-    # a run on a fully used reservation: 1.35 an hour (methodology §9's per-run view)
-    assert c.values["rent_price_per_card_hour"] == 1.35
-    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * 1.35, rel=1e-12)
+    # a run at the price paid (issue 27): the reservation's rent over the hours used, in
+    # present value; years 2-5 pay for idle hours too, so above the 1.35 of a full one
+    price = pv([0, used * 1.35] + [756_864] * 4) / pv([0] + [used] * 5)
+    assert 1.35 < price < 1.99
+    assert c.values["rent_price_per_card_hour"] == pytest.approx(price, rel=1e-12)
+    assert c.job["cost_rental"] == pytest.approx(c.job["gpu_hours"] * price, rel=1e-12)
     assert [y["cloud_rent"] for y in c.yearly] == pytest.approx(
         [0, used * 1.35] + [756_864] * 4, rel=1e-12)
     assert used * 1.35 + 4 * 756_864 < 5 * used * 1.99  # the reservation is the cheaper
@@ -186,7 +191,7 @@ def test_a_hybrid_rents_what_its_cluster_cannot_do(frozen):
     assert own.values["tier"] == 1
     said = recommend(result)
     assert said is not None and said.option == "hy" and said.mode == "hybrid"
-    assert said.action() == ("buy NVIDIA H100 SXM5 80GB and rent what it cannot do (hybrid)"
+    assert action_text(said, result.currency) == ("buy NVIDIA H100 SXM5 80GB and rent what it cannot do (hybrid)"
                              .replace("NVIDIA H100 SXM5 80GB", hy.info.card_name))
 
 
@@ -204,9 +209,13 @@ def test_the_example_recommends_renting_in_every_output(catalog):
     assert said.npv_tco < cheapest_buy
     out = CliRunner().invoke(cli, ["compare", "--format", "json"])
     assert out.exit_code == 0, out.output
-    rec = json.loads(out.output)["recommendation"]
+    data = json.loads(out.output)
+    # the recommendation is the plan (issue 27); the best single option is kept beside it
+    plan_rec, rec = data["recommendation"], data["recommendation"]["best_option"]
+    assert plan_rec["option"] == "plan" and plan_rec["npv_tco"] == data["plan"]["npv_tco"]
     assert rec["option"] == said.option and rec["mode"] == "rent"
     assert rec["pricing"] == "on-demand" and rec["reasons"]
     assert rec["action"].startswith("rent ") and rec["action"].endswith(" at on-demand prices")
     table = CliRunner().invoke(cli, ["compare"]).output
-    assert f"Recommendation: {said.action()} ({said.option}" in table
+    assert "Recommendation: follow the cheapest plan: " in table
+    assert f"the best option as typed ({said.option})" in table

@@ -17,10 +17,13 @@ from click.testing import CliRunner
 
 from tco.analysis.montecarlo import montecarlo
 from tco.cli import cli
+from tco.decide import Reason
+from tco.decide import recommend as recommend_plan
+from tco.decide import recommend_option as recommend
+from tco.decide.rules import single
 from tco.engine import compute
 from tco.exporters.html import render_html
 from tco.exporters.xlsx.workbook import workbook_bytes
-from tco.recommend import recommend
 from tco.scenario import load_scenario_text
 
 PLAN = (
@@ -63,13 +66,15 @@ def test_a_part_of_the_plan_is_not_recommended_over_an_option_carrying_all_of_it
     assert [c.id for c in r.candidates] == ["rd", "short"]
     assert short.values["plan_delivered_fraction"] == pytest.approx(0.51, abs=0.01)
     # ... but the recommendation is the option that carries the whole plan, short of it
-    assert r.recommended is short
+    assert single(r) is short
     rec = recommend(r)
     assert rec is not None and rec.option == "short" and not rec.delivers_plan
-    assert rec.reasons[0].startswith("no option that may be used here delivers the whole plan;"
-                                     " this one has the lowest NPV among them, $398k, and "
-                                     "delivers 51% of it")
-    assert not any(re.search(r"\brd\b", reason) for reason in rec.reasons)
+    first = rec.reasons[0]
+    assert first.code.startswith("none_delivers") and first.figures["delivered"] == \
+        pytest.approx(0.51, abs=0.01)
+    assert first.figures["npv"] == short.values["npv_tco"]
+    # the option carrying a part of the plan is named in no reason
+    assert not any("rd" in map(str, reason.figures.values()) for reason in rec.reasons)
 
 
 def test_the_monte_carlo_never_calls_a_part_of_the_plan_the_cheapest(short_and_part):
@@ -88,21 +93,28 @@ def test_the_report_says_what_a_part_carries_not_that_it_delivers_the_plan(short
 def test_parts_without_a_portfolio_recommend_nothing_and_say_why(parts_only, tmp_path):
     r = parts_only
     assert all(c.feasible and c.values["plan_delivered_fraction"] == 1 for c in r.candidates)
-    assert r.recommended is None and recommend(r) is None
-    why = "carries the whole plan (parts of it only: rd, big); combine options"
+    assert single(r) is None and recommend(r) is None
+    # the planner combines them: the plan is recommended, and says why no option is
+    plan = recommend_plan(r)
+    assert plan.mode == "plan" and plan.best_option is None
+    assert plan.reasons[1] == Reason("plan_no_option", {"parts": ["rd", "big"]})
+    why = "(parts of it only: rd, big); the plan combines what may be used"
     # the table, the JSON, the report and the workbook (en and zh)
     path = tmp_path / "parts.yaml"
     path.write_text(PLAN + "candidates:\n" + PRE + RD)
     table = CliRunner().invoke(cli, ["compare", str(path)])
     assert table.exit_code == 0, table.output
-    assert ("Recommendation: none; no single option that may be used here " + why) in table.output
+    assert "Recommendation: follow the cheapest plan" in table.output
+    assert why in table.output
     data = json.loads(CliRunner().invoke(cli, ["compare", str(path), "--format", "json"]).output)
-    assert data["recommendation"] is None
+    assert data["recommendation"]["option"] == "plan"
+    assert data["recommendation"]["best_option"] is None
     assert ("no single option that may be used here carries the whole plan (parts of it only: "
             "NVIDIA L40S 48GB, NVIDIA H100 SXM5 80GB )") in text(render_html(r))
     assert "仅承担部分： 英伟达 L40S 48GB、英伟达 H100 SXM5 80GB ）" in text(
         render_html(r, lang="zh"))
-    for lang, said in (("en", "none that may be used here " + why),
+    for lang, said in (("en", ("none that may be used here carries the whole plan (parts of "
+                               "it only: rd, big); combine options")),
                        ("zh", "没有单一方案承担全部计划（仅承担部分：rd, big）")):
         wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r, lang=lang)))
         cells = [v for row in wb.worksheets[0].iter_rows(max_row=8, values_only=True)

@@ -166,3 +166,30 @@ def test_a_longer_port_visibly_delays_and_costs():
     assert short["workloads"]["pre"]["first_delivery_years"] < \
         long["workloads"]["pre"]["first_delivery_years"]
     assert long["npv_tco"] > short["npv_tco"]
+
+
+def test_a_small_run_is_rented_on_demand_not_reserved_a_whole_server_for_years():
+    """One 7B model on 1e11 tokens a year (about 3,000 H100-hours a run). The relaxed search
+    reserves 0.41 cards all the time; rounded down to no server, the runs go on demand, whose
+    price is also their fallback's: the tie goes to doing the work (PREFER_DONE), so the plan
+    rents each year's run on demand: 5 runs x its card-hours x the on-demand price, each at the
+    end of its year. Before this case the rounding kept a whole 8-card reservation for five
+    years (8.7 times the NPV) and reported 98 runs done of 5, dearer than both plans limited
+    to one option. The rent is held flat (rent_change_per_year: 0; the card class's price
+    path, methodology §19, would lower each later year's rent) so that every run costs the same."""
+    text = ("start: 2027-02\nworkloads:\n  - {id: w, params: 7.0e+9, tokens: 1.0e+11}\n"
+            "candidates:\n  - {id: h, card: h100-sxm, cards: 64, rent_change_per_year: 0}\n")
+    run = tco.compare(text)
+    result = run.result
+    plan = result.plans[0]
+    rented = result.candidate("h-rent")
+    card_hours = rented.jobs["w"]["gpu_hours"]
+    price = result.inputs["candidates.h.on_demand_price_per_card_hour"].value
+    rate = result.inputs["finance.discount_rate"].value
+    annuity = sum((1 + rate) ** -t for t in range(1, 6))
+    assert plan.npv_tco == pytest.approx(card_hours * price * annuity, rel=1e-6)
+    assert plan.workloads["w"]["runs_delivered"] == pytest.approx(5.0)
+    assert {a.action for a in plan.actions} == {"rent"}
+    assert all(a.tier == "on_demand" for a in plan.actions)
+    for other in result.plans[1:]:
+        assert plan.npv_tco <= other.npv_tco * (1 + 1e-9), other.id

@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from tco.cli import cli
+from tco.decide import recommend_option as recommend
 from tco.engine import compute
 from tco.exporters.html import render_html
 from tco.exporters.xlsx.workbook import workbook_bytes
-from tco.recommend import recommend
 from tco.scenario import load_scenario_text
 
 PLAN = (
@@ -77,19 +77,22 @@ def test_the_cheaper_portfolio_is_recommended_everywhere(result, tmp_path):
     assert whole.values["tier"] == 0 and port.values["npv_tco"] < whole.values["npv_tco"]
     said = recommend(result)
     assert said is not None and said.mode == "portfolio" and said.option == "split"
-    assert said.options == ["pre-h100", "rd-l40s"] and said.runner_up is whole
+    assert said.options == ("pre-h100", "rd-l40s") and said.runner_up is whole
     path = tmp_path / "p.yaml"
     path.write_text(PLAN + OPTIONS)
     out = CliRunner().invoke(cli, ["compare", str(path), "--format", "json"])
     d = json.loads(out.output)
-    assert d["recommendation"]["mode"] == "portfolio"
-    assert d["recommendation"]["options"] == ["pre-h100", "rd-l40s"]
+    # the plan is recommended (issue 27); among the options as typed, the portfolio
+    assert d["recommendation"]["mode"] == "plan"
+    assert d["recommendation"]["npv_tco"] == d["plan"]["npv_tco"]
+    assert d["recommendation"]["best_option"]["mode"] == "portfolio"
+    assert d["recommendation"]["best_option"]["options"] == ["pre-h100", "rd-l40s"]
     assert d["portfolios"][0]["npv_tco"] == port.values["npv_tco"]
     assert d["portfolios"][0]["carries"] == {"pre-h100": ["pre"], "rd-l40s": ["ft"]}
     rd = next(c for c in d["candidates"] if c["id"] == "rd-l40s")
     assert list(rd["jobs"]) == ["ft"] and rd["carries"] == ["ft"]
     table = CliRunner().invoke(cli, ["compare", str(path)]).output
-    assert "Recommendation: combine: buy NVIDIA H100" in table
+    assert "the best option as typed (split)" in table
     assert "  split: pre-h100 (pre) + rd-l40s (ft): NPV" in table
     for lang, headline in (("en", "combine the options of"), ("zh", "建议：采用组合")):
         html = render_html(result, lang)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from test_options import ANNUITY_5
 
+from tco.decide import recommend_option as recommend
 from tco.engine import compute
-from tco.recommend import recommend
+from tco.exporters.decision_words import action_text
 from tco.scenario import load_scenario_text
 
 
@@ -97,7 +98,7 @@ def test_a_fallback_is_labelled_by_the_tier_it_used(catalog):
         "  - {id: l, card: l40s, cards: 64, acquire: rent}\n", "")), catalog)
     said = recommend(only)
     assert said is not None and said.option == "m" and said.pricing == "on-demand"
-    assert said.action() == "rent AMD Instinct MI300X 192GB at on-demand prices"
+    assert action_text(said, only.currency) == "rent AMD Instinct MI300X 192GB at on-demand prices"
     view = View(only, "en", dt.date(2026, 12, 3))
     assert view.live_candidate(only.candidate("m"))["pricing"] == "on-demand"
     spot = compute(load_scenario_text(_scenario("spot")), catalog)

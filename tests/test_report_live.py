@@ -496,7 +496,7 @@ def test_a_plan_that_serves_first_and_an_api_that_wins(browser, catalog, tmp_pat
     """A plan that only serves, with a per-token API: the key figures are serving's (cost per
     million tokens, cards at the peak) and follow the panel; when renting and buying H100 cost
     more, the API wins in the page as in the engine."""
-    from tco.recommend import recommend
+    from tco.decide import recommend_option as recommend
     from tco.scenario import load_scenario_text
 
     result = add_analyses(compute(load_scenario_text(API_ONLY, "serve.yaml"), catalog))

@@ -57,7 +57,7 @@ def test_monte_carlo_weighs_the_api_that_is_recommended(catalog):
     API options out (here: "no feasible candidate to simulate"; beside cards: P(cheapest)
     shared among the cards alone)."""
     from tco.analysis.montecarlo import montecarlo
-    from tco.recommend import recommend
+    from tco.decide import recommend_option as recommend
 
     r = _serve_only(catalog)
     assert recommend(r).option == "api"

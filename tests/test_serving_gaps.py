@@ -171,11 +171,14 @@ def test_the_table_of_a_plan_that_serves_first_shows_serving_figures(serve_first
     table = compare_table(serve_first_result)
     header = table.splitlines()[1]
     assert "days/run" not in header and "cost/run" not in header and "layout" not in header
-    assert "cards at peak" in header and "USD/M out*" in header and "NPV/yr" in header
+    # NPV/M out: the serving workload's levelized cost per million output tokens (issue 27;
+    # "NPV/yr" divided the NPV by the years of serving and any other workload's runs alike)
+    assert "cards at peak" in header and "USD/M out*" in header and "NPV/M out" in header
     job = serve_first_result.candidates[0].jobs["chat"]
     row = table.splitlines()[3]
     # the hand case: 9 cards at the peak, TP 1
     assert job["cards_needed"] == 9 and " 9 " in row and f"${job[METRIC]:,.3f}" in row
+    assert f"${job['cost_per_million_output_tokens_horizon']:,.3f}" in row
     assert "cost/run*: one run" not in table and "M out*: cost per million output" in table
 
 

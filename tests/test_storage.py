@@ -1,4 +1,22 @@
-"""Shared storage (methodology §5): a capex line, its support an opex line, depreciated and resold
+"""Shared storage (methodology §5): sized from the plan's data (each training workload's dataset
+and checkpoints, each serving workload's weights, at a fill fraction), the same for every option
+that carries the same workloads; or, when the scenario sets `assumptions.storage_tb_per_card`,
+that many terabytes per card.
+
+The data rule at the catalog's defaults (7 bytes per token, 14 bytes per parameter, 10
+checkpoints kept, filled to 0.8), by hand:
+
+   70B pre-training on 2T tokens (the built-in example):
+     dataset: 2e12 x 7 / 1e12                                     = 14 TB
+     checkpoints: 70e9 x 14 x 10 / 1e12                           = 9.8 TB
+     storage: (14 + 9.8) / 0.8                                    = 29.75 TB
+     capex_storage: 29.75 x 300                                   = 8,925 (every bought option,
+                                                                    512 B200 or 1,024 H100)
+   serving the same 70B model in FP8 (train-and-serve.yaml): weights 70e9 x 1 / 1e12 = 0.07 TB,
+     so an option carrying both: (23.8 + 0.07) / 0.8              = 29.8375 TB
+   the 1B workload of tests/test_cashflow.py (3.6e11 tokens): (2.52 + 0.14) / 0.8 = 3.325 TB
+
+The per-card rule, a capex line, its support an opex line, depreciated and resold
 with the hardware; worked by hand on the scenario of tests/test_cashflow.py
 (tests/data/cashflow_hand.yaml: 8 cards, 3 years at 10 %, support 10 % a year, book value 0.4 of
 capex at the horizon, year 1 installed for 337.25/365.25 of it; NPV 198,740.666114 without
@@ -29,6 +47,7 @@ from tco.engine import compute
 from tco.scenario import load_scenario, load_scenario_text
 
 DATA = Path(__file__).parent / "data" / "cashflow_hand.yaml"
+EXAMPLES = Path(__file__).resolve().parents[1] / "tco" / "scenarios"
 
 
 def hand(catalog, **assumptions: object):
@@ -60,21 +79,51 @@ def test_no_storage_leaves_the_hand_worked_cash_flow(catalog):
     assert c.values["npv_tco"] == pytest.approx(198_740.666114, abs=1e-5)
 
 
-def test_the_default_storage_is_sourced_and_converted(catalog):
-    """The catalog's default: 10 TB a card at 300 USD a TB; in CNY at the catalog's 7.1526."""
-    tb = catalog.assumption("storage_tb_per_card")
-    price = catalog.assumption("storage_price_per_tb_usd")
-    assert (tb.best, price.best) == (10, 300) and tb.source and price.source
+def test_the_default_storage_is_sized_from_the_data_and_sourced(catalog):
+    """The data rule's figures are sourced catalog ranges; 300 USD a TB, in CNY at 7.1526."""
+    for key, best in (("dataset_bytes_per_token", 7), ("checkpoint_bytes_per_param", 14),
+                      ("checkpoints_kept", 10), ("storage_fill_fraction", 0.8),
+                      ("storage_price_per_tb_usd", 300)):
+        fig = catalog.assumption(key)
+        assert fig.best == best and fig.source and fig.range[0] < best < fig.range[1], key
     result = compute(load_scenario(), load_catalog())
+    assert "assumptions.storage_tb_per_card" not in result.inputs  # not set: not an input
     inp = result.inputs["assumptions.storage_price_per_tb"]
     assert inp.value == 300 and inp.origin == "catalog"
-    h100 = result.candidate("h100-sxm").values
-    assert h100["capex_storage"] == pytest.approx(1024 * 10 * 300)  # 3,072,000
+    b200, h100 = result.candidate("b200"), result.candidate("h100-sxm")
+    assert b200.jobs["llama-70b"]["dataset_tb"] == pytest.approx(14)
+    assert b200.jobs["llama-70b"]["checkpoint_tb"] == pytest.approx(9.8)
+    for c in (b200, h100):  # 512 and 1,024 cards, the same data: the same storage
+        assert c.values["storage_tb"] == pytest.approx(29.75, rel=1e-12)
+        assert c.values["capex_storage"] == pytest.approx(8_925, rel=1e-12)
     doc = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     doc.update(currency="CNY")
     doc["assumptions"].pop("storage_price_per_tb")
+    doc["assumptions"].pop("storage_tb_per_card")
+    doc["assumptions"].pop("checkpoint_bytes_per_param")  # the hand case's 0: the catalog's 14
     cny = compute(load_scenario_text(yaml.safe_dump(doc)), catalog)
     assert cny.inputs["assumptions.storage_price_per_tb"].value == pytest.approx(300 * 7.1526)
+    assert cny.candidates[0].values["storage_tb"] == pytest.approx(3.325, rel=1e-12)
+    assert cny.candidates[0].values["capex_storage"] == pytest.approx(3.325 * 300 * 7.1526,
+                                                                      rel=1e-12)
+
+
+def test_serving_stores_its_weights_and_each_part_its_own_data(catalog):
+    result = compute(load_scenario(EXAMPLES / "train-and-serve.yaml"), catalog)
+    both = result.candidate("h100-sxm")  # trains and serves
+    assert both.jobs["chat"]["storage_data_tb"] == pytest.approx(0.07, rel=1e-12)
+    assert both.values["storage_tb"] == pytest.approx(29.8375, rel=1e-12)
+    trains = result.candidate("h200-train")  # only the pre-training (a portfolio's part)
+    assert trains.values["storage_tb"] == pytest.approx(29.75, rel=1e-12)
+
+
+def test_storage_per_card_only_when_the_scenario_sets_it(catalog):
+    """`assumptions.storage_tb_per_card` set: the older rule, cards x that (1,024 x 2 TB)."""
+    text = (EXAMPLES / "example.yaml").read_text(encoding="utf-8")
+    text += "\nassumptions: {storage_tb_per_card: 2}\n"
+    h100 = compute(load_scenario_text(text), catalog).candidate("h100-sxm")
+    assert h100.values["storage_tb"] == pytest.approx(2048)
+    assert "dataset_tb" not in h100.jobs["llama-70b"]
 
 
 def test_a_rented_option_buys_no_storage(catalog):

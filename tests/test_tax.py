@@ -141,3 +141,26 @@ def test_jurisdiction_rules_by_date():
         _run("  tax_jurisdiction: mars")
     with pytest.raises(TcoError, match="no us-federal tax rule covers"):
         _run("  tax_jurisdiction: us-federal\n  tax_acquired_on: 2019-01")
+
+
+def test_the_recommendation_says_it_ranks_after_tax():
+    """With a tax rate the options are ranked on the after-tax NPV (tco.decide's CHOICE and
+    the engine's rank), and the recommendation's first reason says so with that NPV; the basis
+    is a key of its JSON. Without one it is pre_tax and no such reason is given."""
+    from tco.decide import recommend_option
+    from tco.exporters.decision_words import decision_dict, reason_text
+
+    r = _run("  tax_rate: 0.25")
+    d = recommend_option(r)
+    assert d is not None and d.basis == "after_tax"
+    first = d.reasons[0]
+    assert first.code == "basis_after_tax"
+    assert first.figures == {"rate": 0.25,
+                             "npv": r.candidate("buy").values["npv_tco_after_tax"]}
+    assert reason_text(first, r.currency).startswith("ranked on the NPV after income tax at "
+                                                     "25.0%")
+    assert "25.0%" in reason_text(first, r.currency, "zh")
+    assert decision_dict(d, r.currency)["basis"] == "after_tax"
+    plain = recommend_option(_run(""))
+    assert plain is not None and plain.basis == "pre_tax"
+    assert "basis_after_tax" not in plain.codes()

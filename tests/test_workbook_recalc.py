@@ -34,9 +34,11 @@ from workbook_support import cash_flow_block, hand_worked_figures, input_value
 
 from tco.catalog import load_catalog
 from tco.engine import compute
+from tco.exporters.plan_view import plan_json
 from tco.exporters.xlsx import write_workbook
 from tco.exporters.xlsx.layout import plan
 from tco.exporters.xlsx.names import base_name
+from tco.exporters.xlsx.plan import place as place_plans
 from tco.resources import example_scenario
 from tco.scenario import load_scenario, load_scenario_text
 
@@ -189,6 +191,9 @@ def expected_named_values(result, lang: str = "en") -> dict[str, float]:
     env = engine_env(result)
     out = {p.input_name(path): result.inputs[path].value for path in p.inputs}
     out.update({name: env[q] for name, q in p.headline_quantity.items()})
+    ps = place_plans(result, p)  # the plans' quantities (the Plan sheet's inputs)
+    if ps is not None:
+        out.update({ps.names[path]: ps.values[path] for path in ps.inputs})
     return out
 
 
@@ -217,6 +222,37 @@ def test_every_model_cell_matches_the_engine_after_recalculation(cases, case):
         if not ok:
             wrong[q.name] = (got, env[q.name])
     assert not wrong
+
+
+@pytest.mark.parametrize("case", ["example", "zh", "serve", "leased"])
+def test_every_plan_cell_matches_the_engine_after_recalculation(cases, case):
+    """The Plan sheet (methodology §19): each plan's money, written as formulas from the plan
+    model's trees, equals the engine's after LibreOffice recalculates it, the NPV of every
+    plan included (and the Summary's plan block reads them)."""
+    c = cases[case]
+    wb = c.book()
+    p = plan(c.result, c.lang)
+    ps = place_plans(c.result, p)
+    assert ps is not None and c.result.plans
+    wrong, checked = {}, 0
+    for plan_ in c.result.plans:
+        for q in plan_.model.quantities:
+            if q.name not in ps.quantities:
+                continue
+            cell = ps.quantities[q.name]
+            got = wb[cell.sheet].cell(cell.row + 1, cell.col + 1).value
+            checked += 1
+            if not close(got, float(plan_.env[q.name])):
+                wrong[q.name] = (got, plan_.env[q.name])
+        npv = ps.quantities[f"{plan_.id}.npv_tco"]
+        assert close(wb[npv.sheet].cell(npv.row + 1, npv.col + 1).value, plan_.npv_tco)
+    shown = plan_json(c.result)  # the same NPVs as JSON's `plan`
+    npv = ps.quantities["plan.npv_tco"]
+    assert close(wb[npv.sheet].cell(npv.row + 1, npv.col + 1).value, shown["npv_tco"])
+    for o in shown["options"]:
+        npv = ps.quantities[f"plan-{o['option']}.npv_tco"]
+        assert close(wb[npv.sheet].cell(npv.row + 1, npv.col + 1).value, o["npv_tco"])
+    assert checked > 100 and not wrong
 
 
 @pytest.mark.parametrize("case", ["example", "zh"])

@@ -77,6 +77,7 @@ from .common import (
 )
 from .fast import Compiled
 from .quantiles import percentiles
+from .skew import points_outside
 from .types import DrawWarning, MonteCarlo
 
 _TRIANGULAR = ("triangular", "split")  # drawn from two uniforms each, in one array
@@ -354,25 +355,31 @@ class Simulation:
         # per million output tokens) and the tier, per candidate; an option that does not
         # carry the serving workload has no cost per token (its NPV stands in, not reported)
         self.has_metric = {cid: metric_applies(result, cid, metric) for cid in self.cands}
+        # ... and the NPV with its shortfall closed (methodology §8) where the model prices
+        # it, with the tier of the plan so closed: a draw short of the plan ranks at those,
+        # never dropped (the NPV and the tier stand in where the shortfall has no price)
+        exprs = result.model.expressions()
+        closes = {cid: f"{cid}.npv_tco_plan_closed" in exprs for cid in self.cands}
         self.names = {cid: (metric_name(result, cid, "npv_tco"),
                             metric_name(result, cid, metric if self.has_metric[cid]
                                         else "npv_tco"),
-                            f"{cid}.tier")
+                            f"{cid}.tier_plan_closed" if closes[cid] else f"{cid}.tier",
+                            f"{cid}.npv_tco_plan_closed" if closes[cid] else f"{cid}.npv_tco")
                       for cid in self.cands}
         # portfolios rank beside the options on the same (tier, NPV), as the recommendation
         # reads them; they have no one run: their cost per run stays nan
         self.portfolios = feasible_portfolios(result)
         self.cands += self.portfolios
-        self.names.update({pid: (f"{pid}.npv_tco", f"{pid}.npv_tco", f"{pid}.tier")
-                           for pid in self.portfolios})
+        self.names.update({pid: (f"{pid}.npv_tco", f"{pid}.npv_tco", f"{pid}.tier",
+                                 f"{pid}.npv_tco") for pid in self.portfolios})
         self.has_metric.update({pid: False for pid in self.portfolios})
         # per-token API options rank beside them too, with the metric where they carry it
         apis = feasible_apis(result)
         self.cands += apis
         self.has_metric.update({aid: metric_applies(result, aid, metric) for aid in apis})
         self.names.update({aid: (f"{aid}.npv_tco", metric_name(
-            result, aid, metric if self.has_metric[aid] else "npv_tco"), f"{aid}.tier")
-            for aid in apis})
+            result, aid, metric if self.has_metric[aid] else "npv_tco"), f"{aid}.tier",
+            f"{aid}.npv_tco") for aid in apis})
         # an option carrying a part of the plan ranks in tier 1 but never leads: it is
         # recommended only in a portfolio (tco.recommend), so it is never "the cheapest"
         plan = [wid for wid, *_rest in result.structure.workloads]
@@ -599,6 +606,8 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     lead = Leader(draws)
     samples: dict[str, np.ndarray] = {}
     stats: dict[str, tuple[dict[str, float], dict[str, float]]] = {}  # NPV, metric
+    short: dict[str, float] = {}  # draws ranked at the NPV with the shortfall closed
+    ranked: dict[str, float] = {}  # draws in which it may rank first
     evaluated = reported = 0  # candidate-draws; draws reported to `progress`
 
     def tick(n: int) -> None:  # n more candidate-draws; the whole run is `draws` steps
@@ -610,7 +619,9 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
 
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
         for group, (first, ids, compiled) in enumerate(sim.groups):
-            npv, job = evaluate_group(sim, group, lead, draws, seed, pool, tick)
+            npv, job, shorts, ranks = evaluate_group(sim, group, lead, draws, seed, pool, tick)
+            short.update({cid: float(shorts[row]) / draws for row, cid in enumerate(ids)})
+            ranked.update({cid: float(ranks[row]) / draws for row, cid in enumerate(ids)})
             samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
             # twins with the same numbers as an earlier candidate have its summaries
             own = [row for row, cid in enumerate(ids) if sim.same.get(cid, cid) == cid]
@@ -623,7 +634,8 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     percentiles = {cid: {"npv_tco": dict(stats[cid][0]),
                          **({metric: dict(stats[cid][1])} if sim.has_metric[cid] else {})}
                    for cid in cands}
-    deterministic = {cid: {"npv_tco": result.candidate(cid).values["npv_tco"],
+    # the point estimate of the same figures the draws give (the NPV of delivering the plan)
+    deterministic = {cid: {"npv_tco": point_npv(sim, result, cid),
                            **({metric: metric_value(result, cid, metric)}
                               if sim.has_metric[cid] else {})}
                      for cid in cands if cid not in sim.portfolios}
@@ -635,16 +647,28 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
         samples=samples,
         currency=result.currency, deterministic=deterministic,
         shared=[list(d.paths) for d in sim.plan if len(d.paths) > 1],
-        warnings=sim.warnings, metric=metric,
+        warnings=sim.warnings, metric=metric, short_share=short, ranked_share=ranked,
+        outside=points_outside(result, sim.plan, percentiles, deterministic,
+                               {cid: (sim.names[cid][3], sim.names[cid][1])
+                                for cid in cands if cid not in sim.portfolios}, metric),
     )
+
+
+def point_npv(sim: Simulation, result: Result, cid: str) -> float:
+    """The point estimate (no draw) of the NPV the draws give (`ranked`): the NPV of
+    delivering the plan, with the shortfall closed where the model prices it."""
+    closed = sim.names[cid][3]  # <id>.npv_tco_plan_closed, or <id>.npv_tco
+    return float(result.candidate(cid).values[closed.rsplit(".", 1)[1]])
 
 
 def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: int,
                    pool: ThreadPoolExecutor, tick: Callable[[int], None]
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """NPV of TCO and cost per run of the candidates of `sim.groups[group]` for every draw,
-    the chunks of draws spread over the thread pool (`tick` hears how many candidate-draws
-    each one did); the cheapest so far goes into `lead`."""
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """NPV of TCO (of delivering the plan: `ranked`) and cost per run of the candidates of
+    `sim.groups[group]` for every draw, the chunks of draws spread over the thread pool
+    (`tick` hears how many candidate-draws each one did); the cheapest so far goes into
+    `lead`. Also, per candidate, the draws in which it fell short of the plan and was
+    priced with its shortfall closed, and those in which it could rank first."""
     first, ids, compiled = sim.groups[group]
     names = sim.names
     npv = np.empty((len(ids), draws))
@@ -653,23 +677,51 @@ def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: 
     unread = {} if compiled is None else {p: 0.0 for p in compiled.varying
                                           if p not in compiled.inputs_read}
 
-    def run_chunk(k: int) -> int:
+    def run_chunk(k: int) -> tuple[int, np.ndarray, np.ndarray]:
+        shorts, ranks = np.zeros(len(ids)), np.zeros(len(ids))
         for start, inputs in sim.blocks(seed, k, draws, sim.rows[group]):
             env = {} if compiled is None else compiled.evaluate_block(
                 {**unread, **sim.fixed, **inputs})
             sim.evaluate_twins(ids, inputs, env)
             stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
+            tiers = []
             for row, cid in enumerate(ids):
-                npv[row, start:stop] = env[names[cid][0]]
+                value, tier, short = ranked(sim, cid, env, stop - start)
+                npv[row, start:stop] = value
                 job[row, start:stop] = (np.nan if cid in sim.portfolios
                                         else env[names[cid][1]])
-            lead.update(start, first, npv[:, start:stop],
-                        [np.inf if c in sim.parts else env[names[c][2]] for c in ids])
-        return min((k + 1) * CHUNK, draws) - k * CHUNK
+                tiers.append(tier)
+                shorts[row] += np.count_nonzero(short)
+                ranks[row] += np.count_nonzero(tier < LEADING_TIERS)
+            lead.update(start, first, npv[:, start:stop], tiers)
+        return min((k + 1) * CHUNK, draws) - k * CHUNK, shorts, ranks
 
-    for done in pool.map(run_chunk, range(-(-draws // CHUNK))):
+    shorts, ranks = np.zeros(len(ids)), np.zeros(len(ids))
+    for done, s, r in pool.map(run_chunk, range(-(-draws // CHUNK))):
         tick(done * len(ids))
-    return npv, job
+        shorts += s
+        ranks += r
+    return npv, job, shorts, ranks
+
+
+def ranked(sim: Simulation, cid: str, env: dict[str, Value], n: int
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One candidate's n draws as the ranking reads them: (the NPV of delivering the plan,
+    the tier, whether it fell short). An option whose shortfall the model prices is never
+    dropped for falling short of the plan in a draw: it ranks by the tier and NPV of the
+    plan with its shortfall closed (`tier_plan_closed`, `npv_tco_plan_closed`: renting it,
+    or buying the larger cluster where that costs less, methodology §8; its NPV when it
+    delivers the plan), so that a hair's shortfall costs a hair, whether it made the option
+    rank below (tier 1) or, for `cards: auto`, infeasible. A part of the plan never leads
+    (tier inf)."""
+    npv_name, _metric, tier_name, closed = sim.names[cid]
+    value = np.broadcast_to(np.asarray(env[closed], dtype=float), (n,))
+    tier = np.broadcast_to(np.asarray(env[tier_name], dtype=float), (n,))
+    if cid in sim.parts:
+        tier = np.full(n, np.inf)
+    if closed == npv_name:  # no price for the shortfall: short of the plan ranks below
+        return value, tier, np.zeros(n, dtype=bool)
+    return value, tier, value > np.asarray(env[npv_name], dtype=float)
 
 
 def summary(x: np.ndarray) -> dict[str, float]:

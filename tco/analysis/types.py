@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .common import METRIC_LABELS
 
 
 @dataclass
@@ -80,15 +83,62 @@ def share_text(share: float) -> str:
     return f"{share * 100:.2g}%"
 
 
+@dataclass(frozen=True)
+class SkewedInput:
+    """A drawn input whose draws sit mostly on one side of the value the point estimate
+    takes, and how far that alone moves the figure (tco/analysis/skew.py)."""
+
+    path: str
+    value: float  # the point estimate's value (the catalog's typical, or the scenario's)
+    median: float  # the median of its draws
+    low: float  # its distribution's range
+    high: float
+    unit: str
+    effect: float  # the figure with this input alone at its median, less the point estimate
+
+
+@dataclass(frozen=True)
+class PointOutside:
+    """The point estimate (no draw) of a candidate's figure lies outside its own P10-P90
+    band, and why: the inputs whose draws are skewed away from the point's values."""
+
+    candidate: str
+    metric: str  # npv_tco or the analysis' second metric
+    side: str  # below (under P10) | above (over P90)
+    point: float
+    p10: float
+    p90: float
+    skewed: tuple[SkewedInput, ...]  # largest effect first; empty: no single input explains it
+
+    def text(self, show: Callable[[float], str]) -> str:
+        """In words, figures shown with `show` (money or a per-token price)."""
+        head = (f"{self.candidate}: the point estimate of its "
+                f"{METRIC_LABELS.get(self.metric, self.metric)} "
+                f"({show(self.point)}) lies {self.side} its "
+                f"{'P10' if self.side == 'below' else 'P90'} "
+                f"({show(self.p10 if self.side == 'below' else self.p90)})")
+        if not self.skewed:
+            return (head + ": no single input's draws are skewed enough to explain it; the "
+                    "inputs together move it (the model is not linear in them)")
+        where = "above" if self.side == "below" else "below"
+        return (head + ": the point takes each input at its typical value, and the draws of "
+                f"these inputs lie mostly {where} it: " + "; ".join(
+                    f"{k.path} (typical {k.value:.4g}, median of its draws {k.median:.4g}, "
+                    f"range {k.low:.4g} to {k.high:.4g}{' ' + k.unit if k.unit else ''}; "
+                    f"{'+' if k.effect >= 0 else '-'}{show(abs(k.effect))} alone)"
+                    for k in self.skewed))
+
+
 @dataclass
 class MonteCarlo:
     draws: int
     seed: int
     varied: list[str]  # input paths drawn
     # candidate id -> {"npv_tco": {"p10":..,"p50":..,"p90":..,"mean":..},
-    #                  <metric>: {...}}
+    #                  <metric>: {...}}; "npv_tco" is the NPV of delivering the plan in each
+    # draw: an option short of it there is priced with its shortfall closed (`short_share`)
     percentiles: dict[str, dict[str, dict[str, float]]]
-    prob_cheapest: dict[str, float]  # candidate id -> P(lowest NPV of TCO)
+    prob_cheapest: dict[str, float]  # candidate id -> P(ranked first), from the same draws
     # candidate id -> a subsample (at most a few thousand) of NPV draws, for charts
     samples: dict[str, np.ndarray] = field(default_factory=dict)
     currency: str = ""
@@ -101,3 +151,11 @@ class MonteCarlo:
     # the second metric of `percentiles` and `deterministic` (beside "npv_tco"):
     # "cost_per_job" or "cost_per_million_output_tokens" (tco.analysis.common.METRICS)
     metric: str = "cost_per_job"
+    # candidate id -> share of draws in which it fell short of the plan and was ranked (and
+    # its "npv_tco" drawn) at its NPV with the shortfall closed (`npv_tco_plan_closed`)
+    short_share: dict[str, float] = field(default_factory=dict)
+    # candidate id -> share of draws in which it could rank first at all (not barred, not
+    # infeasible in that draw, not a part of the plan)
+    ranked_share: dict[str, float] = field(default_factory=dict)
+    # point estimates outside their own P10-P90 band, with the skewed inputs that put them there
+    outside: list[PointOutside] = field(default_factory=list)

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..engine import compute, edited, evaluate, tier
+from ..decide.rules import eligible
+from ..engine import compute, edited, evaluate
 from ..errors import TcoError
 from ..expr import NPV0, Ref
 from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENT_LABELS, JOB_COMPONENTS
@@ -114,7 +115,7 @@ def present_values(c: CandidateResult, rate: float) -> dict[str, float]:
 
 def ranking(result: Result) -> list[str]:
     """Candidates that could be recommended, best first (feasible and not barred)."""
-    return [c.id for c in result.candidates if tier(c) <= 1]
+    return [c.id for c in result.candidates if eligible(c)]
 
 
 def compare_results(before: Result, after: Result, before_label: str, after_label: str
@@ -184,9 +185,9 @@ def _costed(p: PortfolioResult | None, key: str) -> float | None:
 def _recommendation_change(before: Result, after: Result) -> list[str]:
     """A note when the option recommended (tco.recommend: cards, a portfolio or a per-token
     API) is another one after the change."""
-    from ..recommend import recommend
+    from ..decide import recommend_option
 
-    rec_b, rec_a = recommend(before), recommend(after)
+    rec_b, rec_a = recommend_option(before), recommend_option(after)
     was, now = (rec_b.option if rec_b else None), (rec_a.option if rec_a else None)
     if was == now:
         return []

@@ -4,6 +4,7 @@ Carlo). Presentation only: every number comes from tco.analysis; rounding happen
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..analysis.common import METRIC_LABELS
@@ -14,8 +15,7 @@ if TYPE_CHECKING:  # numpy-backed: not imported by what-if, which must start qui
     from ..analysis.breakeven import Breakeven
     from ..analysis.types import MonteCarlo, Sensitivity
 from .data import rows_csv, text_table, to_json
-from .fmt import money, percent
-from .serving_view import per_million
+from .fmt import money, per_million, percent
 
 TOP_BARS = 10  # tornado bars per candidate in the text table
 
@@ -287,7 +287,27 @@ def breakeven_table(b: Breakeven) -> str:
 # --- Monte Carlo -----------------------------------------------------------------------------
 
 
+def _show(mc: MonteCarlo, metric: str) -> Callable[[float], str]:
+    """How a figure of `metric` is written: money, or a price per million tokens."""
+    if metric == "cost_per_million_output_tokens":
+        return lambda x: per_million(x, mc.currency)
+    return lambda x: money(x, mc.currency)
+
+
+def outside_notes(mc: MonteCarlo) -> list[str]:
+    """Every point estimate outside its own P10-P90 band, in words (tco/analysis/skew.py)."""
+    return [o.text(_show(mc, o.metric)) for o in mc.outside]
+
+
 def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
+    outside: dict[str, list[dict[str, Any]]] = {}
+    for o in mc.outside:
+        outside.setdefault(o.candidate, []).append({
+            "metric": o.metric, "side": o.side, "deterministic": o.point, "p10": o.p10,
+            "p90": o.p90, "message": o.text(_show(mc, o.metric)),
+            "skewed_inputs": [{"path": k.path, "value": k.value, "median": k.median,
+                               "low": k.low, "high": k.high, "effect": k.effect}
+                              for k in o.skewed]})
     return {
         "draws": mc.draws, "seed": mc.seed, "currency": mc.currency,
         "varied": mc.varied, "shared_draws": mc.shared,
@@ -297,7 +317,10 @@ def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
             "id": cid, "npv_tco": mc.percentiles[cid]["npv_tco"],
             mc.metric: mc.percentiles[cid].get(mc.metric),
             "prob_cheapest": mc.prob_cheapest[cid],
+            "short_share": mc.short_share.get(cid, 0.0),
+            "ranked_share": mc.ranked_share.get(cid, 1.0),
             "deterministic": mc.deterministic.get(cid, {}),
+            "outside": outside.get(cid, []),
         } for cid in mc.percentiles],
     }
 
@@ -306,6 +329,7 @@ def montecarlo_csv(mc: MonteCarlo) -> str:
     """One row per candidate and metric; the warnings, if any, on every row (like the run's
     draws and seed), so that no row read on its own hides them."""
     warnings = "; ".join(w.text for w in mc.warnings)
+    notes = {(o.candidate, o.metric): o.text(_show(mc, o.metric)) for o in mc.outside}
     rows = []
     for cid, p in mc.percentiles.items():
         for metric in ("npv_tco", mc.metric):
@@ -316,9 +340,11 @@ def montecarlo_csv(mc: MonteCarlo) -> str:
                 continue
             rows.append([cid, metric, q["p10"], q["p50"], q["p90"], q["mean"],
                          mc.deterministic.get(cid, {}).get(metric), mc.prob_cheapest[cid],
-                         mc.draws, mc.seed, mc.currency, warnings])
+                         mc.short_share.get(cid, 0.0), mc.draws, mc.seed, mc.currency,
+                         notes.get((cid, metric), ""), warnings])
     return rows_csv(["candidate", "metric", "p10", "p50", "p90", "mean", "deterministic",
-                     "prob_cheapest", "draws", "seed", "currency", "warnings"], rows)
+                     "prob_cheapest", "short_share", "draws", "seed", "currency", "note",
+                     "warnings"], rows)
 
 
 def montecarlo_table(mc: MonteCarlo) -> str:
@@ -338,6 +364,23 @@ def montecarlo_table(mc: MonteCarlo) -> str:
     second = "/M out" if per_token else "run"
     out.append(text_table(["candidate", "NPV P10", "P50", "P90", "baseline", f"{second} P10",
                            "P50", "P90", "P(cheapest)"], rows, "lrrrrrrrr").rstrip())
+    short = [f"{cid} in {percent(x, 1)} of draws" for cid, x in mc.short_share.items() if x > 0]
+    out.append("")
+    out.append("NPV: of delivering the plan, and P(cheapest) from the same draws (tier, then "
+               "NPV, as tco compare ranks). An option short of the plan in a draw is not "
+               "dropped: it is priced with its shortfall closed (npv_tco_plan_closed: renting "
+               "it, or buying the larger cluster where that costs less)"
+               + (f"; short: {', '.join(short)}." if short else "; none fell short."))
+    unranked = [f"{cid} in {percent(1 - x, 1)}" for cid, x in mc.ranked_share.items()
+                if 0 < x < 1]
+    if unranked:
+        out.append("Not rankable in some draws (infeasible there, e.g. a deadline missed): "
+                   + ", ".join(unranked) + ".")
+    notes = outside_notes(mc)
+    if notes:
+        out.append("")
+        out.append("Point estimates outside their own P10-P90 band (skewed inputs):")
+        out.extend(f"  {n}" for n in notes)
     if mc.shared:
         out.append("")
         out.append("One draw shared by: " + "; ".join(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..decide.rules import tier
 from ..result import Result
-from .fmt import money
-from .serving_view import per_million
+from .fmt import money, per_million
 
 # The figures each serving workload of an API option shows (`api_options[].jobs.<w>`).
 JOB_KEYS = ("cost_per_million_input_tokens", "cost_per_million_output_tokens",
@@ -27,7 +27,7 @@ def api_options_json(result: Result) -> list[dict[str, Any]]:
                            "as_of": result.inputs[p + k].as_of or None}
                        for k in ("input_price_per_million_tokens",
                                  "output_price_per_million_tokens")},
-            **{k: a.values[k] for k in KEYS}, "tier": int(a.values["tier"]),
+            **{k: a.values[k] for k in KEYS}, "tier": tier(a),
             "api_fees_per_year": a.values["api_fees_per_year"],
             "jobs": {wid: {k: job[k] for k in JOB_KEYS} for wid, job in a.jobs.items()},
         }
@@ -45,7 +45,7 @@ def api_block(result: Result) -> str:
             f"{wid} {per_million(job['cost_per_million_input_tokens'], cur)}/M in, "
             f"{per_million(job['cost_per_million_output_tokens'], cur)}/M out, "
             f"{money(job['cost_per_job'], cur)} a year" for wid, job in a.jobs.items())
-        whole = "" if int(a.values["tier"]) == 0 else " (a part of the plan: in a portfolio)"
+        whole = "" if tier(a) == 0 else " (a part of the plan: in a portfolio)"
         lines.append(f"  {a.id} ({a.info.name}): {prices}; NPV "
                      f"{money(a.values['npv_tco'], cur)}{whole}")
     return ("\nPer-token API options (serving paid per token, no cards; the provider's "

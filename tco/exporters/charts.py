@@ -346,3 +346,32 @@ def intervals(names: Sequence[str], p10: Sequence[float], p50: Sequence[float],
         ax.set_xlabel(axis_label)
         _money_axis(ax, fmt)
         return _finish(fig, "mc", title, lang)
+
+
+def stacked_columns(labels: Sequence[str], parts: Sequence[Series], line: Series,
+                    axis_label: str, lang: str, title: str, prefix: str = "plan") -> str:
+    """Columns over time (one per period, `labels` under some of them), each split into
+    parts, with a line over them (the plan's capacity by source and the work it does)."""
+    with _style():
+        fig, ax = _figure(WIDTH_IN, 3.4)
+        x = np.arange(len(labels))
+        bottom = np.zeros(len(labels))
+        for k, part in enumerate(parts):
+            vals = np.asarray(part.values, dtype=float)
+            ax.bar(x, vals, bottom=bottom, width=0.86, label=part.name,
+                   color=COMPONENT_COLOURS[k % len(COMPONENT_COLOURS)], linewidth=0)
+            bottom = bottom + vals
+        ax.step(x, np.asarray(line.values, dtype=float), where="mid", color=HIGH_COLOUR, linewidth=1.6,
+                label=line.name)
+        step = max(1, len(labels) // 10)
+        ax.set_xticks(x[::step], [labels[i] for i in range(0, len(labels), step)], fontsize=7,
+                      rotation=0)
+        ax.set_ylabel(axis_label)
+        ax.grid(axis="y", color=GRID, linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.set_xlim(-0.6, len(labels) - 0.4)
+        top = max(float(bottom.max()) if len(bottom) else 0.0, max(line.values, default=0.0))
+        ax.set_ylim(0, max(top, 1e-9) * 1.12)
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(4, len(parts) + 1),
+                  fontsize=8, handlelength=1.2, columnspacing=1.2)
+        return _finish(fig, prefix, title, lang)

@@ -25,13 +25,15 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..decide import recommend
+from ..decide.rules import part_only
 from ..errors import printable
 from ..model import JOB_COMPONENTS
-from ..recommend import recommend, recommendation_dict
 from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
 from . import intervals, shortfall
 from .api_view import api_block, api_options_json
+from .decision_words import recommendation_dict, recommendation_line
 from .fields import (
     CANDIDATE_FIELDS,
     CSV_COLUMNS,
@@ -40,13 +42,14 @@ from .fields import (
     Field,
     workload_fields,
 )
-from .fmt import money, number
+from .fmt import money, number, text_table
 from .frontier_view import frontiers_json
 from .ingest_view import measured_json
 from .portfolios import portfolio_block, portfolios_json
 from .serving_view import (
     SERVE_FIRST_HEADER,
     SERVE_FIRST_LEGEND,
+    per_million,
     serve_first,
     serve_first_cells,
     serve_job_rows,
@@ -129,7 +132,8 @@ def _holds(f: Field, c: CandidateResult, workload: str) -> bool:
         return c.priced
     if f.when == "quantified":
         return c.quantified
-    # "cloud": the card has a cloud price; "lease": the option leases its hardware
+    # "cloud": the card has a cloud price; "lease": the option leases its hardware; "one_run":
+    # it carries one training workload (the model has the plan-level figure only then)
     return c.quantified and f.quantity in c.values
 
 
@@ -235,6 +239,12 @@ def compare_csv(result: Result) -> str:
         rows.append([d.get(k) for k in cols] + ["; ".join(d.get(k, [])) for k in texts]
                     + [result.currency, *prov.values()] + serving
                     + [None] * len(workload_csv_header(result)))
+    from .plan_text import plan_csv_rows
+
+    for d in plan_csv_rows(result):  # the plans: their NPV (the actions are in JSON)
+        rows.append([d.get(k) for k in cols] + ["; ".join(d.get(k, [])) for k in texts]
+                    + [result.currency, *prov.values()]
+                    + [None] * (len(serve_csv_header(result)) + len(workload_csv_header(result))))
     return csv_text(rows)
 
 
@@ -262,30 +272,13 @@ def rows_csv(header: list[str], rows: list[list[Any]]) -> str:
     return csv_text([header, *rows])
 
 
-def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str:
-    """A plain monospace table; `align` gives 'l' or 'r' per column (default: first l, rest r)."""
-    align = align or "l" + "r" * (len(header) - 1)
-    header = [printable(h) for h in header]
-    rows = [[printable(x) for x in r] for r in rows]
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-
-    def line(cells: list[str]) -> str:
-        out = []
-        for cell, wdt, a in zip(cells, widths, align):
-            out.append(str(cell).ljust(wdt) if a == "l" else str(cell).rjust(wdt))
-        return "  ".join(out).rstrip()
-
-    sep = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), sep] + [line(r) for r in rows]) + "\n"
-
-
 def compare_table(result: Result) -> str:
     cur = result.currency
     serve = serve_first(result)  # the plan's first workload serves: serving's figures
     header = ["#", "candidate", "mode", "cards", "layout*", "days/run", "cost/run*", "NPV TCO",
               "NPV/run", f"{cur}/GPU-h", "cloud NPV", "status"]
     if serve:
-        header[4:9] = SERVE_FIRST_HEADER[:2] + [f"{cur}/M out*", "NPV TCO", "NPV/yr"]
+        header[4:9] = SERVE_FIRST_HEADER[:2] + [f"{cur}/M out*", "NPV TCO", "NPV/M out"]
     rows = []
     for n, c in enumerate(result.candidates, start=1):
         if not c.feasible:  # numbers of an infeasible option are not shown as if they held
@@ -314,7 +307,8 @@ def compare_table(result: Result) -> str:
                 + (f" ({int(job['idle_cards'])} idle)" if job.get("idle_cards") else ""),
                 number(job["wall_days"], 1), money(job["cost_per_job"], cur))),
             money(v["npv_tco"], cur),
-            money(v["cost_per_run_horizon"], cur) if worked else "n/a",
+            (per_million(job["cost_per_million_output_tokens_horizon"], cur) if serve
+             else money(job["cost_per_run_horizon"], cur)) if worked else "n/a",
             number(v["cost_per_gpu_hour"], 2) if worked else "n/a",
             money(cloud, cur) if cloud is not None else "n/a", status,
         ])
@@ -326,20 +320,8 @@ def compare_table(result: Result) -> str:
             flags.append(f"  {c.id}: {printable(f)}")
     foot = ("\nRisk flags:\n" + "\n".join(flags) + "\n") if flags else ""
     rec = recommend(result)
-    parts = [c.id for c in result.candidates
-             if c.feasible and c.priced and not c.info.blocking and c.info.workloads]
-    if rec is None and parts:  # usable options, each carrying a part of the plan
-        said = ("\nRecommendation: none; no single option that may be used here carries the "
-                f"whole plan (parts of it only: {', '.join(parts)}); combine options "
-                "that together carry every workload in a portfolio (portfolios: in the "
-                "scenario).\n")
-    elif rec is None:
-        said = "\nRecommendation: none; no option may be used here (see status).\n"
-    else:
-        size = "" if rec.mode == "api" else f", {rec.cards:,} cards"
-        said = (f"\nRecommendation: {printable(rec.action())} ({rec.option}{size}), "
-                "because:\n"
-                + "".join(f"  - {printable(x)}\n" for x in rec.reasons))
+    parts = [c.id for c in result.candidates if part_only(c)]
+    said = recommendation_line(result, rec, parts)
     legend = SERVE_FIRST_LEGEND if serve else (
         "\nlayout*: tensor x pipeline x context x expert parallel degrees of the primary "
         "workload, chosen by search (+Z3: parameters and gradients sharded over the data-"
@@ -348,12 +330,15 @@ def compare_table(result: Result) -> str:
         + ("\n(N idle): cards left over by the whole data-parallel replicas: paid for, idle;"
            if any(c.feasible and c.job.get("idle_cards") for c in result.candidates) else "")
         + "\ncost/run*: one run with fixed costs spread over every available hour (a fully "
-        "used cluster);\nNPV/run: the horizon's NPV over the discounted runs of every "
-        "workload (the cluster as actually used);")
+        "used cluster);\nNPV/run: the primary workload's share of the horizon's NPV (by "
+        "card-hours) over its discounted runs (the cluster as actually used; JSON gives "
+        "every workload's);")
     legend += ("\nbarred: priced, but export-controlled for the region or licence-barred, so "
                "never recommended.\n")
-    return (title + text_table(header, rows, "lllllrrrrrrl") + intervals.compare_block(result)
-            + serving_block(result)
+    from .plan_text import plan_block
+
+    return (title + text_table(header, rows, "lllllrrrrrrl") + plan_block(result)
+            + intervals.compare_block(result) + serving_block(result)
             + api_block(result) + workload_table(result)
             + shortfall.table_block(result) + portfolio_block(result) + policy_line(result)
             + said + legend + foot + provenance_line(result))

@@ -30,6 +30,8 @@ When says when a field holds a value; otherwise it is null (an empty list for `y
 - `cloud`: quantified, and the catalog has a cloud price for the card.
 - `shortfall`: quantified, and its shortfall can be priced (a cloud price for the card, or
   a rent of the same peak compute on another card usable in the region).
+- `one_run`: quantified, and the option carries one workload, a training one (a plan-level
+  figure per run means nothing when runs of different workloads would be counted alike).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from ..model import (
 )
 
 SCOPES = ("candidate", "primary", "horizon", "workload", "workloads", "yearly")
-WHEN = ("always", "priced", "quantified", "cloud", "shortfall", "lease")
+WHEN = ("always", "priced", "quantified", "cloud", "shortfall", "lease", "one_run")
 # number | integer | boolean | string | strings (a list of text) | cost (the per-run cost lines)
 # | workloads (workload id -> workload fields) | yearly (a list of yearly cash-flow rows)
 # | interval ({p10, p90}: the quantities <quantity>_p10 and <quantity>_p90)
@@ -129,8 +131,9 @@ FIELDS: tuple[Field, ...] = (
           "Emissions of one run of the primary workload"),
     # --- the horizon ---------------------------------------------------------------------------
     Field("cost_per_run_horizon", "cost_per_run_horizon", _H, MONEY, "NPV of TCO over the "
-          "discounted runs of every workload completed over the horizon (the cluster as "
-          "actually used)", csv=True),
+          "discounted runs completed over the horizon (the cluster as actually used), when "
+          "the option carries one training workload; each workload's is under `jobs`",
+          when="one_run", csv=True),
     Field("npv_tco", "npv_tco", _H, MONEY, "Net present value of the total cost of ownership "
           "over the horizon (year 0 undiscounted)", csv=True),
     Field("npv_tco_after_tax", "npv_tco_after_tax", _H, MONEY, "NPV of TCO after income tax: "
@@ -280,6 +283,14 @@ FIELDS: tuple[Field, ...] = (
     Field("cost_per_million_tokens", "cost_per_million_tokens", _W, f"{MONEY}/1e6 tokens",
           "Cost of one run per million training tokens (a serving workload: per million "
           "tokens served, prompt and output)", applies="both"),
+    Field("card_hour_share", "card_hour_share", _W, "fraction", "Share of the option's planned "
+          "card-hours a year this workload takes: the share of the NPV it bears",
+          applies="both"),
+    Field("npv_tco_share", "npv_tco_share", _W, MONEY, "The workload's share of the option's "
+          "NPV of TCO (`npv_tco` x `card_hour_share`)", applies="both"),
+    Field("cost_per_run_horizon", "cost_per_run_horizon", _W, MONEY, "Levelized cost of one "
+          "run over the horizon: `npv_tco_share` over the present value of the runs delivered "
+          "(the cluster as actually used)"),
     # --- a serving workload (`kind: serve`; docs/methodology.md §18): its "run" is a year ------
     Field("tokens_per_s_per_card", "tokens_per_s_per_card", _W, "tokens/s", "Output tokens per "
           "second per card at the latency objective (prefill included)", when="priced",
@@ -319,6 +330,14 @@ FIELDS: tuple[Field, ...] = (
           "split by the card-seconds prefill and decode take)", applies="serve"),
     Field("cost_per_million_output_tokens", "cost_per_million_output_tokens", _W,
           f"{MONEY}/1e6 tokens", "Cost per million output tokens", applies="serve"),
+    Field("cost_per_million_input_tokens_horizon", "cost_per_million_input_tokens_horizon", _W,
+          f"{MONEY}/1e6 tokens", "Levelized cost per million prompt tokens over the horizon: "
+          "the prompt part of `npv_tco_share` (split as the year's cost is) over the present "
+          "value of the prompt tokens served", applies="serve"),
+    Field("cost_per_million_output_tokens_horizon", "cost_per_million_output_tokens_horizon",
+          _W, f"{MONEY}/1e6 tokens", "Levelized cost per million output tokens over the "
+          "horizon: the output part of `npv_tco_share` over the present value of the output "
+          "tokens served", applies="serve"),
     Field("dedicated_cost_per_million_output_tokens",
           "dedicated_cost_per_million_output_tokens", _W, f"{MONEY}/1e6 tokens",
           "Cost per million output tokens on a fleet of its own sized for the peak "

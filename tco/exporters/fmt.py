@@ -6,6 +6,8 @@ import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from ..errors import printable
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -54,6 +56,13 @@ def money(x: float | None, currency: str, lang: str = "en", unit: float | None =
     if a >= 1e4:
         return f"{sign}{sym}{a / 1e3:,.0f}k"
     return f"{sign}{sym}{a:,.2f}"
+
+
+def per_million(x: float | None, currency: str) -> str:
+    """A price per million tokens, to the thousandth ($0.152)."""
+    if x is None:
+        return "n/a"
+    return f"{SYMBOLS.get(currency, currency + ' ')}{x:,.3f}"
 
 
 def money_full(x: float | None, currency: str) -> str:
@@ -155,3 +164,20 @@ class MoneyAxis:
 
     def __call__(self, x: float) -> str:
         return self._label(x)
+
+
+def text_table(header: list[str], rows: list[list[str]], align: str = "") -> str:
+    """A plain monospace table; `align` gives 'l' or 'r' per column (default: first l, rest r)."""
+    align = align or "l" + "r" * (len(header) - 1)
+    header = [printable(h) for h in header]
+    rows = [[printable(x) for x in r] for r in rows]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+
+    def line(cells: list[str]) -> str:
+        out = []
+        for cell, wdt, a in zip(cells, widths, align):
+            out.append(str(cell).ljust(wdt) if a == "l" else str(cell).rjust(wdt))
+        return "  ".join(out).rstrip()
+
+    sep = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), sep] + [line(r) for r in rows]) + "\n"

@@ -17,7 +17,7 @@ from .fmt import number
 from .frontier_view import levels
 
 if TYPE_CHECKING:
-    from .report_view import View
+    from .report_page import Page as View
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,8 @@ def levels(frontiers: dict[str, Frontier]) -> list[float]:
 
 def frontier_text(result: Result, wid: str) -> str:
     """The frontier table of serving workload `wid` under `tco compare`'s serving block."""
-    from .data import printable, text_table
+    from ..errors import printable
+    from .fmt import text_table
 
     row = result.frontiers.get(wid, {})
     if not row:

@@ -104,8 +104,8 @@ def choice_script() -> str:
     """tco.recommend.CHOICE as `function choose(n)`: which kind of recommendation wins, from
     the NPVs `n.single`, `n.portfolio`, `n.api` (Infinity for none). Generated from the tree
     the engine decides with, so the page holds no copy of the rule."""
+    from ..decide.rules import CHOICE
     from ..expr.javascript import javascript
-    from ..recommend import CHOICE
 
     return f"function choose(n) {{\n  return {javascript(CHOICE, lambda name: f'n.{name}')};\n}}\n"
 

@@ -7,15 +7,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from ..decide.rules import plan_delivered_fraction
+from ..decide.rules import plan_delivers as delivers
 from ..model.plan import PLAN_COMPONENTS
 from ..result import Result
-
-COMPLETE = 1 - 1e-9  # a delivered share at or above this is all of it
-
-
-def delivers(p: Any) -> bool:
-    """Whether a plan meets every workload's demand in time."""
-    return all((w.get("delivered_fraction") or 0.0) >= COMPLETE for w in p.workloads.values())
 
 
 def plan_json(result: Result) -> dict[str, Any] | None:
@@ -23,8 +18,7 @@ def plan_json(result: Result) -> dict[str, Any] | None:
         return None
     best, others = result.plans[0], result.plans[1:]
     options = [{"option": p.option, "npv_tco": p.npv_tco, "delivers_plan": delivers(p),
-                "delivered_fraction": min((w.get("delivered_fraction") or 0.0)
-                                          for w in p.workloads.values()) if p.workloads else 1.0}
+                "delivered_fraction": plan_delivered_fraction(p)}
                for p in others]
     delivering = [o["npv_tco"] for o in options if o["delivers_plan"]]
     return {

@@ -4,20 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..result import PortfolioResult, Result
+from ..decide.rules import barred
+from ..result import Result
 from .fmt import money
 
 KEYS = ("npv_tco", "npv_tco_after_tax", "undiscounted_tco", "capex_total", "plan_delivered_fraction",
         "plan_shortfall_runs")
-
-
-def barred(result: Result, p: PortfolioResult) -> list[str]:
-    """The options of the portfolio that are barred here (export control, licence)."""
-    return [oid for oid in p.options if result.candidate(oid).info.blocking]
-
-
-def usable(result: Result, p: PortfolioResult) -> bool:
-    return p.feasible and not barred(result, p)
 
 
 def portfolios_json(result: Result) -> list[dict[str, Any]]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..recommend import Recommendation
+from ..decide import Decision as Recommendation
 from .fmt import number
 
 if TYPE_CHECKING:
-    from .report_view import View
+    from .report_page import Page as View
 
 
 def serving_rows(view: View, wid: str) -> list[dict[str, Any]]:
@@ -36,7 +36,7 @@ def serving_rows(view: View, wid: str) -> list[dict[str, Any]]:
 
 def summary(view: View, said: Recommendation) -> dict[str, Any]:
     """The executive summary when a per-token API is recommended."""
-    from .serving_report import per_million
+    from .fmt import per_million
 
     s, r = view.s, view.r
     years = s("years", n=r.structure.horizon_years)

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..recommend import Recommendation
+from .. import modes
+from ..decide import Decision as Recommendation
+from ..decide.rules import barred
 from .fmt import number, percent
-from .portfolios import barred
 
 if TYPE_CHECKING:
-    from .report_view import View
+    from .report_page import Page as View
 
 
 def section(view: View) -> dict[str, Any]:
     """One row per portfolio: its options with the workloads each carries, NPV, share."""
-    from .report_view import Cell, full
+    from .report_page import Cell, full
 
     s, r = view.s, view.r
     rows = []
@@ -61,7 +62,7 @@ def summary(view: View, said: Recommendation) -> dict[str, Any]:
         why.append(s.segments("sum_portfolio_only", years=years, npv=view.money(said.npv_tco)))
     for oid in said.options:
         c = r.candidate(oid)
-        if c.info.acquire == "api":  # a per-token API: no accelerators
+        if c.info.acquire == modes.API:  # a per-token API: no accelerators
             why.append(s.segments("sum_portfolio_api_member", name=c.info.name,
                                   workloads=s("name_sep").join(c.carries),
                                   npv=view.money(c.values["npv_tco"])))

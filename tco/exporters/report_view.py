@@ -11,17 +11,30 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..analysis.types import DrawWarning, MonteCarlo, Sensitivity, share_text
+from .. import modes
+from ..analysis.types import DrawWarning, MonteCarlo, PointOutside, Sensitivity, share_text
+from ..decide import Decision as Recommendation
+from ..decide import recommend_option as recommend
+from ..decide import rented_at
+from ..decide.rules import barred_here, part_only, single, usable
+from ..decide.rules import complete as is_complete
 from ..inputs import Input
-from ..recommend import Recommendation, recommend, rented_at
 from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
-from . import charts, intervals, live, report_api, report_portfolios, report_workloads, shortfall
+from . import (
+    charts,
+    intervals,
+    live,
+    plan_report,
+    report_api,
+    report_portfolios,
+    report_workloads,
+    shortfall,
+)
 from .fmt import (
     CHART_CANDIDATES,
     axis_money,
@@ -33,6 +46,7 @@ from .fmt import (
     zh_unit,
 )
 from .i18n import Segment, Strings
+from .report_page import PRICE_KEYS, Cell, Chart, Fig, Row, fig, full
 from .serving_report import (
     per_million,
     serve_comparison,
@@ -48,83 +62,6 @@ DETAIL_LIMIT = 30  # options detailed in a static report; the rest: table, workb
 MC_SERIES = 5
 
 
-@dataclass
-class Cell:
-    text: str
-    value: str = ""  # repr of the engine float, for data-value; empty when not a number
-    key: str = ""
-    cls: str = "num"
-    q: int = -1  # where the live page finds the figure (tco.exporters.live.Slots), -1: fixed
-    f: str = ""  # how the live page writes it (View.fmt)
-    metric: str = ""  # a key figure's metric (npv_tco, ...): the live page shows its option's
-    u: float = 0  # the unit of its column's amounts (zh CNY: 1e4 万 or 1e8 亿), 0: its own
-
-
-class Fig(str):
-    """A figure of the candidate details: its text, and where and how the live page gets it."""
-
-    q: int = -1
-    f: str = ""
-    x: float = math.nan  # the engine's value
-    key: str = ""  # the quantity's key (npv_tco, cost_per_gpu_hour, ...)
-    u: float = 0  # as Cell.u
-    # a text of several figures (View.live_text): the template, with {0}, {1}, ... where the
-    # figures go, and where and how the live page gets each
-    t: str = ""
-    qs: tuple[int, ...] = ()
-    fs: tuple[str, ...] = ()
-
-
-def fig(text: str, q: int, f: str, x: float = math.nan, key: str = "", u: float = 0) -> Fig:
-    out = Fig(text)
-    out.q, out.f, out.x, out.key, out.u = q, f, x, key, u
-    return out
-
-
-# Money per unit of something (a card-hour, a million tokens): written in full in every
-# column; only amounts share their column's unit (View.unify_units).
-PRICE_KEYS = frozenset({"cost_per_gpu_hour", "cost_per_pflop_hour", "cost_per_million_tokens",
-                        "cost_per_million_input_tokens", "cost_per_million_output_tokens",
-                        "shortfall_rent_price", "rent_price_per_card_hour"})
-
-
-@dataclass
-class Row:
-    rank: int
-    id: str
-    name: str
-    recommended: bool
-    status: str  # ok | incomplete | infeasible
-    status_text: str
-    cells: list[Cell]
-    reasons: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Chart:
-    id: str
-    title: str
-    caption: str
-    svg: Any  # markupsafe.Markup from the caller (matplotlib output, text escaped by matplotlib)
-    table: dict[str, Any] | None = None
-    warnings: list[str] = field(default_factory=list)  # shown with the chart, highlighted
-
-
-def is_complete(c: CandidateResult) -> bool:
-    return c.feasible and c.completes_all_runs
-
-
-def part_only(c: CandidateResult) -> bool:
-    """May be used here but carries only a part of the plan (recommended only in a
-    portfolio, tco.recommend)."""
-    return c.feasible and c.priced and not c.info.blocking and bool(c.info.workloads)
-
-
-def full(x: float) -> str:
-    """The engine's float as written in data-value attributes (round-trips exactly)."""
-    return repr(float(x)) if math.isfinite(x) else ""
-
-
 class View:
     """Builds the dict the template renders; `build()` is the only public entry point."""
 
@@ -136,11 +73,11 @@ class View:
         self.date = report_date
         said = recommend(result)
         # a recommended portfolio: its id; the single options are then none of them "the" one
-        self.portfolio = said.option if said is not None and said.mode == "portfolio" else ""
+        self.portfolio = said.option if said is not None and said.mode == modes.PORTFOLIO else ""
         # a recommended per-token API (tco/exporters/report_api.py): its id
-        self.api = said.option if said is not None and said.mode == "api" else ""
-        self.rec = None if self.portfolio or self.api else result.recommended
-        self.complete = [c for c in result.candidates if is_complete(c) and not c.info.blocking]
+        self.api = said.option if said is not None and said.mode == modes.API else ""
+        self.rec = None if self.portfolio or self.api else single(result)
+        self.complete = [c for c in result.candidates if is_complete(c) and not barred_here(c)]
         self.at = live.slots(result)
         self.detail_ids = self._detail_ids()
 
@@ -223,13 +160,13 @@ class View:
     def job_component(self, key: str) -> str:
         """A per-run cost component's name; beside a leased option, whose hardware line is its
         lease payments (methodology §9), the hardware line is not called depreciation."""
-        if key == "hardware" and any(c.info.acquire == "lease" for c in self.r.candidates):
+        if key == "hardware" and any(c.info.acquire == modes.LEASE for c in self.r.candidates):
             return self.s("component_hardware_lease")
         return self.s.component(key)
 
     def lease_rows(self, c: CandidateResult) -> list[tuple[str, Fig]]:
         """A leased option's terms as a lessor's quote states them (§7); none for another."""
-        if c.info.acquire != "lease":
+        if c.info.acquire != modes.LEASE:
             return []
         return [(self.s(label), self.live(kind, f"{c.id}.{key}", c.values[key]))
                 for label, key, kind in (
@@ -335,6 +272,7 @@ class View:
             "summary": self.summary(),
             "comparison": self.comparison(),
             "portfolios": report_portfolios.section(self),
+            "plan": plan_report.section(self),
             "workloads": {"columns": report_workloads.columns(self),
                           "tables": report_workloads.section(self)},
             "charts": self.charts(),
@@ -376,7 +314,7 @@ class View:
             w = f"{c.id}.{c.primary_workload}"
             out["notes"] = self.live_notes(c, c.notes)
             tier = self.r.resolved.candidates[c.id].rent_tier  # as resolved, before the choice
-            if c.info.acquire == "rent" and tier.startswith("committed"):
+            if c.info.acquire == modes.RENT and tier.startswith("committed"):
                 # reserved or on demand, whichever the inputs make cheaper (tco.model.cloud)
                 from ..engine import rent_notes
 
@@ -421,7 +359,7 @@ class View:
         """What the page knows of the plan's portfolios, per-token APIs, serving and training
         workloads: ids, names, fixed facts, and where their figures are."""
         s, r, at = self.s, self.r, self.at
-        from .portfolios import barred
+        from ..decide.rules import barred
 
         portfolios = [{"id": p.id, "name": p.name, "options": list(p.options),
                        "feasible": p.feasible, "barred": bool(barred(r, p)),
@@ -532,7 +470,7 @@ class View:
         s, rec = self.s, self.rec
         consider: list[list[Segment]] = []
         said = recommend(self.r)
-        if said is not None and said.mode in ("portfolio", "api"):  # not a single option
+        if said is not None and said.mode in (modes.PORTFOLIO, modes.API):  # not a single option
             return {"portfolio": report_portfolios, "api": report_api}[said.mode].summary(self, said)
         if rec is None:
             parts = [c for c in self.r.candidates if part_only(c)]
@@ -540,7 +478,7 @@ class View:
                 names = s("name_sep").join(self.name(c) for c in parts)
                 return {"headline": s.segments("sum_none_part", names=names), "why": [],
                         "consider": consider}
-            barred = [c for c in self.r.candidates if c.feasible and c.info.blocking]
+            barred = [c for c in self.r.candidates if barred_here(c)]
             if barred:  # feasible options exist, but none may be bought here
                 names = s("name_sep").join(self.name(c) for c in barred)
                 return {"headline": s.segments("sum_none_barred", names=names), "why": [],
@@ -549,13 +487,13 @@ class View:
         years = s("years", n=self.r.structure.horizon_years)
         assert said is not None and said.option == rec.id  # one recommendation everywhere
         cards = number(rec.inputs["cards"], 0)
-        if said.mode == "rent":
+        if said.mode == modes.RENT:
             headline = s.segments("sum_recommend_rent", card=self.s.catalog(rec.info.card_name), cards=cards,
                                   pricing=s(f"pricing_{said.pricing.replace('-', '_')}"))
-        elif said.mode == "hybrid":
+        elif said.mode == modes.HYBRID:
             headline = s.segments("sum_recommend_hybrid", card=self.s.catalog(rec.info.card_name),
                                   cards=cards)
-        elif said.mode == "lease":
+        elif said.mode == modes.LEASE:
             headline = s.segments("sum_recommend_lease", name=self.name(rec), cards=cards)
         else:
             headline = s.segments("sum_recommend", name=self.name(rec), cards=cards)
@@ -604,13 +542,12 @@ class View:
         else:
             consider.append(s.segments("sum_no_flags"))
         for c in self.r.candidates:
-            if c.feasible and c.priced and c.info.blocking and c.values["npv_tco"] < npv:
+            if barred_here(c) and c.priced and c.values["npv_tco"] < npv:
                 why_barred = s("list_sep").join(s.message(f) for f in c.info.blocking)
                 consider.append(s.segments("sum_barred", name=self.name(c),
                                            npv=self.money(c.values["npv_tco"]), why=why_barred))
         for c in self.r.candidates:
-            if (c.feasible and c.priced and not c.info.blocking and not is_complete(c)
-                    and not c.info.workloads and c.values["npv_tco"] < npv):
+            if usable(c) and not is_complete(c) and c.values["npv_tco"] < npv:
                 consider.append(s.segments(
                     "sum_incomplete", name=self.name(c), npv=self.money(c.values["npv_tco"]),
                     pct=percent(c.values["plan_delivered_fraction"], 0)))
@@ -621,13 +558,13 @@ class View:
         # Renting against buying, read from the same ranking as the recommendation: the
         # cheapest usable option of the other mode, never a sentence that contradicts it.
         other = said.other_mode
-        if said.mode == "rent" and other is not None:
+        if said.mode == modes.RENT and other is not None:
             consider.append(s.segments(
                 f"sum_{other.info.acquire}_dearer",  # buy, lease or hybrid
                 name=self.name(other),
                 npv=self.money(other.values["npv_tco"]),
                 diff=self.money(other.values["npv_tco"] - npv)))
-        elif said.mode != "rent":
+        elif said.mode != modes.RENT:
             cloud = rec.values.get("cloud_npv")
             if other is not None and other.values["npv_tco"] >= npv:
                 consider.append(s.segments(
@@ -639,7 +576,7 @@ class View:
                     consider.append(s.segments("sum_cloud_dearer", cloud=self.money(cloud)))
                 else:  # only when no option renting the card is listed (rent_options: none)
                     consider.append(s.segments(
-                        "sum_cloud_unlisted_lease" if said.mode == "lease" else
+                        "sum_cloud_unlisted_lease" if said.mode == modes.LEASE else
                         "sum_cloud_unlisted", cloud=self.money(cloud)))
             elif other is None:  # no cloud price for the card: renting is not compared
                 consider.append(s.segments("sum_cloud_none", card=self.s.catalog(rec.info.card_name),
@@ -647,7 +584,7 @@ class View:
         alt = said.lease_or_buy  # bought: the cheapest lease; leased: the cheapest purchase
         if alt is not None:
             consider.append(s.segments(
-                "sum_lease_dearer" if alt.info.acquire == "lease" else "sum_buy_dearer",
+                "sum_lease_dearer" if alt.info.acquire == modes.LEASE else "sum_buy_dearer",
                 name=self.name(alt), npv=self.money(alt.values["npv_tco"]),
                 diff=self.money(alt.values["npv_tco"] - npv)))
         mc = self.r.analyses.get("montecarlo")
@@ -849,8 +786,41 @@ class View:
                              s("col_prob_cheapest")], "rows": rows}
         caption = s("cap_montecarlo", draws=number(mc.draws, 0), varied=len(mc.varied),
                     seed=mc.seed)
+        short = [s("mc_short_item", name=self.name(c), share=percent(mc.short_share[c.id], 0))
+                 for c in order if mc.short_share.get(c.id, 0) > 0]
+        if short:
+            caption += " " + s("mc_short", list=("；" if self.lang == "zh" else "; ").join(short))
         return Chart("chart-montecarlo", title, caption, Markup(svg), table,
-                     [self.draw_warning(w) for w in mc.warnings])
+                     [self.draw_warning(w) for w in mc.warnings]
+                     + [self.point_outside(o) for o in mc.outside])
+
+    def input_unit(self, path: str) -> str:
+        """An input's unit after a number, in the report's language ("" for a fraction)."""
+        unit = self.r.inputs[path].spec.unit
+        return "" if unit in ("fraction", "ratio") else " " + self.s.unit(unit, self.cur)
+
+    def point_outside(self, o: PointOutside) -> str:
+        """A point estimate outside its own P10-P90 band, and the skewed inputs (skew.py)."""
+        s = self.s
+        show: Callable[[float], str] = self.money
+        if o.metric == "cost_per_million_output_tokens":
+            show = lambda x: per_million(x, self.cur)
+        metric = s(f"metric_{o.metric}") if f"metric_{o.metric}" in s.all_text() else o.metric
+        if o.skewed:
+            where = "above" if o.side == "below" else "below"
+            join = "；" if self.lang == "zh" else "; "
+            why = s("mc_outside_skewed", where=s(f"mc_outside_where_{where}"), inputs=join.join(
+                s("mc_outside_input", label=s.input_label(k.path, k.path), value=f"{k.value:.4g}",
+                  median=f"{k.median:.4g}", low=f"{k.low:.4g}", high=f"{k.high:.4g}",
+                  unit=self.input_unit(k.path),
+                  effect=("+" if k.effect >= 0 else "-") + show(abs(k.effect)))
+                for k in o.skewed))
+        else:
+            why = s("mc_outside_joint")
+        name = next((self.name(c) for c in self.r.candidates if c.id == o.candidate), o.candidate)
+        return s("mc_outside", name=name, metric=metric, point=show(o.point),
+                 side=s(f"mc_outside_{o.side}"),
+                 edge=show(o.p10 if o.side == "below" else o.p90), why=why)
 
     def draw_warning(self, w: DrawWarning) -> str:
         s = self.s
@@ -927,7 +897,7 @@ class View:
         costs[1:1] = self.lease_rows(c)
         if "cloud_npv" in v:
             costs.append((s("d_cloud"), self.live("money", f"{cid}.cloud_npv", v["cloud_npv"])))
-            costs.append((s("d_breakeven_lease" if c.info.acquire == "lease" else "d_breakeven"),
+            costs.append((s("d_breakeven_lease" if c.info.acquire == modes.LEASE else "d_breakeven"),
                           self.live("breakeven", f"{cid}.breakeven_utilization",
                                     v["breakeven_utilization"])))
         per_run = [(self.job_component(k), self.live("money", f"{w}.cost_{k}", job[f"cost_{k}"]))

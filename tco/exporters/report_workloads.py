@@ -22,7 +22,7 @@ from .workloads import (
 )
 
 if TYPE_CHECKING:
-    from .report_view import View
+    from .report_page import Page as View
 
 
 def plan_lines(view: View) -> list[str]:
@@ -53,7 +53,7 @@ def shown(view: View) -> bool:
 
 def section(view: View) -> list[dict[str, Any]]:
     """One table per workload: a run of it on each option, in ranking order."""
-    from .report_view import Cell, full
+    from .report_page import Cell, full
 
     s, out = view.s, []
     for w in training_workloads(view.r) if shown(view) else []:

@@ -18,6 +18,7 @@ import json
 import sys
 from typing import Any
 
+from .. import modes
 from ..analysis.common import METRICS
 from ..model import YEAR_SHARES
 from .fields import (
@@ -87,7 +88,9 @@ def field_schema(f: Field) -> JsonObj:
                          "can be priced (a cloud price for the card, or for another card usable "
                          "in the region).",
             "lease": " Null unless the candidate is priced and feasible and leases its "
-                     "hardware (acquire: lease)."}[f.when]
+                     "hardware (acquire: lease).",
+            "one_run": " Null unless the candidate is priced and feasible and carries one "
+                       "workload, a training one."}[f.when]
     text = _text(f.description, f.unit) + ("." + when if when else "")
     if f.kind in _JSON_TYPE:
         return _t(_JSON_TYPE[f.kind], text, null=f.nullable)
@@ -109,7 +112,8 @@ def field_schema(f: Field) -> JsonObj:
 
 def _null_rule(fields: tuple[Field, ...]) -> JsonObj:
     """Infeasible: every quantified figure is null (or empty); feasible: none of them is."""
-    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall", "lease")]
+    quantified = [f for f in fields if f.when in ("quantified", "cloud", "shortfall", "lease",
+                                                  "one_run")]
     then: JsonObj = {}
     orelse: JsonObj = {}
     for f in quantified:
@@ -406,34 +410,72 @@ def _plan_workload() -> JsonObj:
     }, "One workload of the plan")
 
 
-def _recommendation() -> JsonObj:
+def _reason_code() -> JsonObj:
     return _obj({
-        "option": _t("string", "Id of the recommended option (the first of `candidates`)"),
-        "mode": {"enum": ["buy", "lease", "rent", "hybrid", "portfolio", "api"],
+        "code": _t("string", "The reason's code (templates/decide.yaml words each in English "
+                             "and Chinese)"),
+        "figures": {"type": "object", "description": "The figures it quotes, by name: "
+                    "amounts in the scenario's currency, shares as fractions, option ids"},
+    }, "A reason as a code and its figures")
+
+
+def _recommendation(nested: bool = False) -> JsonObj:
+    props: JsonObj = {
+        "option": _t("string", "Id of the recommended option, portfolio or API option; "
+                               "'plan' for the planner's cheapest plan (`plan`)"),
+        "mode": {"enum": list(modes.MODES),
                  "description": "How the capacity is got: buy (outright or with a loan), "
                                 "lease (the hardware leased, run as if owned), rent, "
                                 "hybrid (buy, and rent what the cluster cannot do), "
-                                "portfolio (options costed together, `options`), or api "
-                                "(a per-token API serves the plan, `api_options`; no cards)"},
-        "name": _t("string", "The option's name"),
-        "card_name": _t("string", "The accelerator's name"),
-        "cards": _t("integer", "Accelerators in the cluster bought or rented", "cards"),
+                                "portfolio (options costed together, `options`), api "
+                                "(a per-token API serves the plan, `api_options`; no cards), "
+                                "or plan (the planner's cheapest plan, `plan`; the modes it "
+                                "uses in `uses`)"},
+        "name": _t("string", "The option's name ('plan' for the plan)"),
+        "card_name": _t("string", "The accelerator's name (a plan's: those it uses, joined "
+                                  "with ' + ')"),
+        "cards": _t("integer", "Accelerators in the cluster bought or rented (a plan's: "
+                               "bought or leased)", "cards"),
         "pricing": _t("string", "The cloud tier rented at (committed or on-demand); null when "
                                 "bought", null=True),
-        "npv_tco": _t("number", "NPV of delivering the plan (the option's `npv_tco`)",
-                      "currency"),
+        "npv_tco": _t("number", "NPV of delivering the plan (the option's `npv_tco`; a plan's "
+                                "equals `plan.npv_tco`)", "currency"),
         "delivers_plan": _t("boolean", "Whether it delivers the whole plan over the horizon"),
         "action": _t("string", "The recommendation in words: 'rent NVIDIA B200 at committed "
                                "prices', 'buy ...', 'lease ...', 'buy ... and rent what it cannot do "
-                               "(hybrid)'"),
+                               "(hybrid)', 'follow the cheapest plan: buy and rent ...'"),
         "reasons": _array(_t("string", "A reason"), "Why, in English: its rank and what the "
-                          "other mode would cost"),
+                          "other mode would cost (`reason_codes` in words)"),
+        "reason_codes": _array(_reason_code(), "Why, as codes with their figures"),
         "options": _strings("The option ids it consists of: [option] for one option, the "
-                            "portfolio's options for a portfolio"),
+                            "portfolio's options for a portfolio, the options whose terms a "
+                            "plan's actions use"),
+        "uses": _strings("A plan's modes (buy, lease, rent, api); empty otherwise"),
+        "actions": _array(_obj({
+            "start_years": _t("number", "When it starts", "years"),
+            "end_years": _t("number", "When it ends", "years"),
+            "action": _t("string", "buy, lease, rent, api or sell"),
+            "option": _t("string", "The typed option whose terms it uses"),
+            "quantity": _t("number", "How much, in `unit`"),
+            "unit": _t("string", "cards, card-hours or tokens/day"),
+        }, "One dated action"), "A plan's dated actions (`plan.actions` in short); empty "
+                                "otherwise"),
+        "value_of_flexibility": _t("number", "A plan's saving over the cheapest plan held to "
+                                             "one option that delivers; null otherwise or "
+                                             "when none delivers", "currency", null=True),
+        "runner_up_plan": _t("string", "That plan's option; null otherwise", null=True),
         "basis": {"enum": ["pre_tax", "after_tax"],
                   "description": "The NPV the options are ranked on (finance.decision_basis, "
                                  "methodology §20): `npv_tco`, or `npv_tco_after_tax`"},
-    }, "The recommendation: the best-ranked option that may be used here")
+    }
+    props["best_option"] = ({"type": "null", "description": "Null inside best_option"}
+                            if nested else
+                            {"anyOf": [_recommendation(nested=True), {"type": "null"}],
+                             "description": "When the plan is recommended: the best option "
+                                            "(or portfolio, or API) as typed, as a "
+                                            "recommendation of its own; null otherwise"})
+    return _obj(props, "The recommendation: the planner's cheapest plan when the scenario is "
+                       "planned, else the best-ranked option that may be used here")
 
 
 def _job() -> JsonObj:
@@ -597,11 +639,39 @@ def _montecarlo() -> JsonObj:
         det["required"] = ["npv_tco"]  # the metric is absent where it is null
         return _obj({
             "id": _t("string", "Candidate id, or a portfolio's id (options costed together)"),
-            "npv_tco": pct("NPV of TCO"),
+            "npv_tco": pct("NPV of TCO of delivering the plan (an option short of it in a "
+                           "draw: its npv_tco_plan_closed there)"),
             metric: {"anyOf": [pct(what), {"type": "null"}], "description": what + none},
             "prob_cheapest": _t("number", "Share of draws in which it ranks first (tier, then "
-                                "NPV of TCO), among the options and portfolios", "fraction"),
+                                "NPV of TCO, the same draws as `npv_tco`), among the options "
+                                "and portfolios", "fraction"),
+            "short_share": _t("number", "Share of draws in which it falls short of the plan "
+                              "and is ranked, and drawn, at its NPV with the shortfall closed",
+                              "fraction"),
+            "ranked_share": _t("number", "Share of draws in which it may rank first at all "
+                               "(not barred, not infeasible in the draw, not a part of the "
+                               "plan)", "fraction"),
             "deterministic": det,
+            "outside": _array(_obj({
+                "metric": _t("string", "npv_tco or the metric"),
+                "side": {"enum": ["below", "above"],
+                         "description": "below its P10, or above its P90"},
+                "deterministic": _t("number", "The point estimate", "currency"),
+                "p10": _t("number", "Its P10", "currency"),
+                "p90": _t("number", "Its P90", "currency"),
+                "message": _t("string", "The note as the table prints it"),
+                "skewed_inputs": _array(_obj({
+                    "path": _t("string", "Input path"),
+                    "value": _t("number", "The point estimate's value of it"),
+                    "median": _t("number", "The median of its draws"),
+                    "low": _t("number", "Its distribution's low end"),
+                    "high": _t("number", "Its distribution's high end"),
+                    "effect": _t("number", "The figure with this input alone at its median, "
+                                 "less the point estimate", "currency"),
+                }, "A drawn input whose draws lie mostly on one side of the point's value"),
+                    "Largest effect first; empty when no single input explains it"),
+            }, "A point estimate outside its own P10-P90 band, and why"),
+                "The figures whose point estimate lies outside their P10-P90 band"),
         }, f"One priced candidate or feasible portfolio (--metric {metric})")
 
     return _obj({

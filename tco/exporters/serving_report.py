@@ -8,15 +8,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import charts, report_api
-from .fmt import SYMBOLS, number
+from .fmt import number, per_million
 from .frontier_report import frontier_section
 
 if TYPE_CHECKING:
-    from .report_view import View
-
-
-def per_million(x: float, currency: str) -> str:
-    return f"{SYMBOLS.get(currency, currency + ' ')}{x:,.3f}"
+    from .report_page import Page as View
 
 
 def serving_section(view: View) -> list[dict[str, Any]]:
@@ -128,7 +124,7 @@ def serve_kpis(view: View, c: Any, wid: str) -> list[Any]:
     """The key figures of the recommended option when the plan's first workload serves: NPV,
     the cost per million output and prompt tokens, and the cards the peak needs (not a
     training run's cost and time)."""
-    from .report_view import Cell, full
+    from .report_page import Cell, full
 
     s, job, cur = view.s, c.jobs[wid], view.cur
     out_m, in_m = job["cost_per_million_output_tokens"], job["cost_per_million_input_tokens"]
@@ -147,7 +143,7 @@ def serve_kpis(view: View, c: Any, wid: str) -> list[Any]:
 def serve_comparison(view: View, c: Any, wid: str) -> tuple[list[str], list[Any]]:
     """The comparison table's serving columns when the plan's first workload serves: the cost
     per million output tokens and the cards at the peak, in place of a run's cost and time."""
-    from .report_view import Cell, full
+    from .report_page import Cell, full
 
     s, cur = view.s, view.cur
     columns = [s("serve_col_out", currency=cur), s("serve_col_cards")]

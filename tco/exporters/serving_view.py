@@ -8,20 +8,13 @@ from typing import Any
 
 from ..model import JOB_COMPONENTS
 from ..result import CandidateResult, Result
-from .fmt import SYMBOLS, money, number
+from .fmt import money, number, per_million
 from .frontier_view import frontier_text
 
 # The serving figures each output shows, by the workload's key (fields.SERVE_WORKLOAD_FIELDS).
 CSV_KEYS = ("tokens_per_s_per_card", "cards_needed", "ttft_ms", "tpot_ms",
             "cost_per_million_input_tokens", "cost_per_million_output_tokens",
             "dedicated_cost_per_million_output_tokens", "energy_per_output_token_j")
-
-
-def per_million(x: float | None, currency: str) -> str:
-    """A price per million tokens, to the thousandth ($0.152)."""
-    if x is None:
-        return "n/a"
-    return f"{SYMBOLS.get(currency, currency + ' ')}{x:,.3f}"
 
 
 def serve_workloads(result: Result) -> list[str]:
@@ -31,7 +24,8 @@ def serve_workloads(result: Result) -> list[str]:
 def serving_block(result: Result) -> str:
     """Under the compare table: for each serving workload, each candidate's figures at the
     objective (an infeasible candidate shows why instead)."""
-    from .data import printable, text_table
+    from ..errors import printable
+    from .fmt import text_table
 
     cur, out = result.currency, ""
     for wid in serve_workloads(result):
@@ -103,8 +97,9 @@ SERVE_FIRST_HEADER = ["TP*", "cards at peak"]
 SERVE_FIRST_LEGEND = (
     "\nTP*: tensor-parallel cards per replica of the first serving workload, chosen by "
     "search;\nM out*: cost per million output tokens over the card-hours serving uses "
-    "(the serving block below has the rest);\nNPV/yr: the horizon's NPV over its "
-    "discounted years of serving (and runs of any other workload);")
+    "(the serving block below has the rest);\nNPV/M out: the serving workload's share of "
+    "the horizon's NPV (by card-hours), its output part, over the discounted million output "
+    "tokens served;")
 
 
 def serve_first(result: Result) -> str:

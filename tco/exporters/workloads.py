@@ -140,8 +140,7 @@ def workload_table(result: Result) -> str:
     """The CLI's per-workload block under the ranking: one run of every workload on every
     option, in ranking order, and the MoE footnote. Empty for a plan of one dense workload
     (the ranking's columns already show it)."""
-    from .data import text_table
-    from .fmt import money, number
+    from .fmt import money, number, text_table
 
     plan = training_workloads(result)
     if not shows_each(result):

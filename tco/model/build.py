@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..expr import IF, MAX, Const, Expr, Ref
+from .. import modes
+from ..expr import AND, IF, MAX, Const, Expr, Ref
 from ..resolved import Structure
 from .api import api_option
 from .base import Builder, Model
 from .capex import capex, no_capex
-from .cashflows import Money, cash_flows, horizon_results
+from .cashflows import Money, cash_flows, horizon_results, workload_costs
 from .cloud import rental, renting
 from .cluster import cluster
 from .decision import feasibility, plan_target, tier, within_power_budget
@@ -22,6 +23,7 @@ from .portfolio import portfolio
 from .serving import Serving, serving, serving_team, token_costs
 from .shortfall import shortfall_cost
 from .step import bandwidths
+from .storage import storage_tb
 from .tax import after_tax, tax_schedule
 from .timeline import plan_work, timeline
 from .training import Run, software_factor, training_run
@@ -101,7 +103,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     """`cid`'s quantities: what shapes them is `sh`, or shared by every candidate of `st`."""
     b = Builder(model, cid, inputs_of, st.site(sh.site))
     money, horizon, stack = st.currency, st.horizon_years, sh.stack
-    owned = sh.acquire != "rent"  # buy, or hybrid (buy and rent what it cannot do)
+    owned = sh.acquire != modes.RENT  # buy, or hybrid (buy and rent what it cannot do)
     priced_rent = sh.priced_rent  # the card has a cloud price (always, when rented)
     cl = cluster(b)
     links, team = bandwidths(b), software_factor(b, stack)
@@ -113,7 +115,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
         if kind == "serve":
             assert serve_team is not None
             serves[wid] = serving(b, wid, st.allowed(wid), cl, links[0], serve_team,
-                                  st.objectives, peak_must_fit=sh.acquire in ("buy", "lease"),
+                                  st.objectives, peak_must_fit=sh.acquire in (modes.BUY, modes.LEASE),
                                   speculative=wid in st.speculative, measured=sh.measured)
             runs[wid] = serves[wid].run
         else:
@@ -125,8 +127,11 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
                            list(carried.values()), cl, limits)
     held = held_stock(b, cl, sh.held, money, sh.held_by_age) if sh.held else None
     waits = None if held is None else IF(held.bought_share.gt(0), 1, 0)
-    leased = sh.acquire == "lease"
-    cx = capex(b, cl, money, held, leased) if owned else no_capex(b, money)
+    leased = sh.acquire == modes.LEASE
+    kinds = {wid: kind for wid, _precision, kind in st.workloads}
+    cx = (capex(b, cl, money, storage_tb(b, [(wid, kinds[wid]) for wid in carried], cl,
+                                         st.storage_per_card), held, leased)
+          if owned else no_capex(b, money))
     h = hours(b, carried, owned)
     # a rented option's rent is priced below (tco.model.cloud.rental); a hybrid rents its
     # peaks and the bridge as they come: on demand when the tier is a reservation
@@ -134,10 +139,11 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
                            b.c("on_demand_price_per_card_hour"), b.c("cloud_price_per_card_hour"))
                         if priced_rent else Const(0.0))
     phases = sh.deliveries if owned else 0
-    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, waits, phases, leased,
+    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, leased,
                   sh.resale_curve and not leased)
     work = delivered(b, carried, h)
-    tl = timeline(b, horizon, stack, owned, waits, phases)
+    tl = timeline(b, horizon, stack, owned, money, waits, phases,
+                  bridged=sh.acquire == modes.HYBRID)
     plan = plan_work(b, horizon, tl, h.demand, h.available, sh.acquire)
     ls = lease(b, cx, Ref(f"{cid}.delivery_years"), horizon, money) if leased else None
     rented = None if owned else rental(b, cl, tl, work, plan, horizon, money)
@@ -153,14 +159,18 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     per_server = (cx.cards + cx.servers) / MAX(cl.nodes, 1) if owned else None
     after_tax(b, horizon, components, flows, basis,
               tax_schedule(st.tax_depreciation, st.tax_table, per_server), leased, money)
+    able: Expr = feasible  # runs every workload within its limits, the plan aside
     if sh.sizing == "plan":  # cards: auto, sized to deliver the plan
+        able = AND(feasible, *limits) if limits else feasible
         feasible = plan_target(b, feasible, Ref(f"{cid}.plan_delivered_fraction"), limits)
+    partial = len(carried) < len(runs)
     if sh.shortfall_rent:
-        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent, sh.closing)
-    tier(b, feasible, sh.barred, Ref(f"{cid}.plan_delivered_fraction"),
-         partial=len(carried) < len(runs))
+        shortfall_cost(b, horizon, work, plan, hz, money, priced_rent, sh.closing, able,
+                       sh.barred, partial)
+    tier(b, feasible, sh.barred, Ref(f"{cid}.plan_delivered_fraction"), partial=partial)
     job_costs(b, runs, cx, run, h, work, horizon, money, owned, ls)
     for wid, sv in serves.items():
         token_costs(b, wid, sv, Ref(f"{cid}.{wid}.cost_per_job"), money)
-    if sh.acquire in ("buy", "lease") and priced_rent:
+    workload_costs(b, carried, work, hz, money)  # after token_costs: its prompt share
+    if sh.acquire in (modes.BUY, modes.LEASE) and priced_rent:
         renting(b, cl, h, run, work, hz, horizon, money, leased)

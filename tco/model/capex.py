@@ -34,12 +34,13 @@ class Capex:
         return both if self.held is None else both + self.held
 
 
-def capex(b: Builder, cl: Cluster, money: str, held: Held | None = None,
+def capex(b: Builder, cl: Cluster, money: str, storage_tb: Ref, held: Held | None = None,
           leased: bool = False) -> Capex:
     """The purchase, net of VAT, and the VAT on it as its own line: quoted prices that include
-    VAT are divided by (1 + VAT rate) first. With held stock, each line is the bought share of
-    the whole cluster's (tco.model.held). `leased`: the lessor buys the IT equipment (its
-    lines price the lease, tco.model.lease); the lessee buys the cooling and installation."""
+    VAT are divided by (1 + VAT rate) first. `storage_tb`: the shared storage's usable
+    terabytes (tco.model.storage). With held stock, each line is the bought share of the
+    whole cluster's (tco.model.held). `leased`: the lessor buys the IT equipment (its lines
+    price the lease, tco.model.lease); the lessee buys the cooling and installation."""
     c, q = b.c, b.q
     net = q("vat_net_factor",
             IF(fin("prices_include_vat").gt(0.5), 1 / (1 + fin("vat_rate")), 1), "fraction",
@@ -56,8 +57,6 @@ def capex(b: Builder, cl: Cluster, money: str, held: Held | None = None,
     servers = q("capex_servers", bought(whole_servers), money, "Servers", "horizon")
     network = q("capex_network", bought(whole_network), money, "Network fabric", "horizon")
     hw = q("hardware_capex", cards + servers + network, money, "Hardware capex", "horizon")
-    storage_tb = q("storage_tb", cl.cards * a("storage_tb_per_card"), "TB",
-                   "Shared storage capacity (usable)", "horizon")
     whole_storage = storage_tb * a("storage_price_per_tb") * net
     storage = q("capex_storage", bought(whole_storage), money, "Shared storage", "horizon")
     cooling = q("capex_cooling", bought(cl.it_kw * c("cooling_capex_per_kw") * net), money,

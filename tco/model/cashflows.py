@@ -12,13 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..expr import IF, MAX, NPV0, SUM, Const, Expr, Ref
-from .base import Builder, fin
+from .base import Builder, fin, w
 from .capex import Capex
 from .cluster import Cluster
 from .lease import Lease
 from .operations import Delivered, Hours, Running, year_costs
+from .serving import DAYS_PER_YEAR
 from .timeline import Timeline, Work
-from .units import RATE_AS_ZERO
+from .training import Run
+from .units import RATE_AS_ZERO, TOKENS_PER_MILLION
 
 # Cash-flow components, in the order every table shows them.
 CAPEX_COMPONENTS = ("cards", "servers", "network", "storage", "cooling", "installation", "vat")
@@ -33,7 +35,7 @@ COMPONENT_LABELS = {
     "cooling": "Cooling", "installation": "Installation",
     "vat": "VAT on the purchase (paid, then recovered)",
     "held_stock": "Held stock (resale forgone)", "porting": "Porting (one-time)",
-    "lead_time_delay": "Lead-time delay", "electricity": "Electricity",
+    "lead_time_delay": "Delay to first useful work", "electricity": "Electricity",
     "colocation": "Colocation", "support": "Support", "licences": "Software licences",
     "operations_staff": "Operations staff", "porting_maintenance": "Porting maintenance",
     "cloud_rent": "Cloud rental", "financing": "Financing", "residual_value": "Residual value",
@@ -78,7 +80,7 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
         parts.update(cards=cx.cards, servers=cx.servers, network=cx.network, storage=cx.storage,
                      cooling=cx.cooling, installation=cx.installation, vat=cx.vat,
                      held_stock=cx.held if cx.held is not None else zero,
-                     porting=run.porting, lead_time_delay=run.delay, financing=-run.financed)
+                     porting=run.porting, lead_time_delay=tl.delay, financing=-run.financed)
         if m.lease is not None:  # the lessor buys the IT equipment; the lessee pays the lease
             parts.update(cards=zero, servers=zero, network=zero, storage=zero,
                          financing=m.lease.flows[0], vat=cx.vat + m.lease.vat[0])
@@ -139,10 +141,6 @@ def horizon_results(b: Builder, horizon: int, flows: list[Ref], work: Delivered,
       IF((work_years * work.planned_pflop_hours).gt(0),
          npv / MAX(work_years * work.planned_pflop_hours, 1e-12), 0),
       f"{money}/PFLOP-h", "Levelized cost per effective PFLOP-hour", "horizon")
-    q("cost_per_run_horizon",
-      IF((work_years * work.planned_runs).gt(0),
-         npv / MAX(work_years * work.planned_runs, 1e-12), 0),
-      money, "Levelized cost per completed run over the horizon", "horizon")
     q("runs_over_horizon", work.planned_runs * SUM(*shares), "runs",
       "Runs delivered over the horizon (owned and bridged)", "horizon")
     q("plan_delivered_fraction", SUM(*shares) / horizon, "fraction",
@@ -150,3 +148,41 @@ def horizon_results(b: Builder, horizon: int, flows: list[Ref], work: Delivered,
     q("plan_shortfall_runs", work.planned_runs * plan.backlog[horizon], "runs",
       "Planned runs still waiting at the horizon (no capacity for them in time)", "horizon")
     return Horizon(npv, annuity)
+
+
+def workload_costs(b: Builder, runs: dict[str, Run], work: Delivered, hz: Horizon,
+                   money: str) -> None:
+    """Each workload's levelized cost over the horizon (methodology §8, "Per workload"): the
+    NPV split among the workloads an option carries by the card-hours each takes a year, over
+    the present value of what each delivers: runs of a training workload, million output
+    tokens of a serving one. The plan-level `cost_per_run_horizon` only where one training
+    workload is all the option carries (otherwise runs of different kinds are not one unit)."""
+    work_years = Ref(f"{b.cid}.discounted_work_years")
+    planned = work.planned_gpu_hours
+    per_run: Ref | None = None
+    for wid, r in runs.items():
+        share = b.jq(wid, "card_hour_share",
+                     IF(planned.gt(0), r.per_year * r.gpu_h / MAX(planned, 1e-12), 0),
+                     "fraction", "Share of the option's planned card-hours this workload "
+                     "takes (its share of the NPV)")
+        npv_w = b.jq(wid, "npv_tco_share", hz.npv * share, money,
+                     "The workload's share of the NPV of TCO, by its card-hours")
+        if r.serving:  # split between prompt and output tokens as the year's cost is (§18)
+            prompt = Ref(f"{b.cid}.{wid}.input_cost_share")
+            for side, share_of, day in (("input", prompt, "input_tokens_per_day"),
+                                        ("output", 1 - prompt, "output_tokens_per_day")):
+                tokens_m = work_years * w(wid, day) * DAYS_PER_YEAR / TOKENS_PER_MILLION
+                b.jq(wid, f"cost_per_million_{side}_tokens_horizon",
+                     IF(tokens_m.gt(0), npv_w * share_of / MAX(tokens_m, 1e-12), 0), money,
+                     f"Levelized cost per million {side} tokens served over the horizon (its "
+                     f"share of the NPV, the {'prompt' if side == 'input' else 'output'} "
+                     "part, over the discounted tokens served)")
+            continue
+        per_run = b.jq(wid, "cost_per_run_horizon",
+                       IF((work_years * r.per_year).gt(0),
+                          npv_w / MAX(work_years * r.per_year, 1e-12), 0), money,
+                       "Levelized cost per run over the horizon (its share of the NPV over "
+                       "its discounted runs delivered)")
+    if len(runs) == 1 and per_run is not None:
+        b.q("cost_per_run_horizon", per_run, money,
+            "Levelized cost per run over the horizon (its one workload's)", "horizon")

@@ -11,7 +11,7 @@ from .cashflows import Horizon
 from .cluster import Cluster
 from .operations import Delivered, Hours, Running
 from .timeline import Timeline, Work
-from .units import HOURS_PER_YEAR, W_PER_KW
+from .units import HOURS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
 
 
 @dataclass(frozen=True)
@@ -29,23 +29,28 @@ def rental(b: Builder, cl: Cluster, tl: Timeline, work: Delivered, plan: Work, h
     paying the on-demand price for the hours used costs less over the horizon (in present
     value, so that the option's NPV is the smaller of the two)."""
     c, q = b.c, b.q
-    tier, on_demand = {}, {}
+    tier, on_demand, used = {}, {}, {}
     for t in range(1, horizon + 1):  # from the port on (tco.model.timeline)
-        tier[t], on_demand[t] = _tiers(b, cl, work.planned_gpu_hours * plan.rented[t],
-                                       tl.ported[t])
+        used[t] = work.planned_gpu_hours * plan.rented[t]
+        tier[t], on_demand[t] = _tiers(b, cl, used[t], tl.ported[t])
     # only a reservation has an alternative (on demand and spot are paid per hour used)
     reserves = c("rent_reserved_fraction")
     choose = q("rent_on_demand", AND(reserves.gt(0), _pv(on_demand).lt(_pv(tier))), "flag",
                "1 when paying on-demand prices for the hours used costs less over the horizon "
                "than a committed reservation paid for every hour", "horizon")
-    # a run on a fully used cluster (as an owned option's per-run lines, methodology §9): a
-    # fully used reservation costs its price an hour, or on demand if that is cheaper
+    # a run's rent at the price the option pays (methodology §9, §10): the rent of the tier
+    # it takes over the card-hours it uses, both in present value; on demand that is the
+    # on-demand price, a reservation used to the full its price, one partly idle more
+    paid = q("rent_paid_pv", IF(choose, _pv(on_demand), _pv(tier)), money,
+             "Present value of the rent paid over the horizon, at the tier taken", "horizon")
+    hours = q("rented_card_hours_pv", _pv(used), "card-h",
+              "Present value of the card-hours used (discounted as the rent is)", "horizon")
     price = q("rent_price_per_card_hour",
-              IF(reserves.gt(0), MIN(c("on_demand_price_per_card_hour"),
-                                     c("cloud_price_per_card_hour")),
-                 c("cloud_price_per_card_hour")), f"{money}/card-h",
-              "Rent per card-hour of a run on a fully used rented cluster (the cheaper of a "
-              "reservation and on demand)", "horizon")
+              IF(hours.gt(0), paid / MAX(hours, 1e-12),
+                 IF(choose, c("on_demand_price_per_card_hour"), c("cloud_price_per_card_hour"))),
+              f"{money}/card-h",
+              "Rent per card-hour used, at the price paid: the rent of the tier taken over "
+              "the card-hours used (present values)", "horizon")
     return Rental({t: IF(choose, on_demand[t], tier[t]) for t in tier}, price)
 
 
@@ -81,7 +86,11 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
                money, "Cloud rental of the same accelerator-hours per year (a committed "
                "reservation paid for every hour, or on demand where that costs less)",
                "horizon")
-    flows = [run.porting] + [rent_y + run.porting_maintenance for _ in range(horizon)]
+    # renting waits for the port only (no delivery): its cost of delay, as a rented option's
+    waits = q("cloud_delay_cost", Ref(f"{b.cid}.ported_years") * WEEKS_PER_YEAR
+              * Ref("cost_of_delay_per_week"), money,
+              "Cost of delay of renting the same compute: until the port is done", "horizon")
+    flows = [run.porting + waits] + [rent_y + run.porting_maintenance for _ in range(horizon)]
     q("cloud_npv", NPV0(fin("discount_rate"), flows), money, "NPV of renting the same compute",
       "horizon")
     # Owning costs fixed_buy + A*e*h (h busy hours a year, A the annuity factor; a lease's
@@ -96,7 +105,7 @@ def renting(b: Builder, cl: Cluster, h: Hours, run: Running, work: Delivered, hz
     od_slope = cl.cards * c("on_demand_price_per_card_hour")
     top_slope = IF(reserves.gt(0), MIN(tier_slope, od_slope), tier_slope)  # above R
     fixed_buy = hz.npv - hz.annuity * energy_slope * h.busy
-    fixed_rent = run.porting + hz.annuity * run.porting_maintenance
+    fixed_rent = run.porting + waits + hz.annuity * run.porting_maintenance
     gap = fixed_buy - fixed_rent
     # Owning minus renting falls with h above R (slope e - top_slope): owning pays from
     # h_top on if h_top >= R. Otherwise owning is already cheaper at R, and (its cost growing

@@ -13,7 +13,7 @@ from .base import Builder, a, fin
 from .capex import Capex
 from .cluster import Cluster
 from .depreciation import book_fraction, market_curve
-from .timeline import Timeline, Work, lead_weeks, waiting
+from .timeline import Timeline, Work
 from .training import Run
 from .units import FLOP_PER_PFLOP_HOUR, HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW
 
@@ -39,7 +39,6 @@ class Running:
     porting: Ref  # one-time
     porting_maintenance: Ref
     rent_price: Expr  # per card-hour (0 when the option neither rents nor bridges)
-    delay: Ref  # one-time
     financed: Ref
     payment: Ref
     residual: Ref
@@ -75,10 +74,12 @@ def hours(b: Builder, runs: dict[str, Run], owned: bool) -> Hours:
 
 
 def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: int,
-            money: str, owned: bool, rent_price: Expr, waits: Expr | None = None,
-            deliveries: int = 0, leased: bool = False, resale_curve: bool = False) -> Running:
-    """`waits` (held stock only, tco.model.held) is 1 when the option waits for a delivery, 0
-    when held stock is the whole cluster; `deliveries`: phased deliveries (timeline.tranches)."""
+            money: str, owned: bool, rent_price: Expr, leased: bool = False,
+            resale_curve: bool = False) -> Running:
+    """The yearly running costs of a full year with the capacity ready, the one-time port,
+    the loan and the residual value (the cost of delay is the timeline's,
+    tco.model.timeline); `resale_curve`: the residual on the card class's used-market curve
+    (pricing/resale.yaml) instead of the straight line."""
     c, q = b.c, b.q
     zero = Const(0.0)
     if owned:
@@ -111,10 +112,6 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
     maintenance = q("porting_maintenance_per_year",
                     c("maintenance_engineer_months_per_year") * eng_month * unfamiliar, money,
                     "Porting maintenance per year", "horizon")
-    delay = q("lead_time_delay_cost",
-              waiting(lead_weeks(b, deliveries) * Ref("cost_of_delay_per_week"), waits) if owned
-              else zero,
-              money, "Cost of the delivery lead time", "horizon")
     financed = q("financed_amount",
                  cx.total * fin("financed_fraction") if owned and not leased else zero,
                  money, "Capex financed by the loan", "horizon")
@@ -134,7 +131,7 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
                  "Residual value at the horizon (hardware and storage, held stock included)",
                  "horizon")
     return Running(elec_y, colo_y, support_y, storage_y, licence_y, staff_y, porting,
-                   maintenance, rent_price, delay, financed, payment, residual)
+                   maintenance, rent_price, financed, payment, residual)
 
 
 def year_costs(b: Builder, t: int, cl: Cluster, h: Hours, run: Running, tl: Timeline,

@@ -9,18 +9,26 @@ that is when those runs are still waiting. An option that delivers the plan has 
 
 from __future__ import annotations
 
-from ..expr import AND, IF, MAX, ROUNDUP, Expr, Ref
+from ..expr import AND, IF, MAX, ROUNDUP, Expr, ExprLike, Ref
 from .base import Builder, fin
 from .cashflows import Horizon
+from .decision import tier_formula
 from .operations import Delivered
 from .timeline import Work
 
 
 def shortfall_cost(b: Builder, horizon: int, work: Delivered, plan: Work, hz: Horizon,
-                   money: str, own_price: bool, closing: bool = False) -> None:
+                   money: str, own_price: bool, closing: bool = False,
+                   able: ExprLike = 1.0, barred: bool = False, partial: bool = False) -> None:
     """`closing`: a bought option whose shortfall buying more cards may close too
-    (`_buying_more`); the closed plan then takes the cheaper way."""
+    (`_buying_more`); the closed plan then takes the cheaper way. `able`: whether the option
+    runs every workload within its limits, the plan aside (for `cards: auto`, feasibility
+    without its size target); with `barred` and `partial`, the ranking tier of the plan
+    closed (`tier_plan_closed`, what Monte Carlo ranks a draw short of the plan by)."""
     c, q = b.c, b.q
+    q("tier_plan_closed", tier_formula(able, barred, 1.0, partial), "tier",
+      "Ranking tier of delivering the whole plan with the shortfall closed: 0 when it may be "
+      "used (and carries the whole plan), 2 barred here, 3 infeasible", "horizon")
     hours = q("shortfall_card_hours", work.planned_gpu_hours * plan.backlog[horizon], "card-h",
               "Accelerator-hours of the runs still waiting at the horizon", "horizon")
     # rented once, in the last year: on demand (a committed reservation would be paid for

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import modes
 from ..expr import IF, MAX, MIN, SUM, Const, Expr, ExprLike, Ref
 from .base import Builder, a
 from .units import MONTHS_PER_YEAR, WEEKS_PER_YEAR
@@ -26,6 +27,7 @@ class Timeline:
     installed: dict[int, Ref]  # year t (0..H) -> share of year t with the owned hardware in place
     ready: dict[int, Ref]  # year t -> share of year t with the owned capacity ready for work
     ported: dict[int, Ref]  # year t -> share of year t with the port done (renting can work)
+    delay: Ref  # one-time: the cost of waiting from the order to the first useful work
 
 
 def _after(t: int, start: ExprLike) -> Expr:
@@ -47,20 +49,14 @@ def tranches(b: Builder, n: int) -> list[tuple[Expr, Expr]]:
             for k, share in zip(range(1, n + 1), shares)]
 
 
-def lead_weeks(b: Builder, n: int) -> Expr:
-    """The lead time the cost of delay is charged for: the candidate's, or with phased
-    deliveries the mean of theirs weighted by the share each brings."""
-    if not n:
-        return b.c("lead_time_weeks")
-    return SUM(*[share * years * WEEKS_PER_YEAR for share, years in tranches(b, n)])
-
-
-def timeline(b: Builder, horizon: int, stack: str, owned: bool,
-             waits: Expr | None = None, deliveries: int = 0) -> Timeline:
+def timeline(b: Builder, horizon: int, stack: str, owned: bool, money: str,
+             waits: Expr | None = None, deliveries: int = 0, bridged: bool = False
+             ) -> Timeline:
     """`waits` (held stock only): 1 when the owned option waits for a delivery, 0 when held
     stock is the whole cluster; with some cards bought, the cluster counts from completion.
     `deliveries` (an owned option's phased deliveries, 0 for one): each share of the cluster
-    is installed, and works, from its own delivery."""
+    is installed, and works, from its own delivery. `bridged` (a hybrid): renting does the
+    work from the port on, whatever the delivery."""
     c, q = b.c, b.q
     unfamiliar = 1 - Ref(f"team.familiarity.{stack}")
     porting = q("porting_months",
@@ -77,7 +73,20 @@ def timeline(b: Builder, horizon: int, stack: str, owned: bool,
                   "horizon")
     ready = q("ready_years", MAX(delivered, ported), "years",
               "Time until the first useful work: hardware installed and port done", "horizon")
-    out = Timeline({}, {}, {})
+    # the first useful work: rented (and a hybrid's bridge) from the port on; owned once
+    # delivered and ported; phased, each share from its own (weighted by the share it brings)
+    if bridged or not owned:
+        waited: Expr = ported
+    elif phases:
+        waited = SUM(*[share * MAX(years, ported) for share, years in phases])
+    else:
+        waited = ready
+    weeks = q("delay_weeks", waited * WEEKS_PER_YEAR, "weeks",
+              "Weeks from the order to the first useful work (delivery and porting; phased "
+              "deliveries weighted by the share each brings)", "horizon")
+    delay = q("lead_time_delay_cost", weeks * Ref("cost_of_delay_per_week"), money,
+              "Cost of delay from the order to the first useful work", "horizon")
+    out = Timeline({}, {}, {}, delay)
     for t in range(horizon + 1):  # year 0 (the decision) has no share of any year: 0
         installed: Expr = _after(t, delivered) if owned else Const(0.0)
         working: Expr = _after(t, ready) if owned else Const(0.0)
@@ -112,7 +121,7 @@ def plan_work(b: Builder, horizon: int, tl: Timeline, demand_h: Ref, available_h
     of runs that waited for capacity included, and the backlog left."""
     q, zero = b.q, Const(0.0)
     spare = q("capacity_per_demand",
-              IF(demand_h.gt(0), available_h / MAX(demand_h, 1e-12), 0) if acquire != "rent"
+              IF(demand_h.gt(0), available_h / MAX(demand_h, 1e-12), 0) if acquire != modes.RENT
               else zero, "ratio", "Hours the owned cluster can run per hour the planned runs "
               "need", "horizon")
     out = Work({}, {}, {}, {})
@@ -123,7 +132,7 @@ def plan_work(b: Builder, horizon: int, tl: Timeline, demand_h: Ref, available_h
         out.owned[t] = q("own_work_share", own, "fraction",
                          f"Year {t}'s work on owned capacity, in years of planned runs (above 1 "
                          "when catching up)", "year", year=t)
-        rented = (IF(tl.ported[t].gt(0), due - out.owned[t], 0) if acquire in ("rent", "hybrid")
+        rented = (IF(tl.ported[t].gt(0), due - out.owned[t], 0) if acquire in (modes.RENT, modes.HYBRID)
                   else zero)
         out.rented[t] = q("rented_work_share", rented, "fraction",
                           f"Year {t}'s work on rented capacity, in years of planned runs",

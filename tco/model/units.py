@@ -20,3 +20,4 @@ BYTES_PER_VALUE = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2
 # A serving precision chosen by search is the input `...layout.<workload>.precision`: its
 # place in this order (catalog.PRECISIONS): bf16 3, fp16 4, fp8 5, int8 6, fp4 7.
 PRECISION_CODES = {p: float(i) for i, p in enumerate(BYTES_PER_VALUE)}
+BYTES_PER_TB = 1e12  # storage is sized and priced in decimal terabytes

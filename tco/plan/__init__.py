@@ -16,6 +16,7 @@ from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import modes
 from ..model.plan import (
     PLAN_COMPONENTS,
     PlanShape,
@@ -158,11 +159,12 @@ def waits(plans: list[PlanResult], prob: Problem, currency: str) -> list[str]:
     rival = min(now, key=lambda p: p.npv_tco)
     out = []
     for cid in sorted(later):
-        used = [a for a in best.actions if a.option == cid and a.action in ("buy", "lease", "rent")]
+        used = [a for a in best.actions
+                if a.option == cid and a.action in (modes.BUY, modes.LEASE, modes.RENT)]
         if not used or best.npv_tco >= rival.npv_tco:
             continue
         first = min(used, key=lambda a: a.start_years)
-        verb = {"buy": "buying", "lease": "leasing", "rent": "renting"}[first.action]
+        verb = {modes.BUY: "buying", modes.LEASE: "leasing", modes.RENT: "renting"}[first.action]
         out.append(f"waits for {cid}: {verb} it from month {first.start_years * 12:.0f} "
                    f"costs {currency} {rival.npv_tco - best.npv_tco:,.0f} less than the best "
                    f"plan with {rival.option}, on sale now")

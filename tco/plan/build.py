@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from .. import modes
 from ..model.plan import (
     Supply,
     api_cost,
@@ -45,9 +46,9 @@ def supplies(st: Structure, infos: Mapping[str, Any]) -> dict[str, Supply]:
                                  "site": st.site(st.site_of_candidate(k))})
         barred = cid in st.barred
         acquire = st.acquire[k]
-        if acquire in ("buy", "hybrid") and not barred and not info.blocking:
+        if acquire in (modes.BUY, modes.HYBRID) and not barred and not info.blocking:
             s["buy"] = True
-        if acquire == "lease" and not barred and not info.blocking:
+        if acquire == modes.LEASE and not barred and not info.blocking:
             s["lease"] = True
         if cid in st.rent:
             s["rent"] = True

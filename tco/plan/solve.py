@@ -34,6 +34,10 @@ SOURCES_WORK = ("owned", "reserved", "on_demand", "spot")
 SOURCES_SERVE = ("owned", "reserved", "on_demand")
 # the decisions a polish fixes (what is not among them is not taken)
 FIXED_KINDS = ("buy", "lease", "reserve", "use")
+# Work left to its fallback costs this much more in the objective than its price, so that at
+# a tie (a fallback priced as the on-demand rent it would be done at) the plan does the work
+# rather than leave it undone; the NPV reported is without it (methodology §19).
+PREFER_DONE = 1e-3
 
 
 @dataclass
@@ -62,13 +66,17 @@ class _Program:
         self.rows_v: list[float] = []
         self.row_lo: list[float] = []
         self.row_hi: list[float] = []
+        self.premium: dict[int, float] = {}  # objective terms that are not money (PREFER_DONE)
 
     def var(self, key: tuple[Any, ...], cost: float = 0.0, lower: float = 0.0,
-            upper: float = np.inf, integer: bool = False) -> int:
+            upper: float = np.inf, integer: bool = False, premium: float = 0.0) -> int:
+        """A column of price `cost`, plus `premium` in the objective only."""
         j = len(self.keys)
         self.keys.append(key)
         self.index[key] = j
-        self.cost.append(cost)
+        if premium:
+            self.premium[j] = premium
+        self.cost.append(cost + premium)
         self.lower.append(lower)
         self.upper.append(upper)
         self.integer.append(1 if integer else 0)
@@ -148,8 +156,9 @@ def solve(problem: Problem, allowed: Allowed | None = None, time_limit_s: float 
         return Solution("infeasible", float("nan"), seconds=seconds)
     values = {prog.keys[j]: float(x[j]) for j in np.flatnonzero(np.abs(x) > 1e-9)}
     info = h.getInfo()
+    npv = float(h.getObjectiveValue()) - sum(v * x[j] for j, v in prog.premium.items())
     return Solution("optimal" if status == highspy.HighsModelStatus.kOptimal else "time_limit",
-                    float(h.getObjectiveValue()), values, float(info.mip_gap), seconds)
+                    npv, values, float(info.mip_gap), seconds)
 
 
 def _highs(highspy: Any) -> Any:
@@ -174,6 +183,9 @@ def _highs(highspy: Any) -> Any:
     else:
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    # one thread: the programs are small, and a process that has run HiGHS with worker
+    # threads cannot run it again in a forked child (tco.exporters.report_files)
+    h.setOptionValue("threads", 1)
     return h
 
 
@@ -345,8 +357,9 @@ class _Formulation:
     def training(self, t: Any) -> None:
         """Each window's runs done on some card and source, or left undone at a price."""
         for wi, (first, last, runs) in enumerate(t.windows):
-            terms: Terms = [(self.prog.var(("short", t.id, wi),
-                                           t.shortfall_per_run * self.year_end[last]), 1.0)]
+            price = t.shortfall_per_run * self.year_end[last]
+            terms: Terms = [(self.prog.var(("short", t.id, wi), price,
+                                           premium=price * PREFER_DONE), 1.0)]
             for c in self.p.cards:
                 h = t.card_hours_per_run.get(c.id)
                 if h is None:
@@ -359,7 +372,7 @@ class _Formulation:
                         j = self.prog.var(("work", src, c.id, t.id, k), cost)
                         terms.append((j, 1.0))
                         self.allocate(j, c, src, k, t.id, h)
-            self.prog.row(terms, runs, np.inf)
+            self.prog.row(terms, runs, runs)  # work beyond the runs due is worth nothing
 
     def serving(self, s: Any) -> None:
         """Each period's traffic carried by some card and source or API, or left unserved."""
@@ -367,8 +380,9 @@ class _Formulation:
             share = s.traffic[k]
             if share <= 0:
                 continue
-            terms: Terms = [(self.prog.var(("unserved", s.id, k),
-                                           s.shortfall_per_period * self.year_end[k]), 1.0)]
+            price = s.shortfall_per_period * self.year_end[k]
+            terms: Terms = [(self.prog.var(("unserved", s.id, k), price,
+                                           premium=price * PREFER_DONE), 1.0)]
             for aid, cost in s.api.items():
                 if self.allowed.may_call(aid):
                     terms.append((self.prog.var(("api", aid, s.id, k),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from .. import modes
 from ..catalog import SERVING_FALLBACK_STACK, Figure
 from ..errors import UnknownId, did_you_mean
 from ..inputs import (
@@ -88,7 +89,7 @@ def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
     if info.workloads:
         info.notes.append(f"carries {', '.join(info.workloads)} only: a part of the plan, "
                           "costed whole in a portfolio")
-    if c.acquire in ("rent", "hybrid") and f"{p}.cloud_price_per_card_hour" not in r.inputs:
+    if c.acquire in (modes.RENT, modes.HYBRID) and f"{p}.cloud_price_per_card_hour" not in r.inputs:
         raise r.error(
             f"{c.acquire} rents, and renting needs a cloud price: the catalog has none "
             f"for '{card.id}'; give "
@@ -105,7 +106,7 @@ def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
         info.notes.append(f"MFU: the vendor-tuned figure x the team factor for "
                           f"{stack.name.split(' (')[0]} (by team.familiarity)")
     stock = r.sc.policy.holds_stock.get(card.id)
-    if stock is not None and c.acquire in ("buy", "hybrid"):
+    if stock is not None and c.acquire in (modes.BUY, modes.HYBRID):
         info.notes.append(held_note(card.name))
     if c.notes:
         info.notes.append(c.notes)
@@ -192,7 +193,7 @@ def missing_input(r: Resolution, c: Candidate, card_id: str, key: str, why: Miss
     """A purchase figure no public source gives: a bought or leased option must bring its
     quote (the message names the input); a rented one pays none of it."""
     spec = CANDIDATE_INPUTS[key]
-    if c.acquire != "rent":
+    if c.acquire != modes.RENT:
         raise r.error(
             f"the catalog has no {spec.label.lower()} for '{card_id}' ({why.missing}); "
             f"give {key} for this candidate (a quote, in {r.sc.currency})",
@@ -323,7 +324,7 @@ def failure_rate(r: Resolution, card: Accelerator) -> Figure:
 def size_rule(r: Resolution, c: Candidate, info: CandidateInfo) -> None:
     """The cluster size: given, or a target (deadline or power cap) the engine sizes for."""
     base = ["candidates", c.id]
-    if c.cards == "auto" and c.acquire == "hybrid":
+    if c.cards == "auto" and c.acquire == modes.HYBRID:
         # every base delivers the plan (the rest is rented): auto would keep the smallest
         raise r.error(
             "cards: auto sizes an owned cluster to the smallest that delivers the plan; a "
@@ -400,10 +401,10 @@ def deliveries(r: Resolution, c: Candidate, info: CandidateInfo) -> None:
     if not c.deliveries:
         return
     where = ["candidates", c.id, "deliveries"]
-    if c.acquire == "lease":
+    if c.acquire == modes.LEASE:
         raise r.error("deliveries of a leased option are not modelled (the lease commences "
                       "at one delivery); give lead_time_weeks", where)
-    if c.acquire == "rent":
+    if c.acquire == modes.RENT:
         raise r.error("deliveries are for an owned option (buy or hybrid); a rented one "
                       "needs no delivery", where)
     if info.card in r.sc.policy.holds_stock:
@@ -431,7 +432,7 @@ def risk_policy(r: Resolution, card: Accelerator, stack: Stack, info: CandidateI
     region of the option's site."""
     if r.catalog.export_restricted(card, region):
         place = r.catalog.region(region).place or region
-        bar = export_bar(card, place, info.acquire == "rent")  # renting installed capacity
+        bar = export_bar(card, place, info.acquire == modes.RENT)  # renting installed capacity
         (info.blocking if bar.blocks else info.flags).append(bar.text)
     if "gaming_license" in card.flags:
         info.blocking.append(

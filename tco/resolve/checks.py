@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import modes
 from ..errors import did_you_mean
 from ..resolved import value_problem
 from .policy import LIFTED
@@ -20,7 +21,7 @@ def check_stock_used(r: Resolution, infos: dict[str, CandidateInfo]) -> None:
     """Held stock is drawn on by the owned (bought or hybrid) options of its card; stock
     that no option draws on would be costed nowhere, most likely a card id that is not the
     one the options buy."""
-    owned = {info.card for info in infos.values() if info.acquire in ("buy", "hybrid")}
+    owned = {info.card for info in infos.values() if info.acquire in (modes.BUY, modes.HYBRID)}
     for card in r.sc.policy.holds_stock:
         if card not in owned:
             cards = ", ".join(sorted(owned)) or "none"

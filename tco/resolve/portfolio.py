@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from .. import modes
 from ..errors import did_you_mean
 from ..resolved import CandidateInfo
 from ..scenario import Candidate, Loaded
@@ -80,7 +81,7 @@ def _one_draw_on_stock(loaded: Loaded, infos: Mapping[str, CandidateInfo],
     drawing: dict[str, str] = {}
     for oid in options:
         info = infos.get(oid)  # a per-token API option (tco.resolve.api_options) holds no cards
-        if info is None or info.acquire == "rent" or info.card not in stock:
+        if info is None or info.acquire == modes.RENT or info.card not in stock:
             continue
         if info.card in drawing:
             raise loaded.error(

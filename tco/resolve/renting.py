@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
+from .. import modes
 from ..catalog import Figure
 from ..inputs import CANDIDATE_INPUTS, Input
 from .policy import rent_bars
@@ -125,12 +126,12 @@ def rent_options(r: Resolution, infos: dict[str, CandidateInfo], rent: list[str]
     Their ids, added to `infos`."""
     if r.sc.rent_options != "auto":
         return []
-    done = {info.card for info in infos.values() if info.acquire == "rent"}
+    done = {info.card for info in infos.values() if info.acquire == modes.RENT}
     wids = [w.id for w in r.sc.workloads]
     made = []
     for cid in list(infos):
         info = infos[cid]
-        if (info.acquire == "rent" or info.infeasible or cid not in rent
+        if (info.acquire == modes.RENT or info.infeasible or cid not in rent
                 or info.card in done):
             continue
         if not all(info.carries(w) for w in wids):

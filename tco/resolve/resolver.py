@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import modes
 from ..resolved import CandidateInfo, Resolved, Structure
 from .api_options import resolve_api_options
 from .benchmarks import apply_benchmarks
@@ -63,7 +64,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     # to the plan (none), to a power cap or at a site with a power budget (more cards would
     # break it), or drawing on held stock (the added cards' price would differ from the
     # cluster's average)
-    closing = tuple(cid for cid in shortfall_rent if infos[cid].acquire == "buy"
+    closing = tuple(cid for cid in shortfall_rent if infos[cid].acquire == modes.BUY
                     and infos[cid].sizing in ("cards", "deadline_days")
                     and not infos[cid].inputs_of
                     and infos[cid].card not in sc.policy.holds_stock
@@ -83,9 +84,9 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         portfolios=portfolios(loaded, infos, priced, [w[0] for w in plan],
                               {a[0]: list(a[2:]) for a in api}),
         api=api,
-        held=tuple(infos[cid].card if infos[cid].acquire in ("buy", "hybrid")
+        held=tuple(infos[cid].card if infos[cid].acquire in (modes.BUY, modes.HYBRID)
                    and infos[cid].card in sc.policy.holds_stock else "" for cid in priced),
-        deliveries=tuple(infos[cid].deliveries if infos[cid].acquire != "rent" else 0
+        deliveries=tuple(infos[cid].deliveries if infos[cid].acquire != modes.RENT else 0
                          for cid in priced),
         held_by_age=held_by_age,
         sites=tuple((s.id, *s.given) for s in r.sites.values()),
@@ -96,6 +97,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
                           if w.kind == "serve" and w.speculative_accepted_tokens is not None),
         measured=tuple(r.measured.get(infos[cid].inputs_of or cid, ()) for cid in priced)
         if r.measured else (),
+        storage_per_card="storage_tb_per_card" in sc.assumptions,
         tax_depreciation=tax_schedule, tax_table=tax_table, decision_basis=decision_basis,
         resale_curve=tuple(cid for cid in infos
                            if f"candidates.{cid}.resale_retention_per_year" in r.inputs),

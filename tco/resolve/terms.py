@@ -4,6 +4,7 @@ when an option leases) and the team."""
 
 from __future__ import annotations
 
+from .. import modes
 from ..errors import did_you_mean
 from ..inputs import (
     ASSUMPTION_INPUTS,
@@ -23,6 +24,9 @@ FAMILIARITY_SPEC = InputSpec("familiarity", "fraction", "Team familiarity with t
 
 # the model's error multiplier of each family (resolved from the family's P10 and P90)
 MODEL_ERRORS = {f"model_error_{f}": f for f in ("dense_vendor", "dense_team", "small", "moe")}
+# Assumptions that are inputs only when the scenario gives them: shared storage per card
+# replaces the storage sized from the data (tco/model/storage.py).
+GIVEN_ONLY = ("storage_tb_per_card",)
 
 
 def assumptions(r: Resolution) -> None:
@@ -31,8 +35,8 @@ def assumptions(r: Resolution) -> None:
             continue  # after their P10 and P90 (model_errors)
         if key in r.sc.assumptions:
             r.put(r.given(["assumptions", key], r.sc.assumptions[key], spec))
-        elif r.from_profile(f"assumptions.{key}", spec):  # the buyer profile's (tco.profiles)
-            continue
+        elif key in GIVEN_ONLY or r.from_profile(f"assumptions.{key}", spec):
+            continue  # not an input unless given; or the buyer profile's (tco.profiles)
         else:  # money is in the catalog in USD (`<key>_usd`)
             r.figure(f"assumptions.{key}",
                      r.catalog.assumption(f"{key}_usd" if spec.money else key), spec)
@@ -87,7 +91,7 @@ def lease_terms(r: Resolution) -> None:
     fin = r.sc.finance
     given = [k for k in LEASE_INPUTS
              if getattr(fin, k) != type(fin).model_fields[k].default]
-    if not any(c.acquire == "lease" for c in r.sc.candidates):
+    if not any(c.acquire == modes.LEASE for c in r.sc.candidates):
         if given:
             raise r.error(f"'{given[0]}' is not used by this scenario: no candidate has "
                           "acquire: lease", ["finance", given[0]])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell, xl_rowcol_to_cell_fast
@@ -79,6 +79,7 @@ class Plan:
     headline: dict[str, dict[str, str]] = field(default_factory=dict)  # cid -> metric -> name
     headline_quantity: dict[str, str] = field(default_factory=dict)  # defined name -> quantity
     words: Words = field(default_factory=lambda: Words("en"))  # the workbook's language
+    plan_sheet: Any = None  # where the plans are (xlsx/plan.py, PlanSheet), None: no plan
     _refs: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)  # see ref_fn
 
     def sheet(self, key: str) -> str:
@@ -172,10 +173,20 @@ def model_columns(result: Result) -> list[str]:
     return [api[0] for api in st.api] + [members[0] for members in st.portfolios]
 
 
+def plans_read(result: Result) -> set[str]:
+    """The scenario's inputs the planner's plans read (their money, tco/model/plan.py)."""
+    out: set[str] = set()
+    for p in result.plans:
+        for q in p.model.quantities:
+            out.update(r.name for r in q.expr.refs() if r.name in result.inputs)
+    return out
+
+
 def plan(result: Result, lang: str = "en") -> Plan:
     p = Plan(words=Words(lang))
     t = p.words
     used = set(twins.inputs_used(result.model))  # from the twins' templates: fast
+    used |= plans_read(result)  # and those only the plans read (the Plan sheet, plan.py)
     order = {c.id: i for i, c in enumerate(result.scenario.candidates)}
     wl_order = {w.id: i for i, w in enumerate(result.scenario.workloads)}
 

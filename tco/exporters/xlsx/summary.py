@@ -15,11 +15,14 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
-from ...engine import tier
+from ... import modes
+from ...decide import Decision as Recommendation
+from ...decide import recommend_option as recommend
+from ...decide.rules import barred_here, part_only, single, tier
 from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
-from ...recommend import Recommendation, recommend
 from ...resolve.policy import policy_dict, stock_words
 from ...result import CandidateResult, Result
+from ..decision_words import action_text
 from ..fmt import CHART_CANDIDATES, SYMBOLS, zh_unit
 from ..workloads import Workload, plan_workloads, training_workloads
 from .inputs import text
@@ -101,6 +104,12 @@ def _span(first: int, n: int, col: int) -> str:
             + xl_rowcol_to_cell(first + n - 1, col, row_abs=True, col_abs=True))
 
 
+def plan_summary(ws: Worksheet, row: int, result: Result, ps: object, st: Styles) -> int:
+    from .plan import summary_block
+
+    return summary_block(ws, row, result, ps, st)  # type: ignore[arg-type]
+
+
 def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
                   values: Mapping[str, float], st: Styles, generated: str) -> None:
     w = _Writer(ws, result, p, values, st)
@@ -108,6 +117,7 @@ def write_summary(wb: Workbook, ws: Worksheet, result: Result, p: Plan,
     feasible = [c for c in result.candidates if c.feasible and c.priced]
     row = _npv_table(w, 7, feasible)
     row = _portfolio_table(w, row)
+    row = plan_summary(ws, row, result, p.plan_sheet, st)  # the plan (xlsx/plan.py)
     for n, wl in enumerate(training_workloads(result)):
         row = _job_table(w, row, feasible, wl, n == 0)
     row = _interval_table(w, row, feasible)
@@ -158,7 +168,7 @@ def _heading(ws: Worksheet, result: Result, st: Styles, generated: str) -> None:
 
 def _action(said: Recommendation, st: Styles) -> str:
     if st.lang == "en":
-        return said.action()
+        return action_text(said, st.currency)
     pricing = st.t.strings(f"pricing_{said.pricing.replace('-', '_')}") if said.pricing else ""
     return st.t({"rent": "rent {card} at {pricing} prices",
                  "hybrid": "buy {card} and rent what it cannot do (hybrid)",
@@ -167,18 +177,18 @@ def _action(said: Recommendation, st: Styles) -> str:
 
 
 def _recommendation(result: Result, st: Styles) -> str:
-    rec, said, t = result.recommended, recommend(result), st.t
-    barred = [c.id for c in result.candidates if c.feasible and c.info.blocking]
-    if said is not None and said.mode == "portfolio":
+    rec, said, t = single(result), recommend(result), st.t
+    barred = [c.id for c in result.candidates if barred_here(c)]
+    if said is not None and said.mode == modes.PORTFOLIO:
         if t.lang == "en":
-            return (f"{said.action()} (portfolio {said.option}): the lowest NPV of delivering "
+            return (f"{action_text(said, result.currency)} (portfolio {said.option}): the lowest NPV of delivering "
                     "the plan among the options and portfolios that may be used here and "
                     "deliver it")
         port = next(p for p in result.portfolios if p.id == said.option)
         return t("Combine the options of {name} ({id}): the lowest NPV of delivering the plan "
                  "among the options and portfolios that may be used here and deliver it",
                  name=port.name, id=said.option)
-    if said is not None and said.mode == "api":
+    if said is not None and said.mode == modes.API:
         return t("Pay per token, {name} ({id}): the lowest NPV of serving the plan among the "
                  "options that may be used here and serve it", name=st.t.name(said.card_name),
                  id=said.option)
@@ -188,8 +198,7 @@ def _recommendation(result: Result, st: Styles) -> str:
                      "(none delivers the whole plan)", action=_action(said, st), id=rec.id)
         return t("{action} ({id}): the lowest NPV of delivering the plan among the options "
                  "that may be used here and deliver it", action=_action(said, st), id=rec.id)
-    parts = [c.id for c in result.candidates
-             if c.feasible and c.priced and not c.info.blocking and c.info.workloads]
+    parts = [c.id for c in result.candidates if part_only(c)]
     if parts:  # usable options, each carrying a part of the plan, and no portfolio
         return t("No candidate can be recommended: none that may be used here carries the "
                  "whole plan (parts of it only: {ids}); combine options that together "
@@ -210,7 +219,7 @@ def _ranked_rows(result: Result, feasible: list[CandidateResult], values: Mappin
         rows.append((tier(c), values[f"{c.id}.npv_tco"], len(rows), "option", c))
     for a in result.api_options:
         if a.quantified:
-            rows.append((int(a.values["tier"]), values[f"{a.id}.npv_tco"], len(rows), "api", a))
+            rows.append((tier(a), values[f"{a.id}.npv_tco"], len(rows), "api", a))
     for port in result.portfolios:  # as the options: an infeasible one has no cost to rank
         if port.feasible:
             rows.append((port.tier, values[f"{port.id}.npv_tco"], len(rows), "portfolio", port))
@@ -272,7 +281,7 @@ def _column_row(w: _Writer, r: int, kind: str, x: object) -> None:
     else:
         members = [result.candidate(oid) for oid in x.options]  # type: ignore[attr-defined]
         paths = [f"candidates.{m.info.inputs_id}.cards" for m in members
-                 if m.info.acquire != "api"]
+                 if m.info.acquire != modes.API]
         formula = "=" + "+".join(w.p.input_name(path) for path in paths) if paths else "=0"
         ws.write_formula(r, 3, formula, st("formula", w.formats["count"]),
                          sum(result.inputs[path].value for path in paths))

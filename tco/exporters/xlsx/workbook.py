@@ -42,6 +42,7 @@ from ...dates import output_date
 from ...fsio import write_output
 from ...gcpause import paused_gc
 from ...result import Result
+from . import plan as plan_sheet
 from .frontier import FRONTIER, has_frontier, write_frontier
 from .inputs import write_assumptions, write_catalog
 from .layout import (
@@ -201,6 +202,8 @@ class Draft:
                                 for name in (SUMMARY, ASSUMPTIONS, MODEL, CASHFLOWS, CATALOG)}
         sheets[SUMMARY].activate()
         _define_names(wb, p)
+        p.plan_sheet = plan_sheet.place(result, p)  # the plans' names and cells (plan.py)
+        plan_sheet.define(wb, p.plan_sheet)
         self.early = early = _Early(wb, tmpdir)
         try:
             write_summary(wb, sheets[SUMMARY], result, p, values, st, self.day.isoformat())
@@ -216,6 +219,9 @@ class Draft:
             if has_frontier(result):  # a scenario that serves: its frontier (frontier.py)
                 write_frontier(self._more(FRONTIER), result, p, st)
                 early.next(sheets[FRONTIER])
+            if p.plan_sheet is not None:  # the plans: their quantities and live money
+                plan_sheet.write_plan(self._more(plan_sheet.PLAN), result, p, p.plan_sheet, st)
+                early.next(sheets[plan_sheet.PLAN])
             p.drop_quantities()  # the sheets `finish` adds read none
         except BaseException:
             self.discard()

@@ -1,0 +1,140 @@
+"""The report's plan section (templates/_plan.html.j2): the cheapest plan's NPV, its dated
+actions, a chart of its capacity against the work per period, each workload's delivery and
+cost, and the plans restricted to each typed option beside it with the value of flexibility.
+Every word through the string tables (templates/strings.yaml); every figure the plan's
+(`Result.plans`, as JSON's `plan`). Presentation only."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import charts
+from .fmt import number, percent
+from .plan_text import (
+    MONTHS_PER_YEAR,
+    SOURCES,
+    capacity,
+    card_name,
+    cards_per_server,
+    flexibility,
+    month_label,
+    months_of,
+    restricted_plans,
+    workload_kinds,
+)
+from .plan_view import delivers
+
+if TYPE_CHECKING:
+    from .report_page import Page as View
+
+
+def _when(view: View, years: float) -> str:
+    return month_label(view.r, years, view.s("plan_month", n="{n}"))
+
+
+def _span(view: View, start: float, end: float) -> str:
+    first, last = _when(view, start), _when(view, end - 1 / MONTHS_PER_YEAR)
+    return first if first == last else view.s("plan_span", start=first, end=last)
+
+
+def action_row(view: View, a: Any) -> dict[str, str]:
+    """One dated action in the reader's language."""
+    s, r = view.s, view.r
+    card = s.catalog(card_name(r, a.option)) if a.card else ""
+    when = _when(view, a.start_years)
+    if a.action in ("buy", "lease"):
+        per = cards_per_server(r, a.option)
+        text = s(f"plan_act_{a.action}", servers=number(a.quantity / per, 0),
+                 cards=number(a.quantity, 0), card=card, until=_when(view, a.end_years))
+    elif a.action == "sell":
+        text = s("plan_act_sell", cards=number(a.quantity, 0), card=card)
+    elif a.action == "rent" and a.unit == "cards":
+        text = s("plan_act_reserve", cards=number(a.quantity, 0), card=card,
+                 term=s(f"plan_term_{a.tier}"), until=_when(view, a.end_years))
+    elif a.action == "rent":
+        when = _span(view, a.start_years, a.end_years)
+        text = s(f"plan_act_rent_{a.tier}", hours=number(a.quantity, 0), card=card)
+    else:  # api
+        when = _span(view, a.start_years, a.end_years)
+        name = next((x.info.name for x in r.api_options if x.id == a.option), a.option)
+        text = s("plan_act_api", name=name, tokens=view.count(a.quantity))
+    return {"when": when, "text": text, "option": a.option, "action": a.action}
+
+
+def chart(view: View, p: Any) -> Any:
+    from markupsafe import Markup
+
+    s = view.s
+    by_source, busy = capacity(view.r, p)
+    parts = [charts.Series(s(f"plan_src_{src}"), by_source[src]) for src in SOURCES
+             if any(v > 1e-9 for v in by_source[src])]
+    labels = [_when(view, k * p.shape.months / MONTHS_PER_YEAR) for k in range(p.shape.periods)]
+    title = s("h_plan_chart")
+    svg = charts.stacked_columns(labels, parts, charts.Series(s("plan_chart_busy"), busy),
+                                 s("plan_chart_axis"), view.lang, title)
+    return {"id": "chart-plan", "title": title, "caption": s("cap_plan"), "svg": Markup(svg)}
+
+
+def section(view: View) -> dict[str, Any] | None:
+    """The plan section's context, or None when the scenario has no plan."""
+    r, s = view.r, view.s
+    if not r.plans:
+        return None
+    best = r.plans[0]
+    start = getattr(r.scenario, "start", None)
+    kinds = workload_kinds(r)
+    names = {w.id: (w.name or w.id) for w in r.scenario.workloads}
+    workloads, firsts = [], []
+    for wid, w in best.workloads.items():
+        kind = kinds.get(wid, "pretrain")
+        first = w.get("first_delivery_years")
+        if first is not None and kind != "serve":
+            firsts.append(first)
+        key = "cost_per_million_output_tokens" if kind == "serve" else "cost_per_run"
+        cost = w.get(key)
+        workloads.append({
+            "id": wid, "name": names.get(wid, wid),
+            "first": s("plan_never") if first is None else s(
+                "plan_first", when=_when(view, first), months=number(months_of(first), 0))
+            if start else _when(view, first),
+            "delivered": percent(w.get("delivered_fraction") or 0.0, 0),
+            "cost": "–" if cost is None else s(f"plan_cost_{kind}", cost=view.money(cost)),
+        })
+    first_model = None
+    if firsts:
+        first = min(firsts)
+        first_model = s("plan_first_model", months=number(months_of(first), 0),
+                        when=_when(view, first)) if start else s(
+            "plan_first_model_months", months=number(months_of(first), 0))
+    options = [{"id": best.id, "name": s("plan_row_optimal"), "npv": view.money(best.npv_tco),
+                "npv_value": best.npv_tco, "more": "–", "delivers": s("plan_delivers_all")
+                if delivers(best) else percent(min(
+                    (w.get("delivered_fraction") or 0.0) for w in best.workloads.values()), 0),
+                "optimal": True}]
+    for x in restricted_plans(r):
+        options.append({"id": f"plan-{x.option}", "name": s("plan_row_only", option=x.option),
+                        "npv": view.money(x.npv_tco), "npv_value": x.npv_tco,
+                        "more": view.money(x.npv_tco - best.npv_tco),
+                        "delivers": s("plan_delivers_all") if x.delivers
+                        else percent(x.delivered_fraction, 0), "optimal": False})
+    flex = flexibility(r)
+    return {
+        "npv": view.money(best.npv_tco), "npv_value": best.npv_tco,
+        "headline": s.segments("plan_npv", npv=view.money(best.npv_tco),
+                               state=s("plan_state_all" if delivers(best)
+                                       else "plan_state_short")),
+        "dates": s("plan_dates_from", start=start) if start else s("plan_dates_months"),
+        "actions": [action_row(view, a) for a in best.actions],
+        "chart": chart(view, best),
+        "workloads": workloads,
+        "first_model": first_model,
+        "options": options,
+        "flexibility": s("plan_flex", value=view.money(flex[0]), option=flex[1])
+        if flex is not None else s("plan_flex_none"),
+        "columns": {"actions": [s("col_plan_when"), s("col_plan_action"),
+                                s("col_plan_option")],
+                    "workloads": [s("col_plan_workload"), s("col_plan_first"),
+                                  s("col_plan_delivered"), s("col_plan_cost")],
+                    "options": [s("col_plan_plan"), s("col_plan_npv"), s("col_plan_more"),
+                                s("col_plan_delivers")]},
+    }

@@ -1,0 +1,134 @@
+"""Every output shows the plan (issue 27 item 5; methodology §19) from the same numbers: the
+text table, the CSV, the HTML report (en and zh), the workbook and the Python API agree with
+the JSON `plan` on its NPV, its actions and the restricted plans' NPVs. (The workbook's plan
+cells after LibreOffice recalculation: tests/test_workbook_recalc.py,
+test_every_plan_cell_matches_the_engine_after_recalculation, which also compares them with
+JSON.)"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from datetime import date
+
+import openpyxl
+import pytest
+
+from tco.api import Run
+from tco.engine import compute
+from tco.exporters.data import compare_csv, compare_dict, compare_table
+from tco.exporters.fmt import money
+from tco.exporters.html import write_html
+from tco.exporters.plan_text import action_text, month_label
+from tco.exporters.xlsx import write_workbook
+from tco.exporters.xlsx.layout import plan as layout
+from tco.exporters.xlsx.plan import place
+from tco.resources import example_scenario
+from tco.scenario import load_scenario, load_scenario_text
+
+DAY = date(2026, 1, 15)
+
+
+@pytest.fixture(scope="module", params=["example.yaml", "train-and-serve.yaml"])
+def result(request, catalog):
+    return compute(load_scenario(example_scenario().parent / request.param), catalog)
+
+
+def test_the_table_shows_the_plan_of_json(result):
+    plan = compare_dict(result)["plan"]
+    table = compare_table(result)
+    assert f"NPV {money(plan['npv_tco'], result.currency)}, delivers every workload" in table
+    for a in result.plans[0].actions:
+        assert action_text(result, a) in table
+    for o in plan["options"]:
+        assert re.search(rf"\n    {re.escape(o['option'])} +NPV "
+                         rf"{re.escape(money(o['npv_tco'], result.currency))}", table)
+    flex = plan["value_of_flexibility"]
+    assert f"Value of flexibility: {money(flex, result.currency)}" in table
+
+
+def test_the_csv_rows_of_kind_plan_are_the_json_plans(result):
+    plan = compare_dict(result)["plan"]
+    rows = [r for r in csv.DictReader(io.StringIO(compare_csv(result))) if r["acquire"] == "plan"]
+    assert [r["id"] for r in rows] == [p.id for p in result.plans]
+    assert float(rows[0]["npv_tco"]) == plan["npv_tco"]  # full precision
+    assert [float(r["npv_tco"]) for r in rows[1:]] == [o["npv_tco"] for o in plan["options"]]
+    assert [r["feasible"] == "True" for r in rows[1:]] == [o["delivers_plan"]
+                                                          for o in plan["options"]]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_report_shows_the_plan_of_json(result, lang, tmp_path):
+    plan = compare_dict(result)["plan"]
+    path = write_html(result, tmp_path / f"r.{lang}.html", lang=lang, day=DAY)
+    html = path.read_text(encoding="utf-8")
+    section = html[html.index('<section id="plan"'):html.index("</section>",
+                                                                html.index('<section id="plan"'))]
+    npvs = dict(re.findall(r'data-plan-npv="([^"]+)" data-value="([^"]+)"', section))
+    assert float(npvs["plan"]) == plan["npv_tco"]
+    assert {k: float(v) for k, v in npvs.items() if k != "plan"} == {
+        f"plan-{o['option']}": o["npv_tco"] for o in plan["options"]}
+    actions = re.findall(r'<tr data-action="(\w+)">', section)
+    assert actions == [a["action"] for a in plan["actions"]]
+    assert "<svg" in section  # the capacity chart
+
+
+def test_the_workbook_plan_sheet_holds_the_plan_of_json(result, tmp_path):
+    """The stored values (LibreOffice's recalculation: test_workbook_recalc.py): each plan's
+    NPV cell and the Summary's, and the plan's purchases and reservations as its inputs."""
+    plan = compare_dict(result)["plan"]
+    path = write_workbook(result, tmp_path / "w.xlsx", generated=DAY)
+    wb = openpyxl.load_workbook(path, data_only=True)
+    ps = place(result, layout(result))
+    assert ps is not None
+    for p in result.plans:
+        cell = ps.quantities[f"{p.id}.npv_tco"]
+        assert wb[cell.sheet].cell(cell.row + 1, cell.col + 1).value == pytest.approx(
+            p.npv_tco, rel=1e-12)
+    assert ps.quantities  # and each action's quantity is an input of the sheet
+    best = result.plans[0]
+    for a in plan["actions"]:
+        if a["action"] == "buy":
+            k = round(a["start_years"] * 12 / best.shape.months)
+            path_ = f"plans.plan.buy.{a['option']}.{k}"
+            cell = ps.inputs[path_]
+            per = result.env[f"candidates.{a['option']}.cards_per_node"]
+            assert wb[cell.sheet].cell(cell.row + 1, cell.col + 1).value * per == a["quantity"]
+        elif a["action"] == "rent" and a["unit"] == "cards":
+            k = round(a["start_years"] * 12 / best.shape.months)
+            cell = ps.inputs[f"plans.plan.reserve.{a['option']}.{a['tier']}.{k}"]
+            assert wb[cell.sheet].cell(cell.row + 1, cell.col + 1).value == a["quantity"]
+    summary = wb.worksheets[0]
+    shown = [c.value for row in summary.iter_rows() for c in row if isinstance(c.value, float)]
+    assert any(v == pytest.approx(plan["npv_tco"], rel=1e-12) for v in shown)
+
+
+def test_the_api_gives_the_plan_of_json(result):
+    run = Run(result)
+    plan = run.to_dict()["plan"]
+    assert run.plan.npv_tco == plan["npv_tco"]
+    frame = run.plan_frame()
+    assert frame[["action", "option", "quantity"]].to_dict("records") == [
+        {k: a[k] for k in ("action", "option", "quantity")} for a in plan["actions"]]
+    periods = run.plan_periods_frame()
+    assert len(periods) == len(plan["periods"])
+    # methodology §19: the NPV is the periods' present values, plus what is owed after the
+    # horizon, less the resale at the horizon discounted by (1 + r)^H
+    r = result.env["finance.discount_rate"]
+    h = result.structure.horizon_years
+    assert periods["present_value"].sum() + plan["owed_after_horizon"] - (
+        plan["residual_value"] / (1 + r) ** h) == pytest.approx(plan["npv_tco"], rel=1e-9)
+
+
+def test_dates_count_from_the_scenario_start(catalog):
+    """`start: 2027-03`: month 0 is 2027-03, month 10 is 2028-01; without it "month 10"."""
+    text = ("start: 2027-03\nworkloads: [{id: a, params: 7e9, tokens: 1e11}]\n"
+            "candidates: [{id: h, card: h100-sxm, cards: 64}]\n")
+    dated = compute(load_scenario_text(text), catalog)
+    assert dated.scenario.start == "2027-03"
+    assert month_label(dated, 0.0) == "2027-03"
+    assert month_label(dated, 10 / 12) == "2028-01"
+    undated = compute(load_scenario_text(text.split("\n", 1)[1]), catalog)
+    assert month_label(undated, 10 / 12) == "month 10"
+    assert "dated from 2027-03" in compare_table(dated)
