@@ -57,6 +57,9 @@ CATALOG_FILES = (
     "api.yaml",
     "assumptions.yaml",
     "profiles.yaml",
+    "tax.yaml",
+    "resale.yaml",
+    "price_paths.yaml",
 )
 
 
@@ -360,6 +363,78 @@ class Profile(_Record):
     colocation_price_per_kw_month_usd: Figure | None = None  # None: the region's colocation
 
 
+class TaxTable(_Record):
+    """A statutory depreciation table (pricing/tax.yaml): the share of an asset's cost
+    deducted in each tax year of its service, the first year first."""
+
+    id: str
+    shares: tuple[Num, ...] = Field(min_length=1)
+    source: str = Field(min_length=3)
+    as_of: str
+    notes: str | None = None
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _date_text(cls, v: Any) -> str:
+        return as_of_text(v)
+
+    @model_validator(mode="after")
+    def _whole(self) -> TaxTable:
+        if any(x < 0 for x in self.shares) or abs(sum(self.shares) - 1) > 1e-9:
+            raise ValueError(f"expected shares of at least 0 that add up to 1, found "
+                             f"{list(self.shares)} (sum {sum(self.shares):g})")
+        return self
+
+
+class TaxRule(_Record):
+    """A jurisdiction's income-tax terms for equipment acquired within dates (pricing/tax.yaml,
+    methodology §20): the rate, the depreciation schedule with its life, the bonus share
+    deducted in the first year and the unit value up to which equipment is deducted at once
+    (in `currency`; none when absent)."""
+
+    id: str
+    jurisdiction: str
+    name: str
+    currency: str = "USD"
+    acquired_from: str
+    acquired_until: str | None = None
+    rate: Figure
+    depreciation: Literal["straight_line", "macrs_5", "one_time"]
+    life_years: Figure
+    bonus_fraction: Figure
+    expensing_threshold_per_unit: Figure | None = None
+    notes: str | None = None
+
+    @field_validator("acquired_from", "acquired_until", mode="before")
+    @classmethod
+    def _date_text(cls, v: Any) -> str | None:
+        return None if v is None else as_of_text(v)
+
+
+class ResaleCurve(_Record):
+    """A card class's used-market value (pricing/resale.yaml, methodology §6): haircut x
+    retention^t of the new price at t years."""
+
+    id: str
+    name: str
+    cards: tuple[str, ...]
+    haircut_fraction: Figure
+    retention_per_year: Figure
+    notes: str | None = None
+
+
+class PricePath(_Record):
+    """How a card class's new price and rent move per year (pricing/price_paths.yaml,
+    methodology §19): each a yearly change, -0.1 for 10 % cheaper a year."""
+
+    id: str
+    name: str
+    cards: tuple[str, ...]
+    card_price_change_per_year: Figure
+    rent_change_per_year: Figure
+    notes: str | None = None
+
+
 class Catalog(_Record):
     """Every record, keyed by id. Built by `load_catalog`."""
 
@@ -375,6 +450,10 @@ class Catalog(_Record):
     api_prices: dict[str, ApiPrice] = {}
     regional_cloud_prices: dict[str, CloudPrice] = {}
     profiles: dict[str, Profile] = {}
+    tax_rules: dict[str, TaxRule] = {}
+    tax_tables: dict[str, TaxTable] = {}
+    resale_curves: dict[str, ResaleCurve] = {}
+    price_paths: dict[str, PricePath] = {}
     sources: list[str] = []
     overlay_files: list[str] = []  # the quote files layered over it, in order, as given
 
@@ -403,6 +482,14 @@ class Catalog(_Record):
                 if offer.card == card_id and offer.region == place:
                     return offer
         return self.cloud_prices.get(card_id)
+
+    def resale_curve(self, card_id: str) -> ResaleCurve | None:
+        """The used-market curve of `card_id`'s class, if the catalog has one."""
+        return next((c for c in self.resale_curves.values() if card_id in c.cards), None)
+
+    def price_path(self, card_id: str) -> PricePath | None:
+        """How the new price and rent of `card_id`'s class move, if the catalog says."""
+        return next((c for c in self.price_paths.values() if card_id in c.cards), None)
 
     def card(self, card_id: str) -> Accelerator:
         return _lookup(self.accelerators, card_id, "card")
@@ -633,6 +720,10 @@ _LIST_SECTIONS = {
     "api_prices": ("id", ApiPrice),
     "regional_cloud_prices": ("id", CloudPrice),
     "profiles": ("id", Profile),
+    "tax_rules": ("id", TaxRule),
+    "tax_tables": ("id", TaxTable),
+    "resale_curves": ("id", ResaleCurve),
+    "price_paths": ("id", PricePath),
 }
 _MAP_SECTIONS = ("exchange_rates", "assumptions")
 

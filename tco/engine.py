@@ -229,7 +229,7 @@ def assemble(resolved: Resolved, model: Model, env: Mapping[str, object]) -> Res
     )
     return Result(
         scenario_data=resolved.scenario_data, structure=st, inputs=resolved.inputs,
-        candidates=rank(candidates), provenance=provenance, model=model,
+        candidates=rank(candidates, resolved.structure.decision_basis), provenance=provenance, model=model,
         components=COMPONENTS, job_components=JOB_COMPONENTS, validated=resolved.scenario,
         resolved=resolved, env=env if isinstance(env, dict) else dict(env), portfolios=portfolio_results(resolved, model, env),
         api_options=api_results(resolved, model, env),
@@ -251,7 +251,8 @@ def portfolio_results(resolved: Resolved, model: Model, env: Mapping[str, object
     for pid, *options in resolved.structure.portfolios:
         values = {q.name[len(pid) + 1:]: _first(env[q.name]) for q in model.of_candidate(pid)}
         out.append(PortfolioResult(pid, names.get(pid, pid), list(options), values))
-    return sorted(out, key=lambda p: (p.tier, p.values["npv_tco"], p.id))
+    basis = resolved.structure.decision_basis
+    return sorted(out, key=lambda p: (p.tier, decision_npv(p.values, basis), p.id))
 
 
 def api_results(resolved: Resolved, model: Model, env: Mapping[str, object]
@@ -276,7 +277,9 @@ def api_results(resolved: Resolved, model: Model, env: Mapping[str, object]
                              workloads=list(workloads))
         out.append(CandidateResult(aid, info, True, [], [], {"cards": 0.0, **inputs}, values,
                                    jobs, [], workloads[0]))
-    return sorted(out, key=lambda c: (int(c.values["tier"]), c.values["npv_tco"], c.id))
+    basis = resolved.structure.decision_basis
+    return sorted(out, key=lambda c: (int(c.values["tier"]), decision_npv(c.values, basis),
+                                      c.id))
 
 
 def infeasible_reasons(info: CandidateInfo, inputs: Mapping[str, float],
@@ -363,9 +366,17 @@ def inputs_by_candidate(resolved: Resolved) -> dict[str, dict[str, float]]:
     return out
 
 
-def rank(candidates: list[CandidateResult]) -> list[CandidateResult]:
-    """By the model's tier (tco.model.tier_formula), then NPV of TCO within it, then id."""
-    return sorted(candidates, key=lambda c: (tier(c), c.values["npv_tco"]
+def decision_npv(values: Mapping[str, float], basis: str) -> float:
+    """The NPV options are ranked on (methodology §14, §20): the NPV of TCO, or the NPV after
+    income tax when the scenario's decision basis (`Structure.decision_basis`,
+    `finance.decision_basis`) is after_tax."""
+    return float(values["npv_tco_after_tax" if basis == "after_tax" else "npv_tco"])
+
+
+def rank(candidates: list[CandidateResult], basis: str = "pre_tax") -> list[CandidateResult]:
+    """By the model's tier (tco.model.tier_formula), then NPV (`decision_npv`) within it,
+    then id."""
+    return sorted(candidates, key=lambda c: (tier(c), decision_npv(c.values, basis)
                                              if c.feasible else 0.0, c.id))
 
 

@@ -113,6 +113,20 @@ CANDIDATE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
            "per card-hour, not per instance-hour"),
     _frac("rent_reserved_fraction", "Share of the rented cluster's hours paid whether used or "
           "not: a committed reservation's take-or-pay (0 at on-demand and spot prices)"),
+    _frac("resale_haircut_fraction", "Used-market value of a card just bought, share of its "
+          "new price (the resale curve's first-day haircut)"),
+    InputSpec("resale_retention_per_year", "fraction", "Share of its used-market value a card "
+              "keeps each year (the resale curve: haircut x retention^age)", 0.05, 1.5,
+              hint="a yearly factor such as 0.68", fraction=True),
+    InputSpec("card_price_change_per_year", "fraction", "Yearly change of the card's new "
+              "price, on the planner's price path (-0.1: 10% cheaper a year)", -0.9, 2.0,
+              hint="a yearly change such as -0.08", fraction=True),
+    InputSpec("rent_change_per_year", "fraction", "Yearly change of the card's rent, on the "
+              "planner's price path (-0.2: 20% cheaper a year)", -0.9, 2.0,
+              hint="a yearly change such as -0.2", fraction=True),
+    InputSpec("available_in_months", "months", "Months from the decision until the card may "
+              "be ordered or rented (a next generation not yet on sale; the planner's)", 0, 120,
+              hint="months from the decision, such as 12"),
     _money("shortfall_price_per_card_hour", "money/card-h", "Rent per card-hour of the same "
            "sustained compute on another card, closing a shortfall (a card with no cloud "
            "price)", 0.01, 500, "per card-hour of this card's sustained compute"),
@@ -164,6 +178,21 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("prices_include_vat", "flag", "Quoted purchase prices include VAT (1 yes, 0 no)",
               0, 1, integer=True, hint="1 when the quotes are gross (含税), 0 when net"),
     _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
+]}
+
+# Income tax (methodology §20, "Tax"): the rate on taxable profit and how owned equipment is
+# deducted. 0 (the default without `finance.tax_rate` or `finance.tax_jurisdiction`) models no
+# tax: the after-tax NPV is then the NPV. Which schedule (`finance.tax_depreciation`) shapes the
+# formulas (tco.resolved.Structure); these are its numbers.
+TAX_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _frac("tax_rate", "Income tax rate on taxable profit", 0.0, 0.6),
+    InputSpec("tax_life_years", "years", "Tax depreciation life (straight line)", 1, 30),
+    _frac("tax_bonus_fraction", "Share of owned equipment's cost deducted in its first tax "
+          "year (bonus depreciation); the rest follows the schedule"),
+    InputSpec("tax_expensing_threshold_per_unit", "money/server", "Value per unit (one server) "
+              "up to which equipment is deducted at once (0: no such rule)", 0, 1e12,
+              hint="in whole currency units per server (China: 5,000,000 CNY), 0 for none",
+              money=True),
 ]}
 
 # Existing stock (`policy.holds_stock.<card>`, methodology §13; tco.resolve.held), by held

@@ -89,6 +89,15 @@ class Structure:
     # each candidate's precisions with a serving rate the user measured (`benchmarks:`), in
     # the order of `candidates`; () none
     measured: tuple[tuple[str, ...], ...] = ()
+    # income tax (methodology §20, tco.resolve.tax): the schedule owned equipment is deducted
+    # on (straight_line | macrs_5 | one_time), macrs_5's yearly shares, and which NPV ranks
+    # the options (pre_tax | after_tax)
+    tax_depreciation: str = "straight_line"
+    tax_table: tuple[float, ...] = ()
+    decision_basis: str = "pre_tax"
+    # candidates (by the id whose inputs they read) resold at the horizon on their card
+    # class's used-market curve (methodology §6, pricing/resale.yaml); others at book value
+    resale_curve: tuple[str, ...] = ()
 
     def allowed(self, wid: str) -> tuple[str, ...]:
         """The precisions workload `wid` may serve at (its one precision unless it allows

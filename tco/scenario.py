@@ -374,6 +374,32 @@ class Finance(_Strict):
     lease_buyout: Num = 0.0  # 1: buy at the lessor's residual at the end of the term; 0: return
     lease_deposit_months: Num | None = None
     lease_quoted_rate_factor: Num = 0.0  # a quote's monthly factor; 0: priced from lease_rate
+    # Income tax (methodology §20): a jurisdiction's rules (pricing/tax.yaml) in force on the
+    # acquisition date (default: its latest), each overridable; none: no tax
+    tax_jurisdiction: str | None = None
+    tax_acquired_on: str | None = None
+    tax_rate: Num | None = None
+    tax_depreciation: Literal["straight_line", "macrs_5", "one_time"] | None = None
+    tax_life_years: Num | None = None
+    tax_bonus_fraction: Num | None = None
+    tax_expensing_threshold_per_unit: Num | None = None
+    # which NPV ranks the options: after tax once a tax rate or jurisdiction is given
+    decision_basis: Literal["pre_tax", "after_tax"] | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without the tax fields not given: a scenario without tax has the data (and digest)
+        it had before tax existed."""
+        data = handler(self)
+        for key in _TAX_FIELDS:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+
+_TAX_FIELDS = ("tax_jurisdiction", "tax_acquired_on", "tax_rate", "tax_depreciation",
+               "tax_life_years", "tax_bonus_fraction", "tax_expensing_threshold_per_unit",
+               "decision_basis")
 
 
 class Team(_Strict):

@@ -29,6 +29,7 @@ from .inputs import (
     SERVE_INPUTS,
     SITE_INPUTS,
     TARGET_INPUTS,
+    TAX_INPUTS,
     TEAM_INPUTS,
     TOP_INPUTS,
     WORKLOAD_INPUTS,
@@ -127,7 +128,8 @@ def scenario_schema() -> JsonObj:
         "budget; inputs facility.sites.<id>.<key> (methodology section 3, Sites)")
     defs["Site"]["properties"]["region"]["description"] = (
         "A catalog region (`tco catalog list --section regions`); default the facility's")
-    _describe(defs["Finance"]["properties"], {**FINANCE_INPUTS, **LEASE_INPUTS})
+    _describe(defs["Finance"]["properties"], {**FINANCE_INPUTS, **LEASE_INPUTS, **TAX_INPUTS})
+    _describe_tax(defs["Finance"]["properties"])
     _describe(defs["Team"]["properties"], TEAM_INPUTS)
     candidate = defs["Candidate"]
     _describe(candidate["properties"], {"cards": CANDIDATE_INPUTS["cards"], **TARGET_INPUTS})
@@ -183,6 +185,23 @@ def scenario_schema() -> JsonObj:
         "as text); tco checks its range"))
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
             **accept_number_text(schema)}
+
+
+def _describe_tax(tax: dict[str, Any]) -> None:
+    """The tax fields that are not numeric inputs (methodology section 20)."""
+    tax["tax_jurisdiction"]["description"] = (
+        "Income tax rules of pricing/tax.yaml (us-federal, us, cn): rate, depreciation "
+        "schedule, bonus share and one-time threshold, each overridable by its tax_* field "
+        "(methodology section 20, Tax)")
+    tax["tax_acquired_on"]["description"] = (
+        "Date the equipment is acquired (2026-03): picks the jurisdiction's rule in force; "
+        "default its latest")
+    tax["tax_depreciation"]["description"] = (
+        "How owned equipment is deducted: straight_line (over tax_life_years), "
+        "macrs_5 (IRS Table A-1) or one_time")
+    tax["decision_basis"]["description"] = (
+        "Which NPV ranks the options: pre_tax (npv_tco) or after_tax (npv_tco_after_tax); "
+        "default after_tax when the tax rate is above 0")
 
 
 def schema_text() -> str:

@@ -356,7 +356,8 @@ _STRUCTURE = _record(Structure, {
     "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int),
     "held_by_age": _tuple(_str), "sites": _tuple(_tuple(_str)), "site_of": _tuple(_str),
     "storage_per_card": _bool, "precisions": _tuple(_tuple(_str)),
-    "speculative": _tuple(_str), "measured": _tuple(_tuple(_str))})
+    "speculative": _tuple(_str), "measured": _tuple(_tuple(_str)), "tax_depreciation": _str,
+    "tax_table": _tuple(_num), "decision_basis": _str, "resale_curve": _tuple(_str)})
 _SPEC = _record(InputSpec, {
     "key": _str, "unit": _str, "label": _str, "lo": _num, "hi": _num, "hint": _str,
     "money": _bool, "integer": _bool, "structural": _bool, "fraction": _bool, "draw": _str})

@@ -216,10 +216,11 @@
       || (a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0));
     return rows.map((r) => r.c);
   }
+  // (the NPV on the decision basis, q.rank_npv: engine.decision_npv)
   const ranked = (v) => sortBy(D.candidates, (c) => [c.priced ? Math.trunc(v[c.q.tier]) : 3,
-    c.priced && c.feasible ? v[c.q.npv_tco] : 0]);
+    c.priced && c.feasible ? v[c.q.rank_npv] : 0]);
   const rankedOthers = (list, v) => sortBy(list, (p) => [Math.trunc(v[p.q.tier]),
-    v[p.q.npv_tco]]);
+    v[p.q.rank_npv]]);
 
   // tco.recommend.usable, delivers; CandidateResult.completes_all_runs
   const usable = (c) => c.feasible && c.priced && c.blocking.length === 0 && !c.part;
@@ -239,7 +240,7 @@
       && Math.trunc(v[p.q.tier]) === 0) || null;
     const apis = rankedOthers(D.apis, v);
     const api = apis.find((a) => Math.trunc(v[a.q.tier]) === 0) || null;
-    const npv = (x) => (x ? v[x.q.npv_tco] : Infinity);
+    const npv = (x) => (x ? v[x.q.rank_npv] : Infinity);  // tco.decide.rules.choice
     const pick = choose({ single: npv(single), portfolio: npv(port), api: npv(api) });  // eslint-disable-line no-undef
     const mode = pick === 2 && api ? "api" : pick === 1 && port ? "portfolio" : "single";
     return { order, ports, apis, single, port: mode === "portfolio" ? port : null,

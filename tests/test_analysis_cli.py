@@ -11,7 +11,8 @@ share of p in years 1..H, and returns the residual share of p in year H, so
 (A: the present value of the shares of years 1..H after delivery, when support is paid)
 
 with A = sum over t = 1..H of (1 + r)^-t and residual = salvage + (1 - salvage) *
-max(0, 1 - H / depreciation years) (docs/methodology.md, sections 5-8). The cost of one run
+max(0, 1 - H / depreciation years), or on the card class's used-market curve haircut x
+retention^H where the catalog has one (docs/methodology.md, sections 5-8). The cost of one run
 charges, per available cluster-hour, the hardware less its salvage share plus installation
 spread over the depreciation life, and the yearly support share, for the run's wall hours
 (section 9):
@@ -112,6 +113,9 @@ def npv_per_card_price(result, c):
                   for t in range(1, horizon + 1))
     salvage = v("finance.residual_value_fraction")
     residual = salvage + (1 - salvage) * max(0.0, 1 - horizon / v("finance.depreciation_years"))
+    if "resale_retention_per_year" in c.inputs:  # resold on its class's used-market curve
+        residual = (c.inputs["resale_haircut_fraction"]
+                    * c.inputs["resale_retention_per_year"] ** horizon)
     return cards_bought(result, c) * (1 + v("assumptions.installation_fraction")
                                       + v("assumptions.support_fraction_per_year") * annuity
                                       - residual / (1 + r) ** horizon)

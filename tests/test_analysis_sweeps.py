@@ -25,6 +25,7 @@ workloads:
   - {id: w, params: 7e9, tokens: 1e11, runs_per_year: 2}
 candidates:
   - {id: gold, card: h100-sxm, cards: 64, card_price: 900000}
+finance: {residual_value_fraction: 0.1}  # the straight line: no resale curve to draw
 """
 
 

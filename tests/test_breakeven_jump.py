@@ -25,7 +25,7 @@ workloads:
 candidates:
   - {id: buy, card: h100-sxm, cards: 64}
   - {id: lease, card: h100-sxm, cards: 64, acquire: lease}
-finance: {horizon_years: 3, discount_rate: 0.08%s}
+finance: {horizon_years: 3, discount_rate: 0.08, residual_value_fraction: 0.1%s}
 """
 
 

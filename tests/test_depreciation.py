@@ -9,7 +9,13 @@ import pytest
 
 from tco.engine import compute
 from tco.expr import Const, Ref
-from tco.model.depreciation import StraightLine, book_fraction, book_schedule, charge_fraction
+from tco.model.depreciation import (
+    StraightLine,
+    book_fraction,
+    book_schedule,
+    charge_fraction,
+    market_curve,
+)
 from tco.scenario import load_scenario, load_scenario_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +46,23 @@ def test_a_schedule_is_a_parameter():
     assert book_fraction(1.5).evaluate(FIVE_YEARS) == pytest.approx(0.73)  # the book's
 
 
+def test_the_market_curve_is_convex_and_fits_the_used_h100_index(catalog):
+    """The flagship class's typical curve 0.90 x 0.68^t: 0.612, 0.416, 0.283, 0.192, 0.131 at
+    1-5 years (by hand: 0.9 x 0.68 = 0.612; x 0.68 = 0.41616; 0.28299; 0.19243; 0.13085),
+    within 2.5 points of the GPU Lease Rate Index H100 midpoints 62.5/42.5/30/17.5/12.5 %
+    (pricing/resale.yaml), where the book's straight line to 10 % over 5 years gives 0.46 at
+    year 3."""
+    curve = catalog.resale_curve("h100-sxm")
+    env = {"candidates.x.resale_haircut_fraction": curve.haircut_fraction.best,
+           "candidates.x.resale_retention_per_year": curve.retention_per_year.best}
+    shares = [market_curve("x").book_fraction(t).evaluate(env) for t in range(1, 6)]
+    assert shares == pytest.approx([0.612, 0.41616, 0.28299, 0.19243, 0.13085], abs=1e-5)
+    for got, index in zip(shares, (0.625, 0.425, 0.30, 0.175, 0.125)):
+        assert abs(got - index) < 0.025
+    assert book_fraction(3).evaluate(FIVE_YEARS) == pytest.approx(0.46)
+    assert catalog.resale_curve("a100-80gb-sxm").id == "previous-generation"
+
+
 def _text(expr):
     return expr.excel(lambda name: name)  # the formula, names as they are
 
@@ -50,7 +73,10 @@ def test_the_model_reads_the_one_definition(example):
     cid = next(c.id for c in example.candidates if c.info.acquire == "buy")
     exprs = example.model.expressions()
     horizon = example.structure.horizon_years
-    assert _text(exprs[f"{cid}.residual_fraction"]) == _text(book_fraction(horizon))
+    # resold on its card class's used-market curve when the catalog has one (pricing/resale.yaml)
+    resale = (market_curve(cid).book_fraction(horizon) if cid in example.structure.resale_curve
+              else book_fraction(horizon))
+    assert _text(exprs[f"{cid}.residual_fraction"]) == _text(resale)
     capacity = Ref(f"{cid}.available_hours_per_year")
     assert _text(exprs[f"{cid}.hardware_cost_per_cluster_hour"]) == _text(book_schedule().charge_per(
         capacity, Ref(f"{cid}.hardware_capex") + Ref(f"{cid}.capex_storage"),
@@ -65,9 +91,12 @@ def test_no_other_module_writes_a_book_value():
                             for k in ("depreciation_years", "residual_value_fraction")))
     # besides the inputs' declarations: a buyer profile's life is a catalog figure
     # (tco/catalog.py's Profile), listed (exporters/catalog_view.py) and taken as the input's
-    # default (tco/profiles.py); none of them computes with it
+    # default (tco/profiles.py); resolution asks whether the scenario gives a salvage share
+    # (tco/resolve/candidates.py: then the straight line, not the used-market curve); none of
+    # them computes with it
     assert readers == ["tco/catalog.py", "tco/exporters/catalog_view.py", "tco/inputs.py",
-                       "tco/model/depreciation.py", "tco/profiles.py", "tco/scenario.py"]
+                       "tco/model/depreciation.py", "tco/profiles.py",
+                       "tco/resolve/candidates.py", "tco/scenario.py"]
 
 
 def test_held_stock_and_a_returned_lease_use_the_book_schedule(catalog):

@@ -28,7 +28,7 @@ NOTE = "32 H100 SXM in service since 2024; resale quote from a broker, 2026-11"
 BASE = ("name: held\nrent_options: none\ncost_of_delay_per_week: 0\n"
         "workloads:\n  - {id: w, params: 7e9, tokens: 2e11, runs_per_year: 4}\n"
         "candidates:\n  - {id: h, card: h100-sxm, cards: 64, lead_time_weeks: 0}\n"
-        "finance: {horizon_years: 5, discount_rate: 0.08}\n"
+        "finance: {horizon_years: 5, discount_rate: 0.08, residual_value_fraction: 0.1}\n"
         "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n"
         "assumptions: {storage_tb_per_card: 10}\n")
 HELD = BASE + ("policy:\n  holds_stock: {h100-sxm: {cards: 32, resale_price_per_card: 20000}}\n"

@@ -270,7 +270,8 @@ workloads:
 candidates:
   - {id: bought, card: h100-sxm, cards: 64, lead_time_weeks: 13}
   - {id: leased, card: h100-sxm, cards: 64, lead_time_weeks: 13, acquire: lease}
-finance: {horizon_years: 3, discount_rate: 0.08, lease_term_months: 48, lease_buyout: 1}
+finance: {horizon_years: 3, discount_rate: 0.08, lease_term_months: 48, lease_buyout: 1,
+          residual_value_fraction: 0.1}
 team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}
 """
 

@@ -31,7 +31,7 @@ PLAN = (
     "workloads:\n"
     "  - {id: pre, params: 7e9, tokens: 1e12, runs_per_year: 4}\n"
     "  - {id: ft, kind: finetune, params: 1e9, tokens: 1e9, runs_per_year: 12}\n"
-    "finance: {horizon_years: 3, discount_rate: 0.08}\n"
+    "finance: {horizon_years: 3, discount_rate: 0.08, residual_value_fraction: 0.1}\n"
     "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n")
 # 8 H100 for four 7B pre-training runs a year: 153 days a run, 51 % of the plan (tier 1);
 # 8 L40S for the fine-tuning only: far cheaper, also tier 1 (a part of the plan)

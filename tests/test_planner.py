@@ -175,9 +175,10 @@ def test_a_small_run_is_rented_on_demand_not_reserved_a_whole_server_for_years()
     rents each year's run on demand: 5 runs x its card-hours x the on-demand price, each at the
     end of its year. Before this case the rounding kept a whole 8-card reservation for five
     years (8.7 times the NPV) and reported 98 runs done of 5, dearer than both plans limited
-    to one option."""
+    to one option. The rent is held flat (rent_change_per_year: 0; the card class's price
+    path, methodology §19, would lower each later year's rent) so that every run costs the same."""
     text = ("start: 2027-02\nworkloads:\n  - {id: w, params: 7.0e+9, tokens: 1.0e+11}\n"
-            "candidates:\n  - {id: h, card: h100-sxm, cards: 64}\n")
+            "candidates:\n  - {id: h, card: h100-sxm, cards: 64, rent_change_per_year: 0}\n")
     run = tco.compare(text)
     result = run.result
     plan = result.plans[0]

@@ -28,7 +28,7 @@ PLAN = (
     "workloads:\n"
     "  - {id: pre, params: 70e9, tokens: 2e11, runs_per_year: 2}\n"
     "  - {id: ft, kind: finetune, params: 7e9, tokens: 2e10, runs_per_year: 12}\n"
-    "finance: {horizon_years: 3, discount_rate: 0.08}\n"
+    "finance: {horizon_years: 3, discount_rate: 0.08, residual_value_fraction: 0.1}\n"
     "team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}\n")
 OPTIONS = (
     "candidates:\n"

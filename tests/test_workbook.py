@@ -30,7 +30,7 @@ from tco.engine import compute
 from tco.errors import OutputError
 from tco.exporters.xlsx import workbook_bytes, write_workbook
 from tco.exporters.xlsx.layout import plan
-from tco.exporters.xlsx.model import SHARE_LABELS
+from tco.exporters.xlsx.model import SHARE_LABELS, TAX_LABELS
 from tco.exporters.xlsx.names import NameRegistry, base_name
 from tco.model import COMPONENT_LABELS
 from tco.scenario import load_scenario, load_scenario_text
@@ -98,12 +98,20 @@ def test_every_input_the_formulas_read_is_a_named_unlocked_validated_cell(exampl
     ws = wb["Assumptions"]
     assert ws.protection.sheet  # formulas protected (no password) ...
     validated = validations(ws)
-    used = example.model.inputs_used()
+    defined = set(wb.defined_names)
+    used = set(example.model.inputs_used())
+    # the Plan sheet's formulas also read scenario inputs the options do not (the price
+    # paths); a plan's own quantities are named inputs of the Plan sheet and the options'
+    # quantities are the Model sheet's (tests/test_plan_outputs.py checks those)
+    used |= {path for p in example.plans for path in p.model.inputs_used()
+             if base_name(path) in defined
+             and named_cell(wb, base_name(path)).parent.title == "Assumptions"}
     # The names the formulas read, over every sheet, are exactly the inputs the model reads
     # (and the headline figures the Summary quotes).
-    defined = set(wb.defined_names)
     read = {name for cell in formulas(wb)
             for name in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", cell.value) if name in defined}
+    # a plan's quantities are named inputs of the Plan sheet (tests/test_plan_outputs.py)
+    read -= {name for name in read if named_cell(wb, name).parent.title == "Plan"}
     assert read - set(plan(example).headline_quantity) == {base_name(path) for path in used}
     for path in used:
         cell = named_cell(wb, base_name(path))
@@ -194,7 +202,7 @@ def test_every_model_quantity_is_a_formula_under_its_own_labels(example, example
             if q.candidate not in blocks:
                 blocks[q.candidate] = cash_flow_block(wb, q.candidate)
             label = ({"net": NET, "cumulative": CUMULATIVE}.get(key) or COMPONENT_LABELS.get(key)
-                     or SHARE_LABELS[key])
+                     or SHARE_LABELS.get(key) or TAX_LABELS[key])
             assert blocks[q.candidate][label][q.year].coordinate == ref.coordinate, q.name
             assert years[ref.column] == q.year
 
@@ -239,7 +247,7 @@ def test_summary_lists_infeasible_candidates_with_their_reason(tricky_xlsx):
 def test_sheets_formats_and_frozen_panes(example_xlsx):
     wb = open_book(example_xlsx)
     assert wb.sheetnames == ["Summary", "Assumptions", "Model", "CashFlows", "Catalog",
-                             "Methodology"]
+                             "Plan", "Methodology"]
     assert wb["Assumptions"].freeze_panes == "B2"
     assert wb["Model"].freeze_panes == "D3"
     assert wb["CashFlows"].freeze_panes == "C2"

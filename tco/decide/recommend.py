@@ -10,7 +10,7 @@ The exporters word the codes in English and Chinese from one string table
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .. import modes
@@ -77,6 +77,9 @@ class Decision:
     runner_up_plan: Any = None
     value_of_flexibility: float | None = None
     best_option: Decision | None = None
+    # the NPV the options were ranked on (finance.decision_basis, methodology §20): pre_tax
+    # or after_tax; a plan's is pre_tax (the planner minimises the NPV before tax)
+    basis: str = "pre_tax"
 
     def codes(self) -> list[str]:
         return [r.code for r in self.reasons]
@@ -97,11 +100,11 @@ def recommend_option(result: Result) -> Decision | None:
     here, with its reasons; None when none may."""
     rec, port, api = single(result), best_portfolio(result), best_api(result)
     one = rec if rec is not None and delivers(rec) else None
-    picked = choice(one, port, api)
+    picked = choice(one, port, api, result.structure.decision_basis)
     if picked == 2 and api is not None:
-        return _api(result, api, one, port)
+        return on_basis(result, _api(result, api, one, port), api.values)
     if picked == 1 and port is not None:
-        return _portfolio(result, port, one)
+        return on_basis(result, _portfolio(result, port, one), port.values)
     if rec is None:
         return None
     years = result.structure.horizon_years
@@ -165,9 +168,22 @@ def recommend_option(result: Result) -> Decision | None:
     if mode != modes.RENT and rec.values.get("ready_years", 0) > 0:
         reasons.append(Reason("ready_late_caught_up" if ok else "ready_late_lost",
                               {"months": rec.values["ready_years"] * 12}))
-    return Decision(rec.id, mode, rec.info.name, rec.info.card_name,
-                    int(rec.inputs["cards"]), pricing, npv, ok, runner_up, other,
-                    tuple(reasons), (rec.id,), lease_or_buy=alt)
+    return on_basis(result, Decision(
+        rec.id, mode, rec.info.name, rec.info.card_name, int(rec.inputs["cards"]), pricing,
+        npv, ok, runner_up, other, tuple(reasons), (rec.id,), lease_or_buy=alt), rec.values)
+
+
+def on_basis(result: Result, d: Decision, values: dict[str, float]) -> Decision:
+    """The decision with the basis its options were ranked on (`finance.decision_basis`,
+    methodology §20); after tax, a first reason says so and gives the recommended NPV after
+    tax (the NPVs the other reasons quote are before tax)."""
+    basis = result.structure.decision_basis
+    if basis != "after_tax":
+        return replace(d, basis=basis)
+    rate = result.inputs["finance.tax_rate"].value if "finance.tax_rate" in result.inputs \
+        else 0.0
+    first = Reason("basis_after_tax", {"rate": rate, "npv": values["npv_tco_after_tax"]})
+    return replace(d, basis=basis, reasons=(first, *d.reasons))
 
 
 def _dearer(how: str, c: CandidateResult, npv: float) -> Reason:

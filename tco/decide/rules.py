@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..engine import rank, tier
+from ..engine import decision_npv, rank, tier
 from ..expr import AND, IF, Expr, Ref
 from ..result import CandidateResult, PortfolioResult, Result
 
@@ -121,10 +121,11 @@ CHOICE: Expr = IF(AND(API.lt(SINGLE), API.le(PORTFOLIO)), 2.0,
 
 
 def choice(single_option: CandidateResult | None, port: PortfolioResult | None,
-           api: CandidateResult | None) -> int:
-    """CHOICE for these (None: there is none)."""
+           api: CandidateResult | None, basis: str = "pre_tax") -> int:
+    """CHOICE for these (None: there is none), on the NPV of the decision basis
+    (`Structure.decision_basis`, methodology §20), as the engine ranks them."""
     def npv(x: CandidateResult | PortfolioResult | None) -> float:
-        return math.inf if x is None else float(x.values["npv_tco"])
+        return math.inf if x is None else decision_npv(x.values, basis)
 
     return int(CHOICE.evaluate({"single": npv(single_option), "portfolio": npv(port),
                                 "api": npv(api)}))

@@ -12,7 +12,7 @@ from .fmt import money, per_million
 # The figures each serving workload of an API option shows (`api_options[].jobs.<w>`).
 JOB_KEYS = ("cost_per_million_input_tokens", "cost_per_million_output_tokens",
             "cost_per_million_tokens", "tokens_per_year", "cost_per_job")
-KEYS = ("npv_tco", "undiscounted_tco", "plan_delivered_fraction", "tier")
+KEYS = ("npv_tco", "npv_tco_after_tax", "undiscounted_tco", "plan_delivered_fraction", "tier")
 
 
 def api_options_json(result: Result) -> list[dict[str, Any]]:

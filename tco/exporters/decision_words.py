@@ -8,8 +8,6 @@ import string
 from functools import lru_cache
 from typing import Any
 
-import yaml
-
 from .. import modes
 from ..decide import Decision, Part, Reason, recommend
 from ..errors import printable
@@ -17,13 +15,13 @@ from ..resources import templates_dir
 from ..result import Result
 from .fmt import money, per_million
 
-_SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 @lru_cache(maxsize=1)
 def table() -> dict[str, dict[str, dict[str, str]]]:
+    import yaml  # here, not at import: a quick `tco whatif` never words a reason
+
     with (templates_dir() / "decide.yaml").open(encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=_SAFE)
+        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 class _Filler(string.Formatter):
@@ -104,7 +102,7 @@ def decision_dict(d: Decision, currency: str) -> dict[str, Any]:
             "actions": [{"start_years": a.start_years, "end_years": a.end_years,
                          "action": a.action, "option": a.option, "quantity": a.quantity,
                          "unit": a.unit} for a in d.plan.actions] if d.plan is not None else [],
-            "value_of_flexibility": d.value_of_flexibility,
+            "value_of_flexibility": d.value_of_flexibility, "basis": d.basis,
             "runner_up_plan": d.runner_up_plan.option if d.runner_up_plan is not None else None,
             "best_option": (decision_dict(d.best_option, currency)
                             if d.best_option is not None else None)}

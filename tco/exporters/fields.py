@@ -38,7 +38,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import COMPONENT_LABELS, COMPONENTS, JOB_COMPONENTS, YEAR_SHARES, YEAR_TOTALS
+from ..model import (
+    COMPONENT_LABELS,
+    COMPONENTS,
+    JOB_COMPONENTS,
+    YEAR_SHARES,
+    YEAR_TAX,
+    YEAR_TOTALS,
+)
 
 SCOPES = ("candidate", "primary", "horizon", "workload", "workloads", "yearly")
 WHEN = ("always", "priced", "quantified", "cloud", "shortfall", "lease", "one_run")
@@ -129,6 +136,10 @@ FIELDS: tuple[Field, ...] = (
           when="one_run", csv=True),
     Field("npv_tco", "npv_tco", _H, MONEY, "Net present value of the total cost of ownership "
           "over the horizon (year 0 undiscounted)", csv=True),
+    Field("npv_tco_after_tax", "npv_tco_after_tax", _H, MONEY, "NPV of TCO after income tax: "
+          "each deductible cost and the tax depreciation of what it owns lower the tax by the "
+          "tax rate in the year deducted, the resale is taxed (equal to `npv_tco` without "
+          "finance.tax_rate; methodology §20)"),
     Field("undiscounted_tco", "undiscounted_tco", _H, MONEY,
           "Sum of the yearly net cash flows, undiscounted", csv=True),
     Field("equivalent_annual_cost", "equivalent_annual_cost", _H, f"{MONEY}/yr",
@@ -369,9 +380,14 @@ YEARLY_COLUMNS: dict[str, str] = {
     "rented_work_share": "Work done on rented capacity in the year, in years of planned runs",
     "work_share": "Work delivered in the year, owned and rented, in years of planned runs",
     "backlog": "Planned runs still waiting at the end of the year, in years of planned runs",
+    "tax_deductions": "Income-tax deductions of the year: costs deducted as paid, the tax "
+                      "depreciation of what it owns, less the taxable resale at the horizon "
+                      "(methodology §20)",
+    "income_tax": "Income tax of the year: - tax rate x deductions (negative: saved)",
+    "net_after_tax": "Net cash flow of the year after income tax",
 }
-assert tuple(YEARLY_COLUMNS)[1:] == COMPONENTS + YEAR_TOTALS + YEAR_SHARES, \
-    "YEARLY_COLUMNS must follow model.COMPONENTS, YEAR_TOTALS and YEAR_SHARES"
+assert tuple(YEARLY_COLUMNS)[1:] == COMPONENTS + YEAR_TOTALS + YEAR_SHARES + YEAR_TAX, \
+    "YEARLY_COLUMNS must follow model.COMPONENTS, YEAR_TOTALS, YEAR_SHARES and YEAR_TAX"
 
 
 def fields(*scopes: str) -> tuple[Field, ...]:

@@ -23,6 +23,7 @@ def plan_json(result: Result) -> dict[str, Any] | None:
     delivering = [o["npv_tco"] for o in options if o["delivers_plan"]]
     return {
         "npv_tco": best.npv_tco,
+        "npv_tco_after_tax": best.npv_tco_after_tax,
         "status": best.status,
         "delivers_plan": delivers(best),
         "period_months": best.shape.months,
@@ -31,6 +32,7 @@ def plan_json(result: Result) -> dict[str, Any] | None:
         "residual_value": best.values.get("residual_value"),
         "owed_after_horizon": best.values.get("owed_after_horizon"),
         "value_of_flexibility": (min(delivering) - best.npv_tco) if delivering else None,
+        "facts": best.facts,
         "options": options,
         "periods": [{"start_years": row["start_years"],
                      **{c: row[c] for c in PLAN_COMPONENTS},

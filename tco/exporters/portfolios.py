@@ -8,7 +8,7 @@ from ..decide.rules import barred
 from ..result import Result
 from .fmt import money
 
-KEYS = ("npv_tco", "undiscounted_tco", "capex_total", "plan_delivered_fraction",
+KEYS = ("npv_tco", "npv_tco_after_tax", "undiscounted_tco", "capex_total", "plan_delivered_fraction",
         "plan_shortfall_runs")
 
 

@@ -324,7 +324,8 @@ class View:
                                                                          False)),
                     "on_demand": self.live_notes(c, rent_notes(c.notes, own, tier, True))}
             out["q"] = {
-                "npv_tco": at[f"{c.id}.npv_tco"], "cost_per_job": at[f"{w}.cost_per_job"],
+                "npv_tco": at[f"{c.id}.npv_tco"], "rank_npv": at[self.ranked_on(c.id)],
+                "cost_per_job": at[f"{w}.cost_per_job"],
                 "wall_days": at[f"{w}.wall_days"],
                 "cost_per_gpu_hour": at[f"{c.id}.cost_per_gpu_hour"],
                 "tier": at[f"{c.id}.tier"],
@@ -355,6 +356,12 @@ class View:
                 if k in c.values and f"{c.id}.{k}" in at.index} if c.quantified else {}
         return out
 
+    def ranked_on(self, oid: str) -> str:
+        """The quantity option `oid` is ranked on (engine.decision_npv: the NPV, or the NPV
+        after tax when the scenario's decision basis is after_tax), for the page's ranking."""
+        after = self.r.structure.decision_basis == "after_tax"
+        return f"{oid}.npv_tco_after_tax" if after else f"{oid}.npv_tco"
+
     def live_plan(self) -> dict[str, Any]:
         """What the page knows of the plan's portfolios, per-token APIs, serving and training
         workloads: ids, names, fixed facts, and where their figures are."""
@@ -364,10 +371,12 @@ class View:
         portfolios = [{"id": p.id, "name": p.name, "options": list(p.options),
                        "feasible": p.feasible, "barred": bool(barred(r, p)),
                        "q": {"npv_tco": at[f"{p.id}.npv_tco"], "tier": at[f"{p.id}.tier"],
+                             "rank_npv": at[self.ranked_on(p.id)],
                              "delivered": at[f"{p.id}.plan_delivered_fraction"]}}
                       for p in r.portfolios]
         apis = [{"id": a.id, "name": a.info.name, "carries": s("name_sep").join(a.carries),
-                 "q": {"npv_tco": at[f"{a.id}.npv_tco"], "tier": at[f"{a.id}.tier"]},
+                 "q": {"npv_tco": at[f"{a.id}.npv_tco"], "tier": at[f"{a.id}.tier"],
+                       "rank_npv": at[self.ranked_on(a.id)]},
                  "jobs": [{"wid": wid, "q": {k: at[f"{a.id}.{wid}.{k}"] for k in (
                      "cost_per_million_input_tokens", "cost_per_million_output_tokens",
                      "cost_per_job", "tokens_per_year")}} for wid in a.jobs]}

@@ -305,13 +305,20 @@ def _plan() -> JsonObj:
     return _obj({
         "npv_tco": _t("number", "NPV of the cheapest plan; the recommendation's when it is the "
                       "plan", money),
+        "npv_tco_after_tax": _t("number", "The plan's NPV after income tax (methodology §20; "
+                                "`npv_tco` without a tax rate): the planner minimizes the NPV "
+                                "before tax", money),
         "status": {"enum": ["optimal", "time_limit", "infeasible"],
                    "description": "How the search ended"},
         "delivers_plan": _t("boolean", "Whether it meets every workload's demand in time"),
         "period_months": _t("integer", "Months per period of the plan's grid", "months"),
         "actions": _array(action, "The plan as dated actions, by start"),
         "workloads": workload,
-        "residual_value": _t("number", "Book value at the horizon of what it bought", money),
+        "residual_value": _t("number", "Resale value at the horizon of what it bought (the "
+                             "card class's used-market curve, else the book value)", money),
+        "facts": _strings("What the plan's timing rests on, in words: 'waits for <card>: "
+                          "buying it from month 12 costs ... less than the best plan with "
+                          "<option>, on sale now' (methodology §19, price paths)"),
         "owed_after_horizon": _t("number", "Present value of reservations and leases still owed "
                                  "after the horizon", money),
         "value_of_flexibility": _t("number", "The cheapest restricted plan that delivers, less "
@@ -339,6 +346,8 @@ def _api_option() -> JsonObj:
                        "Its two prices"),
         "npv_tco": _t("number", "NPV of the API fees over the horizon (year-end payments "
                       "in years 1..horizon)", money),
+        "npv_tco_after_tax": _t("number", "NPV of the API fees after income tax (deducted as "
+                                "paid: `npv_tco` x (1 - tax rate))", money),
         "undiscounted_tco": _t("number", "API fees over the horizon, undiscounted", money),
         "plan_delivered_fraction": _t("number", "Share of its part of the plan delivered (1)",
                                       "fraction"),
@@ -375,6 +384,7 @@ def _portfolio() -> JsonObj:
         "tier": _t("integer", "Ranking tier, the options' rule: 0 may be used here and "
                               "delivers the plan, 1 delivers less, 2 barred, 3 infeasible"),
         "npv_tco": num("NPV of delivering the plan: the sum of its options'", "currency"),
+        "npv_tco_after_tax": num("NPV after income tax: the sum of its options'", "currency"),
         "undiscounted_tco": num("Undiscounted TCO, the sum of its options'", "currency"),
         "capex_total": num("Capex, the sum of its options'", "currency"),
         "plan_delivered_fraction": num("Share of the plan delivered: the smallest share any "
@@ -454,6 +464,9 @@ def _recommendation(nested: bool = False) -> JsonObj:
                                              "one option that delivers; null otherwise or "
                                              "when none delivers", "currency", null=True),
         "runner_up_plan": _t("string", "That plan's option; null otherwise", null=True),
+        "basis": {"enum": ["pre_tax", "after_tax"],
+                  "description": "The NPV the options are ranked on (finance.decision_basis, "
+                                 "methodology §20): `npv_tco`, or `npv_tco_after_tax`"},
     }
     props["best_option"] = ({"type": "null", "description": "Null inside best_option"}
                             if nested else

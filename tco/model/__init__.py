@@ -10,7 +10,14 @@ spreadsheet formulas.
 
 from .base import Builder, Model, Quantity
 from .build import build_model
-from .cashflows import CAPEX_COMPONENTS, COMPONENT_LABELS, COMPONENTS, YEAR_SHARES, YEAR_TOTALS
+from .cashflows import (
+    CAPEX_COMPONENTS,
+    COMPONENT_LABELS,
+    COMPONENTS,
+    YEAR_SHARES,
+    YEAR_TAX,
+    YEAR_TOTALS,
+)
 from .decision import tier_formula
 from .jobcost import JOB_COMPONENT_LABELS, JOB_COMPONENTS
 from .units import (
@@ -31,6 +38,6 @@ __all__ = [
     "BYTES_PER_GB", "CAPEX_COMPONENTS", "COMPLETE_FRACTION", "COMPONENTS", "COMPONENT_LABELS",
     "FLOPS_PER_TFLOPS", "FLOP_PER_PFLOP_HOUR", "HOURS_PER_DAY", "HOURS_PER_YEAR",
     "JOB_COMPONENTS", "JOB_COMPONENT_LABELS", "MONTHS_PER_YEAR", "RATE_AS_ZERO",
-    "SECONDS_PER_HOUR", "TOKENS_PER_MILLION", "W_PER_KW", "YEAR_SHARES", "YEAR_TOTALS", "Builder", "Model",
+    "SECONDS_PER_HOUR", "TOKENS_PER_MILLION", "W_PER_KW", "YEAR_SHARES", "YEAR_TAX", "YEAR_TOTALS", "Builder", "Model",
     "Quantity", "build_model", "tier_formula",
 ]

@@ -42,8 +42,10 @@ def api_option(model: Model, st: Structure, aid: str, workloads: Sequence[str]) 
     fees = b.q("api_fees_per_year", SUM(*years), money,
                "API fees per year, paid at the end of each year 1..horizon", "horizon")
     flows = [Const(0.0)] + [fees] * st.horizon_years  # nothing at year 0
-    b.q("npv_tco", NPV0(fin("discount_rate"), flows), money,
-        "NPV of the API fees over the horizon", "horizon")
+    npv = b.q("npv_tco", NPV0(fin("discount_rate"), flows), money,
+              "NPV of the API fees over the horizon", "horizon")
+    b.q("npv_tco_after_tax", npv * (1 - fin("tax_rate")), money,
+        "NPV of the API fees after income tax (deducted as paid, methodology §20)", "horizon")
     b.q("undiscounted_tco", fees * st.horizon_years, money,
         "API fees over the horizon, undiscounted", "horizon")
     b.q("capex_total", Const(0.0), money, "Capex (none: an API is paid per token)", "horizon")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import modes
-from ..expr import AND, IF, Const, Expr, Ref
+from ..expr import AND, IF, MAX, Const, Expr, Ref
 from ..resolved import Structure
 from .api import api_option
 from .base import Builder, Model
@@ -24,6 +24,7 @@ from .serving import Serving, serving, serving_team, token_costs
 from .shortfall import shortfall_cost
 from .step import bandwidths
 from .storage import storage_tb
+from .tax import after_tax, tax_schedule
 from .timeline import plan_work, timeline
 from .training import Run, software_factor, training_run
 from .twincopy import Recipe
@@ -75,6 +76,7 @@ class Shape:
     deliveries: int
     site: str  # the site it runs at ("" the first): whose facility inputs it reads
     measured: tuple[str, ...] = ()  # precisions with a serving rate the user measured
+    resale_curve: bool = False  # resold on its card class's used-market curve (§6)
 
 
 def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
@@ -89,7 +91,8 @@ def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
         held_by_age=bool(st.held) and st.held[k] in st.held_by_age,
         deliveries=st.deliveries[k] if st.deliveries else 0,
         site=st.site_of_candidate(k),
-        measured=st.measured[k] if st.measured else ())
+        measured=st.measured[k] if st.measured else (),
+        resale_curve=st.inputs_of[k] in st.resale_curve)
 
 
 def candidate(model: Model, st: Structure, cid: str) -> None:
@@ -136,7 +139,8 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
                            b.c("on_demand_price_per_card_hour"), b.c("cloud_price_per_card_hour"))
                         if priced_rent else Const(0.0))
     phases = sh.deliveries if owned else 0
-    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, leased)
+    run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, leased,
+                  sh.resale_curve and not leased)
     work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned, money, waits, phases,
                   bridged=sh.acquire == modes.HYBRID)
@@ -146,8 +150,15 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     if rented is not None:  # its runs are charged at the tier it rents at
         run = replace(run, rent_price=rented.price)
     m = Money(cx, run, cl, h, work, plan, owned, ls, None if rented is None else rented.flows)
-    flows = cash_flows(b, horizon, m, tl, money)
+    components: list[dict[str, Ref]] = []
+    flows = cash_flows(b, horizon, m, tl, money, components)
     hz = horizon_results(b, horizon, flows, work, plan, money)
+    # what it bought (net of VAT; a lessee its cooling and installation), held stock as if
+    # bought at its resale price; a unit is one server (its cards and chassis)
+    basis = (cx.total if cx.held is None else cx.total + cx.held) if owned else None
+    per_server = (cx.cards + cx.servers) / MAX(cl.nodes, 1) if owned else None
+    after_tax(b, horizon, components, flows, basis,
+              tax_schedule(st.tax_depreciation, st.tax_table, per_server), leased, money)
     able: Expr = feasible  # runs every workload within its limits, the plan aside
     if sh.sizing == "plan":  # cards: auto, sized to deliver the plan
         able = AND(feasible, *limits) if limits else feasible

@@ -43,6 +43,8 @@ COMPONENT_LABELS = {
 # Each year's totals, after its components: the net flow and the running (undiscounted) total.
 YEAR_TOTALS = ("net", "cumulative")
 # Each year's timeline (tco.model.timeline): shares of the year, and of a year's planned runs.
+# Each year's income tax after them (tco.model.tax, methodology §20).
+YEAR_TAX = ("tax_deductions", "income_tax", "net_after_tax")
 YEAR_SHARES = ("installed_share", "ready_share", "ported_share", "own_work_share",
                "rented_work_share", "work_share", "backlog")
 
@@ -97,14 +99,18 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
     return parts
 
 
-def cash_flows(b: Builder, horizon: int, m: Money, tl: Timeline, money: str) -> list[Ref]:
+def cash_flows(b: Builder, horizon: int, m: Money, tl: Timeline, money: str,
+               components: list[dict[str, Ref]] | None = None) -> list[Ref]:
     """Years 0..H: each component, the net flow, the running total and the share of the
-    year's planned work delivered; the net flows."""
+    year's planned work delivered; the net flows (and each year's components appended to
+    `components`, when given)."""
     flows: list[Ref] = []
     for t in range(horizon + 1):
         parts = year_parts(b, t, horizon, m, tl)
         refs = [b.q(comp, parts[comp], money, COMPONENT_LABELS[comp], "year", year=t)
                 for comp in COMPONENTS]
+        if components is not None:
+            components.append(dict(zip(COMPONENTS, refs)))
         flows.append(b.q("net", SUM(*refs), money, f"Net cash flow, year {t}", "year", year=t))
         b.q("cumulative", SUM(*flows), money,
             f"Cumulative net cash flow to year {t} (undiscounted)", "year", year=t)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..expr import MAX, Expr, ExprLike
+from ..expr import MAX, Expr, ExprLike, Ref
 from .base import fin
 
 
@@ -63,6 +63,25 @@ def book_schedule() -> StraightLine:
     Made anew for each use: candidates built chapter by chapter share no node (twins are
     copied from their template, tco/model/twincopy.py, and tests tell the two apart)."""
     return StraightLine(fin("depreciation_years"), fin("residual_value_fraction"))
+
+
+@dataclass(frozen=True)
+class MarketCurve:
+    """What a card sells for on the used market, as a share of its new price at `age` years:
+    haircut x retention^age (methodology §6, "Resale at the horizon"; pricing/resale.yaml),
+    a convex curve, where the book's straight line is linear."""
+
+    haircut: Expr
+    retention: Expr
+
+    def book_fraction(self, age: ExprLike) -> Expr:
+        return self.haircut * self.retention ** age
+
+
+def market_curve(inputs_of: str) -> MarketCurve:
+    """The used-market curve of the card of candidate `inputs_of` (its inputs)."""
+    return MarketCurve(Ref(f"candidates.{inputs_of}.resale_haircut_fraction"),
+                       Ref(f"candidates.{inputs_of}.resale_retention_per_year"))
 
 
 def book_fraction(age: ExprLike, schedule: Schedule | None = None) -> Expr:

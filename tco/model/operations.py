@@ -12,7 +12,7 @@ from ..expr import IF, MIN, PMT, SUM, Const, Expr, Ref
 from .base import Builder, a, fin
 from .capex import Capex
 from .cluster import Cluster
-from .depreciation import book_fraction
+from .depreciation import book_fraction, market_curve
 from .timeline import Timeline, Work
 from .training import Run
 from .units import FLOP_PER_PFLOP_HOUR, HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW
@@ -74,10 +74,12 @@ def hours(b: Builder, runs: dict[str, Run], owned: bool) -> Hours:
 
 
 def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: int,
-            money: str, owned: bool, rent_price: Expr, leased: bool = False) -> Running:
+            money: str, owned: bool, rent_price: Expr, leased: bool = False,
+            resale_curve: bool = False) -> Running:
     """The yearly running costs of a full year with the capacity ready, the one-time port,
     the loan and the residual value (the cost of delay is the timeline's,
-    tco.model.timeline)."""
+    tco.model.timeline); `resale_curve`: the residual on the card class's used-market curve
+    (pricing/resale.yaml) instead of the straight line."""
     c, q = b.c, b.q
     zero = Const(0.0)
     if owned:
@@ -116,8 +118,13 @@ def running(b: Builder, cl: Cluster, cx: Capex, h: Hours, stack: str, horizon: i
     payment = q("loan_payment_per_year",
                 -PMT(fin("loan_rate"), fin("loan_term_years"), financed), money,
                 "Loan payment per year", "horizon")
-    book = q("residual_fraction", book_fraction(horizon), "fraction",
-             "Book value at the horizon, share of hardware capex", "horizon")
+    if resale_curve:  # the card class's used-market price (pricing/resale.yaml)
+        book = q("residual_fraction", market_curve(b.inputs_of).book_fraction(horizon),
+                 "fraction", "Resale value at the horizon, share of hardware capex (the "
+                 "card class's used-market curve)", "horizon")
+    else:
+        book = q("residual_fraction", book_fraction(horizon), "fraction",
+                 "Book value at the horizon, share of hardware capex", "horizon")
     # a leased cluster is the lessee's at the horizon only when it buys it at the term's end
     residual = q("residual_value", cx.owned_value() * book * fin("lease_buyout") if leased
                  else cx.owned_value() * book, money,

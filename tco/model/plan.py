@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from ..expr import AND, IF, MAX, ROUNDUP, SUM, Const, Expr, Ref
 from .base import Builder, Model, fin, site_inputs
-from .depreciation import book_fraction
+from .depreciation import book_fraction, charge_fraction, market_curve
+from .tax import tax_schedule
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
 
 # A plan's cost per period, by component, in the order every table shows them.
@@ -119,6 +120,15 @@ def unit(cid: str, inputs_of: str, months: int, site: tuple[str, ...] = ("",)) -
                 given("cards_per_node"), hours)
 
 
+def resale_fraction(age_years: Expr | float, supply: Supply | None = None) -> Expr:
+    """The share of its price an owned server of `supply` is worth at `age_years`
+    (methodology §6's residual value): its card class's used-market curve where the catalog
+    has one, else the book value (tco/model/depreciation.py, the one definition of each)."""
+    if supply is not None and supply.resale_curve:
+        return market_curve(supply.inputs_of).book_fraction(age_years)
+    return book_fraction(age_years)
+
+
 def discount_start(months: float) -> Expr:
     return (1 + fin("discount_rate")) ** (-months / MONTHS_PER_YEAR)
 
@@ -138,6 +148,7 @@ class Supply:
     lease: bool
     rent: tuple[str, ...]  # the tiers it may be rented at: on_demand and the scenario's tier
     site: tuple[str, ...] = ("",)  # the site its servers run at, as Structure.sites lists it
+    resale_curve: bool = False  # resold on its card class's used-market curve (§6)
 
 
 def rent_price(s: Supply, tier: str) -> Expr:
@@ -145,6 +156,19 @@ def rent_price(s: Supply, tier: str) -> Expr:
     `cloud_price_per_card_hour`; spot's already counts the work preemption loses)."""
     key = "on_demand_price_per_card_hour" if tier == "on_demand" else "cloud_price_per_card_hour"
     return Ref(f"candidates.{s.inputs_of}.{key}")
+
+
+def price_path(s: Supply, key: str, years: float) -> Expr:
+    """What a price of `s`'s card moves by from the decision to `years` later (methodology
+    §19, "Price paths"): (1 + change per year)^years, `key` card_price_change_per_year (a
+    server ordered then) or rent_change_per_year (a card-hour rented then, a reservation
+    started then)."""
+    return (1 + Ref(f"candidates.{s.inputs_of}.{key}")) ** years
+
+
+def first_order_month(s: Supply) -> Expr:
+    """Months from the decision until `s`'s card may be ordered or rented (0: on sale)."""
+    return Ref(f"candidates.{s.inputs_of}.available_in_months")
 
 
 def lease_payment(s: Supply, months: int) -> Expr:
@@ -216,6 +240,8 @@ class _Money:
         self.units = {s: unit(s, supplies[s].inputs_of, shape.months, supplies[s].site)
                       for s in shape.supplies}
         self.residual: list[Expr] = []
+        # what each purchase costs and the tax year it is made in (methodology §20)
+        self.bought: list[tuple[Expr, Expr, int]] = []  # (cost, one server's price, year)
         self.after: list[Expr] = []  # leases and reservations owed past the horizon: PV
         self.by_kind: dict[str, list[tuple[str, ...]]] = {}
         for key in shape.keys:
@@ -245,11 +271,16 @@ class _Money:
         term = ROUNDUP(fin("lease_term_months") / m) if leases else Const(0.0)
         for j in buys:
             n = self.x("buy", s, j)
-            self.cost[j]["capex"].append(n * u.server_price)
-            self.cost[j]["vat"].append(n * u.vat)
-            self.cost[j]["vat_recovered"].append(n * u.vat_back)
+            # the price on the card's path when ordered (methodology §19, "Price paths")
+            path = price_path(self.supplies[s], "card_price_change_per_year",
+                              j * m / MONTHS_PER_YEAR)
+            paid = u.server_price * path
+            self.cost[j]["capex"].append(n * paid)
+            self.cost[j]["vat"].append(n * u.vat * path)
+            self.cost[j]["vat_recovered"].append(n * u.vat_back * path)
             age = self.horizon - j * m / MONTHS_PER_YEAR
-            self.residual.append(n * u.server_price * book_fraction(age))
+            self.residual.append(n * paid * resale_fraction(age, self.supplies[s]))
+            self.bought.append((n * paid, paid, j // self.per_year + 1))
         pay = lease_payment(self.supplies[s], m) if leases else Const(0.0)
 
         def leased_in(j: int, k: int) -> Expr:
@@ -282,14 +313,17 @@ class _Money:
             if src == "owned":
                 self.cost[k]["electricity"].append(used * self.units[s].busy)
             elif src in ("on_demand", "spot"):
-                self.cost[k]["rent"].append(used * rent_price(sup, src))
+                self.cost[k]["rent"].append(used * rent_price(sup, src) * price_path(
+                    sup, "rent_change_per_year", k * self.shape.months / MONTHS_PER_YEAR))
 
     def reservations(self) -> None:
         """Cards reserved: every hour of the term, those past the horizon still owed."""
         P, m = self.P, self.shape.months
         for key in self.by_kind.get("reserve", []):
             s, tier, j = key[1], key[2], int(key[3])
-            price = self.x(*key) * self.hours * rent_price(self.supplies[s], tier)
+            sup = self.supplies[s]  # a reservation keeps the price of its start
+            price = self.x(*key) * self.hours * rent_price(sup, tier) * price_path(
+                sup, "rent_change_per_year", j * m / MONTHS_PER_YEAR)
             for k in range(j, j + TERM_MONTHS[tier] // m):
                 if k < P:
                     self.cost[k]["rent"].append(price)
@@ -341,5 +375,37 @@ class _Money:
         owed = b.q("owed_after_horizon", SUM(*self.after) if self.after else Const(0.0), money,
                    "Present value of leases and reservations still owed after the horizon",
                    "plan")
-        return b.q("npv_tco", SUM(*present) + owed - resale * discount_year(self.horizon),
-                   money, "NPV of the plan", "plan")
+        npv = b.q("npv_tco", SUM(*present) + owed - resale * discount_year(self.horizon),
+                  money, "NPV of the plan", "plan")
+        self.after_tax(npv, resale, owed)
+        return npv
+
+    def after_tax(self, npv: Ref, resale: Ref, owed: Ref) -> Ref:
+        """The plan's NPV after income tax (methodology §20), from the option model's
+        schedule: running costs, rent, leases, API fees, ports and work left undone deducted
+        as paid; each purchase deducted on the tax schedule from the tax year it is made in
+        (what is left of it at the horizon then), and the resale taxed at the horizon."""
+        b, money, m, H = self.b, self.money, self.shape.months, self.horizon
+        st = b.model.structure
+        deducted: list[Expr] = []
+        for k in range(self.P):
+            later = [SUM(*self.cost[k][c]) for c in PLAN_COMPONENTS
+                     if c not in AT_START and c != "vat_recovered" and self.cost[k][c]]
+            if later:
+                deducted.append(SUM(*later) * discount_year(k // self.per_year + 1))
+            if self.cost[k]["porting"]:
+                deducted.append(SUM(*self.cost[k]["porting"]) * discount_start(k * m))
+        for cost, one, year in self.bought:
+            schedule = tax_schedule(st.tax_depreciation, st.tax_table, one)
+            years = H - year + 1  # tax years it is held within the horizon
+            for t in range(1, years + 1):
+                deducted.append(cost * charge_fraction(t, schedule)
+                                * discount_year(year + t - 1))
+            deducted.append(cost * schedule.book_fraction(years) * discount_year(H))
+        pv = b.q("tax_deductions_present_value", SUM(*deducted, owed) if deducted else owed,
+                 money, "Present value of the plan's tax deductions (leases and reservations "
+                 "owed after the horizon included)", "plan")
+        rate = fin("tax_rate")
+        return b.q("npv_tco_after_tax",
+                   npv - rate * pv + rate * resale * discount_year(H), money,
+                   "NPV of the plan after income tax", "plan")

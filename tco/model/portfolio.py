@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from ..expr import AND, MAX, MIN, SUM, Expr, Ref
 from ..resolved import Structure
-from .base import Builder, Model
+from .base import Builder, Model, fin
 from .decision import tier_formula
 
 
@@ -32,6 +32,11 @@ def portfolio(model: Model, st: Structure, pid: str, options: Sequence[str]) -> 
     b.q("npv_tco", npv, money,
         "NPV of delivering the plan with the portfolio: the sum of its options', a stack "
         "ported once", "horizon")
+    after: Expr = SUM(*each("npv_tco_after_tax"))
+    if shared is not None:  # the port taken back was deducted as paid
+        after = after - shared[0] * (1 - fin("tax_rate"))
+    b.q("npv_tco_after_tax", after, money, "NPV of the portfolio after income tax: the sum "
+        "of its options', a stack ported once", "horizon")
     b.q("undiscounted_tco", flat, money, "Undiscounted TCO of the portfolio", "horizon")
     b.q("capex_total", SUM(*each("capex_total")), money, "Capex of the portfolio", "horizon")
     done = b.q("plan_delivered_fraction", MIN(*each("plan_delivered_fraction")), "fraction",

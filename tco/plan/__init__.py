@@ -16,6 +16,7 @@ from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import modes
 from ..model.plan import (
     PLAN_COMPONENTS,
     PlanShape,
@@ -64,6 +65,10 @@ class PlanResult:
     # its money: quantities reading its inputs and the scenario's model, and their values
     model: Any = None
     env: dict[str, Any] = field(default_factory=dict)
+    npv_tco_after_tax: float = 0.0  # after income tax (methodology §20); the solver's
+    # objective is the NPV before tax
+    # what the plan's timing rests on, in words for the report ("waits for ...": §19)
+    facts: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,34 @@ def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: boo
     for pid, option, allowed in plans:
         sol = solve_plan(prob, allowed, exact=not option)
         out.append(_result(result, prob, sup, pid, option, allowed, sol, planning))
+    out[0].facts.extend(waits(out, prob, st.currency))
+    return out
+
+
+def waits(plans: list[PlanResult], prob: Problem, currency: str) -> list[str]:
+    """Why the optimal plan (the first) waits for a card not yet on sale (methodology §19,
+    "Price paths"): for each such card it uses, the months until it does and what the plan
+    saves against the cheapest plan restricted to one option whose card is on sale now (that
+    plan's NPV less this one's; work a plan leaves undone is in its NPV at its fallback)."""
+    best = plans[0]
+    cards = {c.id: c for c in prob.cards}
+    later = {c.id for c in prob.cards if c.first_order_period > 0}
+    # work a plan leaves undone is priced at its fallback, so NPVs compare on one basis
+    now = [p for p in plans[1:] if p.option in cards and cards[p.option].first_order_period == 0]
+    if not later or not now:
+        return []
+    rival = min(now, key=lambda p: p.npv_tco)
+    out = []
+    for cid in sorted(later):
+        used = [a for a in best.actions
+                if a.option == cid and a.action in (modes.BUY, modes.LEASE, modes.RENT)]
+        if not used or best.npv_tco >= rival.npv_tco:
+            continue
+        first = min(used, key=lambda a: a.start_years)
+        verb = {modes.BUY: "buying", modes.LEASE: "leasing", modes.RENT: "renting"}[first.action]
+        out.append(f"waits for {cid}: {verb} it from month {first.start_years * 12:.0f} "
+                   f"costs {currency} {rival.npv_tco - best.npv_tco:,.0f} less than the best "
+                   f"plan with {rival.option}, on sale now")
     return out
 
 
@@ -192,6 +225,7 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
                       "owed_after_horizon": float(env[f"{pid}.owed_after_horizon"]),
                       "mip_gap": sol.gap, "objective": sol.npv})
     out.inputs_values, out.model, out.env = chosen, model, own
+    out.npv_tco_after_tax = float(env[f"{pid}.npv_tco_after_tax"])
     return out
 
 

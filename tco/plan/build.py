@@ -16,12 +16,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import modes
-from ..model.depreciation import book_fraction
 from ..model.plan import (
     Supply,
     api_cost,
+    first_order_month,
     lease_payment,
+    price_path,
     rent_price,
+    resale_fraction,
     run_fallback,
     serve_fallback,
     serving_hours,
@@ -54,7 +56,8 @@ def supplies(st: Structure, infos: Mapping[str, Any]) -> dict[str, Supply]:
     for src, s in out.items():
         tier = _tier(infos.get(src))
         rent = ("on_demand",) + ((tier,) if tier not in ("", "on_demand") else ()) if s["rent"] else ()
-        result[src] = Supply(src, src, s["stack"], s["buy"], s["lease"], rent, s["site"])
+        result[src] = Supply(src, src, s["stack"], s["buy"], s["lease"], rent, s["site"],
+                             src in st.resale_curve)
     return result
 
 
@@ -78,10 +81,16 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
         owned = s.buy or s.lease
         price = val(u.server_price) if owned else 0.0
         vat, back = (val(u.vat), val(u.vat_back)) if owned else (0.0, 0.0)
+        # on the card's price path (the plan's money, tco.model.plan, the same formula)
+        card_path = [val(price_path(s, "card_price_change_per_year", periods.start_years(k)))
+                     for k in range(P)]
+        rent_path = [val(price_path(s, "rent_change_per_year", periods.start_years(k)))
+                     for k in range(P)]
         # the VAT paid at the order and recovered at its year's end: as a price at the order
-        gross = [price + vat - back * periods.at_year_end(k) / periods.at_start(k)
-                 for k in range(P)]
-        resale = [price * val(book_fraction(periods.horizon_years - periods.start_years(k)))
+        gross = [(price + vat - back * periods.at_year_end(k) / periods.at_start(k))
+                 * card_path[k] for k in range(P)]
+        resale = [price * card_path[k]
+                  * val(resale_fraction(periods.horizon_years - periods.start_years(k), s))
                   / max(g, 1e-300) for k, g in enumerate(gross)] if owned else [0.0] * P
         lease_pay = val(lease_payment(s, months)) if s.lease else 0.0
         term = round(float(env.get("finance.lease_term_months", 0) or 0) / months)
@@ -94,7 +103,9 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
             busy_per_card_hour=val(u.busy) if owned else 0.0,
             resale_fraction=tuple(resale), lease_payment_per_server_period=lease_pay,
             lease_term_periods=term, facility_kw_per_server=val(u.server_kw) if owned else 0.0,
-            rent={t: tuple([val(rent_price(s, t))] * P) for t in s.rent},
+            rent={t: tuple(val(rent_price(s, t)) * rent_path[k] for k in range(P))
+                  for t in s.rent},
+            first_order_period=math.ceil(val(first_order_month(s)) / months - 1e-9),
             utilization=float(env["utilization"])))
     training, serving = [], []
     apis = {aid: tuple(wids) for aid, _name, *wids in st.api}

@@ -279,7 +279,7 @@ class _Formulation:
                          integer=True)
             arrivals[arrive].append((j, 1.0))
         term = c.lease_term_periods
-        for k in range(P - c.lead_periods) if leases else ():
+        for k in range(c.first_order_period, P - c.lead_periods) if leases else ():
             arrive = k + c.lead_periods
             # payments for the whole term (owed past the horizon too), upkeep while in use
             cost = (self.pv_running(c.lease_payment_per_server_period, arrive, arrive + term)
@@ -314,7 +314,7 @@ class _Formulation:
         starts: dict[int, Terms] = {k: [] for k in range(P)}
         for tier in tiers:
             term = TERM_MONTHS[tier] // months
-            for k in range(P):
+            for k in range(c.first_order_period, P):  # not before it is on sale
                 cost = c.rent[tier][k] * self.hours * sum(self.year_end[k:k + term])
                 j = self.prog.var(("reserve", c.id, tier, k), cost)  # whole servers: polish
                 starts[k].append((j, 1.0))
@@ -334,7 +334,8 @@ class _Formulation:
                     if key in self.own_hours else None)
         if src == "reserved":
             return 0.0 if key in self.res_hours else None
-        if src not in c.rent or not self.allowed.may(c.id, "rent"):
+        if src not in c.rent or not self.allowed.may(c.id, "rent") or \
+                k < c.first_order_period:
             return None
         extra = 1 / (1 - c.spot_overhead) if src == "spot" else 1.0
         return card_hours * extra * c.rent[src][k] * self.year_end[k]

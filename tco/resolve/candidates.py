@@ -35,6 +35,13 @@ if TYPE_CHECKING:
     from ..scenario import Candidate
 
 # Overrides a candidate may give for a card the catalog has no cloud price for.
+# the planner's price-path inputs a card without a catalog path (or on sale now) takes
+PATH_DEFAULTS = {
+    "card_price_change_per_year": "default: a constant price (no price path for this card "
+                                  "class in pricing/price_paths.yaml)",
+    "rent_change_per_year": "default: a constant rent (no price path for this card class)",
+    "available_in_months": "default: on sale at the decision",
+}
 RENT_KEYS = ("cloud_price_per_card_hour", "rent_reserved_fraction",
              "on_demand_price_per_card_hour")
 
@@ -60,6 +67,12 @@ def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
     p = ".".join(base)
     figure_inputs(r, c, card, info, figs, missing_prices(r, card, platform))
     serving_options(r, c, card, stack, info)
+    for key, why in PATH_DEFAULTS.items():  # no catalog path: constant prices; on sale now
+        if f"{p}.{key}" not in r.inputs:
+            r.put(r.given(base + [key], c.overrides[key], CANDIDATE_INPUTS[key])
+                  if key in c.overrides else
+                  Input(path=f"{p}.{key}", value=0.0, spec=CANDIDATE_INPUTS[key],
+                        origin="default", source=why))
     if "cloud_price_per_card_hour" not in figs and "cloud_price_per_card_hour" not in \
             c.overrides:
         shortfall_price(r, c, card, p, site.region)
@@ -225,6 +238,28 @@ def hardware(r: Resolution, c: Candidate) -> tuple[Accelerator, Platform, Stack]
     return card, platform, stack
 
 
+def resale_figures(r: Resolution, card: Accelerator) -> dict[str, Source]:
+    """The card class's used-market curve (pricing/resale.yaml), if the catalog has one and
+    the scenario gives no salvage share of its own (`finance.residual_value_fraction`: its
+    straight line then, the scenario's value winning as everywhere)."""
+    curve = r.catalog.resale_curve(card.id)
+    if curve is None or "residual_value_fraction" in r.sc.finance.model_fields_set:
+        return {}
+    why = f"resale curve {curve.id}"
+    return {"resale_haircut_fraction": Source(curve.haircut_fraction, why),
+            "resale_retention_per_year": Source(curve.retention_per_year, why)}
+
+
+def path_figures(r: Resolution, card: Accelerator) -> dict[str, Source]:
+    """The card class's price path (pricing/price_paths.yaml), if the catalog has one."""
+    path = r.catalog.price_path(card.id)
+    if path is None:
+        return {}
+    why = f"price path {path.id}"
+    return {"card_price_change_per_year": Source(path.card_price_change_per_year, why),
+            "rent_change_per_year": Source(path.rent_change_per_year, why)}
+
+
 def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack: Stack,
                     cooling: Cooling, precisions: list[str], site: SiteFacts
                     ) -> tuple[dict[str, Source], str]:
@@ -249,6 +284,8 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
         "scaleout_bandwidth_gb_per_s": Source(platform.scaleout_bandwidth_gb_per_s),
         "network_cost_per_card": Source(platform.network_cost_per_card_usd),
         "card_failure_rate_per_hour": Source(failure_rate(r, card)),
+        **resale_figures(r, card),
+        **path_figures(r, card),
         # the buyer profile's PUE, if the scenario names one that sets it (tco.profiles)
         "pue": Source(*profiled) if (profiled := profile_figure(r.loaded, r.catalog, "pue"))
         else Source(cooling.pue),

@@ -22,6 +22,7 @@ from .portfolio import portfolios
 from .renting import check_rent_term, rent_options
 from .sites import sites
 from .state import Resolution
+from .tax import tax_terms
 from .terms import assumptions, finance, team, top_level
 from .workloads import workloads
 
@@ -36,6 +37,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     assumptions(r)
     top_level(r)
     finance(r)
+    tax_schedule, tax_table, decision_basis = tax_terms(r)
     team(r)
     sites(r)
     held_by_age = held_stock_inputs(r)  # existing stock (tco.resolve.held)
@@ -96,6 +98,9 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         measured=tuple(r.measured.get(infos[cid].inputs_of or cid, ()) for cid in priced)
         if r.measured else (),
         storage_per_card="storage_tb_per_card" in sc.assumptions,
+        tax_depreciation=tax_schedule, tax_table=tax_table, decision_basis=decision_basis,
+        resale_curve=tuple(cid for cid in infos
+                           if f"candidates.{cid}.resale_retention_per_year" in r.inputs),
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),

@@ -16,7 +16,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell, xl_rowcol_to_cell_fast
 
 from ... import twins
 from ...expr import Ref, RefFn
-from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Quantity
+from ...model import COMPONENTS, YEAR_SHARES, YEAR_TAX, YEAR_TOTALS, Quantity
 from ...result import Result
 from ..i18n import Words, region_name
 from .names import NameRegistry
@@ -266,7 +266,8 @@ def _place_quantities(p: Plan, result: Result, msections: dict[str, Section],
             row += 1
     _place_cash_flows(p, result)
     model_sheet, cash_sheet = p.sheet(MODEL), p.sheet(CASHFLOWS)
-    block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS, *YEAR_SHARES))}
+    block_row = {key: i for i, key in enumerate((*COMPONENTS, *YEAR_TOTALS, *YEAR_SHARES,
+                                                 *YEAR_TAX))}
     # (key, Model row or row in the block, year) of each quantity of a template or other column
     spots: dict[str, list[tuple[str, int, int | None]]] = {}
     cells, placed = p.quantities, 0
@@ -290,9 +291,9 @@ def _place_quantities(p: Plan, result: Result, msections: dict[str, Section],
 def _place_cash_flows(p: Plan, result: Result) -> None:
     """CashFlows: a block per candidate, years as columns; rows are the components, then the
     net flow and its running total, then the year's timeline (shares of the year and of its
-    planned runs). Each block starts after its title row and ends with a blank row."""
+    planned runs), then its income tax (methodology §20). Each block starts after its title row and ends with a blank row."""
     row = 1
-    rows = len(COMPONENTS) + len(YEAR_TOTALS) + len(YEAR_SHARES)
+    rows = len(COMPONENTS) + len(YEAR_TOTALS) + len(YEAR_SHARES) + len(YEAR_TAX)
     for cid in p.priced:
         p.cash_rows[cid] = row + 1  # after the block's title row
         row += 1 + rows + 1  # title, rows, blank

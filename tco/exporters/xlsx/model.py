@@ -14,7 +14,7 @@ from xlsxwriter.worksheet import Worksheet
 from ... import twins
 from ...expr import RefFn
 from ...expr.formula import formula
-from ...model import COMPONENTS, YEAR_SHARES, YEAR_TOTALS, Model, Quantity
+from ...model import COMPONENTS, YEAR_SHARES, YEAR_TAX, YEAR_TOTALS, Model, Quantity
 from ...result import Result
 from ..fmt import zh_unit
 from .inputs import text
@@ -38,6 +38,11 @@ from .styles import Styles
 
 WHOLE_AMOUNTS = 1e6  # cash flows show whole currency units
 # The timeline rows under each block (a year's own label names the year, these do not).
+TAX_LABELS = {  # methodology §20
+    "tax_deductions": "Tax deductions (less the taxable resale at the horizon)",
+    "income_tax": "Income tax saved (negative) or paid",
+    "net_after_tax": "Net cash flow after tax",
+}
 SHARE_LABELS = {
     "installed_share": "Share of the year with the owned hardware installed",
     "ready_share": "Share of the year with the owned capacity ready (installed and ported)",
@@ -230,6 +235,10 @@ def write_cashflows(ws: Worksheet, result: Result, p: Plan, values: Mapping[str,
         for i, key in enumerate(YEAR_SHARES):
             text(ws, share_row + i, C_LABEL, share_labels[key])
             text(ws, share_row + i, C_UNIT, tr.unit("fraction"))
+        tax_row = share_row + len(YEAR_SHARES)
+        for i, key in enumerate(YEAR_TAX):
+            text(ws, tax_row + i, C_LABEL, tr(TAX_LABELS[key]))
+            text(ws, tax_row + i, C_UNIT, cur)
     roles = {"net": "total", "cumulative": "static"}
     formats: dict[tuple[str, str], Any] = {}  # amounts: one format per role and unit
 

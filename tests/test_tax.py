@@ -1,0 +1,166 @@
+"""Income tax (methodology §20): the tax schedules of owned equipment, the after-tax NPV of
+options and plans, the rules of pricing/tax.yaml and the ranking basis. Expected values are
+worked by hand below (the present values of the deduction schedules are those of the
+research table for issue 28: at 8% the PV of 1 of deductions is 0.9259 one-time, 0.8113
+MACRS 5-year, 0.7985 straight line over 5 years)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tco.catalog import load_catalog
+from tco.engine import compute
+from tco.errors import TcoError
+from tco.expr import Const
+from tco.model.depreciation import charge_fraction
+from tco.model.tax import TaxSchedule
+from tco.scenario import load_scenario_text
+
+MACRS = (0.20, 0.32, 0.192, 0.1152, 0.1152, 0.0576)  # IRS Publication 946, Table A-1
+
+SCENARIO = """
+name: tax check
+currency: USD
+utilization: 0.85
+cost_of_delay_per_week: 0
+workloads:
+  - {{id: w, kind: pretrain, params: 7.0e+9, tokens: 1.0e+11, precision: bf16, runs_per_year: 1}}
+candidates:
+  - {{id: buy, card: h100-sxm, cards: 64, lead_time_weeks: 0}}
+rent_options: none
+finance:
+  horizon_years: 6
+  discount_rate: 0.08
+  depreciation_years: 5
+  residual_value_fraction: 0.1
+{tax}
+"""
+
+
+CATALOG = load_catalog()
+
+
+def _run(tax: str):
+    return compute(load_scenario_text(SCENARIO.format(tax=tax)), CATALOG)
+
+
+def _pv(shares, rate=0.08):
+    return sum(s / (1 + rate) ** t for t, s in enumerate(shares, start=1))
+
+
+def test_the_schedules_deduct_what_the_law_says():
+    env = {"finance.tax_life_years": 5.0, "finance.tax_bonus_fraction": 0.0,
+           "finance.tax_expensing_threshold_per_unit": 0.0}
+    line = TaxSchedule("straight_line")
+    assert [charge_fraction(t, line).evaluate(env) for t in range(1, 8)] == pytest.approx(
+        [0.2] * 5 + [0.0, 0.0])
+    macrs = TaxSchedule("macrs_5", MACRS)
+    assert [charge_fraction(t, macrs).evaluate(env) for t in range(1, 8)] == pytest.approx(
+        list(MACRS) + [0.0])
+    once = TaxSchedule("one_time")
+    assert [charge_fraction(t, once).evaluate(env) for t in (1, 2)] == [1.0, 0.0]
+    # 60% bonus, the rest on MACRS: year 1 0.6 + 0.4 x 0.2 = 0.68, year 2 0.4 x 0.32 = 0.128
+    bonus = {**env, "finance.tax_bonus_fraction": 0.6}
+    assert [charge_fraction(t, macrs).evaluate(bonus) for t in (1, 2)] == pytest.approx(
+        [0.68, 0.128])
+    # China: a server of CNY 2M is deducted at once under a CNY 5M threshold; one of 20M
+    # follows the 3-year straight line
+    cn = {**env, "finance.tax_life_years": 3.0,
+          "finance.tax_expensing_threshold_per_unit": 5e6}
+    small, big = TaxSchedule("straight_line", (), Const(2e6)), \
+        TaxSchedule("straight_line", (), Const(2e7))
+    assert [charge_fraction(t, small).evaluate(cn) for t in (1, 2, 3)] == [1.0, 0.0, 0.0]
+    assert [charge_fraction(t, big).evaluate(cn) for t in (1, 2, 3)] == pytest.approx(
+        [1 / 3] * 3)
+
+
+def test_after_tax_npv_orders_one_time_below_macrs_below_straight_line():
+    """Horizon 6 years: every schedule has deducted the whole basis by then, so the after-tax
+    NPVs differ only by the timing of the depreciation deductions: 21% x basis x (difference
+    of the PV factors). PV factors at 8% by hand: one-time 1/1.08 = 0.925926; MACRS
+    0.2/1.08 + 0.32/1.08^2 + 0.192/1.08^3 + 0.1152/1.08^4 + 0.1152/1.08^5 + 0.0576/1.08^6
+    = 0.185185 + 0.274348 + 0.152416 + 0.084675 + 0.078403 + 0.036298 = 0.811326;
+    straight line 5 y 0.2 x (1 - 1.08^-5) / 0.08 = 0.2 x 3.992710 = 0.798542. As shares of
+    the basis at 21%: 19.44%, 17.04%, 16.77% (the research table's 19.4, 17.0, 16.8)."""
+    npv = {}
+    for kind in ("one_time", "macrs_5", "straight_line"):
+        r = _run(f"  tax_rate: 0.21\n  tax_depreciation: {kind}\n  tax_life_years: 5")
+        c = r.candidate("buy")
+        npv[kind] = c.values["npv_tco_after_tax"]
+        basis = c.values["capex_total"]
+        pre = c.values["npv_tco"]
+    assert npv["one_time"] < npv["macrs_5"] < npv["straight_line"] < pre
+    assert 0.925926 == pytest.approx(_pv([1.0]), abs=1e-6)
+    assert 0.811326 == pytest.approx(_pv(MACRS), abs=1e-6)
+    assert 0.798542 == pytest.approx(_pv([0.2] * 5), abs=1e-6)
+    assert npv["macrs_5"] - npv["one_time"] == pytest.approx(
+        0.21 * basis * (0.925926 - 0.811326), rel=1e-5)
+    assert npv["straight_line"] - npv["macrs_5"] == pytest.approx(
+        0.21 * basis * (0.811326 - 0.798542), rel=1e-4)
+
+
+def test_without_tax_the_after_tax_npv_is_the_npv_and_the_basis_is_pre_tax():
+    r = _run("")
+    c = r.candidate("buy")
+    assert c.values["npv_tco_after_tax"] == c.values["npv_tco"]
+    assert r.structure.decision_basis == "pre_tax"
+    assert _run("  tax_rate: 0.21").structure.decision_basis == "after_tax"
+    assert _run("  tax_rate: 0.21\n  decision_basis: pre_tax").structure.decision_basis \
+        == "pre_tax"
+
+
+def test_rent_is_deducted_as_paid():
+    """A rented option owns nothing: every cost is deducted in its year, so with 25% tax its
+    after-tax NPV is 75% of its NPV (no cost at year 0, nothing sold at the horizon)."""
+    text = SCENARIO.format(tax="  tax_rate: 0.25").replace(
+        "lead_time_weeks: 0}", "acquire: rent}")
+    c = compute(load_scenario_text(text), CATALOG).candidate("buy")
+    assert c.values["npv_tco_after_tax"] == pytest.approx(0.75 * c.values["npv_tco"],
+                                                          rel=1e-12)
+
+
+def test_jurisdiction_rules_by_date():
+    us = _run("  tax_jurisdiction: us-federal")
+    assert us.structure.tax_depreciation == "macrs_5"
+    assert us.inputs["finance.tax_rate"].value == 0.21
+    assert us.inputs["finance.tax_bonus_fraction"].value == 1.0  # OBBBA sec. 70301
+    early = _run("  tax_jurisdiction: us-federal\n  tax_acquired_on: 2025-01-10")
+    assert early.inputs["finance.tax_bonus_fraction"].value == 0.4  # the TCJA phase-down
+    cn = _run("  tax_jurisdiction: cn\n  tax_acquired_on: 2026-06")
+    assert cn.inputs["finance.tax_rate"].value == 0.25
+    # CNY 5M in a USD scenario: 5e6 / the catalog's CNY per USD
+    assert cn.inputs["finance.tax_expensing_threshold_per_unit"].value == pytest.approx(
+        5e6 / cn.inputs["exchange_rate"].value if "exchange_rate" in cn.inputs else
+        5e6 / 7.1526, rel=0.05)
+    # a 64-card H100 cluster's servers cost well under CNY 5M each: deducted at once, so its
+    # after-tax NPV equals the one_time schedule's at 25%
+    once = _run("  tax_rate: 0.25\n  tax_depreciation: one_time").candidate("buy")
+    assert cn.candidate("buy").values["npv_tco_after_tax"] == pytest.approx(
+        once.values["npv_tco_after_tax"], rel=1e-12)
+    with pytest.raises(TcoError, match="unknown tax jurisdiction 'mars'"):
+        _run("  tax_jurisdiction: mars")
+    with pytest.raises(TcoError, match="no us-federal tax rule covers"):
+        _run("  tax_jurisdiction: us-federal\n  tax_acquired_on: 2019-01")
+
+
+def test_the_recommendation_says_it_ranks_after_tax():
+    """With a tax rate the options are ranked on the after-tax NPV (tco.decide's CHOICE and
+    the engine's rank), and the recommendation's first reason says so with that NPV; the basis
+    is a key of its JSON. Without one it is pre_tax and no such reason is given."""
+    from tco.decide import recommend_option
+    from tco.exporters.decision_words import decision_dict, reason_text
+
+    r = _run("  tax_rate: 0.25")
+    d = recommend_option(r)
+    assert d is not None and d.basis == "after_tax"
+    first = d.reasons[0]
+    assert first.code == "basis_after_tax"
+    assert first.figures == {"rate": 0.25,
+                             "npv": r.candidate("buy").values["npv_tco_after_tax"]}
+    assert reason_text(first, r.currency).startswith("ranked on the NPV after income tax at "
+                                                     "25.0%")
+    assert "25.0%" in reason_text(first, r.currency, "zh")
+    assert decision_dict(d, r.currency)["basis"] == "after_tax"
+    plain = recommend_option(_run(""))
+    assert plain is not None and plain.basis == "pre_tax"
+    assert "basis_after_tax" not in plain.codes()
