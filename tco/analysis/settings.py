@@ -117,6 +117,10 @@ def apply_values(loaded: Loaded, values: Mapping[str, float], label: str = "") -
 
     data: dict[str, Any] = loaded.scenario.model_dump(mode="python")
     unset_profile_defaults(loaded.scenario, data)  # a profile's defaults stay its own
+    # a salvage share the scenario did not give stays ungiven: giving one replaces the card
+    # class's resale curve with the straight line (tco.resolve.candidates.resale_figures)
+    if "residual_value_fraction" not in loaded.scenario.finance.model_fields_set:
+        data.get("finance", {}).pop("residual_value_fraction", None)
     for path, value in values.items():
         set_path(data, path, value)
     return parse_scenario(YamlDoc(data, {}, edited_file(loaded.file, label)), edited=True)

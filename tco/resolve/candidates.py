@@ -245,6 +245,9 @@ def resale_figures(r: Resolution, card: Accelerator) -> dict[str, Source]:
     curve = r.catalog.resale_curve(card.id)
     if curve is None or "residual_value_fraction" in r.sc.finance.model_fields_set:
         return {}
+    # read: a what-if of the salvage share gives one, which replaces the curve, so it
+    # resolves again (tco.resolve.state)
+    r.inputs["finance.residual_value_fraction"]  # noqa: B018
     why = f"resale curve {curve.id}"
     return {"resale_haircut_fraction": Source(curve.haircut_fraction, why),
             "resale_retention_per_year": Source(curve.retention_per_year, why)}
