@@ -102,8 +102,14 @@ def commands(pdf: bool) -> None:
     data = json.loads(tco("compare", "--format", "json",
                           check=has("candidates", "recommendation", "provenance")))
     rows = list(csv.reader(io.StringIO(tco("compare", "--format", "csv"))))
-    if rows[0][0] != "id" or len(rows) != len(data["candidates"]) + 1:
+    # one row per candidate, then the plan's rows (acquire "plan": the plan, and the plan
+    # restricted to each candidate) when the scenario is planned
+    acquire = rows[0].index("acquire") if rows and "acquire" in rows[0] else -1
+    options = [r for r in rows[1:] if acquire >= 0 and r[acquire] != "plan"]
+    if rows[0][0] != "id" or len(options) != len(data["candidates"]):
         fail("compare --format csv: not one row per candidate", str(rows[:2]))
+    if data.get("plan") and not any(r[0] == "plan" for r in rows[1:]):
+        fail("compare --format csv: the plan's row is missing", str(rows[-1:]))
     tco("compare", "--format", "json", "-o", "compare.json")
     if json.loads((WORK / "compare.json").read_text(encoding="utf-8")) != data:
         fail("compare -o compare.json differs from its stdout")

@@ -49,15 +49,30 @@ def test_a_leased_card_is_also_rented(frozen):
     rec = recommend(r)
     assert rec is not None and rec.option == "lease-rent" and rec.mode == "rent"
     assert rec.reasons[1].code == "lease_dearer" and rec.reasons[1].figures["option"] == "lease"
-    # the break-even compares leasing with the rent actually paid at each use (issue 25): a
-    # busy renter reserves at $2.35, and the reservation of all 64 x 8,760 card-hours,
-    # 64 x 8,760 x 2.35 = $1.318M a year, x 2.577 (the 3-year annuity at 8 %) = $3.40M, costs
-    # less than leasing ($3.43M) even at full use: leasing never pays (the old comparison with
-    # on demand at every use said it paid above 69 %, where a renter would reserve instead)
-    assert 64 * 8760 * 2.35 * sum(1.08 ** -t for t in (1, 2, 3)) < lease.values["npv_tco"]
-    assert lease.values["breakeven_utilization"] > 1
-    assert rec.reasons[2].code == "lease_never_pays"
-    assert rec.reasons[2].figures == {"source": "lease"}
+    # The break-even compares leasing with the rent actually paid at each use (issue 25).
+    # With storage sized from the data (issue 27: 9.975 TB of checkpoints and dataset, where
+    # it was 10 TB a card), leasing costs $3.248M, and reserving all 64 x 8,760 card-hours,
+    # 64 x 8,760 x 2.35 = $1.318M a year x 2.577 (the 3-year annuity at 8 %) = $3.395M, costs
+    # more: leasing pays at full use, and down to where on demand costs as much as it.
+    assert lease.values["storage_tb"] == pytest.approx(9.975, rel=1e-9)
+    annuity = sum(1.08 ** -t for t in (1, 2, 3))
+    assert 64 * 8760 * 2.35 * annuity == pytest.approx(3_395_000, rel=1e-3)
+    assert lease.values["npv_tco"] == pytest.approx(3_248_000, rel=1e-3)
+    # Leasing's fixed cost: its NPV less the energy of its busy hours (A e h), where
+    # e = (61,200 - 20,400) W x PUE 1.4 / 1,000 x $0.0826/kWh = $4.7178 an hour and
+    # h = 947.46 busy hours a year. Above the reservation's 8,760 hours it would pay from
+    # fixed / (A (64 x 2.35 - e)) = 8,620 hours; that is below 8,760, so leasing pays from
+    # where on demand costs as much: fixed / (A (64 x 3.49 - e)) = 5,744 hours, 65.57 %.
+    e = (61200 - 20400) * 1.4 / 1000 * 0.0826
+    busy = lease.values["busy_hours_per_year"]
+    assert busy == pytest.approx(947.46, rel=1e-5)
+    fixed = lease.values["npv_tco"] - annuity * e * busy
+    assert fixed / (annuity * (64 * 2.35 - e)) == pytest.approx(8620, rel=1e-3)
+    assert lease.values["breakeven_utilization"] == pytest.approx(
+        fixed / (annuity * (64 * 3.49 - e)) / 8760, rel=1e-9)
+    assert lease.values["breakeven_utilization"] == pytest.approx(0.6557, abs=1e-4)
+    # two runs a year use 947 hours (11 %): well below it, renting wins and says why
+    assert [x.code for x in rec.reasons] == ["lowest_npv", "lease_dearer"]
 
 
 def test_rent_options_none_still_lists_only_the_candidates(catalog):

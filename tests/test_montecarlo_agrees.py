@@ -48,7 +48,9 @@ def test_a_hairs_shortfall_is_priced_not_dropped(auto):
     assert mc.ranked_share["auto"] == 1  # ... and ranked in every one
     a, b = mc.percentiles["auto"]["npv_tco"], mc.percentiles["big"]["npv_tco"]
     assert a["p90"] < b["p10"]
-    assert mc.prob_cheapest["auto"] >= 0.99
+    # at least 0.8 follows from the percentiles (test below); 98.95 % of the 2,000 draws with
+    # seed 1 (99.25 % before the resale curves, issue 28, were drawn too): not the 76 % of old
+    assert mc.prob_cheapest["auto"] >= 0.98
 
 
 def test_the_chance_of_being_cheapest_is_read_from_the_drawn_figures(auto):
@@ -101,25 +103,28 @@ def test_every_point_is_in_its_band_or_says_why(example):
 
 
 def test_a_skewed_input_is_named_with_its_median(catalog):
-    """B200's card price drawn triangular(45,000, mode 45,000, 135,000): its point value is the
-    low end, so the point NPV lies below its P10. The median of that triangular is
-    high - (high - low) / sqrt(2) = 135,000 - 90,000 / 1.414214 = 71,360.39 (P(x <= m) =
-    1 - ((high - m) / (high - low))^2 = 1/2)."""
+    """B200's card price drawn triangular(p, mode p, 3p) where p is its catalog price (38,000
+    in the 2026-12 catalog): its point value is the low end, so the point NPV lies below its
+    P10. The median of that triangular is high - (high - low) / sqrt(2) = 3p - 2p / 1.414214
+    (P(x <= m) = 1 - ((high - m) / (high - low))^2 = 1/2): 60,259.88 for p = 38,000."""
+    p = compute(load_scenario(), catalog).inputs["candidates.b200.card_price"].value
+    assert p == 38000  # the catalog's figure (pricing/accelerators.yaml): the text above
     loaded = with_distributions(load_scenario(), {
-        "candidates.b200.card_price": {"dist": "triangular", "low": 45000, "mode": 45000,
-                                       "high": 135000}})
+        "candidates.b200.card_price": {"dist": "triangular", "low": p, "mode": p,
+                                       "high": 3 * p}})
     result = compute(loaded, catalog)
     mc = montecarlo(result, draws=DRAWS, seed=5)
     (o,) = [o for o in mc.outside if o.candidate == "b200" and o.metric == "npv_tco"]
     assert o.side == "below" and o.point == result.candidate("b200").values["npv_tco"]
     first = o.skewed[0]
     assert first.path == "candidates.b200.card_price"
-    assert (first.value, first.low, first.high) == (45000, 45000, 135000)
-    assert first.median == pytest.approx(135000 - 90000 / math.sqrt(2), rel=1e-9)
+    assert (first.value, first.low, first.high) == (38000, 38000, 114000)
+    assert first.median == pytest.approx(114000 - 76000 / math.sqrt(2), rel=1e-9)
+    assert first.median == pytest.approx(60259.88, abs=0.01)
     # the NPV with the price alone at its median: 512 cards and 11 spares (2 %) bought at
-    # 26,360.39 more, plus what follows the hardware's price (installation, support, residual)
-    assert first.effect > 523 * (71360.39 - 45000)
-    assert "candidates.b200.card_price (typical 4.5e+04, median of its draws 7.136e+04" in \
+    # 22,259.88 more, plus what follows the hardware's price (installation, support, residual)
+    assert first.effect > 523 * (60259.88 - 38000)
+    assert "candidates.b200.card_price (typical 3.8e+04, median of its draws 6.026e+04" in \
         o.text(lambda x: f"{x:.0f}")
 
 

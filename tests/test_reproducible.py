@@ -71,8 +71,9 @@ def test_json_provenance(example_provenance: dict[str, str]) -> None:
 def test_csv_has_provenance_on_every_row(example_provenance: dict[str, str]) -> None:
     rows = list(csv.DictReader(io.StringIO(run(["compare", "--format", "csv"]))))
     # the example's 8 candidates and 6 generated rent options (every card with a cloud price:
-    # not gaudi3 or ascend-910b)
-    assert len(rows) == 14
+    # not gaudi3 or ascend-910b), then the plan and the plan restricted to each of the 14
+    assert [r["acquire"] for r in rows].count("plan") == 15
+    assert len(rows) == 14 + 15
     for row in rows:
         assert {k: row[k] for k in example_provenance} == example_provenance
 

@@ -215,8 +215,11 @@ def test_csv_quotes_line_breaks_and_neutralises_each_line(tmp_path: Path) -> Non
     text = result.stdout_bytes.decode()  # .stdout would turn CR LF into LF
     rows = list(csv.reader(io.StringIO(text, newline="")))
     # the header, two candidates and the two options renting them (rent_options: auto, whose
-    # names repeat the candidates'): no row was split
-    assert len(rows) == 5
+    # names repeat the candidates'), then the plan and the plan restricted to each of the four:
+    # no row was split
+    assert len(rows) == 10
+    assert [r[3] for r in rows[1:]][4:] == ["plan"] * 5
+    assert sorted(r[3] for r in rows[1:5]) == ["buy", "buy", "rent", "rent"]
     assert {len(r) for r in rows} == {len(rows[0])}
     by_id = {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
     assert by_id["h100"]["name"] == "x\r\n'@SUM(1+1)"
@@ -224,9 +227,9 @@ def test_csv_quotes_line_breaks_and_neutralises_each_line(tmp_path: Path) -> Non
     assert by_id["h100"]["notes"] == "first\r\n'+1+1\r\n'-2\n'\t@x"
     assert_no_formula_line(rows)
     assert by_id["b200-rent"]["name"] == "a\n'=cmd, rented"
-    assert len(pd.read_csv(io.StringIO(text))) == 4
+    assert len(pd.read_csv(io.StringIO(text))) == 9
     # Outside quoted cells every row ends with LF alone, as before.
-    assert text.count("\n") - sum(c.count("\n") for r in rows for c in r) == 5
+    assert text.count("\n") - sum(c.count("\n") for r in rows for c in r) == 10
 
 
 def test_analysis_csv_quotes_line_breaks() -> None:
@@ -241,6 +244,7 @@ def test_csv_numbers_stay_numbers(tmp_path: Path) -> None:
     text = run_ok(["compare", str(hostile_scenario(tmp_path / "s.yaml")), "--format", "csv"])
     # round_trip: exact float parsing (pandas before 2.2 parses fast and may be 1 ulp off)
     frame = pd.read_csv(io.StringIO(text), float_precision="round_trip")
+    frame = frame[frame["acquire"] != "plan"]  # the options' rows; the plan's follow them
     for column in ("cards", "gpu_hours_per_job", "cost_per_job", "npv_tco", "undiscounted_tco",
                    "cost_per_gpu_hour", "cloud_npv", "breakeven_utilization"):
         assert pd.api.types.is_numeric_dtype(frame[column]), column

@@ -264,9 +264,11 @@ def test_quick_worksheet_writes_the_same_file(catalog, example, monkeypatch, sce
     monkeypatch.setattr(_Worksheet, "assemble_early",
                         lambda ws, tmpdir: (early.append(ws.name), assemble(ws, tmpdir)))
     quick = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)
-    # Assumptions, Model, CashFlows, Catalog, and the analyses' sheets (Draft.finish)
-    assert len(early) == 4 + sum(isinstance(result.analyses.get(k), (Sensitivity, MonteCarlo))
-                                 for k in ("sensitivity", "montecarlo"))
+    # Assumptions, Model, CashFlows, Catalog, the Plan where the scenario is planned, and the
+    # analyses' sheets (Draft.finish)
+    assert len(early) == 4 + bool(result.plans) + sum(
+        isinstance(result.analyses.get(k), (Sensitivity, MonteCarlo))
+        for k in ("sensitivity", "montecarlo"))
     monkeypatch.setattr(xlsx_module, "_Worksheet", _Plain)
     monkeypatch.setattr(xlsx_module, "_QUICK_PARTS", False)  # its shared strings and names
     plain = workbook_bytes(result, generated=date(2024, 1, 2), lang=lang)

@@ -37,7 +37,7 @@ def test_monte_carlo_of_the_cost_per_token_is_exact_when_nothing_is_uncertain(ca
     from tco.analysis.montecarlo import montecarlo
 
     first = montecarlo(train_and_serve, draws=10, seed=1, metric=METRIC)
-    data = load_scenario(SCENARIO).scenario.model_dump(mode="python")
+    data = load_scenario(SCENARIO).scenario.model_dump(mode="python", exclude_unset=True)
     data["distributions"] = {p: {"dist": "triangular", "low": train_and_serve.inputs[p].value,
                                  "high": train_and_serve.inputs[p].value} for p in first.varied}
     base = compute(parse_scenario(YamlDoc(data, {}, "collapsed")), catalog)

@@ -386,3 +386,20 @@ def test_quick_deflate_puts_xlsxwriter_back_and_leaves_an_unknown_release_alone(
     with quick_deflate():
         assert xw.ZipFile is OtherZip
     assert xw.ZipFile is OtherZip
+
+
+@pytest.mark.parametrize("name", ["example.yaml", "train-and-serve.yaml", "cn.yaml"])
+def test_every_formula_fits_a_spreadsheet_cell(catalog, name):
+    """Excel refuses (and LibreOffice reads as #N/A) a formula longer than 8,192 characters:
+    the plan's after-tax deductions once summed every period's costs and every purchase's tax
+    schedule in one cell (45,000 characters on the train-and-serve example). Each period's
+    deductions and each purchase's deduction factor are cells of their own now."""
+    from tco.resources import example_scenario
+
+    result = compute(load_scenario(example_scenario().parent / name), catalog)
+    assert result.plans  # the plan's sheet is written
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(result, generated=DAY)))
+    longest = max(((len(c.value), f"{ws.title}!{c.coordinate}") for ws in wb.worksheets
+                   for row in ws.iter_rows() for c in row
+                   if isinstance(c.value, str) and c.value.startswith("=")), default=(0, ""))
+    assert longest[0] <= 8192, longest

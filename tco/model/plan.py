@@ -240,8 +240,9 @@ class _Money:
         self.units = {s: unit(s, supplies[s].inputs_of, shape.months, supplies[s].site)
                       for s in shape.supplies}
         self.residual: list[Expr] = []
-        # what each purchase costs and the tax year it is made in (methodology §20)
-        self.bought: list[tuple[Expr, Expr, int]] = []  # (cost, one server's price, year)
+        # each purchase (methodology §20): its supply, period, cost and one server's price
+        self.bought: list[tuple[str, int, Expr, Expr]] = []
+        self.parts: list[dict[str, Ref]] = []  # each period's components (total())
         self.after: list[Expr] = []  # leases and reservations owed past the horizon: PV
         self.by_kind: dict[str, list[tuple[str, ...]]] = {}
         for key in shape.keys:
@@ -280,7 +281,7 @@ class _Money:
             self.cost[j]["vat_recovered"].append(n * u.vat_back * path)
             age = self.horizon - j * m / MONTHS_PER_YEAR
             self.residual.append(n * paid * resale_fraction(age, self.supplies[s]))
-            self.bought.append((n * paid, paid, j // self.per_year + 1))
+            self.bought.append((s, j, n * paid, paid))
         pay = lease_payment(self.supplies[s], m) if leases else Const(0.0)
 
         def leased_in(j: int, k: int) -> Expr:
@@ -360,6 +361,7 @@ class _Money:
             parts = {c: b.q(f"p{k}.{c}", SUM(*self.cost[k][c]), money,
                             PLAN_COMPONENT_LABELS[c] + f", period {k}", "plan")
                      for c in PLAN_COMPONENTS if self.cost[k][c]}
+            self.parts.append(parts)
             start = [parts[c] for c in AT_START if c in parts]
             later: Expr = SUM(*[parts[c] for c in parts
                                 if c not in AT_START and c != "vat_recovered"] or [Const(0.0)])
@@ -384,28 +386,50 @@ class _Money:
         """The plan's NPV after income tax (methodology §20), from the option model's
         schedule: running costs, rent, leases, API fees, ports and work left undone deducted
         as paid; each purchase deducted on the tax schedule from the tax year it is made in
-        (what is left of it at the horizon then), and the resale taxed at the horizon."""
+        (what is left of it at the horizon then), and the resale taxed at the horizon.
+
+        A period's deductions are one quantity that reads the period's components and, for
+        each purchase, its cost times the present value of the deductions of one unit bought
+        then (a quantity of its own, from the tax basis left after each tax year): a cell
+        stays short however many supplies and periods the plan has."""
         b, money, m, H = self.b, self.money, self.shape.months, self.horizon
-        st = b.model.structure
-        deducted: list[Expr] = []
-        for k in range(self.P):
-            later = [SUM(*self.cost[k][c]) for c in PLAN_COMPONENTS
-                     if c not in AT_START and c != "vat_recovered" and self.cost[k][c]]
+        factor = {(s, j): self.tax_factor(s, j, one) for s, j, _, one in self.bought}
+        periods: list[Expr] = []
+        for k, parts in enumerate(self.parts):
+            deducted: list[Expr] = []
+            later = [parts[c] for c in parts
+                     if c not in AT_START and c != "vat_recovered"]
             if later:
                 deducted.append(SUM(*later) * discount_year(k // self.per_year + 1))
-            if self.cost[k]["porting"]:
-                deducted.append(SUM(*self.cost[k]["porting"]) * discount_start(k * m))
-        for cost, one, year in self.bought:
-            schedule = tax_schedule(st.tax_depreciation, st.tax_table, one)
-            years = H - year + 1  # tax years it is held within the horizon
-            for t in range(1, years + 1):
-                deducted.append(cost * charge_fraction(t, schedule)
-                                * discount_year(year + t - 1))
-            deducted.append(cost * schedule.book_fraction(years) * discount_year(H))
-        pv = b.q("tax_deductions_present_value", SUM(*deducted, owed) if deducted else owed,
-                 money, "Present value of the plan's tax deductions (leases and reservations "
+            if "porting" in parts:
+                deducted.append(parts["porting"] * discount_start(k * m))
+            deducted += [cost * factor[s, j] for s, j, cost, _ in self.bought if j == k]
+            if deducted:
+                periods.append(b.q(f"p{k}.tax_deductions_present_value", SUM(*deducted), money,
+                                   f"Present value of period {k}'s tax deductions", "plan"))
+        pv = b.q("tax_deductions_present_value", SUM(*periods, owed), money,
+                 "Present value of the plan's tax deductions (leases and reservations "
                  "owed after the horizon included)", "plan")
         rate = fin("tax_rate")
         return b.q("npv_tco_after_tax",
                    npv - rate * pv + rate * resale * discount_year(H), money,
                    "NPV of the plan after income tax", "plan")
+
+    def tax_factor(self, s: str, j: int, one: Expr) -> Ref:
+        """The present value of the tax deductions of one unit of money spent on supply `s`'s
+        servers in period `j` (one server then costs `one`): its share deducted in each tax
+        year it is held within the horizon, from the tax year of the purchase, and the basis
+        left at the horizon, when it is sold."""
+        b, H, st = self.b, self.horizon, self.b.model.structure
+        year = j // self.per_year + 1  # the tax year of the purchase
+        schedule = tax_schedule(st.tax_depreciation, st.tax_table, one)
+        years = H - year + 1  # tax years it is held within the horizon
+        left = [Const(1.0)] + [
+            b.q(f"{s}.b{j}.tax_basis_left_y{t}", schedule.book_fraction(t), "fraction",
+                f"Tax basis left of {s}'s servers bought in period {j} after {t} tax years",
+                "plan") for t in range(1, years + 1)]
+        pv = SUM(*[(left[t - 1] - left[t]) * discount_year(year + t - 1)
+                   for t in range(1, years + 1)], left[years] * discount_year(H))
+        return b.q(f"{s}.b{j}.tax_deduction_factor", pv, "fraction",
+                   f"Present value of the tax deductions per unit spent on {s}'s servers in "
+                   f"period {j}", "plan")

@@ -81,10 +81,18 @@ def _quantity_label(pid: str, q: Any, t: Any) -> str:
         k, comp = m.group(1), m.group(2)
         if comp == "present_value":
             return t("Present value of period {k}'s costs", k=k)
+        if comp == "tax_deductions_present_value":
+            return t("Present value of period {k}'s tax deductions", k=k)
         return t("{component}, period {k}", component=t(PLAN_COMPONENT_LABELS[comp]), k=k)
     parts = rest.split(".")
     if len(parts) == 3 and parts[1].startswith("p") and parts[2] == "servers":
         return t("{s}'s servers installed in period {k}", s=parts[0], k=parts[1][1:])
+    if len(parts) == 3 and parts[1].startswith("b") and parts[2] == "tax_deduction_factor":
+        return t("Present value of the tax deductions per unit spent on {s}'s servers in "
+                 "period {j}", s=parts[0], j=parts[1][1:])
+    if len(parts) == 3 and parts[1].startswith("b") and parts[2].startswith("tax_basis_left_y"):
+        return t("Tax basis left of {s}'s servers bought in period {j} after {t} tax years",
+                 s=parts[0], j=parts[1][1:], t=parts[2][len("tax_basis_left_y"):])
     if len(parts) == 2 and parts[1] == "lead_periods":
         return t("Periods from an order of {s}'s servers to their installation", s=parts[0])
     if len(parts) == 2 and parts[1] == "fallback":
