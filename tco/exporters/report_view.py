@@ -269,6 +269,8 @@ class View:
             "lang": self.lang,
             "html_lang": s("lang_tag"),
             "t": s.all_text(),
+            # the comparison's first option: "recommended", or beside the plan "best single option"
+            "badge": s("badge_best_option" if self.plan is not None else "badge_recommended"),
             "title": r.scenario.name,
             "description": r.scenario.description or "",
             "meta": self.meta(),
@@ -385,7 +387,11 @@ class View:
                      "time_title": s("h_time") + (
                         "" if n == 0 else s("title_workload", name=w.name))}
                     for n, w in enumerate(training_workloads(r))]
-        return {"portfolios": portfolios, "apis": apis, "serving": serving,
+        # the plan recommended: solved at the scenario's values; the page re-costs the options
+        # and says when a change re-ranks them (report_live.js, renderPlanNote)
+        planned = {"best": self.plan.best_option.option if self.plan.best_option else None
+                   } if self.plan is not None else None
+        return {"planned": planned, "portfolios": portfolios, "apis": apis, "serving": serving,
                 "training": training, "serve_first": serve_first(self)}
 
     def live_notes(self, c: CandidateResult, notes: list[str]) -> dict[str, Any]:
