@@ -265,7 +265,7 @@
   }
   const kpiBlock = document.querySelector(".kpis");
   const kpis = Array.from(document.querySelectorAll(".kpi-value[data-metric]"));
-  const table = document.querySelector("table.compare tbody");
+  const table = document.querySelector("#comparison table.compare tbody");
   const rows = new Map(Array.from(table.querySelectorAll("tr[data-candidate]"),
     (tr) => [tr.dataset.candidate, tr]));
   const details = document.getElementById("details");
