@@ -220,3 +220,33 @@ def test_analyses_that_cannot_be_sent_stop_the_child_without_a_hang(tmp_path, pr
     assert list(tmp_path.iterdir()) == [private_tmp]
     assert list(private_tmp.iterdir()) == []
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.skipif(not can_fork(), reason="the workbook is forked only where fork is safe")
+def test_a_process_that_has_planned_before_can_still_fork_the_workbook(tmp_path):
+    """A process that ran the planner (HiGHS) once, then writes a second scenario's report
+    with its workbook in a forked child: the child must not solve (HiGHS's worker threads do
+    not survive a fork; it waited for them for ever inside the test suite). Run in its own
+    interpreter with a time limit, so that a hang is a failure and not a stuck suite."""
+    import subprocess
+    import sys
+
+    code = (
+        "from pathlib import Path\n"
+        "from tco.analysis import report_analyses\n"
+        "from tco.catalog import load_catalog\n"
+        "from tco.engine import compute\n"
+        "from tco.exporters.report_files import ReportFiles, write_report_files\n"
+        "from tco.scenario import load_scenario\n"
+        "catalog = load_catalog()\n"
+        "compute(load_scenario(), catalog).plans\n"
+        "loaded = load_scenario()\n"
+        "result = compute(loaded, catalog)\n"
+        f"files = ReportFiles(xlsx=str(Path({str(tmp_path)!r}) / 'r.xlsx'))\n"
+        "write_report_files(result, files, lambda: report_analyses(loaded, catalog, draws=0,\n"
+        "                  result=result), parallel=True)\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+    assert (tmp_path / "r.xlsx").stat().st_size > 10_000

@@ -69,6 +69,9 @@ def write_report_files(result: Result, files: ReportFiles, analyses: Analyses,
     if parallel is None:
         parallel = can_fork()
     if files.xlsx and parallel:
+        # the plans are solved here, before the fork: a forked child cannot run the solver
+        # (HiGHS's worker threads do not survive a fork; the child would wait for them)
+        result.plans  # noqa: B018 (computed once, lazily)
         with _WorkbookChild(result, files) as child:
             result.analyses.update(analyses())
             child.send(result.analyses)

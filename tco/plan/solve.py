@@ -183,6 +183,9 @@ def _highs(highspy: Any) -> Any:
     else:
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    # one thread: the programs are small, and a process that has run HiGHS with worker
+    # threads cannot run it again in a forked child (tco.exporters.report_files)
+    h.setOptionValue("threads", 1)
     return h
 
 
