@@ -114,19 +114,22 @@ def action_text(d: Decision, currency: str, lang: str = "en",
                 name: Callable[[str], str] = str) -> str:
     """"rent NVIDIA B200 at committed prices", "buy ...", "buy ... and rent what it cannot do
     (hybrid)", "combine: buy ... for w1; rent ... for w2" (a portfolio), "follow the cheapest
-    plan: buy and rent (b200)" (a plan). `name` writes a catalog name in the reader's
+    plan: buy and rent (b200)" (a plan; "take no action: ..." when it has none). `name` writes a catalog name in the reader's
     language (the report's Strings.catalog)."""
     if d.mode == modes.PORTFOLIO:
         parts = _part("part_sep", lang).join(_part_action(p, lang, currency, name)
                                              for p in d.parts)
         return phrase("actions", "portfolio", lang, currency, parts=parts)
     if d.mode == modes.PLAN:
+        if not d.uses:  # the cheapest plan takes no action: nothing offered does any work
+            return phrase("actions", "plan_none", lang, currency)
         uses = [phrase("actions", f"use_{m}", lang, currency) for m in d.uses]
         said = (_part("list_sep", lang).join(uses[:-1]) + _part("and", lang) + uses[-1]
                 if len(uses) > 1 else "".join(uses))
         cards = (" + ".join(name(n) for n in d.card_names) if d.card_names
                  else name(d.card_name))
-        return phrase("actions", "plan", lang, currency, uses=said, card=cards)
+        # a plan of an API alone names no card: no blank left where the cards would be
+        return phrase("actions", "plan", lang, currency, uses=said, card=cards).rstrip()
     return phrase("actions", d.mode, lang, currency, card=name(d.card_name),
                   pricing=pricing_words(d.pricing, lang))
 

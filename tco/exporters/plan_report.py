@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from . import charts
 from .fmt import number, percent
 from .i18n import Segment
-from .report_page import Cell, full
 from .plan_text import (
     MONTHS_PER_YEAR,
     SOURCES,
@@ -25,6 +24,7 @@ from .plan_text import (
     workload_kinds,
 )
 from .plan_view import delivers
+from .report_page import Cell, full
 
 if TYPE_CHECKING:
     from .report_page import Page as View
@@ -170,7 +170,8 @@ def summary(view: View, d: Any) -> dict[str, Any]:
     if not flagged:
         consider.append(s.segments("sum_plan_no_flags"))
     consider.append(s.segments("sum_plan_solved"))
-    return {"headline": headline, "steps": steps, "why": why, "consider": consider}
+    return {"planned": True, "headline": headline, "steps": steps, "why": why,
+            "consider": consider}
 
 
 def _sentence(parts: list[Segment], lang: str) -> list[Segment]:
