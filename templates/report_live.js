@@ -284,7 +284,7 @@
     if (on && !b) {
       b = document.createElement("span");
       b.className = "badge";
-      b.textContent = T.badge_recommended;
+      b.textContent = D.planned ? T.badge_best_option : T.badge_recommended;
       parent.insertBefore(b, before ? parent.querySelector(before) : null);
       if (parent.tagName === "H3") parent.insertBefore(document.createTextNode(" "), b);
     } else if (!on && b) {
@@ -443,6 +443,7 @@
   }
 
   function renderKpis(rec, v) {
+    if (D.planned) return;  // the plan's key figures: fixed, solved at the scenario's values
     if (kpiBlock) kpiBlock.hidden = !rec;
     if (!rec) return;
     for (const el of kpis) {
@@ -628,6 +629,28 @@
       }
     }
     return { headline, why, consider };
+  }
+
+  // The plan recommended (tco.decide, a planned scenario) was solved at the scenario's values:
+  // the page re-costs the options, never the plan. A change says so, and when it re-ranks the
+  // options the plan may no longer be the cheapest: the note gives the command that re-solves
+  // it (`tco whatif`, the panel's command line) instead of wording a stale plan as re-solved.
+  const planNote = summary.querySelector("[data-plan-note]");
+  let baseOrder = null;
+  const orderOf = (R) => [...R.order, ...R.ports, ...R.apis].map((c) => c.id).join(" ");
+  function renderPlanNote(R, changed) {
+    if (!planNote || !D.planned) return;
+    if (baseOrder === null) {
+      const v0 = base.slice();
+      evaluate(v0);  // eslint-disable-line no-undef -- generated from the model's trees
+      baseOrder = orderOf(recommendation(v0));
+    }
+    planNote.hidden = !changed;
+    if (!changed) return;
+    const moved = orderOf(R) !== baseOrder;
+    const first = (R.rec || R.port || R.api || R.order[0] || {}).id;
+    setText(planNote, fill(moved ? "live_plan_stale" : "live_plan_kept",
+      { now: first, was: D.planned.best, command: cli.textContent }));
   }
 
   function renderList(list, parts, heading) {
@@ -904,9 +927,9 @@
     renderPortfolios(R, v);
     renderRows(R);
     renderNotes(v);
-    if (changed) {
+    if (changed && !D.planned) {
       renderSummary(R, v);
-    } else {
+    } else {  // at the scenario's values, or the plan recommended: it is not re-solved here
       for (const [el, [html, hidden]] of original) {  // the page's own static markup
         el.innerHTML = html;
         el.hidden = hidden;
@@ -914,6 +937,7 @@
     }
     renderCharts(changed ? liveCharts(R, v) : null);
     renderPanel();
+    renderPlanNote(R, changed && state.size > 0);
     document.documentElement.dataset.live = state.size ? "changed" : "scenario";
     return v;
   }

@@ -132,3 +132,48 @@ def test_dates_count_from_the_scenario_start(catalog):
     undated = compute(load_scenario_text(text.split("\n", 1)[1]), catalog)
     assert month_label(undated, 10 / 12) == "month 10"
     assert "dated from 2027-03" in compare_table(dated)
+
+
+def test_a_plan_with_no_action_is_worded_as_one(catalog):
+    """The zh package (tests/data/zh_package): its cheapest plan leaves dense-34b undone (0%
+    delivered, no action at all). The recommendation says so in words, en and zh, instead of
+    an empty list of uses ("采用最低成本计划： ；")."""
+    from tco.catalog import load_catalog
+    from tco.decide import recommend
+    from tco.exporters.decision_words import action_text as decision_action
+    from tco.exporters.html import render_html
+
+    package = example_scenario().parents[2] / "tests" / "data" / "zh_package"
+    r = compute(load_scenario(package / "scenario.yaml"), load_catalog([package / "quotes.csv"]))
+    d = recommend(r)
+    assert d is not None and d.mode == "plan" and not d.plan.actions and d.uses == ()
+    assert decision_action(d, r.currency, "en") == (
+        "take no action: the cheapest plan leaves the work undone")
+    assert decision_action(d, r.currency, "zh") == "不采取任何行动：最低成本计划不完成这些工作"
+    html = render_html(r, "zh")
+    assert "建议：<strong>不采取任何行动：最低成本计划不完成这些工作</strong>" in html
+    assert "计划： ；" not in html and "计划：；" not in html
+
+
+@pytest.mark.parametrize("uses, en, zh", [
+    (("rent", "api"), "follow the cheapest plan: rent NVIDIA H100 and pay per token",
+     "采用最低成本计划：租用 NVIDIA H100，并按词元付费"),
+    (("buy", "rent", "api"), "follow the cheapest plan: buy and rent NVIDIA H100 and pay per token",
+     None),
+    (("api",), "follow the cheapest plan: pay per token", "采用最低成本计划：按词元付费"),
+    (("buy", "rent"), "follow the cheapest plan: buy and rent NVIDIA H100", None),
+])
+def test_a_plans_action_puts_the_cards_verbs_before_them_and_paying_per_token_after(
+        uses, en, zh):
+    """"rent and pay per token NVIDIA H100" read as if the tokens were the card's: the cards'
+    verbs go before the cards, paying per token after them; an API alone names no card."""
+    from tco.decide.recommend import Decision
+    from tco.exporters.decision_words import action_text as decision_action
+
+    cards = ("NVIDIA H100",) if uses != ("api",) else ()
+    d = Decision(option="plan", mode="plan", name="plan", card_name="", cards=0, pricing="",
+                 npv_tco=1.0, delivers_plan=True, runner_up=None, other_mode=None, uses=uses,
+                 card_names=cards)
+    assert decision_action(d, "USD", "en") == en
+    if zh is not None:
+        assert decision_action(d, "USD", "zh") == zh

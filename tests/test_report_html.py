@@ -13,9 +13,11 @@ import pytest
 import yaml
 from report_support import add_analyses, parse
 
+from tco.decide import recommend as recommendation
 from tco.decide.rules import single
 from tco.engine import compute
 from tco.errors import TcoError
+from tco.exporters.decision_words import action_text
 from tco.exporters.fmt import money
 from tco.exporters.html import css_string, render_html, write_html
 from tco.exporters.i18n import Strings
@@ -179,18 +181,25 @@ def test_comparison_table_numbers_are_the_engines(analysed, pages, lang):
     assert checked == 5 * sum(1 for c in analysed.candidates if c.priced)
 
 
-def test_headline_names_the_recommended_candidate(analysed, pages):
+def test_headline_names_the_recommended_plan(analysed, pages):
+    """The example is planned: its report recommends the plan, as JSON does (issue 27), and
+    names the best single option as the comparison, with what the plan saves against it."""
+    said = recommendation(analysed)
+    assert said is not None and said.mode == "plan"
     rec = single(analysed)
-    assert rec is not None and rec.id == analysed.candidates[0].id
+    assert rec is not None and said.best_option is not None
+    assert said.best_option.option == rec.id == analysed.candidates[0].id
     doc = parse(pages["en"])
-    text = " ".join(doc.text)
-    # the example rents (issue 13): the sentence names the mode, the card and the price tier
+    # text nodes joined as they sit: the headline's bold parts are nodes of one sentence
+    text = re.sub(r"\s+", " ", "".join(doc.text))
+    assert f"Recommendation: {action_text(said, 'USD')}; {money(said.npv_tco, 'USD')}" in text
+    # the example's best single option rents (issue 13): named beside the plan with its NPV
     assert rec.info.acquire == "rent"
-    assert (f"Recommendation: rent {rec.info.card_name} at on-demand prices"
-            in re.sub(r"\s+", " ", text))
-    nxt = next(c for c in analysed.candidates[1:] if c.feasible)
-    diff = nxt.values["npv_tco"] - rec.values["npv_tco"]
-    assert money(diff, "USD") in text  # "$2.60M less than the next option"
+    assert f"Best single option ({rec.id})" in text
+    assert money(rec.values["npv_tco"], "USD") in text
+    assert money(rec.values["npv_tco"] - said.npv_tco, "USD") in text  # what the plan saves
+    # the old option-level headline is gone: one recommendation everywhere
+    assert f"Recommendation: rent {rec.info.card_name}" not in text
 
 
 # --- the cumulative cash-flow chart, read back from its SVG -----------------------------------
@@ -384,6 +393,11 @@ def test_chinese_report_has_no_english_words_of_its_own(analysed, pages):
     quoted = re.sub(r'<td class="source">.*?</td>', "", pages["zh"], flags=re.DOTALL)
     zh_html = " ".join(parse(quoted).text)
     zh_html = re.sub(r"\b\w+(?:\.[\w-]+)+", " ", zh_html)  # input paths are ids, not words
+    # the scenario's own name, description and workload names are the user's words, quoted as
+    # typed ("70B dense pre-training, 2T tokens, 4 runs a year" holds the en "a year")
+    scenario = analysed.scenario
+    for typed in (scenario.name, scenario.description or "", *(w.name for w in scenario.workloads)):
+        zh_html = zh_html.replace(typed.strip(), " ") if typed.strip() else zh_html
     en = Strings("en").all_text()
     zh = Strings("zh").all_text()
     for key, text in en.items():

@@ -21,6 +21,8 @@ from cdp import Page
 from report_support import add_analyses, require_chromium
 
 from tco.analysis.whatif import whatif_from
+from tco.decide import recommend as recommendation
+from tco.decide import recommend_option
 from tco.engine import compute
 from tco.exporters import live
 from tco.exporters.html import render_html, write_html
@@ -48,9 +50,11 @@ READ = """(() => {
      a.querySelector('p.note').hidden ? '' : a.querySelector('p.note').textContent.trim()]);
   const method = Array.from(document.querySelectorAll('#methodology p'), (p) => p.textContent);
   const s = document.getElementById('summary');
-  const summary = Array.from(s.querySelectorAll('.headline, ol.reasons li, ul.consider li'),
-    (el) => el.textContent);
+  const summary = Array.from(s.querySelectorAll(
+    '.headline, ul.steps li, ol.reasons li, ul.consider li'), (el) => el.textContent);
+  const note = s.querySelector('[data-plan-note]');
   return {figures, order, details, summary, method, tables,
+          note: note && !note.hidden ? note.textContent : '',
           cli: document.querySelector('[data-live-cli]').textContent,
           diff: document.querySelector('[data-live-diff]').textContent};
 })()"""
@@ -105,10 +109,48 @@ def engine_after(result, cli: str):
         result.provenance.catalog_files)
     sets = [words[i + 1] for i, w in enumerate(words) if w == "--set"]
 
-    def recompute(values, label):
+    return engine_whatif(result, sets), sets
+
+
+def engine_whatif(result, sets: list[str], recompute=None):
+    """The engine's what-if of `result` (tco whatif --set ...); of an unplanned result (see
+    `unplanned`), unplanned too."""
+    def never(values, label):
         raise AssertionError("panel inputs never need a new resolve")
 
-    return whatif_from(result, sets, recompute).after, sets
+    after = whatif_from(result, sets, recompute or never).after
+    return unplanned(after) if result.planner is None else after
+
+
+def unplanned(result):
+    """`result` as a scenario the planner does not plan (tco.engine.plans_of: one of more than
+    tco.plan.MAX_SUPPLIES supplies): the recommendation is then option-level and the page words
+    it itself, as Python does, after every change. The option-level wording is checked so."""
+    import copy
+
+    out = copy.copy(result)
+    out.planner = None
+    out._plans = None
+    return out
+
+
+def option_order(result) -> list[str]:
+    """The options, portfolios and APIs, each list ranked as the engine ranks it."""
+    return [c.id for c in (*result.candidates, *result.portfolios, *result.api_options)]
+
+
+def plan_note(before, after, cli: str, lang: str) -> str:
+    """The note the page gives beside the plan after a change (strings.yaml live_plan_*): the
+    ranking moved or not (the engine's rankings before and after), the option first now
+    (the engine's option-level recommendation after, else the first ranked) and the best single
+    option at the scenario's values (tco.decide's, beside the plan)."""
+    from tco.exporters.i18n import Strings
+
+    planned = recommendation(before)
+    now = recommend_option(after)
+    first = now.option if now is not None else after.candidates[0].id
+    key = "live_plan_stale" if option_order(after) != option_order(before) else "live_plan_kept"
+    return Strings(lang)(key, now=first, was=planned.best_option.option, command=cli)
 
 
 def random_state(result, rng: np.random.Generator) -> dict[str, str]:
@@ -167,11 +209,23 @@ def check_against_engine(browser: Page, result, tmp: Path, state: dict[str, str]
     assert checked >= 4 * len([c for c in after.candidates if c.priced])
     # the ranking, the recommendation, every text of the figures, the summary and the details
     # are the static report's for the engine's what-if result (made by Python, not the page)
-    want = static_view(browser, after, tmp / "after", lang)
+    planned = recommendation(result)
+    planned = planned if planned is not None and planned.mode == "plan" else None
+    base = static_view(browser, result, tmp / "before", lang) if planned else None
+    want = static_view(browser, after, tmp / "after", lang)  # the page left on it
     assert [r[:2] for r in page["order"]] == [r[:2] for r in want["order"]]
     assert page["order"] == want["order"]
     assert [f[:2] + f[3:] for f in page["figures"]] == [f[:2] + f[3:] for f in want["figures"]]
-    assert page["summary"] == want["summary"]
+    if planned is not None:
+        # the plan recommended was solved at the scenario's values and the page does not
+        # re-solve it: its summary stays the static page's, and a note says whether the change
+        # re-ranks the options (then the plan may no longer be the cheapest), giving the
+        # command that re-solves it (`tco whatif --set ...`, whose own note words the new plan)
+        assert page["summary"] == base["summary"]
+        assert page["note"] == plan_note(result, after, page["cli"], lang)
+    else:
+        assert page["summary"] == want["summary"]
+        assert page["note"] == ""
     assert page["details"] == want["details"]
     assert page["tables"] == want["tables"]
     def method(texts: list[str]) -> list[str]:  # the analyses' sentences are the scenario's
@@ -194,20 +248,31 @@ def test_random_panel_states_equal_the_engine_in_chinese(browser, result, tmp_pa
 
 
 def test_a_change_that_flips_the_recommendation(browser, result, tmp_path):
-    # the example recommends renting B200 on demand (the cheapest NPV with the 2026-12 prices
-    # of pricing/cloud.yaml); a B200 on-demand price 5 times the catalog's makes it dearer than
-    # renting MI300X, so the page must say so
+    # the example is planned (issue 27): the plan buys B200 and Gaudi 3 and rents B200, and its
+    # best single option is renting B200 on demand (the cheapest NPV with the 2026-12 prices of
+    # pricing/cloud.yaml). A B200 on-demand price 5 times the catalog's makes that option
+    # dearer than another: the comparison re-ranks, the plan's headline stays (the page does not
+    # re-solve it) and the note says the ranking moved, naming the option first now and the
+    # command that re-solves the plan
+    said = recommendation(result)
+    assert said.mode == "plan" and said.best_option.option == "b200-rent"
     path = "candidates.b200.on_demand_price_per_card_hour"
     base = result.inputs[path].value
     state = {path: repr(base * 5)}
     check_against_engine(browser, result, tmp_path, state, "en")
     open_report(browser, result, tmp_path)
-    before = browser.js(READ)["summary"][0]
+    before = browser.js(READ)
     type_into(browser, path, repr(base * 5))
     after = browser.js(READ)
-    assert "B200" in before and "B200" not in after["summary"][0], (before,
-                                                                   after["summary"][0])
+    assert before["summary"][0].startswith("Recommendation: follow the cheapest plan")
+    assert after["summary"] == before["summary"] and before["note"] == ""
     assert after["order"][0][0] != "b200-rent"
+    assert after["note"].startswith("The plan above was solved at the scenario's values, and "
+                                    "this change alters the options' ranking (first now: "
+                                    f"{after['order'][0][0]}; at the scenario's values: "
+                                    "b200-rent)"), after["note"]
+    assert after["note"].endswith(f"Re-solve it at these values: tco whatif --set {path}="
+                                  f"{base * 5!r}"), after["note"]
 
 
 def cli_error(path: str, text: str) -> str:
@@ -258,9 +323,11 @@ def test_the_page_writes_the_static_report_at_the_scenario_values(browser, resul
     before = browser.js(READ)
     browser.js("tcoLive.render(true)")
     now = browser.js(READ)
-    mc = [s for s in before["summary"] if "Monte Carlo" in s]  # only the static page has it
-    assert len(mc) == 1
-    assert now["summary"] == [s for s in before["summary"] if s not in mc]
+    # the example is planned: the page leaves the plan's summary as Python wrote it (it does
+    # not re-solve the plan); the option-level summary it words itself: test_a_leased_option...
+    said = recommendation(result)
+    assert said is not None and said.mode == "plan"
+    assert now["summary"] == before["summary"] and now["note"] == ""
     assert now["figures"] == before["figures"] and now["details"] == before["details"]
     assert now["order"] == before["order"]
     # the live charts are drawn (SVG, one bar or line per priced option)
@@ -387,7 +454,7 @@ def leased(catalog):
 
     from tco.scenario import load_scenario_text
 
-    return add_analyses(compute(load_scenario_text(LEASED, "leased.yaml"), catalog))
+    return unplanned(add_analyses(compute(load_scenario_text(LEASED, "leased.yaml"), catalog)))
 
 
 def test_a_leased_option_in_the_live_report(browser, leased, tmp_path):
@@ -403,11 +470,7 @@ def test_a_leased_option_in_the_live_report(browser, leased, tmp_path):
     assert now["summary"] == [s for s in before["summary"] if "Monte Carlo" not in s]
     assert browser.console() == []
     path = "candidates.leased.card_price"
-
-    def recompute(values, label):
-        raise AssertionError("panel inputs never need a new resolve")
-
-    after = whatif_from(leased, [f"{path}=20000"], recompute).after
+    after = engine_whatif(leased, [f"{path}=20000"])
     for lang in ("en", "zh"):
         open_report(browser, leased, tmp_path / lang, lang)
         assert type_into(browser, path, "20000") == ""
@@ -428,7 +491,8 @@ def test_a_hybrid_named_as_a_hybrid_in_the_live_report(browser, catalog, tmp_pat
 
     from tco.scenario import load_scenario_text
 
-    hybrid = add_analyses(compute(load_scenario_text(RENT_OR_HYBRID, "s.yaml"), catalog))
+    hybrid = unplanned(add_analyses(compute(load_scenario_text(RENT_OR_HYBRID, "s.yaml"),
+                                            catalog)))
     summary_said_live(browser, hybrid, tmp_path, {
         "en": "Owning a base and renting the peaks costs more", "zh": "自有基础集群加租用峰值更贵"})
 
@@ -469,7 +533,10 @@ def test_a_change_that_makes_the_portfolio_win(browser, serving, tmp_path):
     for cid in ("mi300x", "h100-sxm", "h200-sxm"):
         state[f"candidates.{cid}.cloud_price_per_card_hour"] = "50"
         state[f"candidates.{cid}.on_demand_price_per_card_hour"] = "50"
-    check_against_engine(browser, serving, tmp_path, state, "en")
+    check_against_engine(browser, unplanned(serving), tmp_path / "unplanned", state, "en")
+    open_report(browser, unplanned(serving), tmp_path / "page", "en")
+    for path, text in state.items():
+        assert type_into(browser, path, text) == ""
     page = browser.js(READ)
     assert page["summary"][0].startswith("Recommendation: combine the options of"), page["summary"]
     row = next(t for t in page["tables"] if t[1] == "train-h200-serve-api")
@@ -499,7 +566,14 @@ def test_a_plan_that_serves_first_and_an_api_that_wins(browser, catalog, tmp_pat
     from tco.decide import recommend_option as recommend
     from tco.scenario import load_scenario_text
 
-    result = add_analyses(compute(load_scenario_text(API_ONLY, "serve.yaml"), catalog))
+    planned = add_analyses(compute(load_scenario_text(API_ONLY, "serve.yaml"), catalog))
+    # planned, the plan serves by the API from month 0 and rents H100s on demand once the
+    # rent's price path (pricing/price_paths.yaml, issue 28) makes them cheaper: the headline
+    said = recommendation(planned)
+    assert said.mode == "plan" and said.uses == ("rent", "api")
+    assert ("Recommendation: <strong>follow the cheapest plan: rent NVIDIA H100 SXM5 80GB and "
+            "pay per token</strong>;" in render_html(planned, "en"))
+    result = unplanned(planned)  # the option-level wording the page does itself
     said = recommend(result)
     assert said is not None
     rng = np.random.default_rng(7)

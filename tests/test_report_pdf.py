@@ -16,9 +16,11 @@ from report_support import (
     require_weasyprint,
 )
 
+from tco.decide import recommend as recommendation
 from tco.decide.rules import single
 from tco.engine import compute
-from tco.exporters.fmt import money
+from tco.exporters.decision_words import action_text, headline_segments
+from tco.exporters.fmt import money, money_full, number
 from tco.exporters.html import write_pdf
 from tco.exporters.i18n import Strings
 from tco.scenario import load_scenario
@@ -86,16 +88,27 @@ def test_pages_follow_the_layout(result, en_pdf):
 
 
 def test_headline_figures_are_in_the_pdf_text(result, en_pdf):
-    text = " ".join(page_texts(en_pdf))
-    rec = single(result)
-    assert rec is not None
-    for figure in (money(rec.values["npv_tco"], "USD"), money(rec.job["cost_per_job"], "USD"),
-                   f"{rec.job['wall_days']:.1f} days", money(rec.values["cost_per_gpu_hour"], "USD")):
-        assert figure in text
-    # the example rents (issue 13): the sentence names the mode, the card and the price tier
-    assert rec.info.acquire == "rent"
-    assert f"Recommendation: rent {rec.info.card_name} at on-demand prices" in text
+    """The example is planned (issue 27): page 1 gives the plan's headline and its key figures
+    (tco.decide's Decision, as JSON gives them), not the best single option's."""
+    first = page_texts(en_pdf)[0]
+    said = recommendation(result)
+    assert said is not None and said.mode == "plan" and said.best_option is not None
+    best = said.best_option
+    assert best.option == single(result).id  # the example's best single option rents B200
+    assert said.value_of_flexibility is not None
+    for figure in (said.npv_tco, best.npv_tco, best.npv_tco - said.npv_tco,
+                   said.value_of_flexibility):
+        assert money(figure, "USD") in first, figure
+    years = number(result.structure.horizon_years, 0)
+    headline = (f"Recommendation: {action_text(said, 'USD')}; {money(said.npv_tco, 'USD')} over "
+                f"{years} years.")
+    assert squeeze(headline) in squeeze(first)  # a line break may fall anywhere in it
+    assert f"Recommendation: rent {single(result).info.card_name}" not in first
     assert page_size(en_pdf) == pytest.approx(A4_PT, abs=0.5)
+
+
+def squeeze(text: str) -> str:
+    return re.sub(r"\s+", "", text)
 
 
 def test_letter_paper(result, tmp_path):
@@ -131,6 +144,16 @@ def test_chinese_pdf_uses_a_cjk_font(result, tmp_path):
                 "h_methodology", "h_caveats"):
         assert zh(key) in text, key
     assert re.search(r"第 1 页，共 \d+ 页", text)
+    # page 1 gives the plan's headline in Chinese (the catalog's names as the report writes
+    # them; USD in Chinese written out in full, as every amount of the zh report in USD)
+    said = recommendation(result)
+    assert said is not None and said.mode == "plan"
+    headline = "".join(p.text for p in headline_segments(
+        said, result.structure.horizon_years, "USD", "zh",
+        lambda x: money_full(x, "USD"), zh.catalog))
+    assert headline.startswith("建议：采用最低成本计划")
+    assert money_full(said.npv_tco, "USD") in headline
+    assert squeeze(headline) in squeeze(text.split("\f")[0])
 
 
 def test_chromium_prints_the_same_report(result, tmp_path):

@@ -33,6 +33,7 @@ from tco.exporters.xlsx.layout import plan
 from tco.exporters.xlsx.model import SHARE_LABELS, TAX_LABELS
 from tco.exporters.xlsx.names import NameRegistry, base_name
 from tco.model import COMPONENT_LABELS
+from tco.plan import plan_inputs
 from tco.scenario import load_scenario, load_scenario_text
 
 TRICKY = Path(__file__).with_name("test_workbook_tricky.yaml")
@@ -110,9 +111,18 @@ def test_every_input_the_formulas_read_is_a_named_unlocked_validated_cell(exampl
     # (and the headline figures the Summary quotes).
     read = {name for cell in formulas(wb)
             for name in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", cell.value) if name in defined}
-    # a plan's quantities are named inputs of the Plan sheet (tests/test_plan_outputs.py)
-    read -= {name for name in read if named_cell(wb, name).parent.title == "Plan"}
-    assert read - set(plan(example).headline_quantity) == {base_name(path) for path in used}
+    # ... and, the example being planned, each plan's quantities: the Plan sheet's own inputs
+    # (tco/exporters/xlsx/plan.py), named, unlocked, holding the planner's values
+    planned = plan_inputs(example.plans)
+    assert planned
+    # (a run on reserved cards costs nothing beyond the reservation: no formula reads it)
+    names = {base_name(path) for path in planned}
+    assert read - set(plan(example).headline_quantity) - names == {base_name(p) for p in used}
+    assert read & names
+    for path, value in planned.items():
+        cell = named_cell(wb, base_name(path))
+        assert cell.parent.title == "Plan" and cell.protection.locked is False
+        assert cell.value == pytest.approx(value.value, rel=1e-15, abs=0)
     for path in used:
         cell = named_cell(wb, base_name(path))
         assert cell.parent.title == "Assumptions"
@@ -246,12 +256,13 @@ def test_summary_lists_infeasible_candidates_with_their_reason(tricky_xlsx):
 
 def test_sheets_formats_and_frozen_panes(example_xlsx):
     wb = open_book(example_xlsx)
-    assert wb.sheetnames == ["Summary", "Assumptions", "Model", "CashFlows", "Catalog",
-                             "Plan", "Methodology"]
+    assert wb.sheetnames == ["Summary", "Assumptions", "Model", "CashFlows", "Catalog", "Plan",
+                             "Methodology"]  # the example is planned: its Plan sheet
     assert wb["Assumptions"].freeze_panes == "B2"
     assert wb["Model"].freeze_panes == "D3"
     assert wb["CashFlows"].freeze_panes == "C2"
     assert wb["Catalog"].freeze_panes == "B2"
+    assert wb["Plan"].freeze_panes == "C2"
     assert named_cell(wb, "npv_tco_b200").number_format == '"$"#,##0;-"$"#,##0;"-"'
     assert named_cell(wb, "finance_discount_rate").number_format == "0.00%"
     assert named_cell(wb, "facility_electricity_price_per_kwh").number_format == (

@@ -145,6 +145,7 @@ def compare_results(before: Result, after: Result, before_label: str, after_labe
     for p in ports:
         notes.extend(f"{p.id}: {n}" for n in p.notes)
     notes.extend(_recommendation_change(before, after))
+    notes.extend(_plan_change(before, after))
     return Comparison(before_label, after_label, before.currency, inputs, cands, rank_b, rank_a,
                       notes, before, after, ports)
 
@@ -192,6 +193,33 @@ def _recommendation_change(before: Result, after: Result) -> list[str]:
     if was == now:
         return []
     return [f"the recommendation changes: {now or 'none'} (was {was or 'none'})"]
+
+
+PLAN_NOTE_ACTIONS = 6  # the re-solved plan's first actions a note lists
+
+
+def _plan_change(before: Result, after: Result) -> list[str]:
+    """The plan re-solved at the changed values (tco.plan), when the scenario is planned: the
+    report's live page re-costs the options only and gives this command to re-solve it."""
+    if not before.plans:
+        return []
+    b, a = before.plans[0], after.plans[0] if after.plans else None
+    if a is None or a.status == "infeasible":
+        return ["the plan, re-solved at these values: no plan is found"]
+
+    def steps(p: object) -> list[tuple[str, str, float, float]]:
+        return [(x.action, x.option, round(x.quantity), round(x.start_years * 12))
+                for x in p.actions]  # type: ignore[attr-defined]
+
+    head = (f"the plan, re-solved at these values: NPV of TCO {b.npv_tco:,.0f} -> "
+            f"{a.npv_tco:,.0f} {after.currency}")
+    if steps(b) == steps(a):
+        return [head + "; its actions are unchanged"]
+    listed = "; ".join(f"month {m:.0f} {act} {q:,.0f} {x.unit} ({opt})" for (act, opt, q, m), x
+                       in zip(steps(a)[:PLAN_NOTE_ACTIONS], a.actions))
+    more = len(a.actions) - PLAN_NOTE_ACTIONS
+    return [head + f"; its actions change: {listed}" + (f"; and {more} more" if more > 0
+                                                          else "")]
 
 
 def _find(result: Result, cid: str) -> CandidateResult | None:

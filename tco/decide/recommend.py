@@ -80,6 +80,7 @@ class Decision:
     # the NPV the options were ranked on (finance.decision_basis, methodology §20): pre_tax
     # or after_tax; a plan's is pre_tax (the planner minimises the NPV before tax)
     basis: str = "pre_tax"
+    card_names: tuple[str, ...] = ()  # a plan's cards, each once, in the order it uses them
 
     def codes(self) -> list[str]:
         return [r.code for r in self.reasons]
@@ -307,7 +308,8 @@ def _plan(result: Result, plans: list[Any], option: Decision | None) -> Decision
     return Decision(modes.PLAN, modes.PLAN, best.id, " + ".join(used), cards, "", npv, ok,
                     None, None, tuple(reasons), tuple(dict.fromkeys(
                         a.option for a in best.actions)), uses=uses, plan=best,
-                    runner_up_plan=runner, value_of_flexibility=flex, best_option=option)
+                    runner_up_plan=runner, value_of_flexibility=flex, best_option=option,
+                    card_names=tuple(used))
 
 
 def plan_actions(d: Decision) -> list[dict[str, Any]]:

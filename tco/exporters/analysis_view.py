@@ -138,7 +138,8 @@ def comparison_table(c: Comparison) -> str:
     out += _portfolio_lines(c)
     if c.notes:
         out.append("")
-        top = [n for n in c.notes if n.startswith(("the ranking", "the recommendation"))]
+        top = [n for n in c.notes
+               if n.startswith(("the ranking", "the recommendation", "the plan"))]
         out.extend(f"NOTE: {n}" for n in top)
     return printable_lines("\n".join(out).rstrip()) + "\n"
 

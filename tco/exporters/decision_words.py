@@ -5,6 +5,7 @@ live page's words read it; nothing else words a reason code."""
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -14,6 +15,7 @@ from ..errors import printable
 from ..resources import templates_dir
 from ..result import Result
 from .fmt import money, per_million
+from .i18n import Segment
 
 
 @lru_cache(maxsize=1)
@@ -27,11 +29,14 @@ def table() -> dict[str, dict[str, dict[str, str]]]:
 class _Filler(string.Formatter):
     """Fills a phrase: `money`, `per_million`, `pct` and `list` are ours, the rest Python's."""
 
-    def __init__(self, currency: str, lang: str) -> None:
-        self.currency, self.lang = currency, lang
+    def __init__(self, currency: str, lang: str,
+                 money_fn: Callable[[float], str] | None = None) -> None:
+        self.currency, self.lang, self.money_fn = currency, lang, money_fn
 
     def format_field(self, value: Any, spec: str) -> str:
         if spec == "money":
+            if self.money_fn is not None:  # the document's own (the report's View.money)
+                return self.money_fn(value)
             return money(value, self.currency, self.lang)
         if spec == "per_million":
             return per_million(value, self.currency)
@@ -50,13 +55,41 @@ def phrase(section: str, key: str, lang: str, currency: str, /, **figures: Any) 
     return _Filler(currency, lang).format(table()[section][key][lang], **figures)
 
 
-def reason_text(r: Reason, currency: str, lang: str = "en") -> str:
-    """One reason in words."""
+def phrase_segments(section: str, key: str, lang: str, currency: str,
+                    money_fn: Callable[[float], str] | None = None, /,
+                    **figures: Any) -> list[Segment]:
+    """A phrase as literal words and filled-in figures (Segment(value=True)), in order, for a
+    document that sets the figures apart (the report's summary)."""
+    filler, out = _Filler(currency, lang, money_fn), []
+    for literal, name, spec, _conv in string.Formatter().parse(table()[section][key][lang]):
+        if literal:
+            out.append(Segment(literal))
+        if name is not None:
+            value, _ = filler.get_field(name, (), figures)
+            out.append(Segment(filler.format_field(value, spec or ""), value=True))
+    return out
+
+
+def _reason_figures(r: Reason, currency: str, lang: str,
+                    money_fn: Callable[[float], str] | None = None) -> dict[str, Any]:
     figures = dict(r.figures)
     if r.code == "api_prices":
         figures["prices"] = _part("price_sep", lang).join(
-            phrase("parts", "api_price", lang, currency, **p) for p in figures["prices"])
-    return phrase("reasons", r.code, lang, currency, **figures)
+            _Filler(currency, lang, money_fn).format(table()["parts"]["api_price"][lang], **p)
+            for p in figures["prices"])
+    return figures
+
+
+def reason_text(r: Reason, currency: str, lang: str = "en") -> str:
+    """One reason in words."""
+    return phrase("reasons", r.code, lang, currency, **_reason_figures(r, currency, lang))
+
+
+def reason_segments(r: Reason, currency: str, lang: str = "en",
+                    money_fn: Callable[[float], str] | None = None) -> list[Segment]:
+    """One reason in words, its figures set apart (phrase_segments)."""
+    return phrase_segments("reasons", r.code, lang, currency, money_fn,
+                           **_reason_figures(r, currency, lang, money_fn))
 
 
 def reasons_text(d: Decision, currency: str, lang: str = "en") -> list[str]:
@@ -68,26 +101,57 @@ def pricing_words(tier: str, lang: str = "en") -> str:
     return table()["parts"].get(f"pricing_{tier}", {}).get(lang, tier)
 
 
-def _part_action(p: Part, lang: str, currency: str) -> str:
-    return phrase("actions", f"part_{p.mode}", lang, currency, card=p.card_name,
+def _part_action(p: Part, lang: str, currency: str,
+                 name: Callable[[str], str] = str) -> str:
+    return phrase("actions", f"part_{p.mode}", lang, currency, card=name(p.card_name),
                   option=p.option, cards=p.cards, carries=list(p.carries),
                   pricing=pricing_words(p.pricing, lang))
 
 
-def action_text(d: Decision, currency: str, lang: str = "en") -> str:
+def action_text(d: Decision, currency: str, lang: str = "en",
+                name: Callable[[str], str] = str) -> str:
     """"rent NVIDIA B200 at committed prices", "buy ...", "buy ... and rent what it cannot do
     (hybrid)", "combine: buy ... for w1; rent ... for w2" (a portfolio), "follow the cheapest
-    plan: buy and rent (b200)" (a plan)."""
+    plan: buy and rent (b200)" (a plan; "take no action: ..." when it has none). `name` writes a catalog name in the reader's
+    language (the report's Strings.catalog)."""
     if d.mode == modes.PORTFOLIO:
-        parts = _part("part_sep", lang).join(_part_action(p, lang, currency) for p in d.parts)
+        parts = _part("part_sep", lang).join(_part_action(p, lang, currency, name)
+                                             for p in d.parts)
         return phrase("actions", "portfolio", lang, currency, parts=parts)
     if d.mode == modes.PLAN:
-        uses = [phrase("actions", f"use_{m}", lang, currency) for m in d.uses]
+        if not d.uses:  # the cheapest plan takes no action: nothing offered does any work
+            return phrase("actions", "plan_none", lang, currency)
+        # the cards' verbs before the cards; paying per token after them ("rent H100 and pay
+        # per token"): a plan of an API alone names no card, no blank left where they would be
+        on_cards = [m for m in d.uses if m != "api"]
+        uses = [phrase("actions", f"use_{m}", lang, currency) for m in on_cards or d.uses]
         said = (_part("list_sep", lang).join(uses[:-1]) + _part("and", lang) + uses[-1]
                 if len(uses) > 1 else "".join(uses))
-        return phrase("actions", "plan", lang, currency, uses=said, card=d.card_name)
-    return phrase("actions", d.mode, lang, currency, card=d.card_name,
+        cards = (" + ".join(name(n) for n in d.card_names) if d.card_names
+                 else name(d.card_name))
+        key = "plan_and_api" if on_cards and "api" in d.uses else "plan"
+        return phrase("actions", key, lang, currency, uses=said, card=cards).rstrip()
+    return phrase("actions", d.mode, lang, currency, card=name(d.card_name),
                   pricing=pricing_words(d.pricing, lang))
+
+
+def headline_segments(d: Decision, years: float, currency: str, lang: str = "en",
+                      money_fn: Callable[[float], str] | None = None,
+                      name: Callable[[str], str] = str) -> list[Segment]:
+    """The recommendation in one sentence, its action and NPV set apart: the report's
+    headline when the plan is recommended (templates/decide.yaml `headlines`)."""
+    return phrase_segments("headlines", d.mode if d.mode == modes.PLAN else "option", lang,
+                           currency, money_fn, action=action_text(d, currency, lang, name),
+                           npv=d.npv_tco, years=years)
+
+
+def decision_line(d: Decision, currency: str, lang: str = "en",
+                  name: Callable[[str], str] = str) -> str:
+    """The recommendation on one line, its action and then its reasons: the workbook's
+    Summary (templates/decide.yaml `headlines.line`)."""
+    return phrase("headlines", "line", lang, currency, action=action_text(d, currency, lang, name),
+                  reasons=_part("part_sep", lang).join(
+                      reason_text(r, currency, lang) for r in d.reasons))
 
 
 def decision_dict(d: Decision, currency: str) -> dict[str, Any]:

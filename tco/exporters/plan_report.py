@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import charts
 from .fmt import number, percent
+from .i18n import Segment
 from .plan_text import (
     MONTHS_PER_YEAR,
     SOURCES,
@@ -23,6 +24,7 @@ from .plan_text import (
     workload_kinds,
 )
 from .plan_view import delivers
+from .report_page import Cell, full
 
 if TYPE_CHECKING:
     from .report_page import Page as View
@@ -138,3 +140,61 @@ def section(view: View) -> dict[str, Any] | None:
                     "options": [s("col_plan_plan"), s("col_plan_npv"), s("col_plan_more"),
                                 s("col_plan_delivers")]},
     }
+
+
+SUMMARY_STEPS = 6  # dated actions on the summary; the plan section lists them all
+
+
+def summary(view: View, d: Any) -> dict[str, Any]:
+    """The executive summary when the plan is recommended (tco.decide: mode "plan"): the
+    headline and the reasons worded from the Decision's codes (decision_words, one table in
+    English and Chinese), the first dated actions, and what to weigh beside it."""
+    from .decision_words import headline_segments, reason_segments
+
+    s, r = view.s, view.r
+    words = {"currency": view.cur, "lang": view.lang, "money_fn": view.money}
+    headline = headline_segments(d, r.structure.horizon_years, name=s.catalog, **words)
+    why = [_sentence(reason_segments(x, **words), view.lang) for x in d.reasons]
+    rows = [action_row(view, a) for a in d.plan.actions]
+    steps = [[Segment(s("sum_step_when", when=row["when"]), value=True), Segment(row["text"])]
+             for row in rows[:SUMMARY_STEPS]]
+    if len(rows) > SUMMARY_STEPS:
+        steps.append(s.segments("sum_plan_more", n=number(len(rows) - SUMMARY_STEPS, 0)))
+    consider: list[list[Segment]] = []
+    used = [r.candidate(oid) for oid in d.options
+            if any(c.id == oid for c in r.candidates)]
+    flagged = [(c, c.info.flags) for c in used if c.info.flags]
+    for c, flags in flagged:
+        consider.append(s.segments("sum_plan_flags", name=view.name(c), flags=s("list_sep").join(
+            s.message(f) for f in flags)))
+    if not flagged:
+        consider.append(s.segments("sum_plan_no_flags"))
+    consider.append(s.segments("sum_plan_solved"))
+    return {"planned": True, "headline": headline, "steps": steps, "why": why,
+            "consider": consider}
+
+
+def _sentence(parts: list[Segment], lang: str) -> list[Segment]:
+    """A reason (a clause in the text table's list) as the report's sentence: capitalised in
+    English, with its full stop."""
+    if lang == "en" and parts and parts[0].text:
+        parts[0] = Segment(parts[0].text[0].upper() + parts[0].text[1:], parts[0].value)
+    return [*parts, Segment("." if lang == "en" else "。")]
+
+
+def kpis(view: View, d: Any) -> list[Any]:
+    """The plan's key figures: its NPV, the best single option's (the comparison), what the
+    plan saves against it, and the value of flexibility (against the cheapest plan held to one
+    option that delivers). Fixed figures: the page's panel re-costs options, not the plan."""
+    s = view.s
+    cells = [Cell(view.money(d.npv_tco), full(d.npv_tco), s("kpi_plan_npv"), f="money")]
+    best = d.best_option
+    if best is not None:
+        cells.append(Cell(view.money(best.npv_tco), full(best.npv_tco),
+                          s("kpi_best_option", option=best.option), f="money"))
+        cells.append(Cell(view.money(best.npv_tco - d.npv_tco), full(best.npv_tco - d.npv_tco),
+                          s("kpi_plan_saves"), f="money"))
+    if d.value_of_flexibility is not None:
+        cells.append(Cell(view.money(d.value_of_flexibility), full(d.value_of_flexibility),
+                          s("kpi_flexibility", option=d.runner_up_plan.option), f="money"))
+    return cells

@@ -18,6 +18,7 @@ import numpy as np
 from .. import modes
 from ..analysis.types import DrawWarning, MonteCarlo, PointOutside, Sensitivity, share_text
 from ..decide import Decision as Recommendation
+from ..decide import recommend as recommendation
 from ..decide import recommend_option as recommend
 from ..decide import rented_at
 from ..decide.rules import barred_here, part_only, single, usable
@@ -71,6 +72,10 @@ class View:
         self.lang = lang
         self.cur = result.currency
         self.date = report_date
+        # the recommendation every output gives (tco.decide): the plan when the scenario is
+        # planned, and then the summary and key figures describe it (plan_report.summary)
+        decided = recommendation(result)
+        self.plan = decided if decided is not None and decided.mode == modes.PLAN else None
         said = recommend(result)
         # a recommended portfolio: its id; the single options are then none of them "the" one
         self.portfolio = said.option if said is not None and said.mode == modes.PORTFOLIO else ""
@@ -264,11 +269,13 @@ class View:
             "lang": self.lang,
             "html_lang": s("lang_tag"),
             "t": s.all_text(),
+            # the comparison's first option: "recommended", or beside the plan "best single option"
+            "badge": s("badge_best_option" if self.plan is not None else "badge_recommended"),
             "title": r.scenario.name,
             "description": r.scenario.description or "",
             "meta": self.meta(),
             "kpis": self.kpis(),
-            "kpis_hidden": self.rec is None,  # shown by the live page when an option wins
+            "kpis_hidden": self.rec is None and self.plan is None,  # shown by the live page when an option wins
             "summary": self.summary(),
             "comparison": self.comparison(),
             "portfolios": report_portfolios.section(self),
@@ -389,7 +396,11 @@ class View:
                      "time_title": s("h_time") + (
                         "" if n == 0 else s("title_workload", name=w.name))}
                     for n, w in enumerate(training_workloads(r))]
-        return {"portfolios": portfolios, "apis": apis, "serving": serving,
+        # the plan recommended: solved at the scenario's values; the page re-costs the options
+        # and says when a change re-ranks them (report_live.js, renderPlanNote)
+        planned = {"best": self.plan.best_option.option if self.plan.best_option else None
+                   } if self.plan is not None else None
+        return {"planned": planned, "portfolios": portfolios, "apis": apis, "serving": serving,
                 "training": training, "serve_first": serve_first(self)}
 
     def live_notes(self, c: CandidateResult, notes: list[str]) -> dict[str, Any]:
@@ -456,7 +467,10 @@ class View:
     def kpis(self) -> list[Cell]:
         """The recommended option's key figures. With no single option recommended (a
         portfolio, an API, nothing), those of the best-ranked priced option carrying the plan,
-        hidden: the live page shows them when a change makes a single option win."""
+        hidden: the live page shows them when a change makes a single option win. The plan
+        recommended: its own (plan_report.kpis)."""
+        if self.plan is not None:
+            return plan_report.kpis(self, self.plan)
         c = self.rec or next((c for c in self.r.candidates if c.priced and c.feasible
                               and not c.info.workloads and c.job), None)
         if c is None:
@@ -476,6 +490,8 @@ class View:
         ]
 
     def summary(self) -> dict[str, Any]:
+        if self.plan is not None:  # the plan recommended: the summary describes it
+            return plan_report.summary(self, self.plan)
         s, rec = self.s, self.rec
         consider: list[list[Segment]] = []
         said = recommend(self.r)

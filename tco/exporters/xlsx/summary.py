@@ -17,12 +17,13 @@ from xlsxwriter.worksheet import Worksheet
 
 from ... import modes
 from ...decide import Decision as Recommendation
+from ...decide import recommend as recommendation
 from ...decide import recommend_option as recommend
 from ...decide.rules import barred_here, part_only, single, tier
 from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
 from ...resolve.policy import policy_dict, stock_words
 from ...result import CandidateResult, Result
-from ..decision_words import action_text
+from ..decision_words import action_text, decision_line
 from ..fmt import CHART_CANDIDATES, SYMBOLS, zh_unit
 from ..workloads import Workload, plan_workloads, training_workloads
 from .inputs import text
@@ -177,6 +178,9 @@ def _action(said: Recommendation, st: Styles) -> str:
 
 
 def _recommendation(result: Result, st: Styles) -> str:
+    decided = recommendation(result)
+    if decided is not None and decided.mode == modes.PLAN:  # the plan, as JSON and the report
+        return decision_line(decided, result.currency, st.lang, st.t.name)
     rec, said, t = single(result), recommend(result), st.t
     barred = [c.id for c in result.candidates if barred_here(c)]
     if said is not None and said.mode == modes.PORTFOLIO:
