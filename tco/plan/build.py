@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import modes
+from ..inputs import site_path
 from ..model.depreciation import book_fraction
 from ..model.plan import (
     Supply,
@@ -95,7 +96,7 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
             resale_fraction=tuple(resale), lease_payment_per_server_period=lease_pay,
             lease_term_periods=term, facility_kw_per_server=val(u.server_kw) if owned else 0.0,
             rent={t: tuple([val(rent_price(s, t))] * P) for t in s.rent},
-            utilization=float(env["utilization"])))
+            utilization=float(env["utilization"]), site=s.site[0]))
     training, serving = [], []
     apis = {aid: tuple(wids) for aid, _name, *wids in st.api}
     per_year = periods.per_year
@@ -132,7 +133,11 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
         stacks.append(Stack(s.stack, float(env[f"{s.cid}.porting_one_time"]),
                             math.ceil(port_months / months - 1e-9),
                             float(env[f"{s.cid}.porting_maintenance_per_year"]) / per_year))
-    return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks)), sup
+    # each site's power budget (its energy quota), where it gives one (methodology §3, Sites)
+    budgets = {site[0]: float(env[site_path(site[0], "power_budget_kw")]) for site in st.sites
+               if "power_budget_kw" in site[1:]}
+    return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks),
+                   budgets), sup
 
 
 def _ok(env: Mapping[str, Any], name: str) -> bool:

@@ -82,6 +82,7 @@ class Card:
     rent: dict[str, tuple[float, ...]] = field(default_factory=dict)
     spot_overhead: float = 0.0  # extra card-hours a job needs on preemptible capacity
     utilization: float = 1.0  # share of an owned or reserved card's hours that can do work
+    site: str = ""  # the site its owned servers stand at ("" the facility's first)
 
 
 @dataclass(frozen=True)
@@ -141,4 +142,6 @@ class Problem:
     training: tuple[Training, ...]
     serving: tuple[Serving, ...]
     stacks: tuple[Stack, ...]
-    power_budget_kw: float | None = None  # the site's power for owned capacity (None: no cap)
+    # each site's power for owned capacity (its energy quota, 能耗指标), by site id ("" the
+    # first); a site not listed has no cap
+    power_budget_kw: dict[str, float] = field(default_factory=dict)

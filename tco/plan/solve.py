@@ -232,7 +232,7 @@ class _Formulation:
         self.own_peak: dict[tuple[str, int], Terms] = {}
         self.res_hours: dict[tuple[str, int], Terms] = {}
         self.res_peak: dict[tuple[str, int], Terms] = {}
-        self.power: dict[int, Terms] = {}
+        self.power: dict[tuple[str, int], Terms] = {}  # (site, period) -> servers' kW
 
     def program(self) -> _Program:
         for s in self.p.stacks:
@@ -290,7 +290,8 @@ class _Formulation:
             self.own_hours[(c.id, k)] = [(installed[k], -c.utilization * self.hours
                                           * c.cards_per_server)]
             self.own_peak[(c.id, k)] = [(installed[k], -float(c.cards_per_server))]
-            self.power.setdefault(k, []).append((installed[k], c.facility_kw_per_server))
+            self.power.setdefault((c.site, k), []).append((installed[k],
+                                                           c.facility_kw_per_server))
 
     def stock(self, kind: str, cid: str, changes: dict[int, Terms]) -> list[int]:
         """Columns of what is held in each period: stock[k] = stock[k-1] + changes(k)."""
@@ -398,7 +399,8 @@ class _Formulation:
             self.prog.row(terms, share, share)
 
     def limits(self) -> None:
-        """Capacity and peak rows, the ports' links, and the site's power budget."""
+        """Capacity and peak rows, the ports' links, and each site's power budget (its energy
+        quota): the owned servers standing there in a period draw no more."""
         prog = self.prog
         for rows in (self.own_hours, self.own_peak, self.res_hours, self.res_peak):
             for terms in rows.values():
@@ -409,6 +411,7 @@ class _Formulation:
         for (stack, wid), terms in self.uses.items():
             # a stack's cards do a workload's work only while the plan uses (has ported) it
             prog.row(terms + [(self.port[stack], -most[wid])], -np.inf, 0.0)
-        if self.p.power_budget_kw is not None:
-            for terms in self.power.values():
-                prog.row(terms, -np.inf, self.p.power_budget_kw)
+        for (site, _k), terms in self.power.items():
+            budget = self.p.power_budget_kw.get(site)
+            if budget is not None:
+                prog.row(terms, -np.inf, budget)

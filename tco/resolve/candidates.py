@@ -57,6 +57,8 @@ def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
         raise r.error(f"{site.words()} gives the PUE every option there runs at "
                       f"({site_path(site.id, 'pue')}); give it there or here, not both",
                       base + ["pue"])
+    if "pue" in c.overrides:
+        check_pue_cap(r, site, c.overrides["pue"], base + ["pue"])
     p = ".".join(base)
     figure_inputs(r, c, card, info, figs, missing_prices(r, card, platform))
     serving_options(r, c, card, stack, info)
@@ -267,7 +269,39 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
     figs.update(cloud)
     if "pue" in site.given:  # the site's, read by the model through its site (tco.model.base)
         del figs["pue"]
+    else:
+        figs["pue"] = capped_pue(r, figs["pue"], site)
     return figs, rent_note
+
+
+def capped_pue(r: Resolution, pue: Source, site: SiteFacts) -> Source:
+    """An option's PUE from the catalog (its cooling's, or the buyer profile's) held to its
+    site's region's PUE cap (methodology §3, "PUE caps"): a data centre in a region whose rules
+    cap the PUE runs at the cap at worst, so each part of the figure above it is the cap."""
+    cap = r.catalog.region(site.region).pue_cap
+    fig = pue.fig
+    if cap is None or fig is None:
+        return pue
+    limit = cap.best
+    parts = {k: getattr(fig, k) for k in ("value", "low", "typical", "high")}
+    if all(v is None or v <= limit for v in parts.values()):
+        return pue
+    held = {k: (None if v is None else min(v, limit)) for k, v in parts.items()}
+    why = (f"held to the {limit:g} PUE cap of region {site.region} (catalog "
+           f"regions.{site.region}.pue_cap)"
+           + (f"; {pue.why}" if pue.why else ""))
+    return Source(fig.model_copy(update=held), why, pue.factor)
+
+
+def check_pue_cap(r: Resolution, site: SiteFacts, pue: float, where: list[str]) -> None:
+    """A PUE the scenario gives above its site's region's cap is refused: a data centre there
+    may not be approved to run at it (methodology §3, "PUE caps")."""
+    cap = r.catalog.region(site.region).pue_cap
+    if cap is not None and float(pue) > cap.best + 1e-12:
+        raise r.error(
+            f"PUE {float(pue):g} is above the {cap.best:g} cap of region {site.region} "
+            f"({cap.source}): a data centre there may not be approved to run at it; give a "
+            f"PUE of at most {cap.best:g}, or a site in another region", where)
 
 
 def failure_rate(r: Resolution, card: Accelerator) -> Figure:

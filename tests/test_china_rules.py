@@ -1,0 +1,111 @@
+"""China's rules as the model and the planner apply them (issue 31): a hub region as a site
+sets its tariff and holds the PUE to the region's cap; a site's power quota (能耗指标) bounds
+what the planner installs there.
+
+Catalog figures used (pricing/facilities.yaml): cn-guizhou tariff 0.38 CNY/kWh, PUE cap 1.2
+(发改环资〔2024〕970号); cn 0.63 CNY/kWh, PUE cap 1.25; air cooling PUE 1.25 / 1.4 / 1.58,
+liquid 1.08 / 1.15 / 1.25."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from tco.api import load_source
+from tco.cli import cli
+from tco.engine import compute
+from tco.plan.problem import Card, Periods, Problem, Stack, Training
+from tco.plan.solve import solve
+
+HUB = """
+name: hub
+currency: CNY
+rent_options: none
+workloads:
+  - {id: w, params: 7e9, tokens: 2e11, runs_per_year: 4}
+candidates:
+  - {id: east, card: ascend-910b, cards: 64}
+  - {id: hub-air, card: ascend-910b, cards: 64, site: gz}
+  - {id: hub-liquid, card: ascend-910b, cards: 64, site: gz, cooling: liquid}
+facility:
+  region: cn
+  sites:
+    - {id: gz, region: cn-guizhou}
+"""
+
+
+@pytest.fixture(scope="module")
+def hub(catalog):
+    return compute(load_source(HUB), catalog)
+
+
+def test_a_hub_site_brings_its_tariff_and_holds_the_pue_to_its_cap(hub):
+    inp = hub.inputs
+    assert inp["facility.sites.gz.electricity_price_per_kwh"].value == 0.38
+    assert inp["facility.electricity_price_per_kwh"].value == 0.63
+    # air cooling 1.25 / 1.4 / 1.58 held to the hub's 1.2 in every part; to cn's 1.25 at cn
+    air = inp["candidates.hub-air.pue"]
+    assert (air.low, air.value, air.high) == (1.2, 1.2, 1.2)
+    assert air.source.startswith("held to the 1.2 PUE cap of region cn-guizhou")
+    assert inp["candidates.east.pue"].value == 1.25
+    liquid = inp["candidates.hub-liquid.pue"]  # 1.08 / 1.15 / 1.25: only the high part moves
+    assert (liquid.low, liquid.value, liquid.high) == (1.08, 1.15, 1.2)
+    # the same cluster pays its site's tariff at its PUE: 0.38 x 1.2 against 0.63 x 1.25
+    east, gz = hub.candidate("east").values, hub.candidate("hub-air").values
+    assert gz["electricity_per_year"] == pytest.approx(
+        east["electricity_per_year"] * (0.38 * 1.2) / (0.63 * 1.25), rel=1e-12)
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ("- {id: gz, region: cn-guizhou}", "facility.sites.gz.pue"),
+    ("{id: hub-air, card: ascend-910b, cards: 64, site: gz}", "candidates.hub-air.pue"),
+])
+def test_a_pue_given_above_the_regions_cap_is_refused(tmp_path, change, field):
+    text = HUB.replace(change, {
+        "- {id: gz, region: cn-guizhou}": "- {id: gz, region: cn-guizhou, pue: 1.3}",
+        "{id: hub-air, card: ascend-910b, cards: 64, site: gz}":
+            "{id: hub-air, card: ascend-910b, cards: 64, site: gz, pue: 1.3}",
+    }[change])
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 2, out.output
+    assert field in out.output
+    assert "PUE 1.3 is above the 1.2 cap of region cn-guizhou" in out.output
+    assert "Traceback" not in out.output
+
+
+def _case(budgets: dict[str, float]) -> Problem:
+    """tests/test_planner.py's hand-worked case (one server of 8 cards at 100,000, upkeep
+    2,000 a quarter, half back at the horizon, a quarter's lead time, 2.00 a card-hour on
+    demand, 200,000 card-hours due in the year) with its servers at site "hub", each drawing
+    10 kW of the site's power."""
+    card = Card(id="x", stack="cuda", cards_per_server=8, lead_periods=1, buy=True,
+                lease=False, server_price=(100_000.0,) * 4, upkeep_per_server_period=2_000.0,
+                resale_fraction=(0.5,) * 4, rent={"on_demand": (2.0,) * 4}, utilization=1.0,
+                facility_kw_per_server=10.0, site="hub")
+    run = Training("pretrain", {"x": 200_000.0}, ((0, 3, 1.0),), shortfall_per_run=1e9)
+    return Problem(Periods(4, 3, 0.0), (card,), (run,), (), (Stack("cuda", 0.0, 0, 0.0),),
+                   budgets)
+
+
+def test_a_sites_power_quota_bounds_the_servers_the_plan_installs_there():
+    # Unbounded: 4 servers, 224,000 (tests/test_planner.py). A 25 kW quota at the hub holds 2
+    # servers (20 kW): 2 x 56,000 + 2.00 x (200,000 - 2 x 52,560) rented = 301,760.
+    sol = solve(_case({"hub": 25.0}))
+    assert sol.values[("buy", "x", 0)] == pytest.approx(2.0)
+    assert sol.npv == pytest.approx(301_760.0, rel=1e-9)
+    # a quota at another site does not bind the hub's servers
+    assert solve(_case({"east": 25.0})).npv == pytest.approx(224_000.0, rel=1e-9)
+
+
+def test_the_planner_reads_each_sites_quota(catalog):
+    from tco.plan.build import problem
+
+    text = HUB.replace("- {id: gz, region: cn-guizhou}",
+                       "- {id: gz, region: cn-guizhou, power_budget_kw: 400}")
+    r = compute(load_source(text), catalog)
+    prob, _sup = problem(r.structure, {c.id: c.info for c in r.candidates}, r.env)
+    assert prob.power_budget_kw == {"gz": 400.0}
+    assert {c.id: c.site for c in prob.cards} == {"east": "", "hub-air": "gz",
+                                                  "hub-liquid": "gz"}
