@@ -164,7 +164,13 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("prices_include_vat", "flag", "Quoted purchase prices include VAT (1 yes, 0 no)",
               0, 1, integer=True, hint="1 when the quotes are gross (含税), 0 when net"),
     _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
+    # VAT on running costs (methodology §7): the facility region's rates unless given
+    _frac("vat_rate_electricity", "VAT rate on the electricity bill", 0.0, 0.5),
+    _frac("vat_rate_colocation", "VAT rate on colocation (IDC) fees", 0.0, 0.5),
+    _frac("vat_rate_cloud", "VAT rate on cloud rent", 0.0, 0.5),
 ]}
+# The finance inputs whose default is the facility region's catalog figure (tco.resolve.terms)
+RUNNING_VAT_KEYS = ("vat_rate_electricity", "vat_rate_colocation", "vat_rate_cloud")
 
 # Existing stock (`policy.holds_stock.<card>`, methodology §13; tco.resolve.held), by held
 # card id: `policy.holds_stock.<card>.cards`, and `.resale_price_per_card` or, for a book

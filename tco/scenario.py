@@ -365,6 +365,10 @@ class Finance(_Strict):
     vat_rate: Num = 0.0
     prices_include_vat: Num = 0.0  # 1: the quotes are gross (含税), the capex lines net of it
     vat_recoverable_fraction: Num = 1.0  # share credited as input VAT at the end of year 1
+    # VAT on running costs (methodology §7): default the facility region's catalog rates
+    vat_rate_electricity: Num | None = None
+    vat_rate_colocation: Num | None = None
+    vat_rate_cloud: Num | None = None
     # Leasing (candidates with `acquire: lease`, methodology §7): the rate, the lessor's
     # residual and the deposit default to sourced figures in pricing/assumptions.yaml
     lease_rate: Num | None = None

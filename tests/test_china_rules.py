@@ -109,3 +109,51 @@ def test_the_planner_reads_each_sites_quota(catalog):
     assert prob.power_budget_kw == {"gz": 400.0}
     assert {c.id: c.site for c in prob.cards} == {"east": "", "hub-air": "gz",
                                                   "hub-liquid": "gz"}
+
+
+VAT = """
+name: vat on running costs
+currency: CNY
+rent_options: none
+workloads:
+  - {id: w, params: 7e9, tokens: 2e11, runs_per_year: 4}
+candidates:
+  - {id: own, card: ascend-910b, cards: 64, site: gz}
+  - {id: rent, card: ascend-910b, cards: 64, acquire: rent, cloud_price_per_card_hour: 12}
+facility:
+  region: cn
+  sites:
+    - {id: gz, region: cn-guizhou}
+finance: {vat_recoverable_fraction: 0.4, horizon_years: 3, discount_rate: 0.1}
+"""
+
+
+def test_vat_on_running_costs_is_the_unrecovered_share_of_each_lines_vat(catalog):
+    r = compute(load_source(VAT), catalog)
+    inp = r.inputs
+    # 《增值税法》 Art. 10: electricity 13 %, IDC and cloud services 6 % (pricing/facilities.yaml cn)
+    assert inp["finance.vat_rate_electricity"].value == 0.13
+    assert inp["finance.vat_rate_colocation"].value == 0.06
+    assert inp["finance.vat_rate_cloud"].value == 0.06
+    own, rent = r.candidate("own"), r.candidate("rent")
+    for t in (1, 2, 3):
+        y = own.yearly[t]
+        # 60 % of the VAT is not recovered: 0.6 x (0.13 electricity + 0.06 colocation)
+        assert y["running_vat"] == pytest.approx(
+            0.6 * (0.13 * y["electricity"] + 0.06 * y["colocation"]), rel=1e-12)
+        assert y["electricity"] > 0 and y["colocation"] > 0
+        rented = rent.yearly[t]
+        assert rented["running_vat"] == pytest.approx(0.6 * 0.06 * rented["cloud_rent"],
+                                                      rel=1e-12)
+    assert own.yearly[0]["running_vat"] == 0
+    # the rent of a year: 64 cards x the hours the runs need x 12 CNY; its VAT cost at 10 %
+    hours = rent.values["available_hours_per_year"]
+    assert rent.yearly[2]["cloud_rent"] == pytest.approx(64 * hours * 12, rel=1e-9)
+    # every VAT recovered: no cost (the NPV moves by the VAT lost discounted at 10 %)
+    full = compute(load_source(VAT.replace("vat_recoverable_fraction: 0.4",
+                                           "vat_recoverable_fraction: 1")), catalog)
+    lost = sum(own.yearly[t]["running_vat"] / 1.1 ** t for t in (1, 2, 3))
+    assert all(y["running_vat"] == 0 for y in full.candidate("own").yearly)
+    assert own.values["capex_vat"] == 0  # finance.vat_rate (the purchase's) is 0 here
+    assert own.values["npv_tco"] - full.candidate("own").values["npv_tco"] == pytest.approx(
+        lost, rel=1e-9)

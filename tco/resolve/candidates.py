@@ -287,9 +287,8 @@ def capped_pue(r: Resolution, pue: Source, site: SiteFacts) -> Source:
     if all(v is None or v <= limit for v in parts.values()):
         return pue
     held = {k: (None if v is None else min(v, limit)) for k, v in parts.items()}
-    why = (f"held to the {limit:g} PUE cap of region {site.region} (catalog "
-           f"regions.{site.region}.pue_cap)"
-           + (f"; {pue.why}" if pue.why else ""))
+    why = ((f"{pue.why}, " if pue.why else "") + f"held to the {limit:g} PUE cap of region "
+           f"{site.region} (catalog regions.{site.region}.pue_cap)")
     return Source(fig.model_copy(update=held), why, pue.factor)
 
 
