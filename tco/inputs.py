@@ -172,6 +172,16 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
 # The finance inputs whose default is the facility region's catalog figure (tco.resolve.terms)
 RUNNING_VAT_KEYS = ("vat_rate_electricity", "vat_rate_colocation", "vat_rate_cloud")
 
+# A compute voucher (算力券, `vouchers:`, methodology §7 "Compute vouchers"): inputs
+# `vouchers.<id>.<key>`, each only when the scenario gives it.
+VOUCHER_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _frac("share", "Share of the rent a compute voucher covers"),
+    _money("per_card_hour", "money/card-h", "Amount a compute voucher pays per rented "
+           "card-hour", 0, 500, "per card-hour, in the scenario's currency"),
+    _money("cap_per_year", "money/yr", "Most a compute voucher pays per year", 0, 1e11,
+           "per year, in the scenario's currency"),
+]}
+
 # Existing stock (`policy.holds_stock.<card>`, methodology §13; tco.resolve.held), by held
 # card id: `policy.holds_stock.<card>.cards`, and `.resale_price_per_card` or, for a book
 # value (tco.model.held), `.age_years` and `.new_price_per_card`.

@@ -379,6 +379,16 @@ class Finance(_Strict):
     lease_deposit_months: Num | None = None
     lease_quoted_rate_factor: Num = 0.0  # a quote's monthly factor; 0: priced from lease_rate
 
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without the running-cost VAT rates when not given: a scenario's data (and digest)
+        is what it was before they existed."""
+        data = handler(self)
+        for key in ("vat_rate_electricity", "vat_rate_colocation", "vat_rate_cloud"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
 
 class Team(_Strict):
     engineer_cost_per_month: Num | None = None  # default: the catalog's, in the currency
@@ -467,6 +477,31 @@ class ApiOption(_Strict):
     source: str | None = Field(default=None, min_length=1, max_length=500)
 
 
+class Voucher(_Strict):
+    """A compute voucher (算力券, methodology §7 "Compute vouchers"): a local government pays a
+    share of the rent of compute (or an amount per card-hour) up to a cap per year, for the
+    rented options it applies to: those named, and every rented option of the cards named."""
+
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: str | None = None
+    share: Num | None = None  # share of the rent covered
+    per_card_hour: Num | None = None  # or an amount per rented card-hour (scenario currency)
+    cap_per_year: Num | None = None  # the most it pays per year (scenario currency); none: no cap
+    options: list[str] = []  # option ids it applies to
+    cards: list[str] = []  # card ids: every rented option of these cards
+    source: str = Field(min_length=3, max_length=500)  # the policy that grants it
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> Voucher:
+        if (self.share is None) == (self.per_card_hour is None):
+            raise _field_error("voucher", "give either share (of the rent) or per_card_hour, "
+                               "one of them", "share")
+        if not self.options and not self.cards:
+            raise _field_error("voucher", "name the options or the cards it applies to "
+                               "(options: [...] or cards: [...])", "options")
+        return self
+
+
 class Benchmark(_Strict):
     """A benchmark you ran (docs/methodology.md §18, "Your own benchmarks"): a result file
     (`file`, read relative to the scenario) or the measurement inline (`serving` or
@@ -527,13 +562,15 @@ class Scenario(_Strict):
     api_options: list[ApiOption] = Field(default=[], max_length=MAX_LISTED)
     # benchmarks you ran: they replace the catalog's efficiencies for their card (tco.measured)
     benchmarks: list[Benchmark] = Field(default=[], max_length=MAX_LISTED)
+    # compute vouchers (算力券) that pay part of the rent of the options they apply to
+    vouchers: list[Voucher] = Field(default=[], max_length=MAX_LISTED)
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
         """Without `api_options` when there is none, and without `profile` when none is named:
         a scenario's data (and digest) is what it was before they existed."""
         data = handler(self)
-        for key in ("api_options", "benchmarks"):
+        for key in ("api_options", "benchmarks", "vouchers"):
             if not data.get(key):
                 data.pop(key, None)
         if data.get("profile") is None:  # likewise without a profile
@@ -574,7 +611,7 @@ class Scenario(_Strict):
     @model_validator(mode="after")
     def _unique_ids(self) -> Scenario:
         for what, items in (("workloads", self.workloads), ("candidates", self.candidates),
-                            ("api_options", self.api_options)):
+                            ("api_options", self.api_options), ("vouchers", self.vouchers)):
             seen: set[str] = set()
             for item in items:
                 if item.id in seen:

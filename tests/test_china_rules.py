@@ -157,3 +157,64 @@ def test_vat_on_running_costs_is_the_unrecovered_share_of_each_lines_vat(catalog
     assert own.values["capex_vat"] == 0  # finance.vat_rate (the purchase's) is 0 here
     assert own.values["npv_tco"] - full.candidate("own").values["npv_tco"] == pytest.approx(
         lost, rel=1e-9)
+
+
+VOUCHERS = """
+name: vouchers
+currency: CNY
+rent_options: none
+rent_pricing: on_demand
+workloads:
+  - {id: w, params: 7e9, tokens: 2e11, runs_per_year: 4}
+candidates:
+  - {id: a, card: ascend-910b, cards: 64, acquire: rent, cloud_price_per_card_hour: 12}
+  - {id: b, card: ascend-910b, cards: 64, acquire: rent, cloud_price_per_card_hour: 12}
+  - {id: h, card: h20, cards: 64, acquire: rent, cloud_price_per_card_hour: 10}
+  - {id: own, card: ascend-910b, cards: 64}
+facility: {region: cn}
+finance: {horizon_years: 2, discount_rate: 0.1}
+vouchers:
+  - {id: hz-domestic, share: 0.3, cap_per_year: 100000, cards: [ascend-910b],
+     source: "杭州 《关于支持人工智能全产业链高质量发展的若干措施》 (2024-07): <= 30% of domestic compute"}
+  - {id: per-hour, per_card_hour: 2, options: [h], source: "test"}
+"""
+
+
+def test_a_compute_voucher_pays_its_share_of_the_rent_up_to_its_cap(catalog):
+    r = compute(load_source(VOUCHERS), catalog)
+    a, h, own = r.candidate("a"), r.candidate("h"), r.candidate("own")
+    for t in (1, 2):
+        rent = a.yearly[t]["cloud_rent"]
+        # 30 % of the rent, held to 100,000 a year: the rent is well above 333,333 here
+        assert rent > 100_000 / 0.3
+        assert a.yearly[t]["voucher"] == -100_000
+        assert r.candidate("b").yearly[t]["voucher"] == -100_000  # same card: it applies
+        # 2 CNY per card-hour rented: the rent / 10 CNY per card-hour x 2, no cap
+        assert h.yearly[t]["voucher"] == pytest.approx(-h.yearly[t]["cloud_rent"] / 10 * 2,
+                                                       rel=1e-12)
+        assert own.yearly[t]["voucher"] == 0  # a voucher pays rent only
+    # NPV: 100,000 less in each of 2 years at 10 %: 100,000 / 1.1 + 100,000 / 1.21
+    free = compute(load_source(VOUCHERS.split("vouchers:\n")[0]), catalog)
+    assert free.candidate("a").values["npv_tco"] - a.values["npv_tco"] == pytest.approx(
+        100_000 / 1.1 + 100_000 / 1.21, rel=1e-9)
+    # uncapped, the share itself: 30 % of the rent
+    open_ended = compute(load_source(VOUCHERS.replace(", cap_per_year: 100000", "")), catalog)
+    y = open_ended.candidate("a").yearly[1]
+    assert y["voucher"] == pytest.approx(-0.3 * y["cloud_rent"], rel=1e-12)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ("options: [h]", "unknown option 'hh'"),
+    ("cards: [ascend-910b]", "unknown card 'ascend-91b'"),
+    ("per_card_hour: 2,", "give either share (of the rent) or per_card_hour"),
+])
+def test_a_bad_voucher_gets_one_clear_message(tmp_path, change, message):
+    text = VOUCHERS.replace(change, {"options: [h]": "options: [hh]",
+                                     "cards: [ascend-910b]": "cards: [ascend-91b]",
+                                     "per_card_hour: 2,": "share: 0.1, per_card_hour: 2,"}[change])
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 2, out.output
+    assert message in out.output and "vouchers" in out.output, out.output
+    assert "Traceback" not in out.output

@@ -75,6 +75,8 @@ class Shape:
     deliveries: int
     site: str  # the site it runs at ("" the first): whose facility inputs it reads
     measured: tuple[str, ...] = ()  # precisions with a serving rate the user measured
+    # the compute vouchers that apply to it: (id, "share" | "per_card_hour", has a cap)
+    vouchers: tuple[tuple[str, str, bool], ...] = ()
 
 
 def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
@@ -89,7 +91,9 @@ def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
         held_by_age=bool(st.held) and st.held[k] in st.held_by_age,
         deliveries=st.deliveries[k] if st.deliveries else 0,
         site=st.site_of_candidate(k),
-        measured=st.measured[k] if st.measured else ())
+        measured=st.measured[k] if st.measured else (),
+        vouchers=tuple((vid, kind, capped) for vid, kind, capped, applies in st.vouchers
+                       if cid in applies))
 
 
 def candidate(model: Model, st: Structure, cid: str) -> None:
@@ -145,7 +149,8 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     rented = None if owned else rental(b, cl, tl, work, plan, horizon, money)
     if rented is not None:  # its runs are charged at the tier it rents at
         run = replace(run, rent_price=rented.price)
-    m = Money(cx, run, cl, h, work, plan, owned, ls, None if rented is None else rented.flows)
+    m = Money(cx, run, cl, h, work, plan, owned, ls, None if rented is None else rented.flows,
+              sh.vouchers)
     flows = cash_flows(b, horizon, m, tl, money)
     hz = horizon_results(b, horizon, flows, work, plan, money)
     able: Expr = feasible  # runs every workload within its limits, the plan aside

@@ -23,6 +23,7 @@ from .renting import check_rent_term, rent_options
 from .sites import sites
 from .state import Resolution
 from .terms import assumptions, finance, team, top_level
+from .vouchers import vouchers
 from .workloads import workloads
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     rent += rent_options(r, infos, rent)
     apply_benchmarks(r, infos)  # the user's measured efficiencies (tco.resolve.benchmarks)
     priced = [cid for cid, info in infos.items() if not info.infeasible]
+    voucher_shape = vouchers(r, infos, priced)  # compute vouchers (tco.resolve.vouchers)
     api = resolve_api_options(r, [*infos, *(p.id for p in sc.portfolios)])
     check_distributions(r)  # every input known, the API options' prices included
     shortfall_rent = tuple(cid for cid in priced if cid in rent or f"candidates."
@@ -96,6 +98,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         measured=tuple(r.measured.get(infos[cid].inputs_of or cid, ()) for cid in priced)
         if r.measured else (),
         storage_per_card="storage_tb_per_card" in sc.assumptions,
+        vouchers=voucher_shape,
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),
