@@ -172,6 +172,11 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
 # The finance inputs whose default is the facility region's catalog figure (tco.resolve.terms)
 RUNNING_VAT_KEYS = ("vat_rate_electricity", "vat_rate_colocation", "vat_rate_cloud")
 
+# A card's licence revoked mid-horizon (`policy.licence_revoked_from`, methodology §21): input
+# `candidates.<id>.licence_revoked_years`, the years from the decision to the revocation.
+REVOKED_INPUT = InputSpec("licence_revoked_years", "years", "Years from the decision until the "
+                          "card's licence is revoked (no work on it after)", 0, 30)
+
 # A compute voucher (算力券, `vouchers:`, methodology §7 "Compute vouchers"): inputs
 # `vouchers.<id>.<key>`, each only when the scenario gives it.
 VOUCHER_INPUTS: dict[str, InputSpec] = {s.key: s for s in [

@@ -76,6 +76,12 @@ class Structure:
     # compute vouchers (tco.resolve.vouchers): each (id, "share" | "per_card_hour", whether it
     # has a cap per year, the priced options it applies to)
     vouchers: tuple[tuple[str, str, bool, tuple[str, ...]], ...] = ()
+    # options whose card's licence is revoked mid-horizon (policy.licence_revoked_from): each
+    # reads its candidates.<id>.licence_revoked_years
+    revoked: tuple[str, ...] = ()
+    # vendors' allocation quotas (policy.supply_limit_cards_per_quarter): (card id, cards a
+    # quarter), a limit of the planner
+    supply_limits: tuple[tuple[str, float], ...] = ()
 
     def site(self, site_id: str) -> tuple[str, ...]:
         """The site `site_id` as `sites` lists it."""

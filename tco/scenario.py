@@ -448,6 +448,30 @@ class Policy(_Strict):
     holds_licence: list[str] = []  # catalog card ids
     holds_stock: dict[str, HeldStock] = {}  # by catalog card id
     note: str | None = Field(default=None, max_length=500)
+    # China's rules (methodology §21): the most cards of each id a vendor allocates per quarter
+    # (the planner's buy limit), and the month a card's licence is revoked (YYYY-MM; the
+    # scenario's start dates it): its clusters do no work after it, their costs stay
+    supply_limit_cards_per_quarter: dict[str, Num] = {}
+    licence_revoked_from: dict[str, str] = {}
+
+    @field_validator("licence_revoked_from", mode="before")
+    @classmethod
+    def _months(cls, value: Any) -> Any:
+        for card, month in (value or {}).items() if isinstance(value, dict) else ():
+            if not (isinstance(month, str) and re.fullmatch(r"[0-9]{4}-(0[1-9]|1[0-2])", month)):
+                raise _field_error("month", f"found {show_value(month)}; expected a month as "
+                                   "YYYY-MM, e.g. 2027-06 (quoted)", str(card))
+        return value
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without the China rules when not given: a scenario's data (and digest) is what it
+        was before they existed."""
+        data = handler(self)
+        for key in ("supply_limit_cards_per_quarter", "licence_revoked_from"):
+            if not data.get(key):
+                data.pop(key, None)
+        return data
 
 
 class Portfolio(_Strict):

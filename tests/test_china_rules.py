@@ -75,7 +75,8 @@ def test_a_pue_given_above_the_regions_cap_is_refused(tmp_path, change, field):
     assert "Traceback" not in out.output
 
 
-def _case(budgets: dict[str, float]) -> Problem:
+def _case(budgets: dict[str, float], limits: dict[str, float] | None = None,
+          stop: int | None = None) -> Problem:
     """tests/test_planner.py's hand-worked case (one server of 8 cards at 100,000, upkeep
     2,000 a quarter, half back at the horizon, a quarter's lead time, 2.00 a card-hour on
     demand, 200,000 card-hours due in the year) with its servers at site "hub", each drawing
@@ -83,10 +84,10 @@ def _case(budgets: dict[str, float]) -> Problem:
     card = Card(id="x", stack="cuda", cards_per_server=8, lead_periods=1, buy=True,
                 lease=False, server_price=(100_000.0,) * 4, upkeep_per_server_period=2_000.0,
                 resale_fraction=(0.5,) * 4, rent={"on_demand": (2.0,) * 4}, utilization=1.0,
-                facility_kw_per_server=10.0, site="hub")
+                facility_kw_per_server=10.0, site="hub", card="x910", stop_period=stop)
     run = Training("pretrain", {"x": 200_000.0}, ((0, 3, 1.0),), shortfall_per_run=1e9)
     return Problem(Periods(4, 3, 0.0), (card,), (run,), (), (Stack("cuda", 0.0, 0, 0.0),),
-                   budgets)
+                   budgets, limits or {})
 
 
 def test_a_sites_power_quota_bounds_the_servers_the_plan_installs_there():
@@ -218,3 +219,87 @@ def test_a_bad_voucher_gets_one_clear_message(tmp_path, change, message):
     assert out.exit_code == 2, out.output
     assert message in out.output and "vouchers" in out.output, out.output
     assert "Traceback" not in out.output
+
+
+def test_a_vendors_quota_spreads_the_orders_over_quarters():
+    # 16 cards (2 servers) a quarter: 2 bought in quarter 0 (56,000 each, 52,560 card-hours
+    # each) and 2 in quarter 1 (100,000 + 2 x 2,000 - 50,000 = 54,000 each, working quarters
+    # 2-3: 35,040 card-hours each, worth 70,080 of rent); a fifth in quarter 2 would work one
+    # quarter (35,040 of rent) for 52,000. The rest, 200,000 - 175,200 = 24,800 card-hours,
+    # is rented at 2.00: 112,000 + 108,000 + 49,600 = 269,600.
+    sol = solve(_case({}, {"x910": 16.0}))
+    assert sol.values[("buy", "x", 0)] == pytest.approx(2.0)
+    assert sol.values[("buy", "x", 1)] == pytest.approx(2.0)
+    assert sol.npv == pytest.approx(269_600.0, rel=1e-9)
+    assert solve(_case({}, {"other-card": 16.0})).npv == pytest.approx(224_000.0, rel=1e-9)
+
+
+def test_a_revoked_licence_stops_the_card_from_its_period_on():
+    # revoked from quarter 2: a server bought in quarter 0 works quarter 1 only (17,520
+    # card-hours, 35,040 of rent) for 56,000, so none is bought; and nothing works on the card
+    # from quarter 2, rented or not: the run is rented in quarters 0-1, 400,000
+    sol = solve(_case({}, stop=2))
+    assert not any(k[0] == "buy" for k in sol.values)
+    assert not any(k[0] == "work" and k[4] >= 2 for k in sol.values)
+    assert sol.npv == pytest.approx(400_000.0, rel=1e-9)
+
+
+RULES = """
+name: rules
+currency: CNY
+rent_options: none
+start: 2027-01
+workloads:
+  - {id: w, params: 7e9, tokens: 2e11, runs_per_year: 4}
+candidates:
+  - {id: own, card: ascend-910b, cards: 1024, lead_time_weeks: 0}
+  - {id: h20, card: h20, cards: 64, acquire: rent, cloud_price_per_card_hour: 10}
+facility: {region: cn}
+finance: {horizon_years: 3}
+team: {familiarity: {cann: 1.0}}
+policy:
+  supply_limit_cards_per_quarter: {ascend-910b: 200}
+  licence_revoked_from: {ascend-910b: 2028-07}
+"""
+
+
+def test_a_revoked_licence_strands_the_cluster_and_flags_it(catalog):
+    r = compute(load_source(RULES), catalog)
+    own = r.candidate("own")
+    free = compute(load_source(RULES.replace("  licence_revoked_from: {ascend-910b: 2028-07}\n",
+                                             "")), catalog).candidate("own")
+    assert r.inputs["candidates.own.licence_revoked_years"].value == 1.5  # 18 months
+    name = own.info.card_name
+    assert f"licence: {name} revoked from 2028-07: the cluster does no work after it, " \
+        "its costs stay (policy.licence_revoked_from)" in own.info.flags
+    assert f"supply: the vendor allocates at most 200 {name} a quarter; 1,024 cards " \
+        "take 6 quarters" in own.info.flags
+    # delivered at once and ported (familiar team): ready all of year 1, half of year 2, none
+    # of year 3; installed, and so colocation, as without the revocation
+    assert [own.yearly[t]["ready_share"] for t in (1, 2, 3)] == [1.0, 0.5, 0.0]
+    assert own.yearly[3]["colocation"] == free.yearly[3]["colocation"] > 0
+    assert own.yearly[3]["work_share"] == 0 < free.yearly[3]["work_share"]
+    assert own.values["npv_tco"] == pytest.approx(free.values["npv_tco"] - sum(
+        (free.yearly[t]["electricity"] - own.yearly[t]["electricity"]) / 1.08 ** t
+        for t in (1, 2, 3)), rel=1e-9)  # only the busy power falls: costs stay
+    assert not r.candidate("h20").info.flags or all(
+        "revoked" not in f for f in r.candidate("h20").info.flags)
+
+
+def test_the_planner_reads_the_quota_and_the_revocation(catalog):
+    from tco.plan.build import problem
+
+    r = compute(load_source(RULES), catalog)
+    prob, _sup = problem(r.structure, {c.id: c.info for c in r.candidates}, r.env)
+    assert prob.supply_limit_cards_per_quarter == {"ascend-910b": 200.0}
+    stops = {c.id: c.stop_period for c in prob.cards}
+    assert stops == {"own": 18, "h20": None}  # 2028-07 is 18 months after 2027-01
+
+
+def test_a_revocation_without_a_start_month_is_refused(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(RULES.replace("start: 2027-01\n", ""))
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 2, out.output
+    assert "policy.licence_revoked_from.ascend-910b" in out.output
+    assert "needs the scenario's start month" in out.output and "Traceback" not in out.output

@@ -77,6 +77,7 @@ class Shape:
     measured: tuple[str, ...] = ()  # precisions with a serving rate the user measured
     # the compute vouchers that apply to it: (id, "share" | "per_card_hour", has a cap)
     vouchers: tuple[tuple[str, str, bool], ...] = ()
+    revoked: bool = False  # its card's licence is revoked mid-horizon (no work after)
 
 
 def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
@@ -93,7 +94,8 @@ def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
         site=st.site_of_candidate(k),
         measured=st.measured[k] if st.measured else (),
         vouchers=tuple((vid, kind, capped) for vid, kind, capped, applies in st.vouchers
-                       if cid in applies))
+                       if cid in applies),
+        revoked=cid in st.revoked)
 
 
 def candidate(model: Model, st: Structure, cid: str) -> None:
@@ -143,7 +145,7 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
     run = running(b, cl, cx, h, stack, horizon, money, owned, rent_price, leased)
     work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned, money, waits, phases,
-                  bridged=sh.acquire == modes.HYBRID)
+                  bridged=sh.acquire == modes.HYBRID, revoked=sh.revoked)
     plan = plan_work(b, horizon, tl, h.demand, h.available, sh.acquire)
     ls = lease(b, cx, Ref(f"{cid}.delivery_years"), horizon, money) if leased else None
     rented = None if owned else rental(b, cl, tl, work, plan, horizon, money)

@@ -96,7 +96,9 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
             resale_fraction=tuple(resale), lease_payment_per_server_period=lease_pay,
             lease_term_periods=term, facility_kw_per_server=val(u.server_kw) if owned else 0.0,
             rent={t: tuple([val(rent_price(s, t))] * P) for t in s.rent},
-            utilization=float(env["utilization"]), site=s.site[0]))
+            utilization=float(env["utilization"]), site=s.site[0],
+            card=getattr(infos.get(s.cid), "card", ""),
+            stop_period=_stop(env, st, s, months)))
     training, serving = [], []
     apis = {aid: tuple(wids) for aid, _name, *wids in st.api}
     per_year = periods.per_year
@@ -136,8 +138,17 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
     # each site's power budget (its energy quota), where it gives one (methodology §3, Sites)
     budgets = {site[0]: float(env[site_path(site[0], "power_budget_kw")]) for site in st.sites
                if "power_budget_kw" in site[1:]}
+    limits = {card: float(n) for card, n in st.supply_limits}
     return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks),
-                   budgets), sup
+                   budgets, limits), sup
+
+
+def _stop(env: Mapping[str, Any], st: Structure, s: Supply, months: int) -> int | None:
+    """The first period a supply whose licence is revoked may do no work (None: never)."""
+    if s.cid not in st.revoked:
+        return None
+    years = float(env[f"candidates.{s.inputs_of}.licence_revoked_years"])
+    return math.ceil(years * 12 / months - 1e-9)
 
 
 def _ok(env: Mapping[str, Any], name: str) -> bool:

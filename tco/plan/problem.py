@@ -83,6 +83,8 @@ class Card:
     spot_overhead: float = 0.0  # extra card-hours a job needs on preemptible capacity
     utilization: float = 1.0  # share of an owned or reserved card's hours that can do work
     site: str = ""  # the site its owned servers stand at ("" the facility's first)
+    card: str = ""  # the catalog card id (a vendor's quota counts every supply of it)
+    stop_period: int | None = None  # its licence is revoked: no work from this period on
 
 
 @dataclass(frozen=True)
@@ -145,3 +147,6 @@ class Problem:
     # each site's power for owned capacity (its energy quota, 能耗指标), by site id ("" the
     # first); a site not listed has no cap
     power_budget_kw: dict[str, float] = field(default_factory=dict)
+    # the most cards of a catalog card id the vendors allocate per quarter (orders bought or
+    # leased in the quarter), by card id (policy.supply_limit_cards_per_quarter)
+    supply_limit_cards_per_quarter: dict[str, float] = field(default_factory=dict)

@@ -233,6 +233,7 @@ class _Formulation:
         self.res_hours: dict[tuple[str, int], Terms] = {}
         self.res_peak: dict[tuple[str, int], Terms] = {}
         self.power: dict[tuple[str, int], Terms] = {}  # (site, period) -> servers' kW
+        self.orders: dict[tuple[str, int], Terms] = {}  # (card, quarter) -> cards ordered
 
     def program(self) -> _Program:
         for s in self.p.stacks:
@@ -266,7 +267,10 @@ class _Formulation:
         if not (buys or leases or fixed):
             return
         arrivals: dict[int, Terms] = {k: [] for k in range(P)}
-        for k in range(c.first_order_period, P - c.lead_periods) if buys or fixed else ():
+        months = self.p.periods.months
+        # a card whose licence is revoked is not ordered after the revocation
+        last = P if c.stop_period is None else min(P, c.stop_period)
+        for k in range(c.first_order_period, last - c.lead_periods) if buys or fixed else ():
             arrive = k + c.lead_periods
             price = c.server_price[k]
             cost = (price * self.start[k] + self.pv_running(c.upkeep_per_server_period, arrive, P)
@@ -275,14 +279,18 @@ class _Formulation:
             j = prog.var(("buy", c.id, k), cost, n or 0.0, np.inf if n is None else n,
                          integer=True)
             arrivals[arrive].append((j, 1.0))
+            self.orders.setdefault((c.card, k * months // 3), []).append(
+                (j, float(c.cards_per_server)))
         term = c.lease_term_periods
-        for k in range(P - c.lead_periods) if leases else ():
+        for k in range(last - c.lead_periods) if leases else ():
             arrive = k + c.lead_periods
             # payments for the whole term (owed past the horizon too), upkeep while in use
             cost = (self.pv_running(c.lease_payment_per_server_period, arrive, arrive + term)
                     + self.pv_running(c.upkeep_per_server_period, arrive, min(arrive + term, P)))
             j = prog.var(("lease", c.id, k), cost, integer=True)
             arrivals[arrive].append((j, 1.0))
+            self.orders.setdefault((c.card, k * months // 3), []).append(
+                (j, float(c.cards_per_server)))
             if arrive + term < P:
                 arrivals[arrive + term].append((j, -1.0))
         installed = self.stock("owned", c.id, arrivals)
@@ -361,7 +369,8 @@ class _Formulation:
                 h = t.card_hours_per_run.get(c.id)
                 if h is None:
                     continue
-                for k in range(max(first, self.ready.get(c.stack, 0)), last + 1):
+                stop = last + 1 if c.stop_period is None else min(last + 1, c.stop_period)
+                for k in range(max(first, self.ready.get(c.stack, 0)), stop):
                     for src in SOURCES_WORK:
                         cost = self.source_cost(c, src, h, k)
                         if cost is None:
@@ -386,7 +395,8 @@ class _Formulation:
                                                 cost[k] * self.year_end[k]), 1.0))
             for c in self.p.cards:
                 peak = s.peak_cards.get(c.id)
-                if peak is None or k < self.ready.get(c.stack, 0):
+                if peak is None or k < self.ready.get(c.stack, 0) \
+                        or c.stop_period is not None and k >= c.stop_period:
                     continue
                 busy = s.busy_card_hours[c.id]
                 for src in SOURCES_SERVE:
@@ -411,6 +421,10 @@ class _Formulation:
         for (stack, wid), terms in self.uses.items():
             # a stack's cards do a workload's work only while the plan uses (has ported) it
             prog.row(terms + [(self.port[stack], -most[wid])], -np.inf, 0.0)
+        for (card, _quarter), terms in self.orders.items():  # the vendors' quotas
+            most = self.p.supply_limit_cards_per_quarter.get(card)
+            if most is not None:
+                prog.row(terms, -np.inf, most)
         for (site, _k), terms in self.power.items():
             budget = self.p.power_budget_kw.get(site)
             if budget is not None:

@@ -15,6 +15,7 @@ from ..resolved import CandidateInfo, Resolved, Structure
 from .api_options import resolve_api_options
 from .benchmarks import apply_benchmarks
 from .candidates import candidate
+from .china_rules import china_rules
 from .checks import check_distributions, check_licences_used, check_stock_used
 from .held import held_stock_inputs
 from .policy import check_policy
@@ -55,6 +56,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     apply_benchmarks(r, infos)  # the user's measured efficiencies (tco.resolve.benchmarks)
     priced = [cid for cid, info in infos.items() if not info.infeasible]
     voucher_shape = vouchers(r, infos, priced)  # compute vouchers (tco.resolve.vouchers)
+    revoked = china_rules(r, infos, priced)  # quotas and revoked licences
     api = resolve_api_options(r, [*infos, *(p.id for p in sc.portfolios)])
     check_distributions(r)  # every input known, the API options' prices included
     shortfall_rent = tuple(cid for cid in priced if cid in rent or f"candidates."
@@ -98,7 +100,9 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         measured=tuple(r.measured.get(infos[cid].inputs_of or cid, ()) for cid in priced)
         if r.measured else (),
         storage_per_card="storage_tb_per_card" in sc.assumptions,
-        vouchers=voucher_shape,
+        vouchers=voucher_shape, revoked=revoked,
+        supply_limits=tuple((card, float(n)) for card, n in
+                            sc.policy.supply_limit_cards_per_quarter.items()),
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),
