@@ -244,14 +244,19 @@ class Candidate(BaseModel):
     deliveries: list[Delivery] | None = Field(default=None, min_length=2, max_length=52)
     # The site it runs at (an id of `facility.sites`); default the facility's first site.
     site: str | None = None
+    # A regional cloud offer to rent at, by its id (pricing/cloud.yaml regional_cloud_prices,
+    # e.g. cn-lease-h100-sxm); default the site's region's first offer for the card, else the
+    # card's general price.
+    cloud: str | None = None
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
-        """Without `site` when not given: a single-site scenario's data (and digest) is what
-        it was before sites existed."""
+        """Without `site` (and `cloud`) when not given: a single-site scenario's data (and
+        digest) is what it was before sites existed."""
         data = handler(self)
-        if data.get("site") is None:
-            data.pop("site", None)
+        for key in ("site", "cloud"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
     @model_validator(mode="after")

@@ -303,3 +303,26 @@ def test_a_revocation_without_a_start_month_is_refused(tmp_path):
     assert out.exit_code == 2, out.output
     assert "policy.licence_revoked_from.ascend-910b" in out.output
     assert "needs the scenario's start month" in out.output and "Traceback" not in out.output
+
+
+def test_a_chinese_cloud_offer_is_picked_by_id(catalog):
+    """pricing/cloud.yaml cn-a100-80gb-sxm (domestic platforms' list average, 10 CNY typical
+    on demand); a Chinese API by id: tests/test_china_market.py."""
+    r = compute(load_source({
+        "name": "cn", "currency": "CNY", "rent_options": "none", "rent_pricing": "on_demand",
+        "workloads": [{"id": "w", "params": 7e9, "tokens": 1e11, "runs_per_year": 2}],
+        "candidates": [{"id": "a", "card": "a100-80gb-sxm", "cards": 64, "acquire": "rent",
+                        "cloud": "cn-a100-80gb-sxm"}],
+        "facility": {"region": "us"}}), catalog)
+    # picked by id though the facility is in the US (whose offer would be the general one)
+    assert r.inputs["candidates.a.cloud_price_per_card_hour"].value == 10
+
+
+def test_an_unknown_cloud_offer_gets_one_clear_message(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(VOUCHERS.replace("acquire: rent, cloud_price_per_card_hour: 10}",
+                                     "acquire: rent, cloud: cn-lease-h100-sxm}"))
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 2, out.output
+    assert "candidates.h.cloud" in out.output
+    assert "cloud offer 'cn-lease-h100-sxm' rents h100-sxm, not h20" in out.output

@@ -52,7 +52,8 @@ def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
         cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
         site=site.id,
     )
-    figs, rent_note = catalog_figures(r, card, platform, stack, cooling, r.precisions(), site)
+    figs, rent_note = catalog_figures(r, card, platform, stack, cooling, r.precisions(), site,
+                                      c.cloud, base + ["cloud"])
     if "pue" in site.given and "pue" in c.overrides:
         raise r.error(f"{site.words()} gives the PUE every option there runs at "
                       f"({site_path(site.id, 'pue')}); give it there or here, not both",
@@ -228,7 +229,8 @@ def hardware(r: Resolution, c: Candidate) -> tuple[Accelerator, Platform, Stack]
 
 
 def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack: Stack,
-                    cooling: Cooling, precisions: list[str], site: SiteFacts
+                    cooling: Cooling, precisions: list[str], site: SiteFacts,
+                    offer: str | None = None, where: list[str] | None = None
                     ) -> tuple[dict[str, Source], str]:
     """Each catalog figure of a candidate by input key (None: the card lacks a precision);
     and a note on the cloud price chosen. No PUE at a site that gives its own."""
@@ -265,7 +267,7 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
         figs[f"peak_tflops_{prec}"] = Source(card.peak(prec))
     # decode reads memory, and so do small expert GEMMs (a mixture of experts)
     figs["memory_bandwidth_gb_per_s"] = Source(card.memory_bandwidth_gb_per_s)
-    cloud, rent_note = cloud_figures(r, card, site.region)
+    cloud, rent_note = cloud_figures(r, card, site.region, offer, where)
     figs.update(cloud)
     if "pue" in site.given:  # the site's, read by the model through its site (tco.model.base)
         del figs["pue"]
