@@ -8,13 +8,15 @@ liquid 1.08 / 1.15 / 1.25."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
 from tco.api import load_source
 from tco.cli import cli
 from tco.engine import compute
-from tco.plan.problem import Card, Periods, Problem, Stack, Training
+from tco.plan.problem import Card, Periods, Problem, Stack, Training, Voucher
 from tco.plan.solve import solve
 
 HUB = """
@@ -326,3 +328,36 @@ def test_an_unknown_cloud_offer_gets_one_clear_message(tmp_path):
     assert out.exit_code == 2, out.output
     assert "candidates.h.cloud" in out.output
     assert "cloud offer 'cn-lease-h100-sxm' rents h100-sxm, not h20" in out.output
+
+
+def test_a_voucher_in_the_plan_pays_its_share_of_the_rent_up_to_its_cap():
+    # 50 % of the rent of x, at most 30,000 a year. k servers and the rest rented cost
+    # 56,000 k + 2 x (200,000 - 52,560 k) less the voucher: 4 servers 224,000 (no rent, no
+    # voucher); 3 servers 168,000 + 84,640 - min(30,000, 42,320) = 222,640, the cheapest;
+    # 2 servers 112,000 + 189,760 - 30,000 = 271,760; renting all 400,000 - 30,000
+    p = _case({})
+    v = Voucher("v", "share", 0.5, 30_000.0, ("x",))
+    sol = solve(Problem(p.periods, p.cards, p.training, p.serving, p.stacks, vouchers=(v,)))
+    assert sol.values[("buy", "x", 0)] == pytest.approx(3.0)
+    assert sol.values[("voucher", "v", 1)] == pytest.approx(30_000.0)
+    assert sol.npv == pytest.approx(222_640.0, rel=1e-9)
+
+
+def test_the_plans_money_counts_the_vouchers_as_the_solver_does():
+    """The cn starter (a 20 % voucher on the H100 lease, capped at CNY 8 M a year): every
+    plan's NPV from the model's trees equals the solver's objective, and the plan held to the
+    leased option costs what the option does (both count the voucher)."""
+    import tco
+
+    root = Path(__file__).resolve().parents[1] / "tco" / "scenarios"
+    run = tco.compare(root / "cn.yaml", [root / "cn.quotes.csv"])
+    plans = {p.id: p for p in run.result.plans}
+    for pid in ("plan", "plan-h100-lease"):  # the plans that rent (and so get the voucher)
+        assert plans[pid].npv_tco == pytest.approx(plans[pid].values["objective"], rel=1e-9)
+    lease = plans["plan-h100-lease"]
+    option = run.result.candidate("h100-lease").values["npv_tco"]
+    # priced with the voucher, as the option is (within the plan's monthly grid)
+    assert lease.npv_tco == pytest.approx(option, rel=0.01)
+    paid = [v for k, v in lease.env.items() if k.startswith("plan-h100-lease.p")
+            and k.endswith(".voucher")]
+    assert paid and all(v < 0 for v in paid)

@@ -29,7 +29,7 @@ from ..model.plan import (
     unit,
 )
 from ..resolved import Structure
-from .problem import Allowed, Card, Periods, Problem, Serving, Stack, Training
+from .problem import Allowed, Card, Periods, Problem, Serving, Stack, Training, Voucher
 
 MONTHS = {"month": 1, "quarter": 3}
 
@@ -140,7 +140,20 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
                if "power_budget_kw" in site[1:]}
     limits = {card: float(n) for card, n in st.supply_limits}
     return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks),
-                   budgets, limits), sup
+                   budgets, limits, vouchers(st, env)), sup
+
+
+def voucher_supplies(st: Structure, applies: tuple[str, ...]) -> tuple[str, ...]:
+    """The supplies whose rent a voucher pays: those of the options it applies to."""
+    return tuple(sorted({st.inputs_of[st.candidates.index(cid)] for cid in applies}))
+
+
+def vouchers(st: Structure, env: Mapping[str, Any]) -> tuple[Voucher, ...]:
+    """The scenario's compute vouchers at their values (tco.resolve.vouchers)."""
+    return tuple(Voucher(vid, kind, float(env[f"vouchers.{vid}.{kind}"]),
+                         float(env[f"vouchers.{vid}.cap_per_year"]) if capped else None,
+                         voucher_supplies(st, applies))
+                 for vid, kind, capped, applies in st.vouchers if applies)
 
 
 def _stop(env: Mapping[str, Any], st: Structure, s: Supply, months: int) -> int | None:

@@ -138,6 +138,19 @@ class Allowed:
 
 
 @dataclass(frozen=True)
+class Voucher:
+    """A compute voucher (methodology §7, "Compute vouchers"): it pays `rate` of the rent of
+    the supplies it applies to (kind "share"), or `rate` per card-hour rented (kind
+    "per_card_hour"), at most `cap` a year (None: no cap)."""
+
+    id: str
+    kind: str
+    rate: float
+    cap: float | None
+    supplies: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Problem:
     periods: Periods
     cards: tuple[Card, ...]
@@ -150,3 +163,4 @@ class Problem:
     # the most cards of a catalog card id the vendors allocate per quarter (orders bought or
     # leased in the quarter), by card id (policy.supply_limit_cards_per_quarter)
     supply_limit_cards_per_quarter: dict[str, float] = field(default_factory=dict)
+    vouchers: tuple[Voucher, ...] = ()  # compute vouchers that pay part of the rent

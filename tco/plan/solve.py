@@ -234,6 +234,9 @@ class _Formulation:
         self.res_peak: dict[tuple[str, int], Terms] = {}
         self.power: dict[tuple[str, int], Terms] = {}  # (site, period) -> servers' kW
         self.orders: dict[tuple[str, int], Terms] = {}  # (card, quarter) -> cards ordered
+        # (supply, period) -> rent paid (undiscounted) and card-hours rented, for vouchers
+        self.rent_paid: dict[tuple[str, int], Terms] = {}
+        self.rent_hours: dict[tuple[str, int], Terms] = {}
 
     def program(self) -> _Program:
         for s in self.p.stacks:
@@ -324,6 +327,10 @@ class _Formulation:
                 cost = c.rent[tier][k] * self.hours * sum(self.year_end[k:k + term])
                 j = self.prog.var(("reserve", c.id, tier, k), cost)  # whole servers: polish
                 starts[k].append((j, 1.0))
+                for kk in range(k, min(k + term, P)):  # each period's rent, for vouchers
+                    self.rent_paid.setdefault((c.id, kk), []).append(
+                        (j, c.rent[tier][k] * self.hours))
+                    self.rent_hours.setdefault((c.id, kk), []).append((j, self.hours))
                 if k + term < P:
                     starts[k + term].append((j, -1.0))
         held = self.stock("reserved", c.id, starts)
@@ -356,6 +363,10 @@ class _Formulation:
             self.res_hours[(c.id, k)].append((j, card_hours))
             if peak is not None:
                 self.res_peak[(c.id, k)].append((j, peak))
+        else:  # rented per hour used: what it pays, for vouchers
+            paid = card_hours * (1 / (1 - c.spot_overhead) if src == "spot" else 1.0)
+            self.rent_paid.setdefault((c.id, k), []).append((j, paid * c.rent[src][k]))
+            self.rent_hours.setdefault((c.id, k), []).append((j, paid))
         if c.stack in self.port:
             self.uses.setdefault((c.stack, wid), []).append((j, 1.0))
 
@@ -408,6 +419,34 @@ class _Formulation:
                     self.allocate(j, c, src, k, s.id, busy, peak)
             self.prog.row(terms, share, share)
 
+    def vouchers(self) -> None:
+        """Compute vouchers: in each year, what each pays (an inflow at the year's end) is no
+        more than its share of the rent of its supplies (or its amount per card-hour rented)
+        and its cap; together no more than that rent."""
+        if not self.p.vouchers:
+            return
+        per_year, prog = self.p.periods.per_year, self.prog
+        years = range(self.P // per_year)
+
+        def rent(supplies: set[str], y: int, by: dict[tuple[str, int], Terms],
+                 scale: float) -> Terms:
+            return [(j, -v * scale) for s in sorted(supplies)
+                    for k in range(y * per_year, (y + 1) * per_year)
+                    for j, v in by.get((s, k), [])]
+
+        everyone: set[str] = set()
+        paid: dict[int, Terms] = {y: [] for y in years}
+        for v in self.p.vouchers:
+            everyone |= set(v.supplies)
+            by = self.rent_paid if v.kind == "share" else self.rent_hours
+            for y in years:
+                j = prog.var(("voucher", v.id, y + 1), -self.year_end[(y + 1) * per_year - 1],
+                             0.0, np.inf if v.cap is None else v.cap)
+                prog.row([(j, 1.0)] + rent(set(v.supplies), y, by, v.rate), -np.inf, 0.0)
+                paid[y].append((j, 1.0))
+        for y in years:
+            prog.row(paid[y] + rent(everyone, y, self.rent_paid, 1.0), -np.inf, 0.0)
+
     def limits(self) -> None:
         """Capacity and peak rows, the ports' links, and each site's power budget (its energy
         quota): the owned servers standing there in a period draw no more."""
@@ -421,6 +460,7 @@ class _Formulation:
         for (stack, wid), terms in self.uses.items():
             # a stack's cards do a workload's work only while the plan uses (has ported) it
             prog.row(terms + [(self.port[stack], -most[wid])], -np.inf, 0.0)
+        self.vouchers()
         for (card, _quarter), terms in self.orders.items():  # the vendors' quotas
             most = self.p.supply_limit_cards_per_quarter.get(card)
             if most is not None:
