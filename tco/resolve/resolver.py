@@ -15,8 +15,8 @@ from ..resolved import CandidateInfo, Resolved, Structure
 from .api_options import resolve_api_options
 from .benchmarks import apply_benchmarks
 from .candidates import candidate
-from .china_rules import china_rules
 from .checks import check_distributions, check_licences_used, check_stock_used
+from .china_rules import china_rules
 from .held import held_stock_inputs
 from .policy import check_policy
 from .portfolio import portfolios
