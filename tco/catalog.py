@@ -30,6 +30,7 @@ from .inputs import (
     LEASE_FIGURES,
     LEASE_INPUTS,
     MONEY_DEFAULTS,
+    RUNNING_VAT_KEYS,
     SERVE_ASSUMPTIONS,
     SERVE_CANDIDATE_INPUTS,
     SERVE_DEFAULTS,
@@ -291,6 +292,12 @@ class Region(_Record):
     # the highest PUE a new data centre here may be approved with (a policy cap, not a
     # measurement); data for the sites of a plan (a new build's PUE is held to it)
     pue_cap: Figure | None = None
+    # VAT charged on running costs here (methodology §7, "VAT on running costs"): on the
+    # electricity bill, on colocation (IDC) and on cloud rent; a region without them inherits
+    # its wider region's (part_of), else none
+    vat_rate_electricity: Figure | None = None
+    vat_rate_colocation: Figure | None = None
+    vat_rate_cloud: Figure | None = None
     notes: str | None = None
 
 
@@ -548,6 +555,7 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("cooling", "capex_per_kw_usd"): _C["cooling_capex_per_kw"],
     **{("regions", k): spec for k, spec in FACILITY_INPUTS.items()},
     ("regions", "pue_cap"): _C["pue"],
+    **{("regions", k): FINANCE_INPUTS[k] for k in RUNNING_VAT_KEYS},
     ("stacks", "efficiency_vs_cuda"): _C["stack_efficiency"],
     **{("stacks", f"porting_engineer_months_{c}"): _C["porting_engineer_months"]
        for c in ("simple", "moderate", "complex")},

@@ -178,6 +178,27 @@ FINANCE_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("prices_include_vat", "flag", "Quoted purchase prices include VAT (1 yes, 0 no)",
               0, 1, integer=True, hint="1 when the quotes are gross (含税), 0 when net"),
     _frac("vat_recoverable_fraction", "Share of the purchase's VAT recovered as input VAT"),
+    # VAT on running costs (methodology §7): the facility region's rates unless given
+    _frac("vat_rate_electricity", "VAT rate on the electricity bill", 0.0, 0.5),
+    _frac("vat_rate_colocation", "VAT rate on colocation (IDC) fees", 0.0, 0.5),
+    _frac("vat_rate_cloud", "VAT rate on cloud rent", 0.0, 0.5),
+]}
+# The finance inputs whose default is the facility region's catalog figure (tco.resolve.terms)
+RUNNING_VAT_KEYS = ("vat_rate_electricity", "vat_rate_colocation", "vat_rate_cloud")
+
+# A card's licence revoked mid-horizon (`policy.licence_revoked_from`, methodology §21): input
+# `candidates.<id>.licence_revoked_years`, the years from the decision to the revocation.
+REVOKED_INPUT = InputSpec("licence_revoked_years", "years", "Years from the decision until the "
+                          "card's licence is revoked (no work on it after)", 0, 30)
+
+# A compute voucher (算力券, `vouchers:`, methodology §7 "Compute vouchers"): inputs
+# `vouchers.<id>.<key>`, each only when the scenario gives it.
+VOUCHER_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
+    _frac("share", "Share of the rent a compute voucher covers"),
+    _money("per_card_hour", "money/card-h", "Amount a compute voucher pays per rented "
+           "card-hour", 0, 500, "per card-hour, in the scenario's currency"),
+    _money("cap_per_year", "money/yr", "Most a compute voucher pays per year", 0, 1e11,
+           "per year, in the scenario's currency"),
 ]}
 
 # Income tax (methodology §20, "Tax"): the rate on taxable profit and how owned equipment is

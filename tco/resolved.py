@@ -73,6 +73,15 @@ class Structure:
     # shared storage sized per card (the scenario sets `assumptions.storage_tb_per_card`), not
     # from the workloads' data (tco/model/storage.py)
     storage_per_card: bool = False
+    # compute vouchers (tco.resolve.vouchers): each (id, "share" | "per_card_hour", whether it
+    # has a cap per year, the priced options it applies to)
+    vouchers: tuple[tuple[str, str, bool, tuple[str, ...]], ...] = ()
+    # options whose card's licence is revoked mid-horizon (policy.licence_revoked_from): each
+    # reads its candidates.<id>.licence_revoked_years
+    revoked: tuple[str, ...] = ()
+    # vendors' allocation quotas (policy.supply_limit_cards_per_quarter): (card id, cards a
+    # quarter), a limit of the planner
+    supply_limits: tuple[tuple[str, float], ...] = ()
 
     def site(self, site_id: str) -> tuple[str, ...]:
         """The site `site_id` as `sites` lists it."""

@@ -244,14 +244,19 @@ class Candidate(BaseModel):
     deliveries: list[Delivery] | None = Field(default=None, min_length=2, max_length=52)
     # The site it runs at (an id of `facility.sites`); default the facility's first site.
     site: str | None = None
+    # A regional cloud offer to rent at, by its id (pricing/cloud.yaml regional_cloud_prices,
+    # e.g. cn-lease-h100-sxm); default the site's region's first offer for the card, else the
+    # card's general price.
+    cloud: str | None = None
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
-        """Without `site` when not given: a single-site scenario's data (and digest) is what
-        it was before sites existed."""
+        """Without `site` (and `cloud`) when not given: a single-site scenario's data (and
+        digest) is what it was before sites existed."""
         data = handler(self)
-        if data.get("site") is None:
-            data.pop("site", None)
+        for key in ("site", "cloud"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
     @model_validator(mode="after")
@@ -365,6 +370,10 @@ class Finance(_Strict):
     vat_rate: Num = 0.0
     prices_include_vat: Num = 0.0  # 1: the quotes are gross (含税), the capex lines net of it
     vat_recoverable_fraction: Num = 1.0  # share credited as input VAT at the end of year 1
+    # VAT on running costs (methodology §7): default the facility region's catalog rates
+    vat_rate_electricity: Num | None = None
+    vat_rate_colocation: Num | None = None
+    vat_rate_cloud: Num | None = None
     # Leasing (candidates with `acquire: lease`, methodology §7): the rate, the lessor's
     # residual and the deposit default to sourced figures in pricing/assumptions.yaml
     lease_rate: Num | None = None
@@ -388,18 +397,19 @@ class Finance(_Strict):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
-        """Without the tax fields not given: a scenario without tax has the data (and digest)
-        it had before tax existed."""
+        """Without the tax fields and running-cost VAT rates not given: a scenario without them
+        has the data (and digest) it had before they existed."""
         data = handler(self)
-        for key in _TAX_FIELDS:
+        for key in _OPTIONAL_FIELDS:
             if data.get(key) is None:
                 data.pop(key, None)
         return data
 
 
-_TAX_FIELDS = ("tax_jurisdiction", "tax_acquired_on", "tax_rate", "tax_depreciation",
-               "tax_life_years", "tax_bonus_fraction", "tax_expensing_threshold_per_unit",
-               "decision_basis")
+_OPTIONAL_FIELDS = ("tax_jurisdiction", "tax_acquired_on", "tax_rate", "tax_depreciation",
+                    "tax_life_years", "tax_bonus_fraction", "tax_expensing_threshold_per_unit",
+                    "decision_basis", "vat_rate_electricity", "vat_rate_colocation",
+                    "vat_rate_cloud")
 
 
 class Team(_Strict):
@@ -460,6 +470,30 @@ class Policy(_Strict):
     holds_licence: list[str] = []  # catalog card ids
     holds_stock: dict[str, HeldStock] = {}  # by catalog card id
     note: str | None = Field(default=None, max_length=500)
+    # China's rules (methodology §21): the most cards of each id a vendor allocates per quarter
+    # (the planner's buy limit), and the month a card's licence is revoked (YYYY-MM; the
+    # scenario's start dates it): its clusters do no work after it, their costs stay
+    supply_limit_cards_per_quarter: dict[str, Num] = {}
+    licence_revoked_from: dict[str, str] = {}
+
+    @field_validator("licence_revoked_from", mode="before")
+    @classmethod
+    def _months(cls, value: Any) -> Any:
+        for card, month in (value or {}).items() if isinstance(value, dict) else ():
+            if not (isinstance(month, str) and re.fullmatch(r"[0-9]{4}-(0[1-9]|1[0-2])", month)):
+                raise _field_error("month", f"found {show_value(month)}; expected a month as "
+                                   "YYYY-MM, e.g. 2027-06 (quoted)", str(card))
+        return value
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without the China rules when not given: a scenario's data (and digest) is what it
+        was before they existed."""
+        data = handler(self)
+        for key in ("supply_limit_cards_per_quarter", "licence_revoked_from"):
+            if not data.get(key):
+                data.pop(key, None)
+        return data
 
 
 class Portfolio(_Strict):
@@ -487,6 +521,31 @@ class ApiOption(_Strict):
     # Where the prices given here come from (they are in the scenario's currency, as every
     # amount of a scenario; a price quoted in another goes in a quote file, --catalog)
     source: str | None = Field(default=None, min_length=1, max_length=500)
+
+
+class Voucher(_Strict):
+    """A compute voucher (算力券, methodology §7 "Compute vouchers"): a local government pays a
+    share of the rent of compute (or an amount per card-hour) up to a cap per year, for the
+    rented options it applies to: those named, and every rented option of the cards named."""
+
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: str | None = None
+    share: Num | None = None  # share of the rent covered
+    per_card_hour: Num | None = None  # or an amount per rented card-hour (scenario currency)
+    cap_per_year: Num | None = None  # the most it pays per year (scenario currency); none: no cap
+    options: list[str] = []  # option ids it applies to
+    cards: list[str] = []  # card ids: every rented option of these cards
+    source: str = Field(min_length=3, max_length=500)  # the policy that grants it
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> Voucher:
+        if (self.share is None) == (self.per_card_hour is None):
+            raise _field_error("voucher", "give either share (of the rent) or per_card_hour, "
+                               "one of them", "share")
+        if not self.options and not self.cards:
+            raise _field_error("voucher", "name the options or the cards it applies to "
+                               "(options: [...] or cards: [...])", "options")
+        return self
 
 
 class Benchmark(_Strict):
@@ -549,13 +608,15 @@ class Scenario(_Strict):
     api_options: list[ApiOption] = Field(default=[], max_length=MAX_LISTED)
     # benchmarks you ran: they replace the catalog's efficiencies for their card (tco.measured)
     benchmarks: list[Benchmark] = Field(default=[], max_length=MAX_LISTED)
+    # compute vouchers (算力券) that pay part of the rent of the options they apply to
+    vouchers: list[Voucher] = Field(default=[], max_length=MAX_LISTED)
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
         """Without `api_options` when there is none, and without `profile` when none is named:
         a scenario's data (and digest) is what it was before they existed."""
         data = handler(self)
-        for key in ("api_options", "benchmarks"):
+        for key in ("api_options", "benchmarks", "vouchers"):
             if not data.get(key):
                 data.pop(key, None)
         if data.get("profile") is None:  # likewise without a profile
@@ -596,7 +657,7 @@ class Scenario(_Strict):
     @model_validator(mode="after")
     def _unique_ids(self) -> Scenario:
         for what, items in (("workloads", self.workloads), ("candidates", self.candidates),
-                            ("api_options", self.api_options)):
+                            ("api_options", self.api_options), ("vouchers", self.vouchers)):
             seen: set[str] = set()
             for item in items:
                 if item.id in seen:

@@ -346,6 +346,20 @@ def _record(cls: type, checks: Mapping[str, Callable[[Any], Any]]) -> Callable[[
     return check
 
 
+def _voucher(v: Any) -> tuple[str, str, bool, tuple[str, ...]]:
+    """A compute voucher of the Structure: (id, kind, has a cap, the options it applies to)."""
+    if type(v) is not list or len(v) != 4:
+        raise _Damaged
+    return (_str(v[0]), _str(v[1]), _bool(v[2]), _tuple(_str)(v[3]))
+
+
+def _limit(v: Any) -> tuple[str, float]:
+    """A vendor's quota of the Structure: (card id, cards a quarter)."""
+    if type(v) is not list or len(v) != 2:
+        raise _Damaged
+    return (_str(v[0]), _num(v[1]))
+
+
 _STRUCTURE = _record(Structure, {
     "currency": _str, "horizon_years": _int, "workloads": _tuple(_tuple(_str, 3)),
     "candidates": _tuple(_str), "stacks": _tuple(_str), "sizing": _tuple(_str),
@@ -355,7 +369,9 @@ _STRUCTURE = _record(Structure, {
     "api": _tuple(_tuple(_str)),
     "held": _tuple(_str), "closing": _tuple(_str), "deliveries": _tuple(_int),
     "held_by_age": _tuple(_str), "sites": _tuple(_tuple(_str)), "site_of": _tuple(_str),
-    "storage_per_card": _bool, "precisions": _tuple(_tuple(_str)),
+    "storage_per_card": _bool,
+    "vouchers": _tuple(_voucher), "revoked": _tuple(_str), "supply_limits": _tuple(_limit),
+    "precisions": _tuple(_tuple(_str)),
     "speculative": _tuple(_str), "measured": _tuple(_tuple(_str)), "tax_depreciation": _str,
     "tax_table": _tuple(_num), "decision_basis": _str, "resale_curve": _tuple(_str)})
 _SPEC = _record(InputSpec, {

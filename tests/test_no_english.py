@@ -139,6 +139,10 @@ def quoted_text(result, catalog) -> list[str]:
         out.update({a.id, a.info.name})
     for p in result.portfolios:
         out.update({p.id, p.name})
+    out.update(s.id for s in sc.facility.sites)  # ids the user gave, and the catalog's regions
+    out.update(catalog.regions)
+    for v in sc.vouchers:  # a voucher's id, name and source (the policy, quoted)
+        out.update({v.id, v.name or "", v.source})
     out.update(result.inputs)
     p = plan(result, "zh")
     out.update(p.names.names.values())
@@ -247,6 +251,9 @@ PACKAGES = {
     # the features of issues 13 and 14 in Chinese: serving and training, workloads assigned to
     # options, a portfolio, cards: auto and a held licence
     "serve_and_assign": (Path(__file__).parent / "data" / "serve_and_assign.yaml", []),
+    # the China starter (issue 31): a hub site with its energy quota, a compute voucher, a
+    # vendor quota, INT8 serving, a Chinese API and cloud lease, running-cost VAT
+    "cn": (ROOT / "tco" / "scenarios" / "cn.yaml", [ROOT / "tco" / "scenarios" / "cn.quotes.csv"]),
 }
 
 

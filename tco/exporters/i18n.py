@@ -14,18 +14,19 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..resources import pricing_dir, templates_dir
 
 LANGS = ("en", "zh")
-_SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it: 10x faster
 
 
 def _load(path: Path) -> Any:
-    """One of the package's own YAML files (strings, the catalog's regions) as plain data."""
+    """One of the package's own YAML files (strings, the catalog's regions) as plain data.
+    PyYAML is imported here, when words are first read: a quick what-if prints none."""
+    import yaml
+
+    safe = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it: 10x faster
     with path.open(encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=_SAFE)  # a safe loader: plain data only
+        return yaml.load(fh, Loader=safe)  # a safe loader: plain data only
 
 
 @lru_cache(maxsize=1)

@@ -77,6 +77,9 @@ class Shape:
     site: str  # the site it runs at ("" the first): whose facility inputs it reads
     measured: tuple[str, ...] = ()  # precisions with a serving rate the user measured
     resale_curve: bool = False  # resold on its card class's used-market curve (§6)
+    # the compute vouchers that apply to it: (id, "share" | "per_card_hour", has a cap)
+    vouchers: tuple[tuple[str, str, bool], ...] = ()
+    revoked: bool = False  # its card's licence is revoked mid-horizon (no work after)
 
 
 def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
@@ -92,7 +95,10 @@ def shape(st: Structure, cid: str, k: int | None = None) -> Shape:
         deliveries=st.deliveries[k] if st.deliveries else 0,
         site=st.site_of_candidate(k),
         measured=st.measured[k] if st.measured else (),
-        resale_curve=st.inputs_of[k] in st.resale_curve)
+        resale_curve=st.inputs_of[k] in st.resale_curve,
+        vouchers=tuple((vid, kind, capped) for vid, kind, capped, applies in st.vouchers
+                       if cid in applies),
+        revoked=cid in st.revoked)
 
 
 def candidate(model: Model, st: Structure, cid: str) -> None:
@@ -143,13 +149,14 @@ def _candidate(model: Model, st: Structure, cid: str, inputs_of: str, sh: Shape)
                   sh.resale_curve and not leased)
     work = delivered(b, carried, h)
     tl = timeline(b, horizon, stack, owned, money, waits, phases,
-                  bridged=sh.acquire == modes.HYBRID)
+                  bridged=sh.acquire == modes.HYBRID, revoked=sh.revoked)
     plan = plan_work(b, horizon, tl, h.demand, h.available, sh.acquire)
     ls = lease(b, cx, Ref(f"{cid}.delivery_years"), horizon, money) if leased else None
     rented = None if owned else rental(b, cl, tl, work, plan, horizon, money)
     if rented is not None:  # its runs are charged at the tier it rents at
         run = replace(run, rent_price=rented.price)
-    m = Money(cx, run, cl, h, work, plan, owned, ls, None if rented is None else rented.flows)
+    m = Money(cx, run, cl, h, work, plan, owned, ls, None if rented is None else rented.flows,
+              sh.vouchers)
     components: list[dict[str, Ref]] = []
     flows = cash_flows(b, horizon, m, tl, money, components)
     hz = horizon_results(b, horizon, flows, work, plan, money)

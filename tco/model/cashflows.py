@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..expr import IF, MAX, NPV0, SUM, Const, Expr, Ref
+from ..expr import IF, MAX, MIN, NPV0, SUM, Const, Expr, Ref
 from .base import Builder, fin, w
 from .capex import Capex
 from .cluster import Cluster
@@ -27,7 +27,8 @@ CAPEX_COMPONENTS = ("cards", "servers", "network", "storage", "cooling", "instal
 COMPONENTS = CAPEX_COMPONENTS + (
     "held_stock", "porting", "lead_time_delay", "electricity", "colocation", "support", "storage_support",
     "licences",
-    "operations_staff", "porting_maintenance", "cloud_rent", "financing", "residual_value",
+    "operations_staff", "porting_maintenance", "cloud_rent", "running_vat", "voucher",
+    "financing", "residual_value",
 )
 COMPONENT_LABELS = {
     "cards": "Accelerators", "servers": "Servers", "network": "Network",
@@ -38,8 +39,14 @@ COMPONENT_LABELS = {
     "lead_time_delay": "Delay to first useful work", "electricity": "Electricity",
     "colocation": "Colocation", "support": "Support", "licences": "Software licences",
     "operations_staff": "Operations staff", "porting_maintenance": "Porting maintenance",
-    "cloud_rent": "Cloud rental", "financing": "Financing", "residual_value": "Residual value",
+    "cloud_rent": "Cloud rental",
+    "running_vat": "VAT on electricity, colocation and cloud rent (not recovered)",
+    "voucher": "Compute vouchers (rent paid by a voucher)",
+    "financing": "Financing", "residual_value": "Residual value",
 }
+# The running costs that bear VAT (methodology §7, "VAT on running costs"), each at its rate
+RUNNING_VAT = {"electricity": "vat_rate_electricity", "colocation": "vat_rate_colocation",
+               "cloud_rent": "vat_rate_cloud"}
 # Each year's totals, after its components: the net flow and the running (undiscounted) total.
 YEAR_TOTALS = ("net", "cumulative")
 # Each year's timeline (tco.model.timeline): shares of the year, and of a year's planned runs.
@@ -69,6 +76,8 @@ class Money:
     owned: bool
     lease: Lease | None = None  # a leased option's flows (tco.model.lease), on `financing`
     rent: dict[int, Expr] | None = None  # a rented option's rent in years 1..H (tco.model.cloud)
+    # the compute vouchers that apply to it: (id, "share" | "per_card_hour", has a cap)
+    vouchers: tuple[tuple[str, str, bool], ...] = ()
 
 
 def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict[str, Expr]:
@@ -99,6 +108,27 @@ def year_parts(b: Builder, t: int, horizon: int, m: Money, tl: Timeline) -> dict
     return parts
 
 
+def running_vat(year: dict[str, Ref]) -> Expr:
+    """The VAT on a year's electricity, colocation and cloud rent that is not recovered: each
+    line (net of VAT) x its rate x (1 - the recoverable share); the recoverable part is
+    credited in the year it is paid, as a lease's (tco.model.lease)."""
+    lost = 1 - fin("vat_recoverable_fraction")
+    return lost * SUM(*[year[line] * fin(rate) for line, rate in RUNNING_VAT.items()])
+
+
+def voucher(rent: Ref, price: Expr, vouchers: tuple[tuple[str, str, bool], ...]) -> Expr:
+    """What the compute vouchers pay of a year's rent (negative: an inflow): each voucher's
+    share of the rent, or its amount per card-hour rented (the rent over its price per
+    card-hour), held to its cap per year; together no more than the rent."""
+    paid: list[Expr] = []
+    for vid, kind, capped in vouchers:
+        v = Ref(f"vouchers.{vid}.{kind}")
+        amount = (rent * v if kind == "share"
+                  else IF(price.gt(0), rent / MAX(price, 1e-12), 0) * v)
+        paid.append(MIN(amount, Ref(f"vouchers.{vid}.cap_per_year")) if capped else amount)
+    return Const(0.0) - MIN(rent, SUM(*paid))
+
+
 def cash_flows(b: Builder, horizon: int, m: Money, tl: Timeline, money: str,
                components: list[dict[str, Ref]] | None = None) -> list[Ref]:
     """Years 0..H: each component, the net flow, the running total and the share of the
@@ -107,10 +137,16 @@ def cash_flows(b: Builder, horizon: int, m: Money, tl: Timeline, money: str,
     flows: list[Ref] = []
     for t in range(horizon + 1):
         parts = year_parts(b, t, horizon, m, tl)
-        refs = [b.q(comp, parts[comp], money, COMPONENT_LABELS[comp], "year", year=t)
-                for comp in COMPONENTS]
+        named: dict[str, Ref] = {}
+        for comp in COMPONENTS:
+            if comp == "running_vat" and t > 0:
+                parts[comp] = running_vat(named)
+            if comp == "voucher" and t > 0 and m.vouchers:
+                parts[comp] = voucher(named["cloud_rent"], m.run.rent_price, m.vouchers)
+            named[comp] = b.q(comp, parts[comp], money, COMPONENT_LABELS[comp], "year", year=t)
+        refs = list(named.values())
         if components is not None:
-            components.append(dict(zip(COMPONENTS, refs)))
+            components.append(dict(named))
         flows.append(b.q("net", SUM(*refs), money, f"Net cash flow, year {t}", "year", year=t))
         b.q("cumulative", SUM(*flows), money,
             f"Cumulative net cash flow to year {t} (undiscounted)", "year", year=t)

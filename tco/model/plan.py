@@ -23,19 +23,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..expr import AND, IF, MAX, ROUNDUP, SUM, Const, Expr, Ref
-from .base import Builder, Model, fin, site_inputs
-from .depreciation import book_fraction, charge_fraction, market_curve
+from ..expr import AND, IF, MAX, MIN, ROUNDUP, SUM, Const, Expr, Ref
+from .base import Builder, Model, a, fin, site_inputs
+from .depreciation import book_fraction, market_curve
 from .tax import tax_schedule
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
 
 # A plan's cost per period, by component, in the order every table shows them.
 PLAN_COMPONENTS = ("capex", "vat", "vat_recovered", "upkeep", "electricity", "lease", "rent",
-                   "api", "porting", "porting_maintenance", "shortfall")
+                   "voucher", "api", "porting", "porting_maintenance", "shortfall")
 PLAN_COMPONENT_LABELS = {
     "capex": "Purchases (net of VAT)", "vat": "VAT on purchases",
     "vat_recovered": "VAT recovered", "upkeep": "Upkeep of owned servers",
     "electricity": "Electricity of work", "lease": "Lease payments", "rent": "Cloud rent",
+    "voucher": "Compute vouchers (rent they pay)",
     "api": "API fees", "porting": "Porting (one-time)",
     "porting_maintenance": "Porting maintenance", "shortfall": "Work left undone (fallback)",
 }
@@ -61,6 +62,8 @@ class PlanShape:
     serving: tuple[tuple[str, tuple[float, ...]], ...] = ()  # w, traffic share per period
     api: tuple[tuple[str, str], ...] = ()  # (api option, serving workload) it may call
     lease_term_months: float = 0.0
+    # compute vouchers: (id, "share" | "per_card_hour", has a cap, the supplies it pays for)
+    vouchers: tuple[tuple[str, str, bool, tuple[str, ...]], ...] = ()
 
     def path(self, key: tuple[str, ...]) -> str:
         return f"plans.{self.id}." + ".".join(key)
@@ -245,6 +248,9 @@ class _Money:
         self.parts: list[dict[str, Ref]] = []  # each period's components (total())
         self.after: list[Expr] = []  # leases and reservations owed past the horizon: PV
         self.by_kind: dict[str, list[tuple[str, ...]]] = {}
+        # each supply's rent and card-hours rented per period (for the vouchers)
+        self.rent_of: dict[tuple[str, int], list[Expr]] = {}
+        self.hours_of: dict[tuple[str, int], list[Expr]] = {}
         for key in shape.keys:
             self.by_kind.setdefault(key[0], []).append(key)
 
@@ -256,8 +262,36 @@ class _Money:
             self.owned(s)
         self.work()
         self.reservations()
+        self.vouchers()
         self.calls()
         return self.total()
+
+    def vouchers(self) -> None:
+        """What the compute vouchers pay of each year's rent, in the year's last period: each
+        its share of its supplies' rent (or its amount per card-hour rented), to its cap, and
+        together no more than that rent (tco.model.cashflows.voucher, per option)."""
+        if not self.shape.vouchers:
+            return
+        per_year = self.per_year
+
+        def year_sum(by: dict[tuple[str, int], list[Expr]], supplies: set[str], y: int) -> Expr:
+            terms = [e for sid in sorted(supplies) for k in range(y * per_year, (y + 1) * per_year)
+                     for e in by.get((sid, k), [])]
+            return SUM(*terms) if terms else Const(0.0)
+
+        everyone: set[str] = set()
+        for y in range(self.P // per_year):
+            paid: list[Expr] = []
+            for vid, kind, capped, supplies in self.shape.vouchers:
+                everyone |= set(supplies)
+                base = year_sum(self.rent_of if kind == "share" else self.hours_of,
+                                set(supplies), y)
+                amount = base * Ref(f"vouchers.{vid}.{kind}")
+                paid.append(MIN(amount, Ref(f"vouchers.{vid}.cap_per_year")) if capped
+                            else amount)
+            rent = year_sum(self.rent_of, everyone, y)
+            self.cost[(y + 1) * per_year - 1]["voucher"].append(
+                Const(0.0) - MIN(rent, SUM(*paid)))
 
     def owned(self, s: str) -> None:
         """Servers bought and leased by supply `s`: purchases, upkeep while installed, lease
@@ -314,8 +348,12 @@ class _Money:
             if src == "owned":
                 self.cost[k]["electricity"].append(used * self.units[s].busy)
             elif src in ("on_demand", "spot"):
-                self.cost[k]["rent"].append(used * rent_price(sup, src) * price_path(
-                    sup, "rent_change_per_year", k * self.shape.months / MONTHS_PER_YEAR))
+                paid = used * rent_price(sup, src) * price_path(
+                    sup, "rent_change_per_year", k * self.shape.months / MONTHS_PER_YEAR)
+                self.cost[k]["rent"].append(paid)
+                self.rent_of.setdefault((s, k), []).append(paid)
+                self.hours_of.setdefault((s, k), []).append(
+                    used / (1 - a("spot_overhead_fraction")) if src == "spot" else used)
 
     def reservations(self) -> None:
         """Cards reserved: every hour of the term, those past the horizon still owed."""
@@ -328,6 +366,8 @@ class _Money:
             for k in range(j, j + TERM_MONTHS[tier] // m):
                 if k < P:
                     self.cost[k]["rent"].append(price)
+                    self.rent_of.setdefault((s, k), []).append(price)
+                    self.hours_of.setdefault((s, k), []).append(self.x(*key) * self.hours)
                 else:
                     self.after.append(price * discount_year(k // self.per_year + 1))
 

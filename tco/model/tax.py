@@ -26,9 +26,11 @@ from .depreciation import charge_fraction
 # deducted: the purchase (depreciated instead), VAT (recovered, or part of the purchase),
 # a loan's principal and interest (the discount rate is the cost of capital: the interest
 # shield belongs to an after-tax rate, not counted here) and held stock (its resale forgone).
+# The VAT on running costs that is not recovered is a cost like the line it is paid on, and a
+# compute voucher (an inflow) is taxable income: it lowers the deductions of its year.
 DEDUCTED_AS_PAID = ("porting", "lead_time_delay", "electricity", "colocation", "support",
                     "storage_support", "licences", "operations_staff", "porting_maintenance",
-                    "cloud_rent")
+                    "cloud_rent", "running_vat", "voucher")
 
 
 @dataclass(frozen=True)

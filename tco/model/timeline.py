@@ -50,13 +50,16 @@ def tranches(b: Builder, n: int) -> list[tuple[Expr, Expr]]:
 
 
 def timeline(b: Builder, horizon: int, stack: str, owned: bool, money: str,
-             waits: Expr | None = None, deliveries: int = 0, bridged: bool = False
-             ) -> Timeline:
+             waits: Expr | None = None, deliveries: int = 0, bridged: bool = False,
+             revoked: bool = False) -> Timeline:
     """`waits` (held stock only): 1 when the owned option waits for a delivery, 0 when held
     stock is the whole cluster; with some cards bought, the cluster counts from completion.
     `deliveries` (an owned option's phased deliveries, 0 for one): each share of the cluster
     is installed, and works, from its own delivery. `bridged` (a hybrid): renting does the
-    work from the port on, whatever the delivery."""
+    work from the port on, whatever the delivery. `revoked`: the card's licence is revoked
+    `licence_revoked_years` after the decision (methodology §21): no share of a year after it
+    is ready for work or ported (renting it stops too), while the installed share, which its
+    costs follow, stays."""
     c, q = b.c, b.q
     unfamiliar = 1 - Ref(f"team.familiarity.{stack}")
     porting = q("porting_months",
@@ -93,13 +96,18 @@ def timeline(b: Builder, horizon: int, stack: str, owned: bool, money: str,
         if phases:  # each share from its own delivery (and the port)
             installed = SUM(*[share * _after(t, years) for share, years in phases])
             working = SUM(*[share * _after(t, MAX(years, ported)) for share, years in phases])
+        ported_t: Expr = _after(t, ported)
+        if revoked:  # nothing works after the revocation; the hardware stays installed
+            gone = _after(t, c("licence_revoked_years"))
+            working = MAX(0, working - gone)
+            ported_t = MAX(0, ported_t - gone)
         out.installed[t] = q("installed_share", installed, "fraction",
                              f"Share of year {t} with the owned hardware in place", "year",
                              year=t)
         out.ready[t] = q("ready_share", working, "fraction",
                          f"Share of year {t} with the owned capacity ready for work", "year",
                          year=t)
-        out.ported[t] = q("ported_share", _after(t, ported), "fraction",
+        out.ported[t] = q("ported_share", ported_t, "fraction",
                           f"Share of year {t} with the port done", "year", year=t)
     return out
 

@@ -30,6 +30,9 @@ from .problem import TERM_MONTHS, Allowed, Problem
 from .solve import Solution, solve
 
 OPTIMAL = "plan"
+# the solver's columns that follow from the others (what is held, what vouchers pay): not
+# quantities of the plan; its money computes them (tco.model.plan)
+DERIVED = ("owned", "reserved", "voucher")
 ROUND_TOLERANCE = 1e-6  # a quantity within this of a whole number is that number
 
 
@@ -181,7 +184,7 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
     env = ChainMap(own, result.env)
     per = prob.periods
     keys = tuple(tuple(str(k) for k in key) for key in sol.values
-                 if key[0] not in ("owned", "reserved"))
+                 if key[0] not in DERIVED)
     used_supplies = tuple(sorted({k[1] for k in keys if k[0] in ("buy", "lease", "reserve")}
                                  | {k[2] for k in keys if k[0] in ("work", "serve")}))
     stacks = tuple((s.stack, s.cid) for s in sup.values()
@@ -193,7 +196,8 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
         stacks=stacks, keys=keys,
         training=tuple((t.id, t.windows) for t in prob.training),
         serving=tuple((s.id, s.traffic) for s in prob.serving), api=apis,
-        lease_term_months=float(env.get("finance.lease_term_months", 0) or 0))
+        lease_term_months=float(env.get("finance.lease_term_months", 0) or 0),
+        vouchers=tuple((v.id, v.kind, v.cap is not None, v.supplies) for v in prob.vouchers))
     short = [s for s in sup.values() if s.cid in st.shortfall_rent]
     fallbacks = {}
     for t in prob.training:
@@ -201,11 +205,14 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
         fallbacks[t.id] = run_fallback([s for s in short if s.cid in t.card_hours_per_run],
                                        t.id, 52.0, runs)
     for s in prob.serving:
-        fallbacks[s.id] = serve_fallback(short, [a for a, w in apis if w == s.id], s.id,
-                                         per.months)
+        # what traffic left unserved costs is the workload's, the same in every plan: every
+        # API that serves it counts, also in a plan held to one option (as the solver's
+        # problem prices it, tco.plan.build)
+        every_api = [aid for aid, _name, *wids in st.api if s.id in wids]
+        fallbacks[s.id] = serve_fallback(short, every_api, s.id, per.months)
     chosen = {}
     for key, v in sol.values.items():
-        if key[0] not in ("owned", "reserved"):
+        if key[0] not in DERIVED:
             chosen[tuple(str(k) for k in key)] = v
             env[shape.path(tuple(str(k) for k in key))] = v
     plan_money(model, shape, sup, st.currency, st.horizon_years, fallbacks)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import modes
+from ..inputs import site_path
 from ..model.plan import (
     Supply,
     api_cost,
@@ -30,7 +31,7 @@ from ..model.plan import (
     unit,
 )
 from ..resolved import Structure
-from .problem import Allowed, Card, Periods, Problem, Serving, Stack, Training
+from .problem import Allowed, Card, Periods, Problem, Serving, Stack, Training, Voucher
 
 MONTHS = {"month": 1, "quarter": 3}
 
@@ -106,7 +107,9 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
             rent={t: tuple(val(rent_price(s, t)) * rent_path[k] for k in range(P))
                   for t in s.rent},
             first_order_period=math.ceil(val(first_order_month(s)) / months - 1e-9),
-            utilization=float(env["utilization"])))
+            utilization=float(env["utilization"]), site=s.site[0],
+            card=getattr(infos.get(s.cid), "card", ""),
+            stop_period=_stop(env, st, s, months)))
     training, serving = [], []
     apis = {aid: tuple(wids) for aid, _name, *wids in st.api}
     per_year = periods.per_year
@@ -143,7 +146,33 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
         stacks.append(Stack(s.stack, float(env[f"{s.cid}.porting_one_time"]),
                             math.ceil(port_months / months - 1e-9),
                             float(env[f"{s.cid}.porting_maintenance_per_year"]) / per_year))
-    return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks)), sup
+    # each site's power budget (its energy quota), where it gives one (methodology §3, Sites)
+    budgets = {site[0]: float(env[site_path(site[0], "power_budget_kw")]) for site in st.sites
+               if "power_budget_kw" in site[1:]}
+    limits = {card: float(n) for card, n in st.supply_limits}
+    return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks),
+                   budgets, limits, vouchers(st, env)), sup
+
+
+def voucher_supplies(st: Structure, applies: tuple[str, ...]) -> tuple[str, ...]:
+    """The supplies whose rent a voucher pays: those of the options it applies to."""
+    return tuple(sorted({st.inputs_of[st.candidates.index(cid)] for cid in applies}))
+
+
+def vouchers(st: Structure, env: Mapping[str, Any]) -> tuple[Voucher, ...]:
+    """The scenario's compute vouchers at their values (tco.resolve.vouchers)."""
+    return tuple(Voucher(vid, kind, float(env[f"vouchers.{vid}.{kind}"]),
+                         float(env[f"vouchers.{vid}.cap_per_year"]) if capped else None,
+                         voucher_supplies(st, applies))
+                 for vid, kind, capped, applies in st.vouchers if applies)
+
+
+def _stop(env: Mapping[str, Any], st: Structure, s: Supply, months: int) -> int | None:
+    """The first period a supply whose licence is revoked may do no work (None: never)."""
+    if s.cid not in st.revoked:
+        return None
+    years = float(env[f"candidates.{s.inputs_of}.licence_revoked_years"])
+    return math.ceil(years * 12 / months - 1e-9)
 
 
 def _ok(env: Mapping[str, Any], name: str) -> bool:

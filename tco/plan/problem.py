@@ -82,6 +82,9 @@ class Card:
     rent: dict[str, tuple[float, ...]] = field(default_factory=dict)
     spot_overhead: float = 0.0  # extra card-hours a job needs on preemptible capacity
     utilization: float = 1.0  # share of an owned or reserved card's hours that can do work
+    site: str = ""  # the site its owned servers stand at ("" the facility's first)
+    card: str = ""  # the catalog card id (a vendor's quota counts every supply of it)
+    stop_period: int | None = None  # its licence is revoked: no work from this period on
 
 
 @dataclass(frozen=True)
@@ -135,10 +138,29 @@ class Allowed:
 
 
 @dataclass(frozen=True)
+class Voucher:
+    """A compute voucher (methodology §7, "Compute vouchers"): it pays `rate` of the rent of
+    the supplies it applies to (kind "share"), or `rate` per card-hour rented (kind
+    "per_card_hour"), at most `cap` a year (None: no cap)."""
+
+    id: str
+    kind: str
+    rate: float
+    cap: float | None
+    supplies: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Problem:
     periods: Periods
     cards: tuple[Card, ...]
     training: tuple[Training, ...]
     serving: tuple[Serving, ...]
     stacks: tuple[Stack, ...]
-    power_budget_kw: float | None = None  # the site's power for owned capacity (None: no cap)
+    # each site's power for owned capacity (its energy quota, 能耗指标), by site id ("" the
+    # first); a site not listed has no cap
+    power_budget_kw: dict[str, float] = field(default_factory=dict)
+    # the most cards of a catalog card id the vendors allocate per quarter (orders bought or
+    # leased in the quarter), by card id (policy.supply_limit_cards_per_quarter)
+    supply_limit_cards_per_quarter: dict[str, float] = field(default_factory=dict)
+    vouchers: tuple[Voucher, ...] = ()  # compute vouchers that pay part of the rent

@@ -235,7 +235,11 @@ class _Formulation:
         self.own_peak: dict[tuple[str, int], Terms] = {}
         self.res_hours: dict[tuple[str, int], Terms] = {}
         self.res_peak: dict[tuple[str, int], Terms] = {}
-        self.power: dict[int, Terms] = {}
+        self.power: dict[tuple[str, int], Terms] = {}  # (site, period) -> servers' kW
+        self.orders: dict[tuple[str, int], Terms] = {}  # (card, quarter) -> cards ordered
+        # (supply, period) -> rent paid (undiscounted) and card-hours rented, for vouchers
+        self.rent_paid: dict[tuple[str, int], Terms] = {}
+        self.rent_hours: dict[tuple[str, int], Terms] = {}
 
     def program(self) -> _Program:
         for s in self.p.stacks:
@@ -269,7 +273,10 @@ class _Formulation:
         if not (buys or leases or fixed):
             return
         arrivals: dict[int, Terms] = {k: [] for k in range(P)}
-        for k in range(c.first_order_period, P - c.lead_periods) if buys or fixed else ():
+        months = self.p.periods.months
+        # a card whose licence is revoked is not ordered after the revocation
+        last = P if c.stop_period is None else min(P, c.stop_period)
+        for k in range(c.first_order_period, last - c.lead_periods) if buys or fixed else ():
             arrive = k + c.lead_periods
             price = c.server_price[k]
             cost = (price * self.start[k] + self.pv_running(c.upkeep_per_server_period, arrive, P)
@@ -278,14 +285,18 @@ class _Formulation:
             j = prog.var(("buy", c.id, k), cost, n or 0.0, np.inf if n is None else n,
                          integer=True)
             arrivals[arrive].append((j, 1.0))
+            self.orders.setdefault((c.card, k * months // 3), []).append(
+                (j, float(c.cards_per_server)))
         term = c.lease_term_periods
-        for k in range(c.first_order_period, P - c.lead_periods) if leases else ():
+        for k in range(c.first_order_period, last - c.lead_periods) if leases else ():
             arrive = k + c.lead_periods
             # payments for the whole term (owed past the horizon too), upkeep while in use
             cost = (self.pv_running(c.lease_payment_per_server_period, arrive, arrive + term)
                     + self.pv_running(c.upkeep_per_server_period, arrive, min(arrive + term, P)))
             j = prog.var(("lease", c.id, k), cost, integer=True)
             arrivals[arrive].append((j, 1.0))
+            self.orders.setdefault((c.card, k * months // 3), []).append(
+                (j, float(c.cards_per_server)))
             if arrive + term < P:
                 arrivals[arrive + term].append((j, -1.0))
         installed = self.stock("owned", c.id, arrivals)
@@ -293,7 +304,8 @@ class _Formulation:
             self.own_hours[(c.id, k)] = [(installed[k], -c.utilization * self.hours
                                           * c.cards_per_server)]
             self.own_peak[(c.id, k)] = [(installed[k], -float(c.cards_per_server))]
-            self.power.setdefault(k, []).append((installed[k], c.facility_kw_per_server))
+            self.power.setdefault((c.site, k), []).append((installed[k],
+                                                           c.facility_kw_per_server))
 
     def stock(self, kind: str, cid: str, changes: dict[int, Terms]) -> list[int]:
         """Columns of what is held in each period: stock[k] = stock[k-1] + changes(k)."""
@@ -318,6 +330,10 @@ class _Formulation:
                 cost = c.rent[tier][k] * self.hours * sum(self.year_end[k:k + term])
                 j = self.prog.var(("reserve", c.id, tier, k), cost)  # whole servers: polish
                 starts[k].append((j, 1.0))
+                for kk in range(k, min(k + term, P)):  # each period's rent, for vouchers
+                    self.rent_paid.setdefault((c.id, kk), []).append(
+                        (j, c.rent[tier][k] * self.hours))
+                    self.rent_hours.setdefault((c.id, kk), []).append((j, self.hours))
                 if k + term < P:
                     starts[k + term].append((j, -1.0))
         held = self.stock("reserved", c.id, starts)
@@ -351,6 +367,10 @@ class _Formulation:
             self.res_hours[(c.id, k)].append((j, card_hours))
             if peak is not None:
                 self.res_peak[(c.id, k)].append((j, peak))
+        else:  # rented per hour used: what it pays, for vouchers
+            paid = card_hours * (1 / (1 - c.spot_overhead) if src == "spot" else 1.0)
+            self.rent_paid.setdefault((c.id, k), []).append((j, paid * c.rent[src][k]))
+            self.rent_hours.setdefault((c.id, k), []).append((j, paid))
         if c.stack in self.port:
             self.uses.setdefault((c.stack, wid), []).append((j, 1.0))
 
@@ -364,7 +384,8 @@ class _Formulation:
                 h = t.card_hours_per_run.get(c.id)
                 if h is None:
                     continue
-                for k in range(max(first, self.ready.get(c.stack, 0)), last + 1):
+                stop = last + 1 if c.stop_period is None else min(last + 1, c.stop_period)
+                for k in range(max(first, self.ready.get(c.stack, 0)), stop):
                     for src in SOURCES_WORK:
                         cost = self.source_cost(c, src, h, k)
                         if cost is None:
@@ -389,7 +410,8 @@ class _Formulation:
                                                 cost[k] * self.year_end[k]), 1.0))
             for c in self.p.cards:
                 peak = s.peak_cards.get(c.id)
-                if peak is None or k < self.ready.get(c.stack, 0):
+                if peak is None or k < self.ready.get(c.stack, 0) \
+                        or c.stop_period is not None and k >= c.stop_period:
                     continue
                 busy = s.busy_card_hours[c.id]
                 for src in SOURCES_SERVE:
@@ -401,8 +423,37 @@ class _Formulation:
                     self.allocate(j, c, src, k, s.id, busy, peak)
             self.prog.row(terms, share, share)
 
+    def vouchers(self) -> None:
+        """Compute vouchers: in each year, what each pays (an inflow at the year's end) is no
+        more than its share of the rent of its supplies (or its amount per card-hour rented)
+        and its cap; together no more than that rent."""
+        if not self.p.vouchers:
+            return
+        per_year, prog = self.p.periods.per_year, self.prog
+        years = range(self.P // per_year)
+
+        def rent(supplies: set[str], y: int, by: dict[tuple[str, int], Terms],
+                 scale: float) -> Terms:
+            return [(j, -v * scale) for s in sorted(supplies)
+                    for k in range(y * per_year, (y + 1) * per_year)
+                    for j, v in by.get((s, k), [])]
+
+        everyone: set[str] = set()
+        paid: dict[int, Terms] = {y: [] for y in years}
+        for v in self.p.vouchers:
+            everyone |= set(v.supplies)
+            by = self.rent_paid if v.kind == "share" else self.rent_hours
+            for y in years:
+                j = prog.var(("voucher", v.id, y + 1), -self.year_end[(y + 1) * per_year - 1],
+                             0.0, np.inf if v.cap is None else v.cap)
+                prog.row([(j, 1.0)] + rent(set(v.supplies), y, by, v.rate), -np.inf, 0.0)
+                paid[y].append((j, 1.0))
+        for y in years:
+            prog.row(paid[y] + rent(everyone, y, self.rent_paid, 1.0), -np.inf, 0.0)
+
     def limits(self) -> None:
-        """Capacity and peak rows, the ports' links, and the site's power budget."""
+        """Capacity and peak rows, the ports' links, and each site's power budget (its energy
+        quota): the owned servers standing there in a period draw no more."""
         prog = self.prog
         for rows in (self.own_hours, self.own_peak, self.res_hours, self.res_peak):
             for terms in rows.values():
@@ -413,6 +464,12 @@ class _Formulation:
         for (stack, wid), terms in self.uses.items():
             # a stack's cards do a workload's work only while the plan uses (has ported) it
             prog.row(terms + [(self.port[stack], -most[wid])], -np.inf, 0.0)
-        if self.p.power_budget_kw is not None:
-            for terms in self.power.values():
-                prog.row(terms, -np.inf, self.p.power_budget_kw)
+        self.vouchers()
+        for (card, _quarter), terms in self.orders.items():  # the vendors' quotas
+            most = self.p.supply_limit_cards_per_quarter.get(card)
+            if most is not None:
+                prog.row(terms, -np.inf, most)
+        for (site, _k), terms in self.power.items():
+            budget = self.p.power_budget_kw.get(site)
+            if budget is not None:
+                prog.row(terms, -np.inf, budget)

@@ -59,11 +59,14 @@ def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
         cooling=cooling.id, stack=stack.id, stack_name=stack.name, sizing="cards",
         site=site.id,
     )
-    figs, rent_note = catalog_figures(r, card, platform, stack, cooling, r.precisions(), site)
+    figs, rent_note = catalog_figures(r, card, platform, stack, cooling, r.precisions(), site,
+                                      c.cloud, base + ["cloud"])
     if "pue" in site.given and "pue" in c.overrides:
         raise r.error(f"{site.words()} gives the PUE every option there runs at "
                       f"({site_path(site.id, 'pue')}); give it there or here, not both",
                       base + ["pue"])
+    if "pue" in c.overrides:
+        check_pue_cap(r, site, c.overrides["pue"], base + ["pue"])
     p = ".".join(base)
     figure_inputs(r, c, card, info, figs, missing_prices(r, card, platform))
     serving_options(r, c, card, stack, info)
@@ -247,7 +250,7 @@ def resale_figures(r: Resolution, card: Accelerator) -> dict[str, Source]:
         return {}
     # read: a what-if of the salvage share gives one, which replaces the curve, so it
     # resolves again (tco.resolve.state)
-    r.inputs["finance.residual_value_fraction"]  # noqa: B018
+    r.inputs["finance.residual_value_fraction"]
     why = f"resale curve {curve.id}"
     return {"resale_haircut_fraction": Source(curve.haircut_fraction, why),
             "resale_retention_per_year": Source(curve.retention_per_year, why)}
@@ -264,7 +267,8 @@ def path_figures(r: Resolution, card: Accelerator) -> dict[str, Source]:
 
 
 def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack: Stack,
-                    cooling: Cooling, precisions: list[str], site: SiteFacts
+                    cooling: Cooling, precisions: list[str], site: SiteFacts,
+                    offer: str | None = None, where: list[str] | None = None
                     ) -> tuple[dict[str, Source], str]:
     """Each catalog figure of a candidate by input key (None: the card lacks a precision);
     and a note on the cloud price chosen. No PUE at a site that gives its own."""
@@ -303,11 +307,42 @@ def catalog_figures(r: Resolution, card: Accelerator, platform: Platform, stack:
         figs[f"peak_tflops_{prec}"] = Source(card.peak(prec))
     # decode reads memory, and so do small expert GEMMs (a mixture of experts)
     figs["memory_bandwidth_gb_per_s"] = Source(card.memory_bandwidth_gb_per_s)
-    cloud, rent_note = cloud_figures(r, card, site.region)
+    cloud, rent_note = cloud_figures(r, card, site.region, offer, where)
     figs.update(cloud)
     if "pue" in site.given:  # the site's, read by the model through its site (tco.model.base)
         del figs["pue"]
+    else:
+        figs["pue"] = capped_pue(r, figs["pue"], site)
     return figs, rent_note
+
+
+def capped_pue(r: Resolution, pue: Source, site: SiteFacts) -> Source:
+    """An option's PUE from the catalog (its cooling's, or the buyer profile's) held to its
+    site's region's PUE cap (methodology §3, "PUE caps"): a data centre in a region whose rules
+    cap the PUE runs at the cap at worst, so each part of the figure above it is the cap."""
+    cap = r.catalog.region(site.region).pue_cap
+    fig = pue.fig
+    if cap is None or fig is None:
+        return pue
+    limit = cap.best
+    parts = {k: getattr(fig, k) for k in ("value", "low", "typical", "high")}
+    if all(v is None or v <= limit for v in parts.values()):
+        return pue
+    held = {k: (None if v is None else min(v, limit)) for k, v in parts.items()}
+    why = ((f"{pue.why}, " if pue.why else "") + f"held to the {limit:g} PUE cap of region "
+           f"{site.region} (catalog regions.{site.region}.pue_cap)")
+    return Source(fig.model_copy(update=held), why, pue.factor)
+
+
+def check_pue_cap(r: Resolution, site: SiteFacts, pue: float, where: list[str]) -> None:
+    """A PUE the scenario gives above its site's region's cap is refused: a data centre there
+    may not be approved to run at it (methodology §3, "PUE caps")."""
+    cap = r.catalog.region(site.region).pue_cap
+    if cap is not None and float(pue) > cap.best + 1e-12:
+        raise r.error(
+            f"PUE {float(pue):g} is above the {cap.best:g} cap of region {site.region} "
+            f"({cap.source}): a data centre there may not be approved to run at it; give a "
+            f"PUE of at most {cap.best:g}, or a site in another region", where)
 
 
 def failure_rate(r: Resolution, card: Accelerator) -> Figure:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .. import modes
 from ..catalog import Figure
+from ..errors import did_you_mean
 from ..inputs import CANDIDATE_INPUTS, Input
 from .policy import rent_bars
 from .rent_tiers import tier_figure, tier_label
@@ -30,13 +31,23 @@ class Source(NamedTuple):
     factor: float = 1.0
 
 
-def cloud_figures(r: Resolution, card: Accelerator, region: str
-                  ) -> tuple[dict[str, Source], str]:
+def cloud_figures(r: Resolution, card: Accelerator, region: str, offer: str | None = None,
+                  where: list[str] | None = None) -> tuple[dict[str, Source], str]:
     """The cloud price of `card` in `region` (the region's own offer, else the card's general
     price: Catalog.cloud_price) at the scenario's tier (or the tier it falls back to), what
     of the rented hours that tier reserves and its on-demand alternative, by input key; and
-    a note when the tier is not the scenario's. Nothing when the catalog has no price."""
-    cloud = r.catalog.cloud_price(card.id, region)
+    a note when the tier is not the scenario's. Nothing when the catalog has no price.
+    `offer`: a regional offer the scenario picks by id (`candidates[].cloud`, at `where`)."""
+    if offer is not None:
+        offers = r.catalog.regional_cloud_prices
+        if offer not in offers:
+            raise r.error(f"unknown cloud offer '{offer}'{did_you_mean(offer, offers)}",
+                          where or [])
+        if offers[offer].card != card.id:
+            raise r.error(f"cloud offer '{offer}' rents {offers[offer].card}, not {card.id}",
+                          where or [])
+    cloud = (r.catalog.regional_cloud_prices[offer] if offer is not None
+             else r.catalog.cloud_price(card.id, region))
     if cloud is None:
         return {}, ""
     fig, tier, rent_note = tier_figure(cloud, r.sc.rent_pricing)

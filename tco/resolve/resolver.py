@@ -16,6 +16,7 @@ from .api_options import resolve_api_options
 from .benchmarks import apply_benchmarks
 from .candidates import candidate
 from .checks import check_distributions, check_licences_used, check_stock_used
+from .china_rules import china_rules
 from .held import held_stock_inputs
 from .policy import check_policy
 from .portfolio import portfolios
@@ -24,6 +25,7 @@ from .sites import sites
 from .state import Resolution
 from .tax import tax_terms
 from .terms import assumptions, finance, team, top_level
+from .vouchers import vouchers
 from .workloads import workloads
 
 if TYPE_CHECKING:
@@ -55,6 +57,8 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     rent += rent_options(r, infos, rent)
     apply_benchmarks(r, infos)  # the user's measured efficiencies (tco.resolve.benchmarks)
     priced = [cid for cid, info in infos.items() if not info.infeasible]
+    voucher_shape = vouchers(r, infos, priced)  # compute vouchers (tco.resolve.vouchers)
+    revoked = china_rules(r, infos, priced)  # quotas and revoked licences
     api = resolve_api_options(r, [*infos, *(p.id for p in sc.portfolios)])
     check_distributions(r)  # every input known, the API options' prices included
     shortfall_rent = tuple(cid for cid in priced if cid in rent or f"candidates."
@@ -101,6 +105,9 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
         tax_depreciation=tax_schedule, tax_table=tax_table, decision_basis=decision_basis,
         resale_curve=tuple(cid for cid in infos
                            if f"candidates.{cid}.resale_retention_per_year" in r.inputs),
+        vouchers=voucher_shape, revoked=revoked,
+        supply_limits=tuple((card, float(n)) for card, n in
+                            sc.policy.supply_limit_cards_per_quarter.items()),
     )
     return Resolved(structure=structure, inputs=dict(r.inputs), candidates=infos,
                     file=loaded.file, scenario_data=sc.model_dump(mode="json"),

@@ -49,6 +49,13 @@ def _site(r: Resolution, sid: str, region_id: str, site: Facility | Site,
             r.put(r.given([*where, key], value, spec))
             given_keys.append(key)
     r.sites[sid] = SiteFacts(sid, region.id, tuple(given_keys))
+    if site.pue is not None and region.pue_cap is not None \
+            and float(site.pue) > region.pue_cap.best + 1e-12:
+        cap = region.pue_cap
+        raise r.error(
+            f"PUE {float(site.pue):g} is above the {cap.best:g} cap of region {region.id} "
+            f"({cap.source}): a data centre there may not be approved to run at it; give a "
+            f"PUE of at most {cap.best:g}, or another region", [*where, "pue"])
 
 
 def site_of(r: Resolution, c: Candidate) -> SiteFacts:

@@ -10,6 +10,7 @@ from ..inputs import (
     ASSUMPTION_INPUTS,
     FINANCE_INPUTS,
     LEASE_INPUTS,
+    RUNNING_VAT_KEYS,
     TEAM_INPUTS,
     TOP_INPUTS,
     Input,
@@ -75,6 +76,9 @@ def finance(r: Resolution) -> None:
         value = getattr(fin, key)
         if key == "financed_fraction" and value is None:
             value = 1.0 if fin.purchase == "finance" else 0.0
+        if key in RUNNING_VAT_KEYS and value is None:
+            running_vat_rate(r, key, spec)
+            continue
         r.put(r.given(["finance", key], value, spec))
     term = r.inputs["finance.loan_term_years"].value
     if term > fin.horizon_years and r.inputs["finance.financed_fraction"].value > 0:
@@ -83,6 +87,20 @@ def finance(r: Resolution) -> None:
             f"({fin.horizon_years} years); shorten the term or lengthen the horizon",
             ["finance", "loan_term_years"])
     lease_terms(r)
+
+
+def running_vat_rate(r: Resolution, key: str, spec: InputSpec) -> None:
+    """A VAT rate on running costs the scenario does not give: the facility region's (or the
+    wider region's it is part of), else none (methodology §7, "VAT on running costs")."""
+    region = r.sc.facility.region
+    for rid in r.catalog.regions_of(region):
+        rec = r.catalog.regions.get(rid)
+        fig = getattr(rec, key, None) if rec is not None else None
+        if fig is not None:
+            r.figure(f"finance.{key}", fig, spec)
+            return
+    r.put(Input(path=f"finance.{key}", value=0.0, spec=spec, origin="default",
+                source=f"none: the catalog has no such VAT for region {region}"))
 
 
 def lease_terms(r: Resolution) -> None:
