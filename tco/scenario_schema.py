@@ -80,7 +80,10 @@ _JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number"}
 def _stable(node: Any) -> Any:
     """pydantic's schema in the shape its newer releases write, whichever release is installed
     (the shipped file must not depend on it): a lone `allOf: [{$ref}]` is the `$ref` itself,
-    and a `const` states its type."""
+    and a `const` states its type. Newer releases also write a union's bounds as `ge`/`le`
+    beside its `anyOf` (keys JSON Schema does not know: no validator or editor reads them;
+    older releases leave them out) and a `dict[str, Any]` as `additionalProperties: true`
+    (the default): both are left out (_bounds gives the bounds as `minimum`/`maximum`)."""
     if isinstance(node, dict):
         out = {k: _stable(v) for k, v in node.items()}
         if "const" in out and "type" not in out and type(out["const"]) in _JSON_TYPES:
@@ -89,10 +92,40 @@ def _stable(node: Any) -> Any:
         if isinstance(all_of, list) and len(all_of) == 1 and set(all_of[0]) == {"$ref"}:
             del out["allOf"]
             out["$ref"] = all_of[0]["$ref"]
+        for key in ("ge", "le", "gt", "lt"):  # _bounds writes them as JSON Schema does
+            out.pop(key, None)
+        if out.get("additionalProperties") is True and out.get("type") == "object":
+            del out["additionalProperties"]
         return out
     if isinstance(node, list):
         return [_stable(v) for v in node]
     return node
+
+
+_BOUNDS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
+
+
+def _bounds(defs: JsonObj) -> None:
+    """Each field's numeric bounds (`Field(ge=..., le=...)`) on its number branch as JSON
+    Schema's `minimum`/`maximum`, read from the models themselves: pydantic releases write
+    them differently or, for an annotated number, not at all."""
+    from pydantic import BaseModel
+
+    from . import scenario
+
+    for name, node in defs.items():
+        model = getattr(scenario, name, None)
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            continue
+        for field_name, field in model.model_fields.items():
+            prop = node.get("properties", {}).get(field.alias or field_name)
+            if prop is None:
+                continue
+            bounds = {_BOUNDS[k]: getattr(m, k) for m in field.metadata for k in _BOUNDS
+                      if getattr(m, k, None) is not None}
+            for branch in prop.get("anyOf", [prop]):
+                if branch.get("type") in ("number", "integer"):
+                    branch.update(bounds)
 
 
 def _layout_keys() -> list[str]:
@@ -109,6 +142,7 @@ def scenario_schema() -> JsonObj:
     from .scenario import Scenario
 
     schema = _stable(Scenario.model_json_schema())
+    _bounds(schema["$defs"])
     layout = schema["$defs"]["Candidate"]["properties"]["layout"]["additionalProperties"]
     layout["propertyNames"] = {"enum": _layout_keys()}  # older pydantic leaves it out
     defs = schema["$defs"]
