@@ -104,7 +104,7 @@ def test_a_benchmarks_bounds_are_json_schemas_own_whichever_pydantic_writes_it()
     validator reads (the shipped file differed by release, and CI's oldest run failed). The
     schema states them as minimum/maximum, the same under every release."""
     bench = scenario_schema()["$defs"]["Benchmark"]["properties"]
-    number, text, null = bench["cards"]["anyOf"]
+    number, _text, _null = bench["cards"]["anyOf"]
     assert number == {"type": "integer", "minimum": 1, "maximum": 1_000_000}
     assert bench["tp"]["anyOf"][0] == {"type": "integer", "minimum": 1, "maximum": 1024}
     assert '"ge"' not in schema_text() and '"le"' not in schema_text()
