@@ -61,10 +61,34 @@ def test_a_falling_price_and_a_next_generation_in_a_year_make_the_planner_wait()
     assert after.npv_tco == pytest.approx(after.values["objective"], rel=1e-9)
     rival = next(p for p in result.plans if p.id == "plan-now")
     assert rival.npv_tco > after.npv_tco
-    saving = f"USD {rival.npv_tco - after.npv_tco:,.0f}"
-    assert len(after.facts) == 1
-    assert after.facts[0].startswith("waits for next: ")
-    assert f"costs {saving} less than the best plan with now, on sale now" in after.facts[0]
+    (w,) = after.waits
+    first = min(uses_next, key=lambda a: a.start_years)
+    assert (w.card, w.action, w.month, w.rival) == (
+        "next", first.action, round(first.start_years * 12), "now")
+    assert w.month >= 12  # not before it goes on sale
+    assert w.saving == pytest.approx(rival.npv_tco - after.npv_tco, rel=1e-12)
+    # explained in every output: JSON's facts, the table, the report in English and Chinese
+    from tco.exporters.data import compare_dict, compare_table
+    from tco.exporters.fmt import money
+    from tco.exporters.html import render_html
+
+    saving = money(rival.npv_tco - after.npv_tco, "USD")
+    verb = {"buy": ("buying", "buys", "购买"), "rent": ("renting", "rents", "租用")}[w.action]
+    assert w.on_sale_month == 12
+    said = (f"waits for next (on sale from month 12): {verb[0]} it from month {w.month} costs "
+            f"{saving} less than the best plan with now, on sale now")
+    plan = compare_dict(result)["plan"]
+    assert plan["facts"] == [said]
+    assert plan["waits"] == [{"card": "next", "on_sale_month": 12, "action": w.action,
+                              "month": w.month,
+                              "saving": w.saving, "rival": "now"}]
+    assert f"  Why it waits: {said}" in compare_table(result)
+    assert (f"Why it waits: next goes on sale in month 12; the plan {verb[1]} it from month "
+            f"{w.month}, and that costs {saving} less than the best plan with now, which is on "
+            "sale now."
+            in render_html(result, "en"))
+    zh = render_html(result, "zh")
+    assert f"为何等待：next 于第 12 个月上市，计划自第 {w.month} 个月起{verb[2]}该卡" in zh
 
 
 def test_every_plan_of_the_path_scenario_costs_its_objective():

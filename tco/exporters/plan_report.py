@@ -130,6 +130,10 @@ def section(view: View) -> dict[str, Any] | None:
         "chart": chart(view, best),
         "workloads": workloads,
         "first_model": first_model,
+        "waits": [s("plan_waits", verb=s(f"plan_wait_{w.action}"), card=w.card,
+                    on_sale=_when(view, w.on_sale_month / MONTHS_PER_YEAR),
+                    when=_when(view, w.month / MONTHS_PER_YEAR), saving=view.money(w.saving),
+                    rival=w.rival) for w in best.waits],
         "options": options,
         "flexibility": s("plan_flex", value=view.money(flex[0]), option=flex[1])
         if flex is not None else s("plan_flex_none"),

@@ -149,6 +149,19 @@ def workload_text(result: Result, wid: str, w: dict[str, Any]) -> str:
             f"runs in their windows; {what}")
 
 
+WAIT_VERBS = {"buy": "buying", "lease": "leasing", "rent": "renting"}
+
+
+def wait_text(result: Result, w: Any) -> str:
+    """A wait of the plan (tco.plan.Wait) in English: JSON's `plan.facts` and the table's."""
+    return (f"waits for {w.card} (on sale from "
+            f"{month_label(result, w.on_sale_month / MONTHS_PER_YEAR)}): "
+            f"{WAIT_VERBS[w.action]} it from "
+            f"{month_label(result, w.month / MONTHS_PER_YEAR)} costs "
+            f"{money(w.saving, result.currency)} less than the best plan with {w.rival}, "
+            "on sale now")
+
+
 def plan_block(result: Result) -> str:
     """The plan under the options' table (empty when the planner has no plan)."""
     if not result.plans:
@@ -164,6 +177,7 @@ def plan_block(result: Result) -> str:
              + (f"; solver status {best.status}" if best.status != "optimal" else ""),
              "  Actions:"]
     lines += [f"    {action_text(result, a)}" for a in best.actions] or ["    none"]
+    lines += [f"  Why it waits: {wait_text(result, w)}" for w in best.waits]
     lines.append("  Workloads (delivery, and cost at the price the plan pays):")
     lines += [workload_text(result, wid, w) for wid, w in best.workloads.items()]
     rest = restricted_plans(result)

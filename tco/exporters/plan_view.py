@@ -14,6 +14,8 @@ from ..result import Result
 
 
 def plan_json(result: Result) -> dict[str, Any] | None:
+    from .plan_text import wait_text  # it reads this module's delivers
+
     if not result.plans:
         return None
     best, others = result.plans[0], result.plans[1:]
@@ -32,7 +34,8 @@ def plan_json(result: Result) -> dict[str, Any] | None:
         "residual_value": best.values.get("residual_value"),
         "owed_after_horizon": best.values.get("owed_after_horizon"),
         "value_of_flexibility": (min(delivering) - best.npv_tco) if delivering else None,
-        "facts": best.facts,
+        "facts": [wait_text(result, w) for w in best.waits],
+        "waits": [asdict(w) for w in best.waits],
         "options": options,
         "periods": [{"start_years": row["start_years"],
                      **{c: row[c] for c in PLAN_COMPONENTS},

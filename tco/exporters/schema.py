@@ -319,6 +319,17 @@ def _plan() -> JsonObj:
         "facts": _strings("What the plan's timing rests on, in words: 'waits for <card>: "
                           "buying it from month 12 costs ... less than the best plan with "
                           "<option>, on sale now' (methodology §19, price paths)"),
+        "waits": _array(_obj({
+            "card": _t("string", "The card's option id, not on sale at the decision"),
+            "on_sale_month": _t("integer", "When it goes on sale, after the decision",
+                                "months"),
+            "action": {"enum": ["buy", "lease", "rent"],
+                       "description": "How the plan first uses it"},
+            "month": _t("integer", "When it first does, after the decision", "months"),
+            "saving": _t("number", "What the plan costs less than the cheapest plan held to "
+                         "one option on sale now", money),
+            "rival": _t("string", "That option"),
+        }, "A card the plan waits for"), "The facts, as figures"),
         "owed_after_horizon": _t("number", "Present value of reservations and leases still owed "
                                  "after the horizon", money),
         "value_of_flexibility": _t("number", "The cheapest restricted plan that delivers, less "

@@ -70,8 +70,24 @@ class PlanResult:
     env: dict[str, Any] = field(default_factory=dict)
     npv_tco_after_tax: float = 0.0  # after income tax (methodology §20); the solver's
     # objective is the NPV before tax
-    # what the plan's timing rests on, in words for the report ("waits for ...": §19)
-    facts: list[str] = field(default_factory=list)
+    # what the plan's timing rests on (§19, "Price paths"): each card not yet on sale it
+    # waits for (the exporters word them: tco.exporters.plan_text.wait_text)
+    waits: list[Wait] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """The optimal plan waits for `card` (on sale `on_sale_month` months after the decision,
+    not at it): it first `action`s it
+    (buy, lease or rent) `month` months after the decision, and costs `saving` less than
+    `rival`, the cheapest plan held to one option whose card is on sale now."""
+
+    card: str
+    on_sale_month: int  # when it goes on sale, after the decision
+    action: str
+    month: int
+    saving: float
+    rival: str
 
 
 @dataclass(frozen=True)
@@ -143,11 +159,11 @@ def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: boo
     for pid, option, allowed in plans:
         sol = solve_plan(prob, allowed, exact=not option)
         out.append(_result(result, prob, sup, pid, option, allowed, sol, planning))
-    out[0].facts.extend(waits(out, prob, st.currency))
+    out[0].waits.extend(waits(out, prob))
     return out
 
 
-def waits(plans: list[PlanResult], prob: Problem, currency: str) -> list[str]:
+def waits(plans: list[PlanResult], prob: Problem) -> list[Wait]:
     """Why the optimal plan (the first) waits for a card not yet on sale (methodology §19,
     "Price paths"): for each such card it uses, the months until it does and what the plan
     saves against the cheapest plan restricted to one option whose card is on sale now (that
@@ -167,10 +183,9 @@ def waits(plans: list[PlanResult], prob: Problem, currency: str) -> list[str]:
         if not used or best.npv_tco >= rival.npv_tco:
             continue
         first = min(used, key=lambda a: a.start_years)
-        verb = {modes.BUY: "buying", modes.LEASE: "leasing", modes.RENT: "renting"}[first.action]
-        out.append(f"waits for {cid}: {verb} it from month {first.start_years * 12:.0f} "
-                   f"costs {currency} {rival.npv_tco - best.npv_tco:,.0f} less than the best "
-                   f"plan with {rival.option}, on sale now")
+        on_sale = cards[cid].first_order_period * prob.periods.months
+        out.append(Wait(cid, on_sale, first.action, round(first.start_years * 12),
+                        rival.npv_tco - best.npv_tco, rival.option))
     return out
 
 
