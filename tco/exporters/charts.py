@@ -136,8 +136,12 @@ def _finish(fig: Figure, prefix: str, title: str, lang: str) -> str:
     # The browser or PDF renderer draws with the language's fonts, else any sans-serif font.
     css = CSS_FONTS.get(lang, CSS_FONTS["en"])
     svg = re.sub(r"font-family: [^;\"]+", lambda _: f"font-family: {css}", svg)
-    # matplotlib before 3.9 writes the shorthand "font: [weight] <size>px <families>".
-    svg = re.sub(r"(font: (?:[\w-]+ )*[\d.]+px) [^;\"]+", lambda m: f"{m.group(1)} {css}", svg)
+    # matplotlib before 3.9 writes the shorthand "font: [weight] <size>px <families>": written
+    # out as the longhands newer releases write (weasyprint's SVG renderer took the shorthand's
+    # family from the machine's fonts, not the PDF's pinned DejaVu files)
+    svg = re.sub(r"font: (?:([\w-]+) )?([\d.]+px) [^;\"]+",
+                 lambda m: (f"font-weight: {m.group(1)}; " if m.group(1) else "")
+                 + f"font-size: {m.group(2)}; font-family: {css}", svg)
     # Scale with the page: keep the viewBox, drop the fixed size.
     svg = re.sub(r'^<svg ([^>]*?)width="[\d.]+pt" height="[\d.]+pt" ', r"<svg \1", svg, count=1)
     title_el = f"<title>{_xml_text(title)}</title>"
