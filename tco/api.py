@@ -134,9 +134,9 @@ class Run:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per option, indexed by id: the candidates in ranking order (`rank` 1, 2,
-        ...), then the per-token API options and the portfolios (`rank` missing: they are
-        compared by the recommendation, not ranked); `kind` says which: candidate, api or
-        portfolio. The columns are the option-level fields of the JSON (`npv_tco`,
+        ...), then the per-token API options, the portfolios and the plans (the plan, then the
+        plan restricted to each option: `rank` missing, they are compared by the
+        recommendation, not ranked); `kind` says which: candidate, api, portfolio or plan. The columns are the option-level fields of the JSON (`npv_tco`,
         `cost_per_job`, ...; what an API option or a portfolio lacks is missing), lists joined
         with "; "."""
         pd = _pandas()
@@ -147,6 +147,12 @@ class Run:
                  for a in data["api_options"]]
         rows += [{"kind": "portfolio", **_flat(p), "acquire": "portfolio"}
                  for p in data["portfolios"]]
+        # the plan and each plan restricted to one option: the CSV's rows of kind plan
+        from .exporters.plan_text import plan_csv_rows
+
+        rows += [{"kind": "plan", **{k: ("; ".join(v) if isinstance(v, list) else v)
+                                     for k, v in row.items()}}
+                 for row in plan_csv_rows(self.result)]
         frame = pd.DataFrame(rows).set_index("id")
         ranked = len(data["candidates"])
         frame.insert(0, "rank", pd.array([*range(1, ranked + 1),

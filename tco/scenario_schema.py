@@ -182,24 +182,7 @@ def scenario_schema() -> JsonObj:
         "properties": {key: _number(spec) for key, spec in
                        {**ASSUMPTION_INPUTS, **SERVE_ASSUMPTIONS}.items()},
     }
-    api = defs["ApiOption"]["properties"]
-    _describe(api, API_INPUTS)
-    api["api"]["description"] = ("A per-token API price of the catalog (pricing/api.yaml; "
-                                 "`tco catalog list --section api`); without it, give both "
-                                 "prices and their source")
-    api["source"]["description"] = ("Where the prices given here come from (the provider's "
-                                    "price page, your quote); required without `api`")
-    # the catalog's price, or both prices with their source (tco.api_options)
-    defs["ApiOption"]["anyOf"] = [
-        {"required": ["api"]},
-        {"required": [*API_INPUTS, "source"]},
-    ]
-    api["workloads"]["description"] = ("The serving workloads (ids) it serves; default every "
-                                       "serving workload of the plan")
-    schema["properties"]["api_options"]["description"] = (
-        "Per-token APIs that may serve the serving workloads, each an option of its own (in a "
-        "portfolio with an option that trains when the plan also trains; methodology "
-        "section 18)")
+    _describe_api(schema)
     schema["properties"]["start"]["description"] = (
         "The month of the decision, YYYY-MM (e.g. 2027-01): the plan's dated actions count "
         "from it; without it they are given in months after the decision (docs/methodology.md "
@@ -219,6 +202,30 @@ def scenario_schema() -> JsonObj:
         "as text); tco checks its range"))
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
             **accept_number_text(schema)}
+
+
+def _describe_api(schema: JsonObj) -> None:
+    """The per-token API options: their inputs, and the catalog's price or both prices with
+    their source (tco.api_options)."""
+    defs = schema["$defs"]
+    api = defs["ApiOption"]["properties"]
+    _describe(api, API_INPUTS)
+    api["api"]["description"] = ("A per-token API price of the catalog (pricing/api.yaml; "
+                                 "`tco catalog list --section api`); without it, give both "
+                                 "prices and their source")
+    api["source"]["description"] = ("Where the prices given here come from (the provider's "
+                                    "price page, your quote); required without `api`")
+    # the catalog's price, or both prices with their source (tco.api_options)
+    defs["ApiOption"]["anyOf"] = [
+        {"required": ["api"]},
+        {"required": [*API_INPUTS, "source"]},
+    ]
+    api["workloads"]["description"] = ("The serving workloads (ids) it serves; default every "
+                                       "serving workload of the plan")
+    schema["properties"]["api_options"]["description"] = (
+        "Per-token APIs that may serve the serving workloads, each an option of its own (in a "
+        "portfolio with an option that trains when the plan also trains; methodology "
+        "section 18)")
 
 
 def _describe_tax(tax: dict[str, Any]) -> None:

@@ -195,7 +195,7 @@ def python_api() -> None:
         if rec not in frame.index or list(frame.columns[:2]) != ["rank", "kind"]:
             fail("to_frame(): no row for the recommendation", str(frame.head()))
         kinds = set(serve.to_frame()["kind"])
-        if kinds != {"candidate", "api", "portfolio"}:
+        if kinds != {"candidate", "api", "portfolio", "plan"}:
             fail(f"to_frame() of train-and-serve: kinds {kinds}")
         if run.jobs_frame().empty or run.yearly_frame().empty:
             fail("jobs_frame() or yearly_frame() is empty")

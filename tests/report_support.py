@@ -172,3 +172,15 @@ def parse(html: str) -> Collect:
     p.feed(html)
     p.close()
     return p
+
+
+def unplanned(result):
+    """`result` as a scenario the planner does not plan (tco.engine.plans_of: one of more than
+    tco.plan.MAX_SUPPLIES supplies): the recommendation is then option-level and the page words
+    it itself, as Python does, after every change. The option-level wording is checked so."""
+    import copy
+
+    out = copy.copy(result)
+    out.planner = None
+    out._plans = None
+    return out

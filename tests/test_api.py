@@ -37,10 +37,15 @@ def test_docs_api_examples_run():
 def test_compare_frame_equals_the_cli_json_for_every_option():
     data = json.loads(cli("compare", "--format", "json").stdout)
     frame = tco.compare().to_frame()
-    assert list(frame.index) == [c["id"] for c in data["candidates"]]
+    plans = ["plan"] + [f"plan-{o['option']}" for o in data["plan"]["options"]]
+    assert list(frame.index) == [c["id"] for c in data["candidates"]] + plans
     for c in data["candidates"]:
         got = frame.loc[c["id"], "npv_tco"]
         assert math.isnan(got) if c["npv_tco"] is None else got == c["npv_tco"]
+    # the plans' rows (kind plan), the recommendation's among them
+    assert set(frame.loc[plans, "kind"]) == {"plan"}
+    assert frame.loc["plan", "npv_tco"] == data["plan"]["npv_tco"]
+    assert data["recommendation"]["option"] in frame.index
 
 
 @pytest.mark.parametrize("kind", ["path", "str-path", "text", "dict"])
@@ -120,7 +125,7 @@ def test_recommended_is_the_recommendation_a_portfolio_or_an_api_included():
         assert run.recommended == rec["option"] == "plan"  # planned: the plan
         assert run.best_option == rec["best_option"]["option"]
         assert want is None or run.best_option == want
-        assert run.best_option in run.to_frame().index
+        assert run.best_option in run.to_frame().index and "plan" in run.to_frame().index
 
 
 def test_the_frame_has_a_row_for_each_portfolio_and_api_option():
@@ -128,7 +133,9 @@ def test_the_frame_has_a_row_for_each_portfolio_and_api_option():
     data, frame = run.to_dict(), run.to_frame()
     want = ([(c["id"], "candidate") for c in data["candidates"]]
             + [(a["id"], "api") for a in data["api_options"]]
-            + [(p["id"], "portfolio") for p in data["portfolios"]])
+            + [(p["id"], "portfolio") for p in data["portfolios"]]
+            + [("plan", "plan")] + [(f"plan-{o['option']}", "plan")
+                                    for o in data["plan"]["options"]])
     assert list(zip(frame.index, frame["kind"])) == want
     assert list(frame.columns[:2]) == ["rank", "kind"]
     for option in data["api_options"] + data["portfolios"]:

@@ -7,6 +7,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from report_support import unplanned
 
 from tco.cli import cli
 from tco.decide import recommend_option as recommend
@@ -166,7 +167,7 @@ def test_the_portfolio_with_the_api_is_recommended_when_it_alone_delivers(catalo
     name = "DeepInfra API, Llama 3.3 70B Instruct Turbo (FP8)"
     for lang, said in (("en", f"The per-token API {name} serves chat: $5.10M."),
                        ("zh", f"按词元计费的接口服务（{name}）承担 chat：$5,100,687。")):
-        html = render_html(r, lang, day=dt.date(2026, 12, 3))
+        html = render_html(unplanned(r), lang, day=dt.date(2026, 12, 3))  # option-level
         text = re.sub(r"\s+", " ", re.sub(r"<svg.*?</svg>|<[^>]+>", "", html, flags=re.DOTALL))
         assert said in text, lang
 
@@ -205,7 +206,12 @@ def test_the_report_shows_the_api_and_its_recommendation(serve_only, lang):
 
     from tco.exporters.html import render_html
 
-    html = render_html(serve_only, lang, day=dt.date(2026, 12, 3))
+    # planned, the report headlines the plan ("follow the cheapest plan: pay per token");
+    # the option-level recommendation is worded on the scenario unplanned
+    planned = render_html(serve_only, lang, day=dt.date(2026, 12, 3))
+    assert ("follow the cheapest plan: pay per token" if lang == "en"
+            else "采用最低成本计划：按词元付费") in planned
+    html = render_html(unplanned(serve_only), lang, day=dt.date(2026, 12, 3))
     text = re.sub(r"\s+", " ", re.sub(r"<svg.*?</svg>|<[^>]+>", " ", html, flags=re.DOTALL))
     row = re.search(r'data-candidate="api"[^>]*>(.*?)</tr>', html, re.DOTALL).group(1)
     assert "$0.200" in row and "$0.600" in row  # the prices per million tokens
@@ -223,7 +229,7 @@ def test_the_workbook_recommends_the_api(serve_only, tmp_path, lang):
     from tco.exporters.xlsx import write_workbook
 
     path = tmp_path / f"api.{lang}.xlsx"
-    write_workbook(serve_only, path, lang=lang)
+    write_workbook(unplanned(serve_only), path, lang=lang)  # the option-level wording
     wb = openpyxl.load_workbook(path)
     texts = [c.value for ws in wb for row in ws.iter_rows() for c in row
              if isinstance(c.value, str)]

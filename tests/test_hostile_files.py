@@ -675,14 +675,21 @@ def test_a_right_to_left_name_does_not_reorder_the_figures_beside_it(tmp_path: P
     every name and figure set into a sentence is isolated (report.css), so the count stays to
     its right, as written. Checked as laid out by Chromium."""
     from cdp import Page
-    from report_support import require_chromium
+    from report_support import require_chromium, unplanned
+
+    from tco.catalog import load_catalog
+    from tco.engine import compute
+    from tco.exporters.html import write_html
+    from tco.scenario import load_scenario
 
     data = yaml.safe_load(SMALL)
     data["candidates"][0]["name"] = "שרת"
     data["rent_options"] = "none"
     page = tmp_path / "r.html"
-    assert run(["report", "--html", str(page), "--draws", "0",
-                str(_write(tmp_path / "s.yaml", json.dumps(data)))]).exit_code == 0
+    # the option-level headline names the typed option (planned, the plan's names cards)
+    result = compute(load_scenario(_write(tmp_path / "s.yaml", json.dumps(data))),
+                     load_catalog())
+    write_html(unplanned(result), page)
     with Page(require_chromium(), tmp_path / "profile") as browser:
         browser.open(page)
         boxes = browser.js("[...document.querySelectorAll('p.headline strong')].map(e => "

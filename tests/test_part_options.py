@@ -109,13 +109,15 @@ def test_parts_without_a_portfolio_recommend_nothing_and_say_why(parts_only, tmp
     data = json.loads(CliRunner().invoke(cli, ["compare", str(path), "--format", "json"]).output)
     assert data["recommendation"]["option"] == "plan"
     assert data["recommendation"]["best_option"] is None
-    assert ("no single option that may be used here carries the whole plan (parts of it only: "
-            "NVIDIA L40S 48GB, NVIDIA H100 SXM5 80GB )") in text(render_html(r))
-    assert "仅承担部分： 英伟达 L40S 48GB、英伟达 H100 SXM5 80GB ）" in text(
-        render_html(r, lang="zh"))
-    for lang, said in (("en", ("none that may be used here carries the whole plan (parts of "
-                               "it only: rd, big); combine options")),
-                       ("zh", "没有单一方案承担全部计划（仅承担部分：rd, big）")):
+    # the report's reasons for the plan (templates/decide.yaml plan_no_option)
+    assert ("No single option that may be used here delivers the whole plan (parts of it "
+            "only: rd, big ); the plan combines what may be used.") in text(render_html(r))
+    assert ("在此可用的单一选项都不能完成全部计划（仅承担部分： rd、big ）；该计划组合可用的来源。"
+            in text(render_html(r, lang="zh")))
+    for lang, said in (("en", ("no single option that may be used here delivers the whole "
+                               "plan " + why)),
+                       ("zh", ("在此可用的单一选项都不能完成全部计划（仅承担部分：rd、big）；"
+                               "该计划组合可用的来源"))):
         wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r, lang=lang)))
         cells = [v for row in wb.worksheets[0].iter_rows(max_row=8, values_only=True)
                  for v in row if isinstance(v, str)]

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cdp import Page
-from report_support import add_analyses, require_chromium
+from report_support import add_analyses, require_chromium, unplanned
 
 from tco.analysis.whatif import whatif_from
 from tco.decide import recommend as recommendation
@@ -120,18 +120,6 @@ def engine_whatif(result, sets: list[str], recompute=None):
 
     after = whatif_from(result, sets, recompute or never).after
     return unplanned(after) if result.planner is None else after
-
-
-def unplanned(result):
-    """`result` as a scenario the planner does not plan (tco.engine.plans_of: one of more than
-    tco.plan.MAX_SUPPLIES supplies): the recommendation is then option-level and the page words
-    it itself, as Python does, after every change. The option-level wording is checked so."""
-    import copy
-
-    out = copy.copy(result)
-    out.planner = None
-    out._plans = None
-    return out
 
 
 def option_order(result) -> list[str]:

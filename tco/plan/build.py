@@ -136,6 +136,19 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
             fallback = val(run_fallback([s for s in short if s.cid in hours_per_run], wid,
                                         52.0, runs))
             training.append(Training(wid, hours_per_run, windows, fallback))
+    stacks = _stacks(sup, env, months, per_year)
+    # each site's power budget (its energy quota), where it gives one (methodology §3, Sites)
+    budgets = {site[0]: float(env[site_path(site[0], "power_budget_kw")]) for site in st.sites
+               if "power_budget_kw" in site[1:]}
+    limits = {card: float(n) for card, n in st.supply_limits}
+    return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks),
+                   budgets, limits, vouchers(st, env)), sup
+
+
+def _stacks(sup: Mapping[str, Supply], env: Mapping[str, Any], months: int,
+            per_year: int) -> list[Stack]:
+    """Each software stack the supplies use, once: its port's cost, its months rounded up to
+    whole periods, and its upkeep per period (from the first supply of the stack)."""
     stacks = []
     seen: set[str] = set()
     for s in sup.values():
@@ -146,12 +159,7 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
         stacks.append(Stack(s.stack, float(env[f"{s.cid}.porting_one_time"]),
                             math.ceil(port_months / months - 1e-9),
                             float(env[f"{s.cid}.porting_maintenance_per_year"]) / per_year))
-    # each site's power budget (its energy quota), where it gives one (methodology §3, Sites)
-    budgets = {site[0]: float(env[site_path(site[0], "power_budget_kw")]) for site in st.sites
-               if "power_budget_kw" in site[1:]}
-    limits = {card: float(n) for card, n in st.supply_limits}
-    return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks),
-                   budgets, limits, vouchers(st, env)), sup
+    return stacks
 
 
 def voucher_supplies(st: Structure, applies: tuple[str, ...]) -> tuple[str, ...]:

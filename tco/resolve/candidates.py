@@ -69,6 +69,9 @@ def candidate(r: Resolution, c: Candidate) -> tuple[CandidateInfo, bool]:
         check_pue_cap(r, site, c.overrides["pue"], base + ["pue"])
     p = ".".join(base)
     figure_inputs(r, c, card, info, figs, missing_prices(r, card, platform))
+    if r.catalog.region(site.region).pue_cap is not None and f"{p}.pue" in r.inputs:
+        # read: resolving checks it against the cap, so a what-if of it resolves again
+        r.inputs[f"{p}.pue"]
     serving_options(r, c, card, stack, info)
     for key, why in PATH_DEFAULTS.items():  # no catalog path: constant prices; on sale now
         if f"{p}.{key}" not in r.inputs:

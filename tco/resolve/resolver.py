@@ -33,6 +33,23 @@ if TYPE_CHECKING:
     from ..scenario import Loaded
 
 
+def _shortfalls(r: Resolution, infos: dict[str, CandidateInfo], priced: list[str],
+                rent: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The options whose shortfall is rented (§8), and the bought ones among them whose
+    shortfall buying more cards may close too: not one sized to the plan (none), to a power
+    cap or at a site with a power budget (more cards would break it), or drawing on held stock
+    (the added cards' price would differ from the cluster's average)."""
+    shortfall_rent = tuple(cid for cid in priced if cid in rent or f"candidates."
+                           f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
+                           in r.inputs)
+    closing = tuple(cid for cid in shortfall_rent if infos[cid].acquire == modes.BUY
+                    and infos[cid].sizing in ("cards", "deadline_days")
+                    and not infos[cid].inputs_of
+                    and infos[cid].card not in r.sc.policy.holds_stock
+                    and "power_budget_kw" not in r.sites[infos[cid].site].given)
+    return shortfall_rent, closing
+
+
 def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     r = Resolution(loaded, catalog)
     sc = r.sc
@@ -61,18 +78,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     revoked = china_rules(r, infos, priced)  # quotas and revoked licences
     api = resolve_api_options(r, [*infos, *(p.id for p in sc.portfolios)])
     check_distributions(r)  # every input known, the API options' prices included
-    shortfall_rent = tuple(cid for cid in priced if cid in rent or f"candidates."
-                           f"{infos[cid].inputs_of or cid}.shortfall_price_per_card_hour"
-                           in r.inputs)
-    # bought options whose shortfall buying more cards may close too (§8): not one sized
-    # to the plan (none), to a power cap or at a site with a power budget (more cards would
-    # break it), or drawing on held stock (the added cards' price would differ from the
-    # cluster's average)
-    closing = tuple(cid for cid in shortfall_rent if infos[cid].acquire == modes.BUY
-                    and infos[cid].sizing in ("cards", "deadline_days")
-                    and not infos[cid].inputs_of
-                    and infos[cid].card not in sc.policy.holds_stock
-                    and "power_budget_kw" not in r.sites[infos[cid].site].given)
+    shortfall_rent, closing = _shortfalls(r, infos, priced, rent)
     structure = Structure(
         currency=sc.currency, horizon_years=sc.finance.horizon_years,
         workloads=tuple(plan), candidates=tuple(priced),
