@@ -410,6 +410,7 @@ class TaxRule(_Record):
     life_years: Figure
     bonus_fraction: Figure
     expensing_threshold_per_unit: Figure | None = None
+    rd_extra_deduction_fraction: Figure | None = None  # the R&D super-deduction's extra share
     notes: str | None = None
 
     @field_validator("acquired_from", "acquired_until", mode="before")

@@ -214,6 +214,12 @@ TAX_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               "up to which equipment is deducted at once (0: no such rule)", 0, 1e12,
               hint="in whole currency units per server (China: 5,000,000 CNY), 0 for none",
               money=True),
+    # China's R&D super-deduction: qualifying R&D costs (instruments' depreciation and rent,
+    # their power, the staff) are deducted again by this share (1: 200 % in all)
+    _frac("tax_rd_extra_deduction_fraction", "Extra share of qualifying R&D costs deducted "
+          "(R&D super-deduction; China 1.0 from 2023)", 0.0, 2.0),
+    _frac("tax_rd_share", "Share of the option's deductible costs that are qualifying R&D "
+          "(training models: research; serving: not)"),
 ]}
 
 # Existing stock (`policy.holds_stock.<card>`, methodology §13; tco.resolve.held), by held

@@ -392,6 +392,8 @@ class Finance(_Strict):
     tax_life_years: Num | None = None
     tax_bonus_fraction: Num | None = None
     tax_expensing_threshold_per_unit: Num | None = None
+    tax_rd_extra_deduction_fraction: Num | None = None
+    tax_rd_share: Num | None = None
     # which NPV ranks the options: after tax once a tax rate or jurisdiction is given
     decision_basis: Literal["pre_tax", "after_tax"] | None = None
 
@@ -408,7 +410,8 @@ class Finance(_Strict):
 
 _OPTIONAL_FIELDS = ("tax_jurisdiction", "tax_acquired_on", "tax_rate", "tax_depreciation",
                     "tax_life_years", "tax_bonus_fraction", "tax_expensing_threshold_per_unit",
-                    "decision_basis", "vat_rate_electricity", "vat_rate_colocation",
+                    "decision_basis", "tax_rd_extra_deduction_fraction", "tax_rd_share",
+                    "vat_rate_electricity", "vat_rate_colocation",
                     "vat_rate_cloud")
 
 

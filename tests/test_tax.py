@@ -164,3 +164,76 @@ def test_the_recommendation_says_it_ranks_after_tax():
     plain = recommend_option(_run(""))
     assert plain is not None and plain.basis == "pre_tax"
     assert "basis_after_tax" not in plain.codes()
+
+
+CN = """
+name: China tax check
+currency: CNY
+utilization: 0.85
+cost_of_delay_per_week: 0
+workloads:
+  - {{id: w, kind: pretrain, params: 7.0e+9, tokens: 1.0e+11, precision: bf16, runs_per_year: 1}}
+candidates:
+  - {{id: buy, card: ascend-910b, cards: 64, lead_time_weeks: 0, {extra}}}
+rent_options: none
+facility: {{region: cn-east}}
+finance:
+  horizon_years: 3
+  discount_rate: 0.08
+  depreciation_years: 3
+  residual_value_fraction: 0.1
+  tax_jurisdiction: cn
+  tax_acquired_on: 2026-06
+{tax}
+"""
+
+
+def _cn(tax: str, extra: str = "card_price: 100000"):
+    return compute(load_scenario_text(CN.format(tax=tax, extra=extra)), CATALOG)
+
+
+def test_the_rd_super_deduction_counts_the_research_costs_twice():
+    """China (pricing/tax.yaml cn: 25 %, the R&D super-deduction's extra 100 %,
+    MoF/STA 2023 No. 7). A rented option owns nothing: every cost is deducted as paid, so its
+    after-tax NPV is (1 - rate x (1 + share x 1.0)) of its NPV: with all of it research,
+    1 - 0.25 x 2 = 0.5; with 40 % of it, 1 - 0.25 x 1.4 = 0.65; a High and New Technology
+    Enterprise (15 %) with all of it research, 1 - 0.15 x 2 = 0.7; no research, 0.75."""
+    for tax, share in (("  tax_rd_share: 1", 0.5), ("  tax_rd_share: 0.4", 0.65),
+                       ("  tax_rd_share: 1\n  tax_rate: 0.15", 0.7), ("", 0.75)):
+        r = _cn(tax, "acquire: rent, cloud_price_per_card_hour: 12")
+        assert r.inputs["finance.tax_rd_extra_deduction_fraction"].value == 1.0
+        c = r.candidate("buy")
+        assert c.values["npv_tco_after_tax"] == pytest.approx(share * c.values["npv_tco"],
+                                                              rel=1e-12), tax
+
+
+def test_a_chinese_purchase_after_tax_by_hand():
+    """A bought Ascend 910B cluster in China, 8 cards a server at CNY 100,000 a card: a server's value
+    is far below CNY 5M, so it is deducted at once in tax year 1 (MoF/STA 2023 No. 37), and
+    with all of it research twice. Worked from the model's own yearly components: the tax of
+    year t is -25 % x deductions(t), deductions(t) = 2 x (its running costs, and in year 1 the
+    basis) and, in year 3, the basis left (0) and less the resale price; the after-tax NPV is
+    the NPV plus the present value of the taxes at 8 %."""
+    r = _cn("  tax_rd_share: 1")
+    c = r.candidate("buy")
+    assert c.values["capex_servers"] + c.values["capex_cards"] < 5e6 * c.values["nodes"]
+    as_paid = ("porting", "electricity", "colocation", "support", "storage_support",
+               "licences", "operations_staff", "porting_maintenance", "cloud_rent",
+               "running_vat")
+    basis = c.values["capex_total"]
+    taxes = []
+    for t, year in enumerate(c.yearly):
+        deducted = 2 * sum(year[k] for k in as_paid)
+        if t == 1:
+            deducted += 2 * basis  # one-time: the whole basis, an R&D instrument's
+        if t == 3:
+            deducted += year["residual_value"]  # negative: the resale is taxable income
+        taxes.append(-0.25 * deducted)
+    pv_tax = sum(x / 1.08 ** t for t, x in enumerate(taxes))
+    assert c.values["npv_tco_after_tax"] == pytest.approx(c.values["npv_tco"] + pv_tax,
+                                                          rel=1e-9)
+    # the super-deduction is worth 25 % of the research costs' present value again
+    plain = _cn("").candidate("buy")
+    pv_research = sum(sum(y[k] for k in as_paid) / 1.08 ** t for t, y in enumerate(c.yearly))
+    assert plain.values["npv_tco_after_tax"] - c.values["npv_tco_after_tax"] == pytest.approx(
+        0.25 * (pv_research + basis / 1.08), rel=1e-9)

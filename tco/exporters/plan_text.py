@@ -18,26 +18,12 @@ from ..errors import printable
 from ..result import Result
 from .fmt import money, number
 from .plan_view import delivers
-
-MONTHS_PER_YEAR = 12
-
-
-def months_of(years: float) -> int:
-    """Whole months after the decision of a time in years (the plan's periods are whole
-    months, so this is exact up to float rounding)."""
-    return round(years * MONTHS_PER_YEAR)
-
-
-def month_label(result: Result, years: float, month_word: str = "month {n}") -> str:
-    """The calendar month (YYYY-MM) `years` after the decision when the scenario has a start,
-    else "month N" (`month_word` with {n}, for another language)."""
-    n = months_of(years)
-    start = getattr(result.scenario, "start", None)
-    if not start:
-        return month_word.format(n=n)
-    y, m = (int(x) for x in start.split("-"))
-    total = y * MONTHS_PER_YEAR + (m - 1) + n
-    return f"{total // MONTHS_PER_YEAR:04d}-{total % MONTHS_PER_YEAR + 1:02d}"
+from .plan_words import (
+    MONTHS_PER_YEAR,
+    month_label,
+    months_of,
+    wait_text,
+)
 
 
 def cards_per_server(result: Result, option: str) -> float:
@@ -147,19 +133,6 @@ def workload_text(result: Result, wid: str, w: dict[str, Any]) -> str:
     done = f"{number(runs, 0)} runs, " if runs is not None else ""
     return (f"    {wid} ({kind}): first run done by {when}; {done}{share:.0%} of its "
             f"runs in their windows; {what}")
-
-
-WAIT_VERBS = {"buy": "buying", "lease": "leasing", "rent": "renting"}
-
-
-def wait_text(result: Result, w: Any) -> str:
-    """A wait of the plan (tco.plan.Wait) in English: JSON's `plan.facts` and the table's."""
-    return (f"waits for {w.card} (on sale from "
-            f"{month_label(result, w.on_sale_month / MONTHS_PER_YEAR)}): "
-            f"{WAIT_VERBS[w.action]} it from "
-            f"{month_label(result, w.month / MONTHS_PER_YEAR)} costs "
-            f"{money(w.saving, result.currency)} less than the best plan with {w.rival}, "
-            "on sale now")
 
 
 def plan_block(result: Result) -> str:

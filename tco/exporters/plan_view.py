@@ -11,11 +11,10 @@ from ..decide.rules import plan_delivered_fraction
 from ..decide.rules import plan_delivers as delivers
 from ..model.plan import PLAN_COMPONENTS
 from ..result import Result
+from .plan_words import wait_text
 
 
 def plan_json(result: Result) -> dict[str, Any] | None:
-    from .plan_text import wait_text  # it reads this module's delivers
-
     if not result.plans:
         return None
     best, others = result.plans[0], result.plans[1:]

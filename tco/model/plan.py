@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..expr import AND, IF, MAX, MIN, ROUNDUP, SUM, Const, Expr, Ref
 from .base import Builder, Model, a, fin, site_inputs
 from .depreciation import book_fraction, market_curve
-from .tax import tax_schedule
+from .tax import rd_factor, tax_schedule
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
 
 # A plan's cost per period, by component, in the order every table shows them.
@@ -434,15 +434,17 @@ class _Money:
         stays short however many supplies and periods the plan has."""
         b, money, m, H = self.b, self.money, self.shape.months, self.horizon
         factor = {(s, j): self.tax_factor(s, j, one) for s, j, _, one in self.bought}
+        rd = rd_factor()
         periods: list[Expr] = []
         for k, parts in enumerate(self.parts):
             deducted: list[Expr] = []
-            later = [parts[c] for c in parts
+            # qualifying R&D costs count rd times (a voucher, taxable income, once)
+            later = [parts[c] * (1 if c == "voucher" else rd) for c in parts
                      if c not in AT_START and c != "vat_recovered"]
             if later:
                 deducted.append(SUM(*later) * discount_year(k // self.per_year + 1))
             if "porting" in parts:
-                deducted.append(parts["porting"] * discount_start(k * m))
+                deducted.append(parts["porting"] * rd * discount_start(k * m))
             deducted += [cost * factor[s, j] for s, j, cost, _ in self.bought if j == k]
             if deducted:
                 periods.append(b.q(f"p{k}.tax_deductions_present_value", SUM(*deducted), money,
@@ -459,7 +461,8 @@ class _Money:
         """The present value of the tax deductions of one unit of money spent on supply `s`'s
         servers in period `j` (one server then costs `one`): its share deducted in each tax
         year it is held within the horizon, from the tax year of the purchase, and the basis
-        left at the horizon, when it is sold."""
+        left at the horizon, when it is sold; the charges while held count as R&D costs do
+        (rd_factor)."""
         b, H, st = self.b, self.horizon, self.b.model.structure
         year = j // self.per_year + 1  # the tax year of the purchase
         schedule = tax_schedule(st.tax_depreciation, st.tax_table, one)
@@ -468,8 +471,9 @@ class _Money:
             b.q(f"{s}.b{j}.tax_basis_left_y{t}", schedule.book_fraction(t), "fraction",
                 f"Tax basis left of {s}'s servers bought in period {j} after {t} tax years",
                 "plan") for t in range(1, years + 1)]
+        # the depreciation charged while held is an R&D cost; the basis left at the sale not
         pv = SUM(*[(left[t - 1] - left[t]) * discount_year(year + t - 1)
-                   for t in range(1, years + 1)], left[years] * discount_year(H))
+                   for t in range(1, years + 1)]) * rd_factor() + left[years] * discount_year(H)
         return b.q(f"{s}.b{j}.tax_deduction_factor", pv, "fraction",
                    f"Present value of the tax deductions per unit spent on {s}'s servers in "
                    f"period {j}", "plan")

@@ -33,6 +33,18 @@ DEDUCTED_AS_PAID = ("porting", "lead_time_delay", "electricity", "colocation", "
                     "cloud_rent", "running_vat", "voucher")
 
 
+# Deducted as paid but not qualifying R&D costs: income forgone (the cost of delay) and a
+# compute voucher (taxable income, an inflow).
+NOT_RD = ("lead_time_delay", "voucher")
+
+
+def rd_factor() -> Expr:
+    """What a qualifying R&D cost is deducted as, per unit (methodology §20, "R&D
+    super-deduction"): 1 + tax_rd_share x tax_rd_extra_deduction_fraction (China since 2023:
+    1 + share x 1.0, so an option all of whose costs are research deducts them twice)."""
+    return 1 + fin("tax_rd_share") * fin("tax_rd_extra_deduction_fraction")
+
+
 @dataclass(frozen=True)
 class TaxSchedule:
     """How the cost of owned equipment is deducted: `kind` straight_line (over
@@ -84,13 +96,17 @@ def after_tax(b: Builder, horizon: int, parts: list[dict[str, Ref]], net: list[R
     components are `parts[t]` and net flows `net[t]`; `basis`: the cost of what it owns
     (None when it owns nothing). A lessee deducts its lease payments (`financing`)."""
     rate = fin("tax_rate")
+    rd = rd_factor()
     after, taxes = [], []
     for t in range(horizon + 1):
-        deducted = [parts[t][c] for c in DEDUCTED_AS_PAID]
+        # the costs the R&D super-deduction counts again: paid for R&D, and the depreciation
+        # of its instruments (not income forgone, a voucher or the sale at the horizon)
+        research = [parts[t][c] for c in DEDUCTED_AS_PAID if c not in NOT_RD]
         if leased:
-            deducted.append(parts[t]["financing"])
+            research.append(parts[t]["financing"])
         if basis is not None and t >= 1:
-            deducted.append(basis * charge_fraction(t, schedule))
+            research.append(basis * charge_fraction(t, schedule))
+        deducted = [SUM(*research) * rd] + [parts[t][c] for c in NOT_RD]
         if t == horizon:  # sold: the basis left is deducted, the resale price is income
             if basis is not None:
                 deducted.append(basis * schedule.book_fraction(horizon))

@@ -72,7 +72,9 @@ def tax_terms(r: Resolution) -> tuple[str, tuple[float, ...], str]:
         fig = None if rule is None else {
             "tax_rate": rule.rate, "tax_life_years": rule.life_years,
             "tax_bonus_fraction": rule.bonus_fraction,
-            "tax_expensing_threshold_per_unit": rule.expensing_threshold_per_unit}[key]
+            "tax_expensing_threshold_per_unit": rule.expensing_threshold_per_unit,
+            "tax_rd_extra_deduction_fraction": rule.rd_extra_deduction_fraction,
+            "tax_rd_share": None}[key]
         if fig is not None:
             # money in the rule's currency: into USD, then the scenario's (figure_input)
             factor = 1 / r.catalog.usd_to(rule.currency) if spec.money else 1.0  # type: ignore[union-attr]
@@ -100,4 +102,9 @@ def _default(r: Resolution, key: str) -> tuple[float, str]:
                      "168(e)(3)(B)(iv))")
     if key == "tax_bonus_fraction":
         return 0.0, "default: no bonus depreciation"
+    if key == "tax_rd_extra_deduction_fraction":
+        return 0.0, "default: no R&D super-deduction"
+    if key == "tax_rd_share":
+        return 0.0, ("default: none of the costs counted as qualifying R&D (give "
+                     "finance.tax_rd_share)")
     return 0.0, "default: no per-unit one-time deduction"
