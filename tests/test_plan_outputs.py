@@ -177,3 +177,25 @@ def test_a_plans_action_puts_the_cards_verbs_before_them_and_paying_per_token_af
     assert decision_action(d, "USD", "en") == en
     if zh is not None:
         assert decision_action(d, "USD", "zh") == zh
+
+
+@pytest.mark.parametrize("servers, en, zh", [
+    (1, "buy 1 server (8 cards) of", "购买 英伟达 A100 SXM4 80GB 服务器 1 台（8 张加速卡）"),
+    (3, "buy 3 servers (24 cards) of", "购买 英伟达 A100 SXM4 80GB 服务器 3 台（24 张加速卡）"),
+])
+def test_one_server_is_a_server(catalog, servers, en, zh):
+    """"Buy 1 servers" read wrong: one server is singular in the table and the report."""
+    import datetime as dt
+
+    from tco.exporters.plan_report import action_row
+    from tco.exporters.report_view import View
+    from tco.plan import Action
+
+    r = compute(load_scenario(), catalog)
+    a = Action(start_years=0.0, end_years=5.0, action="buy", option="a100-deadline",
+               card="a100-sxm", quantity=8.0 * servers, unit="cards", tier="")
+    assert en in action_text(r, a)
+    words = action_row(View(r, "en", dt.date(2026, 12, 5)), a)["text"]
+    assert words.startswith(f"Buy {servers} server{'s' if servers > 1 else ''} ({8 * servers} "
+                            "accelerators) of ")
+    assert action_row(View(r, "zh", dt.date(2026, 12, 5)), a)["text"] == zh

@@ -81,6 +81,15 @@ def test_the_cn_starter_is_a_chinese_procurement_package(tmp_path):
     # the quote in CNY comes back as written: 120,000 per card (Reuters 2024-01)
     assert run_.result.candidate("ascend-910b").inputs["card_price"] == 120000
     assert run_.result.scenario_data["facility"]["region"] == "cn"
+    # China's enterprise income tax (pricing/tax.yaml cn): 25 %, the R&D super-deduction on
+    # half the costs, the options ranked after tax
+    inputs = run_.result.inputs
+    assert inputs["finance.tax_rate"].value == 0.25
+    assert inputs["finance.tax_rd_extra_deduction_fraction"].value == 1.0
+    assert inputs["finance.tax_rd_share"].value == 0.5
+    assert run_.result.structure.decision_basis == "after_tax"
+    ascend = run_.result.candidate("ascend-910b").values
+    assert ascend["npv_tco_after_tax"] < ascend["npv_tco"]
 
 
 def test_train_and_serve_starter_serves(tmp_path):

@@ -46,7 +46,9 @@ def action_row(view: View, a: Any) -> dict[str, str]:
     when = _when(view, a.start_years)
     if a.action in ("buy", "lease"):
         per = cards_per_server(r, a.option)
-        text = s(f"plan_act_{a.action}", servers=number(a.quantity / per, 0),
+        one = round(a.quantity / per) == 1  # "1 server", not "1 servers"
+        text = s(f"plan_act_{a.action}" + ("_one" if one else ""),
+                 servers=number(a.quantity / per, 0),
                  cards=number(a.quantity, 0), card=card, until=_when(view, a.end_years))
     elif a.action == "sell":
         text = s("plan_act_sell", cards=number(a.quantity, 0), card=card)

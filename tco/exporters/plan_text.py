@@ -87,7 +87,8 @@ def action_text(result: Result, a: Any) -> str:
     if a.action in ("buy", "lease"):
         per = cards_per_server(result, a.option)
         servers = a.quantity / per
-        what = (f"{a.action} {number(servers, 0)} servers ({number(a.quantity, 0)} cards) of "
+        noun = "server" if round(servers) == 1 else "servers"
+        what = (f"{a.action} {number(servers, 0)} {noun} ({number(a.quantity, 0)} cards) of "
                 f"{card} ({a.option})")
         if a.action == "lease":
             what += f", until {until}"
