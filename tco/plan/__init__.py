@@ -220,11 +220,10 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
         fallbacks[t.id] = run_fallback([s for s in short if s.cid in t.card_hours_per_run],
                                        t.id, 52.0, runs)
     for s in prob.serving:
-        # what traffic left unserved costs is the workload's, the same in every plan: every
-        # API that serves it counts, also in a plan held to one option (as the solver's
-        # problem prices it, tco.plan.build)
-        every_api = [aid for aid, _name, *wids in st.api if s.id in wids]
-        fallbacks[s.id] = serve_fallback(short, every_api, s.id, per.months)
+        # what traffic left unserved costs is the workload's, the same in every plan: the
+        # APIs the problem priced it with (every one that serves it, tco.plan.build), also in
+        # a plan held to one option
+        fallbacks[s.id] = serve_fallback(short, list(s.api), s.id, per.months)
     chosen = {}
     for key, v in sol.values.items():
         if key[0] not in DERIVED:
