@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import TcoError
+from .inputs import CANDIDATE_INPUTS, MEASURED_SERVING_SPEC, SERVE_CANDIDATE_INPUTS
 from .yamlio import read_text
 
 
@@ -353,3 +354,22 @@ def with_given(m: Serving, **given: Any) -> Serving:
     """The measurement with the `benchmarks:` entry's own figures filling what the file does
     not say (and overriding its date and engine when given)."""
     return replace(m, **{k: v for k, v in given.items() if v is not None})
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What one benchmark entry sets on the options of its card."""
+
+    card: str
+    card_name: str
+    precision: str
+    inputs: dict[str, tuple[float, str]]  # candidate input key -> (value, source)
+    note: str
+    summary: dict[str, Any]  # for the outputs' `measured_benchmarks`
+
+
+def spec_of(key: str) -> Any:
+    """The input spec of a candidate input a benchmark sets."""
+    if key.startswith("measured_serving_efficiency_"):
+        return MEASURED_SERVING_SPEC
+    return CANDIDATE_INPUTS.get(key) or SERVE_CANDIDATE_INPUTS[key]

@@ -241,10 +241,10 @@ def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
     Example:
       tco validate my-scenario.yaml
     """
-    from .resolve import resolve
+    from .engine import resolve_scenario
 
     loaded, catalog = load(scenario, catalogs)
-    resolved = resolve(loaded, catalog)
+    resolved = resolve_scenario(loaded, catalog)
     click.echo(f"{printable(scenario)}: ok ({len(loaded.scenario.workloads)} workload(s), "
                f"{len(resolved.candidates)} candidate(s), {len(resolved.inputs)} inputs)")
 

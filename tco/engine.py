@@ -50,12 +50,22 @@ def scenario_digest(scenario_data: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
-def compute(loaded: Loaded, catalog: Catalog) -> Result:
-    """Evaluate every candidate of a scenario."""
+def resolve_scenario(loaded: Loaded, catalog: Catalog) -> Resolved:
+    """Every input of a scenario (tco.resolve), its `benchmarks:` solved for their
+    efficiencies first (tco.measured inverts the model, a layer above resolving)."""
     from .resolve import resolve
 
+    if not loaded.scenario.benchmarks:
+        return resolve(loaded, catalog, ())
+    from .measured import resolve_benchmarks
+
+    return resolve(loaded, catalog, resolve_benchmarks(loaded, catalog))
+
+
+def compute(loaded: Loaded, catalog: Catalog) -> Result:
+    """Evaluate every candidate of a scenario."""
     with paused_gc():
-        return evaluate(resolve(loaded, catalog))
+        return evaluate(resolve_scenario(loaded, catalog))
 
 
 def evaluate(resolved: Resolved, model: Model | None = None) -> Result:

@@ -19,12 +19,20 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .benchmarks import BenchmarkError, Serving, Training, number, read, with_given
-from .inputs import CANDIDATE_INPUTS, MEASURED_SERVING_SPEC, SERVE_CANDIDATE_INPUTS, Input
+from .benchmarks import (
+    BenchmarkError,
+    Measured,
+    Serving,
+    Training,
+    number,
+    read,
+    with_given,
+)
+from .inputs import CANDIDATE_INPUTS, MEASURED_SERVING_SPEC, Input
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -32,18 +40,6 @@ if TYPE_CHECKING:
 
 EFFICIENCY_LOW, EFFICIENCY_HIGH = 0.02, 5.0  # the search's range, shares of the model's rate
 GRID = 400
-
-
-@dataclass(frozen=True)
-class Measured:
-    """What one benchmark entry sets on the options of its card."""
-
-    card: str
-    card_name: str
-    precision: str
-    inputs: dict[str, tuple[float, str]]  # candidate input key -> (value, source)
-    note: str
-    summary: dict[str, Any]  # for the outputs' `measured_benchmarks`
 
 
 def provenance(entry: Benchmark, card_name: str, cards: int, engine: str | None,
@@ -268,7 +264,7 @@ def _measured_model(catalog: Catalog, work: dict[str, Any], entry: Benchmark, ca
     data = {"name": "measured point", "rent_options": "none", "workloads": [w],
             "candidates": [{"id": "cand", "card": card, "cards": entry.cards,
                             "layout": {"w": {"tp": tp}}}]}
-    resolved = resolve(parse_scenario(YamlDoc(data, {}, "benchmark")), catalog)
+    resolved = resolve(parse_scenario(YamlDoc(data, {}, "benchmark")), catalog, ())
     path = f"candidates.cand.measured_serving_efficiency_{entry.precision}"
     inputs = dict(resolved.inputs)
     inputs[path] = Input(path=path, value=1.0, spec=MEASURED_SERVING_SPEC, source="solved",
@@ -308,12 +304,6 @@ def _training(r: Training, entry: Benchmark, catalog: Catalog, file: str | None)
                "format": "training-csv", "runs": [r.as_dict()], "efficiency": mfu,
                "provenance": src}
     return Measured(card.id, card.name, r.precision, inputs, note, summary)
-
-
-def spec_of(key: str) -> Any:
-    if key.startswith("measured_serving_efficiency_"):
-        return MEASURED_SERVING_SPEC
-    return CANDIDATE_INPUTS.get(key) or SERVE_CANDIDATE_INPUTS[key]
 
 
 Applier = Callable[[str, Input], None]

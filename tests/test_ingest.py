@@ -233,8 +233,8 @@ def test_binary_and_oversized_files(tmp_path):
 
 
 def test_a_missing_file_and_bad_entries_name_the_field(catalog, tmp_path):
+    from tco.engine import resolve_scenario as resolve
     from tco.errors import ScenarioError
-    from tco.resolve import resolve
 
     cases = [
         ({**BENCH, "file": str(tmp_path / "nope.json")}, "file not found"),

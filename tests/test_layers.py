@@ -58,14 +58,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 
 # Known exceptions, each with the issue that removes it (issue 26's are gone: the decision
 # layer returns facts and words nothing; the report's sections read a Page protocol).
-KNOWN_UPWARD = {
-    # resolution applies the user's benchmarks, whose efficiencies come from inverting the
-    # model (tco.measured): to move to the engine, between resolving and building
-    ("tco.resolve.benchmarks", "tco.measured"): 29,
-}
-KNOWN_CYCLES = {
-    ("tco.measured", "tco.resolve", "tco.resolve.benchmarks", "tco.resolve.resolver"): 29,
-}
+KNOWN_UPWARD: dict[tuple[str, str], int] = {}
+KNOWN_CYCLES: dict[tuple[str, ...], int] = {}
 
 
 def _modules() -> dict[str, Path]:

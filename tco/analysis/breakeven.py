@@ -27,10 +27,9 @@ from typing import Any
 import numpy as np
 
 from ..catalog import Catalog
-from ..engine import compute
+from ..engine import compute, resolve_scenario
 from ..errors import TcoError, UnknownId, did_you_mean
 from ..model import Model, build_model
-from ..resolve import resolve
 from ..resolved import Structure, input_values
 from ..result import Result
 from ..scenario import Loaded
@@ -205,7 +204,7 @@ class _ScalarEngine:
     def __call__(self, x: float) -> tuple[float, float]:
         self.calls += 1
         edited = apply_values(self.loaded, {self.path: x}, f"--vary {self.path}={x!r}")
-        resolved = resolve(edited, self.catalog)
+        resolved = resolve_scenario(edited, self.catalog)
         key = resolved.structure
         model = self._models.get(key)
         if model is None:

@@ -24,16 +24,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..benchmarks import Measured
     from ..catalog import Catalog
     from ..resolved import Resolved
     from ..scenario import Loaded
 
 
-def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
-    """Every input of `loaded`'s scenario, checked against `catalog` (tco.resolve.resolver)."""
-    from .resolver import resolve as resolve_scenario
+def resolve(loaded: Loaded, catalog: Catalog, measured: Sequence[Measured] | None = None
+            ) -> Resolved:
+    """Every input of `loaded`'s scenario, checked against `catalog` (tco.resolve.resolver),
+    with the efficiencies of its `benchmarks:` as `measured` solved them (tco.measured; a
+    scenario with benchmarks is resolved by tco.engine.resolve_scenario, which solves them)."""
+    from .resolver import resolve as resolve_sections
 
-    return resolve_scenario(loaded, catalog)
+    return resolve_sections(loaded, catalog, measured)
 
 
 __all__ = ["resolve"]

@@ -1,26 +1,34 @@
-"""The scenario's `benchmarks:` (tco.measured): results the user measured replace the
-catalog's efficiencies on every option of their card."""
+"""The scenario's `benchmarks:`: results the user measured replace the catalog's efficiencies
+on every option of their card. Solving a benchmark for its efficiency inverts the model
+(tco.measured, a layer above this one), so the caller solves them first and hands the
+`Measured` figures in (tco.engine.resolve_scenario)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..benchmarks import spec_of
 from ..inputs import Input
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..benchmarks import Measured
     from ..resolved import CandidateInfo
     from .state import Resolution
 
 
-def apply_benchmarks(r: Resolution, infos: dict[str, CandidateInfo]) -> None:
+def apply_benchmarks(r: Resolution, infos: dict[str, CandidateInfo],
+                     measured: Sequence[Measured] | None) -> None:
     """Each benchmark's efficiencies replace the catalog's on every option of its card (not a
     figure the scenario gives the option), with a note saying where they came from; a serving
     one only when a workload serves."""
     if not r.sc.benchmarks:
         return
-    from ..measured import resolve_benchmarks, spec_of
-
-    for m in resolve_benchmarks(r.loaded, r.catalog):
+    if measured is None:
+        raise ValueError("a scenario with benchmarks: resolve it with tco.engine."
+                         "resolve_scenario, which solves them (tco.measured) first")
+    for m in measured:
         serving = any(k.startswith("measured_serving_efficiency_") for k in m.inputs)
         if serving and not r.serves:
             continue

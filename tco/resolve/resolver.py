@@ -29,6 +29,9 @@ from .vouchers import vouchers
 from .workloads import workloads
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..benchmarks import Measured
     from ..catalog import Catalog
     from ..scenario import Loaded
 
@@ -50,7 +53,8 @@ def _shortfalls(r: Resolution, infos: dict[str, CandidateInfo], priced: list[str
     return shortfall_rent, closing
 
 
-def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
+def resolve(loaded: Loaded, catalog: Catalog, measured: Sequence[Measured] | None = None
+            ) -> Resolved:
     r = Resolution(loaded, catalog)
     sc = r.sc
     assumptions(r)
@@ -72,7 +76,7 @@ def resolve(loaded: Loaded, catalog: Catalog) -> Resolved:
     check_stock_used(r, infos)
     check_licences_used(r, infos)
     rent += rent_options(r, infos, rent)
-    apply_benchmarks(r, infos)  # the user's measured efficiencies (tco.resolve.benchmarks)
+    apply_benchmarks(r, infos, measured)  # the user's measured efficiencies
     priced = [cid for cid, info in infos.items() if not info.infeasible]
     voucher_shape = vouchers(r, infos, priced)  # compute vouchers (tco.resolve.vouchers)
     revoked = china_rules(r, infos, priced)  # quotas and revoked licences
