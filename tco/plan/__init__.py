@@ -22,10 +22,8 @@ from ..model.plan import (
     PlanShape,
     Supply,
     plan_money,
-    run_fallback,
-    serve_fallback,
 )
-from .build import problem, restricted
+from .build import fallbacks, problem, restricted
 from .problem import TERM_MONTHS, Allowed, Problem
 from .solve import Solution, solve
 
@@ -213,23 +211,15 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
         serving=tuple((s.id, s.traffic) for s in prob.serving), api=apis,
         lease_term_months=float(env.get("finance.lease_term_months", 0) or 0),
         vouchers=tuple((v.id, v.kind, v.cap is not None, v.supplies) for v in prob.vouchers))
-    short = [s for s in sup.values() if s.cid in st.shortfall_rent]
-    fallbacks = {}
-    for t in prob.training:
-        runs = t.windows[0][2] if t.windows else 0.0
-        fallbacks[t.id] = run_fallback([s for s in short if s.cid in t.card_hours_per_run],
-                                       t.id, 52.0, runs)
-    for s in prob.serving:
-        # what traffic left unserved costs is the workload's, the same in every plan: the
-        # APIs the problem priced it with (every one that serves it, tco.plan.build), also in
-        # a plan held to one option
-        fallbacks[s.id] = serve_fallback(short, list(s.api), s.id, per.months)
+    # what work left undone costs is the workload's, the same in every plan (also in a plan
+    # held to one option): the formulas the problem was priced with (tco.plan.build)
+    undone = fallbacks(st, sup, prob.training, prob.serving, per.months)
     chosen = {}
     for key, v in sol.values.items():
         if key[0] not in DERIVED:
             chosen[tuple(str(k) for k in key)] = v
             env[shape.path(tuple(str(k) for k in key))] = v
-    plan_money(model, shape, sup, st.currency, st.horizon_years, fallbacks)
+    plan_money(model, shape, sup, st.currency, st.horizon_years, undone)
     for q in model.quantities:
         env[q.name] = q.expr.evaluate(env)
     npv = float(env[f"{pid}.npv_tco"])

@@ -12,10 +12,12 @@ it; nothing here recomputes a formula.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .. import modes
+from ..expr import Expr
 from ..inputs import site_path
 from ..model.plan import (
     Supply,
@@ -34,6 +36,25 @@ from ..resolved import Structure
 from .problem import Allowed, Card, Periods, Problem, Serving, Stack, Training, Voucher
 
 MONTHS = {"month": 1, "quarter": 3}
+RUN_WINDOW_WEEKS = 52.0  # a training run's window: a year of the plan, in weeks of delay
+
+
+def fallbacks(st: Structure, sup: Mapping[str, Supply], training: Sequence[Training],
+              serving: Sequence[Serving], months: int) -> dict[str, Expr]:
+    """What work left undone costs, by workload, the same in every plan (tco.model.plan's
+    run_fallback and serve_fallback): a training run on the supplies that can run it whose
+    shortfall is rented, a period of serving on those and on the APIs the problem priced it
+    with. The problem is priced at their values (`problem`); a fixed plan's money writes
+    them as formulas (tco.plan.plan_of), so the two cannot differ."""
+    short = [s for s in sup.values() if s.cid in st.shortfall_rent]
+    out: dict[str, Expr] = {}
+    for t in training:
+        runs = t.windows[0][2] if t.windows else 0.0
+        out[t.id] = run_fallback([s for s in short if s.cid in t.card_hours_per_run], t.id,
+                                 RUN_WINDOW_WEEKS, runs)
+    for w in serving:
+        out[w.id] = serve_fallback(short, list(w.api), w.id, months)
+    return out
 
 
 def supplies(st: Structure, infos: Mapping[str, Any]) -> dict[str, Supply]:
@@ -113,7 +134,6 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
     training, serving = [], []
     apis = {aid: tuple(wids) for aid, _name, *wids in st.api}
     per_year = periods.per_year
-    short = [s for s in sup.values() if s.cid in st.shortfall_rent]
     for wid, _precision, kind in st.workloads:
         if kind == "serve":
             hours = periods.hours
@@ -124,8 +144,7 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
                     busy[s.cid] = val(serving_hours(s, wid, hours))
             calls = {aid: tuple([val(api_cost(aid, wid, per_year))] * P)
                      for aid, wids in apis.items() if wid in wids}
-            fallback = val(serve_fallback(short, [a for a in calls], wid, months))
-            serving.append(Serving(wid, tuple([1.0] * P), peak, busy, calls, fallback))
+            serving.append(Serving(wid, tuple([1.0] * P), peak, busy, calls, 0.0))
         else:
             runs = float(env[f"workloads.{wid}.runs_per_year"])
             hours_per_run = {s.cid: float(env[f"{s.cid}.{wid}.gpu_hours"]) for s in sup.values()
@@ -133,9 +152,10 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
                              and math.isfinite(float(env[f"{s.cid}.{wid}.gpu_hours"]))}
             windows = tuple((y * per_year, (y + 1) * per_year - 1, runs)
                             for y in range(st.horizon_years))
-            fallback = val(run_fallback([s for s in short if s.cid in hours_per_run], wid,
-                                        52.0, runs))
-            training.append(Training(wid, hours_per_run, windows, fallback))
+            training.append(Training(wid, hours_per_run, windows, 0.0))
+    undone = fallbacks(st, sup, training, serving, months)
+    training = [replace(t, shortfall_per_run=val(undone[t.id])) for t in training]
+    serving = [replace(w, shortfall_per_period=val(undone[w.id])) for w in serving]
     stacks = _stacks(sup, env, months, per_year)
     # each site's power budget (its energy quota), where it gives one (methodology §3, Sites)
     budgets = {site[0]: float(env[site_path(site[0], "power_budget_kw")]) for site in st.sites
