@@ -35,6 +35,7 @@ from .catalog import (
     _figure_fields,
 )
 from .numtext import NUMBER_PATTERN, accept_number_text
+from .schema_shape import stable
 
 SCHEMA_ID = "https://github.com/tco-project/tco/schemas/quote.schema.json"
 JsonObj = dict[str, Any]
@@ -130,21 +131,8 @@ def quote_schema() -> JsonObj:
         "properties": props,
         "additionalProperties": False,
         "minProperties": 1,
-        "$defs": accept_number_text(_array_lengths(dict(sorted(defs.items())))),
+        "$defs": accept_number_text(stable(dict(sorted(defs.items())))),
     }
-
-
-def _array_lengths(node: Any) -> Any:
-    """An array's length bounds as JSON Schema names them (minItems/maxItems): pydantic 2.5
-    writes a tuple's `min_length` as minLength, a string's keyword that no validator applies
-    to an array (newer releases write minItems), so the shipped file is the same under both."""
-    if isinstance(node, list):
-        return [_array_lengths(x) for x in node]
-    if not isinstance(node, dict):
-        return node
-    renamed = {"minLength": "minItems", "maxLength": "maxItems"} \
-        if node.get("type") == "array" else {}
-    return {renamed.get(k, k): _array_lengths(v) for k, v in node.items()}
 
 
 def schema_text() -> str:

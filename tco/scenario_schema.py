@@ -36,6 +36,7 @@ from .inputs import (
     InputSpec,
 )
 from .numtext import accept_number_text
+from .schema_shape import stable
 
 SCHEMA_ID = "https://github.com/tco-project/tco/schemas/scenario.schema.json"
 JsonObj = dict[str, Any]
@@ -72,34 +73,6 @@ def _describe(props: JsonObj, specs: dict[str, InputSpec]) -> None:
         else:
             prop.update(number)
         prop.pop("title", None)
-
-
-_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number"}
-
-
-def _stable(node: Any) -> Any:
-    """pydantic's schema in the shape its newer releases write, whichever release is installed
-    (the shipped file must not depend on it): a lone `allOf: [{$ref}]` is the `$ref` itself,
-    and a `const` states its type. Newer releases also write a union's bounds as `ge`/`le`
-    beside its `anyOf` (keys JSON Schema does not know: no validator or editor reads them;
-    older releases leave them out) and a `dict[str, Any]` as `additionalProperties: true`
-    (the default): both are left out (_bounds gives the bounds as `minimum`/`maximum`)."""
-    if isinstance(node, dict):
-        out = {k: _stable(v) for k, v in node.items()}
-        if "const" in out and "type" not in out and type(out["const"]) in _JSON_TYPES:
-            out["type"] = _JSON_TYPES[type(out["const"])]
-        all_of = out.get("allOf")
-        if isinstance(all_of, list) and len(all_of) == 1 and set(all_of[0]) == {"$ref"}:
-            del out["allOf"]
-            out["$ref"] = all_of[0]["$ref"]
-        for key in ("ge", "le", "gt", "lt"):  # _bounds writes them as JSON Schema does
-            out.pop(key, None)
-        if out.get("additionalProperties") is True and out.get("type") == "object":
-            del out["additionalProperties"]
-        return out
-    if isinstance(node, list):
-        return [_stable(v) for v in node]
-    return node
 
 
 _BOUNDS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
@@ -141,7 +114,7 @@ def _layout_keys() -> list[str]:
 def scenario_schema() -> JsonObj:
     from .scenario import Scenario
 
-    schema = _stable(Scenario.model_json_schema())
+    schema = stable(Scenario.model_json_schema())
     _bounds(schema["$defs"])
     layout = schema["$defs"]["Candidate"]["properties"]["layout"]["additionalProperties"]
     layout["propertyNames"] = {"enum": _layout_keys()}  # older pydantic leaves it out

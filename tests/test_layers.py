@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # files -> validated data: YAML, the catalog, scenarios, their schemas, the pydantic
     # number fields they share, and the starter scenarios `tco init` writes with their schema
     ("loading", ("tco.yamlio", "tco.catalog", "tco.scenario", "tco.scenario_schema",
-                 "tco.quote_schema", "tco.numfields", "tco.starters", "tco.benchmarks")),
+                 "tco.quote_schema", "tco.schema_shape", "tco.numfields", "tco.starters", "tco.benchmarks")),
     # validated data -> Resolved
     # (profiles: a buyer profile's figures, taken where the scenario gives none)
     ("resolve", ("tco.resolve", "tco.profiles")),
