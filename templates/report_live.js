@@ -222,10 +222,15 @@
   const rankedOthers = (list, v) => sortBy(list, (p) => [Math.trunc(v[p.q.tier]),
     v[p.q.rank_npv]]);
 
-  // tco.recommend.usable, delivers; CandidateResult.completes_all_runs
-  const usable = (c) => c.feasible && c.priced && c.blocking.length === 0 && !c.part;
-  const complete = (c, v) => c.feasible && c.priced && c.whole && v[c.q.delivered] >= D.complete;
-  const delivers = (c, v) => usable(c) && Math.trunc(v[c.q.tier]) === 0;
+  // the decision's rules (tco.decide.rules.RULES): `RULE`, generated from the engine's trees
+  // into the model's script, over an entry's facts (`f`) and its quantities in v
+  /* eslint-disable no-undef */
+  const usable = (c, v) => RULE.usable(c, v);
+  const complete = (c, v) => RULE.complete(c, v);
+  const delivers = (c, v) => RULE.delivers(c, v);
+  const partOnly = (c, v) => RULE.part_only(c, v);
+  const barredHere = (c, v) => RULE.barred_here(c, v);
+  /* eslint-enable no-undef */
 
   // tco.recommend.recommend: the best-ranked option carrying the plan (Result.recommended),
   // the best portfolio and API that deliver it, and which of them wins: `choose`, generated
@@ -233,13 +238,12 @@
   function recommendation(v) {
     const order = ranked(v);
     const first = order.find((c) => !c.part);
-    const best = first && first.feasible && !first.blocking.length ? first : null;
+    const best = first && RULE.may_lead(first, v) ? first : null;  // eslint-disable-line no-undef
     const single = best && delivers(best, v) ? best : null;
     const ports = rankedOthers(D.portfolios, v);
-    const port = ports.find((p) => p.feasible && !p.barred
-      && Math.trunc(v[p.q.tier]) === 0) || null;
+    const port = ports.find((p) => RULE.portfolio_delivers(p, v)) || null;  // eslint-disable-line no-undef
     const apis = rankedOthers(D.apis, v);
-    const api = apis.find((a) => Math.trunc(v[a.q.tier]) === 0) || null;
+    const api = apis.find((a) => RULE.api_delivers(a, v)) || null;  // eslint-disable-line no-undef
     const npv = (x) => (x ? v[x.q.rank_npv] : Infinity);  // tco.decide.rules.choice
     const pick = choose({ single: npv(single), portfolio: npv(port), api: npv(api) });  // eslint-disable-line no-undef
     const mode = pick === 2 && api ? "api" : pick === 1 && port ? "portfolio" : "single";
@@ -358,7 +362,7 @@
       badge(tr.querySelector("th.candidate"), p === R.port, ".cand-id");
       let text = T.status_infeasible;
       if (p.feasible) {
-        text = p.barred ? T.status_barred : Math.trunc(v[p.q.tier]) === 0 ? T.status_ok
+        text = p.barred ? T.status_barred : RULE.portfolio_delivers(p, v) ? T.status_ok  // eslint-disable-line no-undef
           : fill("status_incomplete", { pct: percent(v[p.q.delivered], 0) });
       }
       setText(tr.querySelector("td.status"), text);
@@ -527,12 +531,12 @@
     const why = [];
     const consider = [];
     if (!rec) {
-      const parts = order.filter((c) => c.feasible && c.priced && !c.blocking.length && c.part);
+      const parts = order.filter((c) => partOnly(c, v));
       if (parts.length) {
         return { headline: ["sum_none_part", { names: parts.map((c) => c.name).join(T.name_sep) }],
           why, consider };
       }
-      const barred = order.filter((c) => c.feasible && c.blocking.length);
+      const barred = order.filter((c) => barredHere(c, v));
       if (barred.length) {
         return { headline: ["sum_none_barred", { names: barred.map((c) => c.name).join(T.name_sep) }],
           why, consider };
@@ -553,7 +557,7 @@
     }
     const npvOf = (c) => v[c.q.npv_tco];
     const npv = npvOf(rec);
-    const done = order.filter((c) => complete(c, v) && !c.blocking.length);
+    const done = order.filter((c) => complete(c, v) && !barredHere(c, v));
     const others = done.filter((c) => c !== rec);
     if (complete(rec, v) && others.length) {
       const next = others[0];
@@ -581,13 +585,13 @@
     consider.push(rec.flags.length ? ["sum_flags", { flags: rec.flags.join(T.list_sep) }]
       : ["sum_no_flags", {}]);
     for (const c of order) {
-      if (c.feasible && c.priced && c.blocking.length && npvOf(c) < npv) {
+      if (barredHere(c, v) && c.priced && npvOf(c) < npv) {
         consider.push(["sum_barred", { name: c.name, npv: money(npvOf(c)),
           why: c.blocking.join(T.list_sep) }]);
       }
     }
     for (const c of order) {
-      if (usable(c) && !complete(c, v) && npvOf(c) < npv) {
+      if (usable(c, v) && !complete(c, v) && npvOf(c) < npv) {
         consider.push(["sum_incomplete", { name: c.name, npv: money(npvOf(c)),
           pct: percent(v[c.q.delivered], 0) }]);
         consider.push(...shortfallParts(c, v));
@@ -598,8 +602,8 @@
     const rented = rec.mode === "rent";
     // tco.recommend: the other mode's cheapest on the same basis (delivering the plan when the
     // recommended option does)
-    const ok = complete(rec, v) && usable(rec);
-    const other = order.find((c) => (ok ? usable(c) && complete(c, v) : usable(c)) && c !== rec
+    const ok = complete(rec, v) && usable(rec, v);
+    const other = order.find((c) => (ok ? usable(c, v) && complete(c, v) : usable(c, v)) && c !== rec
       && (c.mode !== "rent") === rented);
     if (rented && other) {
       consider.push([`sum_${other.mode}_dearer`, // buy, lease or hybrid
@@ -621,7 +625,7 @@
     // tco.recommend: bought, the cheapest leased option; leased, the cheapest bought one
     if (rec.mode === "buy" || rec.mode === "lease") {
       const want = rec.mode === "buy" ? "lease" : "buy";
-      const alt = order.find((c) => (ok ? usable(c) && complete(c, v) : usable(c))
+      const alt = order.find((c) => (ok ? usable(c, v) && complete(c, v) : usable(c, v))
         && c.mode === want);
       if (alt) {
         consider.push([want === "lease" ? "sum_lease_dearer" : "sum_buy_dearer",

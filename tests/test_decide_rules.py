@@ -160,3 +160,108 @@ def test_the_recommendation_is_the_plan_at_its_npv(path):
     assert rec["reasons"] == decision_words.reasons_text(said, run.result.currency)
     # the Chinese words fill the same figures
     assert len(decision_words.reasons_text(said, run.result.currency, "zh")) == len(said.reasons)
+
+
+# --- the live page runs the same rules (tco.exporters.live.rules_script) -----------------------
+LIVE_JS = Path(__file__).resolve().parents[1] / "templates" / "report_live.js"
+
+
+def _rules_in_node(cases: list[dict], tmp_path) -> list[dict[str, bool]]:
+    """Each case ({"f": facts, "v": [tier, delivered]}) through the generated RULE in Node."""
+    import json
+    import shutil
+    import subprocess
+
+    from report_support import require
+
+    from tco.exporters.live import rules_script
+    from tco.expr.javascript import RUNTIME
+
+    exe = shutil.which("node") or shutil.which("nodejs")
+    require(exe is not None, "node (apt install nodejs)")
+    code = RUNTIME + rules_script() + """
+const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const out = cases.map((x) => {
+  const v = x.v.map((y) => (y === null ? NaN : y));
+  const e = { f: x.f, q: x.q };
+  return Object.fromEntries(Object.entries(RULE).map(([k, r]) => [k, r(e, v)]));
+});
+process.stdout.write(JSON.stringify(out));
+"""
+    file = tmp_path / "rules.js"
+    file.write_text(code, encoding="utf-8")
+    done = subprocess.run([exe, str(file)], input=json.dumps(cases), capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_the_live_page_runs_the_rules_python_decides_with(tmp_path):
+    """Every rule, on every combination of the facts and a spread of tiers and delivered
+    shares (NaN: an unpriced option, whose entry has no place for them), gives in Node what
+    the same tree gives in Python; and the rules read as intended on hand-picked cases."""
+    import itertools
+    import math
+
+    from tco.decide.rules import FACTS, RULES
+
+    cases, envs = [], []
+    for bits in itertools.product((0.0, 1.0), repeat=len(FACTS)):
+        for tier_value, delivered in itertools.product((0.0, 1.0, 2.0, math.nan),
+                                                        (1.0, 0.999, math.nan)):
+            f = dict(zip(FACTS, bits))
+            cases.append({"f": f, "q": {"tier": 0, "delivered": 1},
+                          "v": [None if math.isnan(x) else x for x in (tier_value, delivered)]})
+            envs.append({**f, "tier": tier_value, "plan_delivered_fraction": delivered})
+    # an unpriced option's entry has no `q` at all
+    cases.append({"f": dict.fromkeys(FACTS, 1.0), "v": []})
+    envs.append({**dict.fromkeys(FACTS, 1.0), "tier": math.nan,
+                 "plan_delivered_fraction": math.nan})
+    got = _rules_in_node(cases, tmp_path)
+    for env, row in zip(envs, got):
+        for name, tree in RULES.items():
+            assert row[name] == (tree.evaluate(env) != 0), (name, env)
+    ok = {**dict.fromkeys(FACTS, 1.0), "part": 0.0, "barred": 0.0, "tier": 0.0,
+          "plan_delivered_fraction": 1.0}
+    held = {name: bool(tree.evaluate(ok)) for name, tree in RULES.items()}
+    assert held == {"usable": True, "delivers": True, "part_only": False, "complete": True,
+                    "barred_here": False, "may_lead": True, "portfolio_delivers": True,
+                    "api_delivers": True}
+    short = {**ok, "tier": 1.0, "plan_delivered_fraction": 0.8}  # usable, short of the plan
+    assert [bool(RULES[n].evaluate(short)) for n in ("usable", "delivers", "complete")] == \
+        [True, False, False]
+    barred = {**ok, "barred": 1.0}
+    assert [bool(RULES[n].evaluate(barred)) for n in ("usable", "barred_here", "complete")] \
+        == [False, True, True]
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_the_rules_agree_with_their_definitions_on_the_shipped_scenarios(path):
+    """Python's rule functions on every option of a shipped scenario, against the rules
+    written out by hand from their definitions."""
+    from tco.decide import rules
+
+    result = tco.compare(path).result
+    for c in result.candidates:
+        plain_usable = c.feasible and c.priced and not c.info.blocking and not c.info.workloads
+        assert rules.usable(c) == plain_usable, c.id
+        assert rules.delivers(c) == (plain_usable and int(c.values["tier"]) == 0), c.id
+        assert rules.complete(c) == (c.feasible and c.completes_all_runs), c.id
+        assert rules.barred_here(c) == (c.feasible and bool(c.info.blocking)), c.id
+    for p in result.portfolios:
+        assert rules.portfolio_delivers(result, p) == (
+            p.feasible and not rules.barred(result, p) and p.tier == 0), p.id
+
+
+def test_the_live_page_restates_no_rule():
+    """templates/report_live.js asks RULE (generated) instead of testing an option's facts
+    or its tier itself."""
+    import re
+
+    found = []
+    for n, line in enumerate(LIVE_JS.read_text(encoding="utf-8").splitlines(), 1):
+        if re.search(r"trunc\(v\[\w+\.q\.tier\]\)\s*===", line):
+            found.append(f"{n}: the tier compared")
+        if "&&" in line and "feasible" in line and re.search(r"\.blocking|\.part\b|\.barred",
+                                                              line):
+            found.append(f"{n}: feasibility and a bar or a part together")
+    assert found == [], found

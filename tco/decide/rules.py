@@ -3,7 +3,11 @@ which delivers the plan, which carries only a part of it, which portfolio may be
 ranking tier and order, which kind of recommendation wins, and whether a plan delivers.
 
 Every output asks these functions (tests/test_decide_rules.py checks that no other module
-re-derives them); the live page runs CHOICE as generated JavaScript (tco.exporters.live).
+re-derives them). The rules on one option, portfolio or API and the choice between them are
+expression trees (RULES, CHOICE) over an option's facts (FACTS: 1 or 0, fixed for a Result)
+and two of its model quantities (its tier and delivered share): Python evaluates them here,
+and the live page runs the same trees as generated JavaScript (tco.exporters.live), its inputs
+moving the quantities.
 """
 
 from __future__ import annotations
@@ -13,11 +17,15 @@ from typing import Any
 
 from ..engine import decision_npv, rank, tier
 from ..expr import AND, IF, Expr, Ref
+from ..model import COMPLETE_FRACTION
 from ..result import CandidateResult, PortfolioResult, Result
 
 __all__ = [
     "CHOICE",
+    "FACTS",
     "PLAN_COMPLETE",
+    "QUANTITIES",
+    "RULES",
     "barred",
     "barred_here",
     "best_api",
@@ -26,9 +34,12 @@ __all__ = [
     "complete",
     "delivers",
     "eligible",
+    "facts",
     "part_only",
     "plan_delivered_fraction",
     "plan_delivers",
+    "portfolio_delivers",
+    "portfolio_facts",
     "portfolio_usable",
     "rank",
     "single",
@@ -43,32 +54,84 @@ __all__ = [
 PLAN_COMPLETE = 1 - 1e-9  # a plan's delivered share at or above this is all of it
 
 
+# An option's facts, each 1 or 0: feasible; priced (the model computed its numbers); barred
+# here (export control, licence); carrying only part of the plan (`workloads:`, recommended
+# only in a portfolio); carrying every workload it has figures for. A portfolio's are
+# feasible and barred (one of its options is).
+FACTS = ("feasible", "priced", "barred", "part", "whole")
+# the model quantities the rules read, which the live page's inputs move
+QUANTITIES = ("tier", "plan_delivered_fraction")
+FEASIBLE, PRICED, BARRED, PART, WHOLE = (Ref(name) for name in FACTS)
+TIER, DELIVERED = (Ref(name) for name in QUANTITIES)
+
+
+def _no(fact: Ref) -> Expr:
+    return 1 - fact  # facts are 1 or 0
+
+
+RULES: dict[str, Expr] = {
+    # may be recommended alone: feasible, priced, not barred, carrying the whole plan
+    "usable": AND(FEASIBLE, PRICED, _no(BARRED), _no(PART)),
+    # may be recommended alone and delivers the whole plan (tier 0)
+    "delivers": AND(FEASIBLE, PRICED, _no(BARRED), _no(PART), TIER.lt(1)),
+    # may be used here but carries only part of the plan (recommended only in a portfolio)
+    "part_only": AND(FEASIBLE, PRICED, _no(BARRED), PART),
+    # delivers every run of every workload over the horizon (whether or not it may be used)
+    "complete": AND(FEASIBLE, PRICED, WHOLE, DELIVERED.ge(COMPLETE_FRACTION)),
+    # feasible, but barred here: never recommended
+    "barred_here": AND(FEASIBLE, BARRED),
+    # the best-ranked option carrying the whole plan leads unless infeasible or barred
+    "may_lead": AND(FEASIBLE, _no(BARRED)),
+    # a portfolio that may be used here and delivers the plan
+    "portfolio_delivers": AND(FEASIBLE, _no(BARRED), TIER.lt(1)),
+    # a per-token API option that serves the whole plan
+    "api_delivers": TIER.lt(1),
+}
+
+
+def facts(c: CandidateResult) -> dict[str, float]:
+    """The option's FACTS, 1 or 0."""
+    return {"feasible": float(c.feasible), "priced": float(c.priced),
+            "barred": float(bool(c.info.blocking)), "part": float(bool(c.info.workloads)),
+            "whole": float(all(c.info.carries(wid) for wid in c.jobs))}
+
+
+def portfolio_facts(result: Result, p: PortfolioResult) -> dict[str, float]:
+    """A portfolio's FACTS (feasible; barred: one of its options is)."""
+    return {"feasible": float(p.feasible), "barred": float(bool(barred(result, p)))}
+
+
+def _holds(rule: str, known: dict[str, float], values: dict[str, float]) -> bool:
+    env = {**known, **{q: values.get(q, math.nan) for q in QUANTITIES}}
+    return RULES[rule].evaluate(env) != 0
+
+
 def usable(c: CandidateResult) -> bool:
     """May be recommended alone: feasible, priced, not barred here, and carrying every
     workload of the plan (one carrying part of it is recommended only in a portfolio)."""
-    return c.feasible and c.priced and not c.info.blocking and not c.info.workloads
+    return _holds("usable", facts(c), c.values)
 
 
 def delivers(c: CandidateResult) -> bool:
     """May be recommended alone and delivers the whole plan (tier 0)."""
-    return usable(c) and int(c.values["tier"]) == 0
+    return _holds("delivers", facts(c), c.values)
 
 
 def part_only(c: CandidateResult) -> bool:
     """May be used here but carries only a part of the plan (recommended only in a
     portfolio)."""
-    return c.feasible and c.priced and not c.info.blocking and bool(c.info.workloads)
+    return _holds("part_only", facts(c), c.values)
 
 
 def complete(c: CandidateResult) -> bool:
     """Feasible and delivers every run of every workload over the horizon (whether or not
     it may be used here)."""
-    return c.feasible and c.completes_all_runs
+    return _holds("complete", facts(c), c.values)
 
 
 def barred_here(c: CandidateResult) -> bool:
     """Feasible, but barred here (export control, licence): never recommended."""
-    return c.feasible and bool(c.info.blocking)
+    return _holds("barred_here", facts(c), c.values)
 
 
 def eligible(c: CandidateResult) -> bool:
@@ -86,27 +149,31 @@ def portfolio_usable(result: Result, p: PortfolioResult) -> bool:
     return p.feasible and not barred(result, p)
 
 
+def portfolio_delivers(result: Result, p: PortfolioResult) -> bool:
+    """A portfolio may be used here and delivers the plan."""
+    return _holds("portfolio_delivers", portfolio_facts(result, p), p.values)
+
+
 def single(result: Result) -> CandidateResult | None:
     """The best-ranked option that carries the whole plan, unless it is infeasible or barred
     (export, licence). An option carrying part of the plan ranks with the options short of it
     (tier 1) but is recommended only in a portfolio: alone it leaves a workload undone,
     however little it costs."""
     first = next((c for c in result.candidates if not c.info.workloads), None)
-    if first is None or not first.feasible or first.info.blocking:
+    if first is None or not _holds("may_lead", facts(first), first.values):
         return None
     return first
 
 
 def best_portfolio(result: Result) -> PortfolioResult | None:
     """The cheapest portfolio that may be used here and delivers the plan."""
-    return next((p for p in result.portfolios if portfolio_usable(result, p) and p.tier == 0),
-                None)
+    return next((p for p in result.portfolios if portfolio_delivers(result, p)), None)
 
 
 def best_api(result: Result) -> CandidateResult | None:
     """The cheapest per-token API option that serves the whole plan (a plan that only
     serves); one serving part of it ranks in a portfolio."""
-    return next((a for a in result.api_options if int(a.values["tier"]) == 0), None)
+    return next((a for a in result.api_options if _holds("api_delivers", {}, a.values)), None)
 
 
 # Which kind of recommendation wins (CHOICE), from the NPVs of delivering the plan with the

@@ -110,13 +110,38 @@ def choice_script() -> str:
     return f"function choose(n) {{\n  return {javascript(CHOICE, lambda name: f'n.{name}')};\n}}\n"
 
 
+# where the page finds the model quantities the rules read (an entry's `q`)
+RULE_QUANTITIES = {"tier": "tier", "plan_delivered_fraction": "delivered"}
+
+
+def rules_script() -> str:
+    """tco.decide.rules.RULES as `const RULE`, one function `(x, v) -> boolean` per rule: `x`
+    an option, portfolio or API of the page (its FACTS in `x.f`, where its quantities are in
+    `x.q`), `v` the model's values. Generated from the trees the engine decides with, so the
+    page holds no copy of a rule; a quantity the entry has no place for (an unpriced option)
+    reads NaN, and a comparison with NaN is false."""
+    from ..decide.rules import FACTS, QUANTITIES, RULES
+    from ..expr.javascript import javascript
+
+    def ref(name: str) -> str:
+        if name in FACTS:
+            return f"x.f.{name}"
+        assert name in QUANTITIES, name
+        key = RULE_QUANTITIES[name]
+        return f"(x.q && x.q.{key} !== undefined ? v[x.q.{key}] : NaN)"
+
+    body = "".join(f"  {name}: (x, v) => {javascript(tree, ref)} !== 0,\n"
+                   for name, tree in RULES.items())
+    return f"const RULE = {{\n{body}}};\n"
+
+
 def model_script(model: Model, at: Slots) -> str:
     """The model as JavaScript: `evaluate(v)` over a Float64Array, names replaced by indices,
-    and the recommendation's choice (`choose`, choice_script). Built from the trees' node
-    types, numbers and indices only; checked to hold nothing that could end or comment out the
-    <script> element it goes into."""
+    the recommendation's choice (`choose`, choice_script) and the decision's rules (`RULE`,
+    rules_script). Built from the trees' node types, numbers and indices only; checked to hold
+    nothing that could end or comment out the <script> element it goes into."""
     code = program(((q.name, q.expr) for q in model), ref=lambda name: f"v[{at[name]}]")
-    code += choice_script()
+    code += choice_script() + rules_script()
     lowered = code.lower()
     if "</script" in lowered or "<!--" in lowered or "-->" in lowered:
         raise AssertionError("the generated model cannot go into a <script> element")

@@ -21,7 +21,7 @@ from ..decide import Decision as Recommendation
 from ..decide import recommend as recommendation
 from ..decide import recommend_option as recommend
 from ..decide import rented_at
-from ..decide.rules import barred_here, part_only, single, usable
+from ..decide.rules import barred_here, facts, part_only, single, usable
 from ..decide.rules import complete as is_complete
 from ..inputs import Input
 from ..resolve.policy import policy_dict, stock_words
@@ -312,7 +312,7 @@ class View:
             "flags": [s.message(f) for f in c.info.flags], "source": c.info.inputs_of,
             "pricing": rented_at(self.r, c),  # the tier it rents at (a fallback's, if one)
             "part": bool(c.info.workloads),  # carries part of the plan: only in a portfolio
-            "whole": all(c.info.carries(wid) for wid in c.jobs),  # as completes_all_runs
+            "f": facts(c),  # what the decision's rules read (live.rules_script)
             "cards_n": c.inputs["cards"],
             "part_text": s("name_sep").join(c.info.workloads),
             "carries": s("name_sep").join(c.carries),
@@ -373,15 +373,17 @@ class View:
         """What the page knows of the plan's portfolios, per-token APIs, serving and training
         workloads: ids, names, fixed facts, and where their figures are."""
         s, r, at = self.s, self.r, self.at
-        from ..decide.rules import barred
+        from ..decide.rules import barred, portfolio_facts
 
         portfolios = [{"id": p.id, "name": p.name, "options": list(p.options),
                        "feasible": p.feasible, "barred": bool(barred(r, p)),
+                       "f": portfolio_facts(r, p),
                        "q": {"npv_tco": at[f"{p.id}.npv_tco"], "tier": at[f"{p.id}.tier"],
                              "rank_npv": at[self.ranked_on(p.id)],
                              "delivered": at[f"{p.id}.plan_delivered_fraction"]}}
                       for p in r.portfolios]
         apis = [{"id": a.id, "name": a.info.name, "carries": s("name_sep").join(a.carries),
+                 "f": {},
                  "q": {"npv_tco": at[f"{a.id}.npv_tco"], "tier": at[f"{a.id}.tier"],
                        "rank_npv": at[self.ranked_on(a.id)]},
                  "jobs": [{"wid": wid, "q": {k: at[f"{a.id}.{wid}.{k}"] for k in (
