@@ -15,6 +15,7 @@ from datetime import date
 import openpyxl
 import pytest
 
+from tco import modes
 from tco.api import Run
 from tco.engine import compute
 from tco.exporters.data import compare_csv, compare_dict, compare_table
@@ -134,25 +135,57 @@ def test_dates_count_from_the_scenario_start(catalog):
     assert "dated from 2027-03" in compare_table(dated)
 
 
+NOTHING_USABLE = """
+name: nothing typed may be used
+currency: CNY
+rent_options: none
+workloads:
+  - {id: pre, kind: pretrain, params: 3.4e+10, tokens: 1.0e+12, precision: bf16, runs_per_year: 4}
+candidates:
+  - {id: h20, card: h20, cards: 1024}
+facility: {region: cn}
+"""
+
+
 def test_a_plan_with_no_action_is_worded_as_one(catalog):
-    """The zh package (tests/data/zh_package): its cheapest plan leaves dense-34b undone (0%
-    delivered, no action at all). The recommendation says so in words, en and zh, instead of
-    an empty list of uses ("采用最低成本计划： ；")."""
-    from tco.catalog import load_catalog
+    """Its one option barred in China (H20, export control, no licence), the cheapest plan
+    takes no action and leaves the run undone. The recommendation says so in words, en and
+    zh, instead of an empty list of uses ("采用最低成本计划： ；"), and says why: not "(parts
+    of it only: )" with nothing after it. (The zh package did this once because its undone
+    runs were priced at the cheap rent of another card's compute, below owning the cluster
+    that does them: tests/test_planner.py, work no cloud rents.)"""
     from tco.decide import recommend
     from tco.exporters.decision_words import action_text as decision_action
+    from tco.exporters.decision_words import reasons_text
     from tco.exporters.html import render_html
 
-    package = example_scenario().parents[2] / "tests" / "data" / "zh_package"
-    r = compute(load_scenario(package / "scenario.yaml"), load_catalog([package / "quotes.csv"]))
+    r = compute(load_scenario_text(NOTHING_USABLE), catalog)
     d = recommend(r)
     assert d is not None and d.mode == "plan" and not d.plan.actions and d.uses == ()
     assert decision_action(d, r.currency, "en") == (
         "take no action: the cheapest plan leaves the work undone")
     assert decision_action(d, r.currency, "zh") == "不采取任何行动：最低成本计划不完成这些工作"
+    assert [x.code for x in d.reasons] == ["plan_only", "plan_all_barred", "plan_unmet"]
+    assert reasons_text(d, r.currency)[1] == (
+        "no option typed may be used here: h20 barred (export control or licence); the plan "
+        "can use no card of theirs")
     html = render_html(r, "zh")
     assert "建议：<strong>不采取任何行动：最低成本计划不完成这些工作</strong>" in html
     assert "计划： ；" not in html and "计划：；" not in html
+    assert "仅承担部分：）" not in html
+
+
+def test_the_zh_package_buys_the_cards_its_plan_needs(catalog):
+    """The zh package (tests/data/zh_package) with no cloud renting its Ascend cards: the plan
+    buys them instead of leaving the pre-training undone."""
+    from tco.catalog import load_catalog
+    from tco.decide import recommend
+
+    package = example_scenario().parents[2] / "tests" / "data" / "zh_package"
+    r = compute(load_scenario(package / "scenario.yaml"), load_catalog([package / "quotes.csv"]))
+    d = recommend(r)
+    assert d is not None and d.mode == "plan" and modes.BUY in d.uses
+    assert [a.card for a in d.plan.actions if a.action == modes.BUY] == ["ascend-910b"]
 
 
 @pytest.mark.parametrize("uses, en, zh", [

@@ -193,3 +193,42 @@ def test_a_small_run_is_rented_on_demand_not_reserved_a_whole_server_for_years()
     assert all(a.tier == "on_demand" for a in plan.actions)
     for other in result.plans[1:]:
         assert plan.npv_tco <= other.npv_tco * (1 + 1e-9), other.id
+
+
+NO_RENT = """
+name: bought Ascend cards, no cloud renting them
+currency: USD
+rent_options: none
+workloads:
+  - {id: pre, kind: pretrain, params: 3.4e+10, tokens: 1.0e+12, precision: bf16, runs_per_year: 4}
+candidates:
+  - {id: ascend, card: ascend-910b, cards: 1024}
+facility: {region: cn}
+"""
+
+
+def test_work_no_cloud_rents_is_priced_at_owning_so_the_plan_does_it():
+    """No cloud rents an Ascend 910B: its shortfall is priced at the same sustained compute
+    rented on another card (RTX PRO 6000 in region cn, 0.30 per Ascend card-hour), which
+    puts a 984,000 card-hour run at about 0.30 M, a tenth of owning the cluster that does it
+    (its levelized cost per run, about 3.2 M). Priced at the cheaper way only, the plan left
+    every run undone and recommended taking no action; the dearest way now includes owning
+    a cluster of a typed option (methodology §19, "Work left undone"), and the plan buys."""
+    run = tco.compare(NO_RENT)
+    result = run.result
+    job = result.candidate("ascend").jobs["pre"]
+    rent_way = job["gpu_hours"] * result.candidate("ascend").values["shortfall_rent_price"]
+    own_way = job["cost_per_run_horizon"]
+    assert rent_way < own_way / 5  # the cheap way the plan used to take
+    from tco.plan.build import problem
+
+    prob, _ = problem(result.structure, result.resolved.candidates, result.env, 1)
+    assert prob.training[0].shortfall_per_run == pytest.approx(own_way, rel=1e-12)
+    plan = result.plans[0]
+    assert [a.option for a in plan.actions if a.action == "buy"] == ["ascend"]
+    assert plan.workloads["pre"]["delivered_fraction"] >= 0.9  # the first months await delivery
+    said = run.to_dict()["recommendation"]
+    assert said["action"] == "follow the cheapest plan: buy Huawei Ascend 910B (Atlas 800T A2 " \
+        "module)"
+    # the plan, its undone runs priced at owning, costs less than the option as typed
+    assert plan.npv_tco < result.candidate("ascend").values["npv_tco"]

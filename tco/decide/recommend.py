@@ -16,6 +16,7 @@ from typing import Any
 from .. import modes
 from ..result import CandidateResult, PortfolioResult, Result
 from .rules import (
+    barred_here,
     best_api,
     best_portfolio,
     choice,
@@ -292,9 +293,15 @@ def _plan(result: Result, plans: list[Any], option: Decision | None) -> Decision
                               "plan_best_option_short", {
             "option": option.option, "mode": option.mode, "npv": option.npv_tco,
             "diff": option.npv_tco - npv, "delivers": option.delivers_plan}))
-    else:
+    elif any(part_only(c) for c in result.candidates):
         reasons.append(Reason("plan_no_option", {
             "parts": [c.id for c in result.candidates if part_only(c)]}))
+    elif any(barred_here(c) for c in result.candidates):
+        reasons.append(Reason("plan_all_barred", {
+            "barred": [c.id for c in result.candidates if barred_here(c)]}))
+    else:
+        reasons.append(Reason("plan_none_feasible", {
+            "infeasible": [c.id for c in result.candidates if not c.feasible]}))
     for wid, w in best.workloads.items():
         share = w.get("delivered_fraction") or 0.0
         if share < 1 - 1e-9:

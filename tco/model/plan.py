@@ -189,30 +189,39 @@ def api_cost(aid: str, wid: str, per_year: int) -> Expr:
     return Ref(f"{aid}.{wid}.cost_per_job") / per_year
 
 
-def run_fallback(supplies: Iterable[Supply], wid: str, window_weeks: float, runs: float
-                 ) -> Expr:
+def run_fallback(supplies: Iterable[Supply], wid: str, window_weeks: float, runs: float,
+                 owned: Iterable[Supply] = ()) -> Expr:
     """What a run of training workload `wid` left undone in its window costs: renting its
     card-hours on demand on the dearest card the scenario offers (each card's on-demand
     price, or the same sustained compute on the cheapest card a cloud rents:
     `shortfall_rent_price`, methodology §8), and the business's cost of delay for its share
     of the window. The dearest, so that a plan never leaves work undone while some way to do
-    it exists: what is undone is what no supply could do in time."""
+    it exists: what is undone is what no supply could do in time. Where no cloud rents a card
+    that can run it, the ways are owning one (`owned`): each bought or leased option's
+    levelized cost per run over the horizon (`cost_per_run_horizon`, §8), the dearest of them;
+    without it the work would be priced at its delay alone, and a plan could leave undone
+    work the scenario's own options do."""
     rents = [Ref(f"{s.cid}.{wid}.gpu_hours") * Ref(f"{s.cid}.shortfall_rent_price")
              for s in supplies]
+    rents += [Ref(f"{s.cid}.{wid}.cost_per_run_horizon") for s in owned]
     delay = Ref("cost_of_delay_per_week") * window_weeks / max(runs, 1e-12)
     return (MAX(*rents) if rents else Const(0.0)) + delay
 
 
-def serve_fallback(supplies: Iterable[Supply], apis: Iterable[str], wid: str, months: int
-                   ) -> Expr:
+def serve_fallback(supplies: Iterable[Supply], apis: Iterable[str], wid: str, months: int,
+                   owned: Iterable[Supply] = ()) -> Expr:
     """What a period of serving workload `wid`'s full traffic left unserved costs: the
     dearest of its API options and of renting the busy card-hours on demand (as above), and
-    the cost of delay for the period."""
+    the cost of delay for the period. Where no API serves it and no cloud rents a card that
+    can, the ways are owning one (`owned`): each bought or leased option's share of its NPV
+    for the workload over its discounted years of work, a period's part of it."""
     per_year = int(MONTHS_PER_YEAR) // months
     hours = HOURS_PER_YEAR / per_year
     ways: list[Expr] = [api_cost(aid, wid, per_year) for aid in apis]
     ways += [serving_hours(s, wid, hours) * Ref(f"{s.cid}.shortfall_rent_price")
              for s in supplies]
+    ways += [Ref(f"{s.cid}.{wid}.npv_tco_share")
+             / MAX(Ref(f"{s.cid}.discounted_work_years"), 1e-12) / per_year for s in owned]
     delay = Ref("cost_of_delay_per_week") * WEEKS_PER_YEAR / per_year
     return (MAX(*ways) if ways else Const(0.0)) + delay
 

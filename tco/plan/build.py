@@ -44,16 +44,26 @@ def fallbacks(st: Structure, sup: Mapping[str, Supply], training: Sequence[Train
     """What work left undone costs, by workload, the same in every plan (tco.model.plan's
     run_fallback and serve_fallback): a training run on the supplies that can run it whose
     shortfall is rented, a period of serving on those and on the APIs the problem priced it
-    with. The problem is priced at their values (`problem`); a fixed plan's money writes
+    with; where there is none of these, on the bought and leased options that can do it. The problem is priced at their values (`problem`); a fixed plan's money writes
     them as formulas (tco.plan.plan_of), so the two cannot differ."""
     short = [s for s in sup.values() if s.cid in st.shortfall_rent]
+    assigned = dict(zip(st.candidates, st.assigned)) if st.assigned else {}
+
+    def owners(wid: str, able: Mapping[str, float]) -> list[Supply]:
+        """The bought and leased options that can do `wid` and carry it (an option given
+        `workloads:` prices only those)."""
+        return [s for s in sup.values() if (s.buy or s.lease) and s.cid in able
+                and (not assigned.get(s.cid) or wid in assigned[s.cid])]
+
     out: dict[str, Expr] = {}
     for t in training:
         runs = t.windows[0][2] if t.windows else 0.0
-        out[t.id] = run_fallback([s for s in short if s.cid in t.card_hours_per_run], t.id,
-                                 RUN_WINDOW_WEEKS, runs)
+        rent = [s for s in short if s.cid in t.card_hours_per_run]
+        own = owners(t.id, t.card_hours_per_run)
+        out[t.id] = run_fallback(rent, t.id, RUN_WINDOW_WEEKS, runs, own)
     for w in serving:
-        out[w.id] = serve_fallback(short, list(w.api), w.id, months)
+        own = owners(w.id, w.busy_card_hours)
+        out[w.id] = serve_fallback(short, list(w.api), w.id, months, own)
     return out
 
 
