@@ -157,3 +157,43 @@ def test_report_analyses_gives_what_the_exporters_show(catalog):
     assert isinstance(out["sensitivity"], Sensitivity) and out["sensitivity"].swing == 0.1
     assert isinstance(out["montecarlo"], MonteCarlo) and out["montecarlo"].draws == 1000
     assert "montecarlo" not in report_analyses(load_scenario(), catalog, draws=0, seed=4)
+
+
+def test_the_plan_held_fixed_is_re_costed_in_every_draw(catalog):
+    """Monte Carlo of a planned scenario (the example) holds the cheapest plan fixed (what it
+    rents and when) and re-costs it in each draw: its array program gives, draw by draw, what
+    the plan's money (the same trees) gives evaluated as floats on the drawn inputs; at the
+    scenario's values it is the plan's NPV; and it costs no more than the option ranked first
+    in at least the draws in which it costs no more than every option."""
+    import numpy as np
+
+    from tco.analysis.common import baseline_values
+    from tco.analysis.montecarlo import drawn_inputs, montecarlo
+    from tco.engine import compute
+    from tco.model import Model
+    from tco.resources import example_scenario
+    from tco.scenario import load_scenario
+
+    result = compute(load_scenario(example_scenario()), catalog)
+    plan = result.plans[0]
+    mc = montecarlo(result, draws=2000, seed=7)
+    band = mc.plan
+    assert band is not None and band.id == plan.id
+    assert band.deterministic == plan.npv_tco
+    assert band.npv_tco["p10"] <= plan.npv_tco <= band.npv_tco["p90"]
+    # draw by draw, against the float backend on the same drawn inputs
+    drawn = drawn_inputs(result, 2000, 7)
+    merged = Model(result.structure)
+    merged.extend([*result.model.quantities, *plan.model.quantities])
+    scenario = baseline_values(result)
+    base = {**scenario, **{p: plan.env[p] for p in merged.inputs_used() if p not in scenario}}
+    for i in (0, 1, 999):
+        values = {**base, **{p: float(x[i]) for p, x in drawn.items()}}
+        env = merged.evaluate(values)
+        assert band.samples[i] == pytest.approx(float(env[f"{plan.id}.npv_tco"]), rel=1e-9)
+    # every draw of every option is kept (2,000 draws): the plan at or below all of them
+    # is at or below the one ranked first
+    options = np.vstack([mc.samples[cid] for cid in mc.samples])
+    below_all = np.mean(band.samples <= options.min(axis=0))
+    assert below_all <= band.cheaper_share <= 1.0
+    assert band.cheaper_share > 0.5  # the example's plan (12.5M) is far below every option

@@ -50,9 +50,11 @@ from __future__ import annotations
 
 import math
 import os
+from collections import ChainMap
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -60,6 +62,7 @@ from .. import twins
 from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
+from ..model import Model
 from ..result import Result
 from ..twins import Twins
 from .common import (
@@ -78,7 +81,7 @@ from .common import (
 from .fast import Compiled
 from .quantiles import percentiles
 from .skew import points_outside
-from .types import DrawWarning, MonteCarlo
+from .types import DrawWarning, MonteCarlo, PlanBand
 
 _TRIANGULAR = ("triangular", "split")  # drawn from two uniforms each, in one array
 CHUNK = 65_536  # draws per random stream and per task of the thread pool
@@ -341,6 +344,25 @@ def draw_warnings(result: Result, plan: list[Draw]) -> list[DrawWarning]:
     return out
 
 
+def fixed_plan(result: Result, base: dict[str, float], ranged: list[str]
+               ) -> tuple[Any, Compiled] | None:
+    """The cheapest plan of a planned scenario and its NPV compiled over the ranged inputs it
+    reads: its quantities (what it buys, rents, calls and when: the plan's own inputs, fixed)
+    and its money (tco.model.plan.plan_money) on top of the scenario's model. None when the
+    scenario is not planned."""
+    if not result.plans or result.plans[0].model is None:
+        return None
+    plan = result.plans[0]
+    merged = Model(result.structure)
+    merged.extend([*result.model.quantities, *plan.model.quantities])
+    target = f"{plan.id}.npv_tco"
+    sub = merged.feeding([target])
+    used = set(sub.inputs_used())
+    known = ChainMap(plan.env, base)  # the plan's own inputs, and the scenario's
+    values = {p: known[p] for p in used}
+    return plan, Compiled(sub, values, [p for p in ranged if p in used], [target])
+
+
 class Simulation:
     """Everything prepared once: what to draw, and the compiled model of the results.
 
@@ -418,6 +440,11 @@ class Simulation:
                                 [p for p in ranged if p in reach], targets, env=result.env)
             self.groups.append((first, ids, compiled))
             read |= compiled.inputs_read
+        # the cheapest plan (tco.plan), held fixed and re-costed in every draw: its money's
+        # trees read the option's unit costs, which read the drawn inputs
+        self.fixed_plan = fixed_plan(result, base, ranged)
+        if self.fixed_plan is not None:
+            read |= self.fixed_plan[1].inputs_read
         self.plan = plan_draws(result, read)
         self.varied = [p for d in self.plan for p in d.paths]
         # ranged inputs that are not drawn (they reach no result) stay at their baseline
@@ -427,6 +454,8 @@ class Simulation:
         self.row_of = {p: row for row, d in enumerate(self.plan) for p in d.paths}  # path -> Draw
         self.warnings = draw_warnings(result, self.plan)
         self.rows = [self._drawn_for(ids, compiled) for _first, ids, compiled in self.groups]
+        self.plan_rows = ([] if self.fixed_plan is None
+                          else self._drawn_for([], self.fixed_plan[1]))
         self.same = self._same_numbers()
 
     def _same_numbers(self) -> dict[str, str]:
@@ -629,6 +658,8 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             stats.update({ids[row]: (got[2 * k], got[2 * k + 1]) for k, row in enumerate(own)})
             stats.update({cid: stats[sim.same[cid]] for cid in ids if cid not in stats})
             del npv, job
+        plan_band = (None if sim.fixed_plan is None
+                     else evaluate_plan(sim, lead, draws, seed, pool))
     counts = lead.counts(len(cands))
 
     percentiles = {cid: {"npv_tco": dict(stats[cid][0]),
@@ -651,6 +682,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
         outside=points_outside(result, sim.plan, percentiles, deterministic,
                                {cid: (sim.names[cid][3], sim.names[cid][1])
                                 for cid in cands if cid not in sim.portfolios}, metric),
+        plan=plan_band,
     )
 
 
@@ -702,6 +734,31 @@ def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: 
         shorts += s
         ranks += r
     return npv, job, shorts, ranks
+
+
+def evaluate_plan(sim: Simulation, lead: Leader, draws: int, seed: int,
+                  pool: ThreadPoolExecutor) -> PlanBand:
+    """The fixed plan's NPV in every draw (the same draws as the options'), its percentiles,
+    and the share of draws in which it costs no more than the option ranked first there
+    (`lead`, every group evaluated)."""
+    assert sim.fixed_plan is not None
+    plan, compiled = sim.fixed_plan
+    target = compiled.targets[0]
+    npv = np.empty(draws)
+    unread = {p: 0.0 for p in compiled.varying if p not in compiled.inputs_read}
+
+    def run_chunk(k: int) -> None:
+        for start, inputs in sim.blocks(seed, k, draws, sim.plan_rows):
+            env = compiled.evaluate_block({**unread, **sim.fixed, **inputs})
+            stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
+            npv[start:stop] = np.broadcast_to(np.asarray(env[target], dtype=float),
+                                              (stop - start,))
+
+    list(pool.map(run_chunk, range(-(-draws // CHUNK))))
+    cheaper = float(np.count_nonzero(npv <= lead.npv)) / draws
+    samples = npv[:SAMPLES_KEPT].copy()
+    return PlanBand(id=plan.id, npv_tco=summary(npv), deterministic=plan.npv_tco,
+                    cheaper_share=cheaper, samples=samples)
 
 
 def ranked(sim: Simulation, cid: str, env: dict[str, Value], n: int

@@ -130,6 +130,19 @@ class PointOutside:
 
 
 @dataclass
+class PlanBand:
+    """The cheapest plan (tco.plan), held fixed (what it buys, rents and calls, and when) and
+    re-costed in every draw of a Monte Carlo: its NPV's percentiles and the share of draws in
+    which it costs no more than the option ranked first in that draw."""
+
+    id: str
+    npv_tco: dict[str, float]  # {"p10", "p50", "p90", "mean"}
+    deterministic: float  # the plan's NPV at the scenario's values
+    cheaper_share: float
+    samples: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+
+@dataclass
 class MonteCarlo:
     draws: int
     seed: int
@@ -159,3 +172,6 @@ class MonteCarlo:
     ranked_share: dict[str, float] = field(default_factory=dict)
     # point estimates outside their own P10-P90 band, with the skewed inputs that put them there
     outside: list[PointOutside] = field(default_factory=list)
+    # the cheapest plan held fixed and re-costed in every draw (None: the scenario is not
+    # planned)
+    plan: PlanBand | None = None

@@ -323,6 +323,9 @@ def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
             "deterministic": mc.deterministic.get(cid, {}),
             "outside": outside.get(cid, []),
         } for cid in mc.percentiles],
+        "plan": None if mc.plan is None else {
+            "id": mc.plan.id, "npv_tco": mc.plan.npv_tco,
+            "deterministic": mc.plan.deterministic, "cheaper_share": mc.plan.cheaper_share},
     }
 
 
@@ -343,9 +346,19 @@ def montecarlo_csv(mc: MonteCarlo) -> str:
                          mc.deterministic.get(cid, {}).get(metric), mc.prob_cheapest[cid],
                          mc.short_share.get(cid, 0.0), mc.draws, mc.seed, mc.currency,
                          notes.get((cid, metric), ""), warnings])
+    if mc.plan is not None:  # the plan held fixed: its prob_cheapest is its cheaper_share
+        q = mc.plan.npv_tco
+        rows.append([mc.plan.id, "npv_tco", q["p10"], q["p50"], q["p90"], q["mean"],
+                     mc.plan.deterministic, mc.plan.cheaper_share, 0.0, mc.draws, mc.seed,
+                     mc.currency, PLAN_NOTE, warnings])
     return rows_csv(["candidate", "metric", "p10", "p50", "p90", "mean", "deterministic",
                      "prob_cheapest", "short_share", "draws", "seed", "currency", "note",
                      "warnings"], rows)
+
+
+PLAN_NOTE = ("the cheapest plan, held fixed (what it buys, leases, rents and calls, and when) "
+             "and re-costed in each draw; prob_cheapest: the share of draws in which it costs "
+             "no more than the candidate ranked first there")
 
 
 def montecarlo_table(mc: MonteCarlo) -> str:
@@ -362,9 +375,16 @@ def montecarlo_table(mc: MonteCarlo) -> str:
                      money(mc.deterministic.get(cid, {}).get("npv_tco"), cur),
                      *([show(j["p10"]), show(j["p50"]), show(j["p90"])] if j else ["-"] * 3),
                      percent(mc.prob_cheapest[cid], 1)])
+    if mc.plan is not None:
+        q = mc.plan.npv_tco
+        rows.append([f"{mc.plan.id} (fixed)", money(q["p10"], cur), money(q["p50"], cur),
+                     money(q["p90"], cur), money(mc.plan.deterministic, cur), "-", "-", "-",
+                     percent(mc.plan.cheaper_share, 1)])
     second = "/M out" if per_token else "run"
     out.append(text_table(["candidate", "NPV P10", "P50", "P90", "baseline", f"{second} P10",
                            "P50", "P90", "P(cheapest)"], rows, "lrrrrrrrr").rstrip())
+    if mc.plan is not None:
+        out.append(f"{mc.plan.id} (fixed): {PLAN_NOTE}.")
     short = [f"{cid} in {percent(x, 1)} of draws" for cid, x in mc.short_share.items() if x > 0]
     out.append("")
     out.append("NPV: of delivering the plan, and P(cheapest) from the same draws (tier, then "

@@ -809,10 +809,23 @@ class View:
                          "cells": [Cell(self.money(p[k]), full(p[k]), f"npv_{k}")
                                    for k in ("p10", "p50", "p90")]
                          + [Cell(percent(cheapest, 0), full(cheapest), "prob_cheapest")]})
+        band = mc.plan
+        if band is not None:  # the plan held fixed, re-costed in every draw: the first row
+            p = band.npv_tco
+            rows.insert(0, {"name": s("mc_plan_row"), "id": band.id,
+                            "recommended": self.plan is not None,
+                            "cells": [Cell(self.money(p[k]), full(p[k]), f"npv_{k}")
+                                      for k in ("p10", "p50", "p90")]
+                            + [Cell(percent(band.cheaper_share, 0), full(band.cheaper_share),
+                                    "prob_cheapest")]})
         table = {"columns": [s("col_candidate"), s("col_p10"), s("col_p50"), s("col_p90"),
                              s("col_prob_cheapest")], "rows": rows}
         caption = s("cap_montecarlo", draws=number(mc.draws, 0), varied=len(mc.varied),
                     seed=mc.seed)
+        if band is not None:
+            caption += " " + s("mc_plan", p10=self.money(band.npv_tco["p10"]),
+                               p90=self.money(band.npv_tco["p90"]),
+                               share=percent(band.cheaper_share, 0))
         short = [s("mc_short_item", name=self.name(c), share=percent(mc.short_share[c.id], 0))
                  for c in order if mc.short_share.get(c.id, 0) > 0]
         if short:

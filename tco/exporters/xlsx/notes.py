@@ -182,6 +182,18 @@ def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) 
             if cid in mc.prob_cheapest:
                 ws.write_number(row, 7, mc.prob_cheapest[cid], st("static", "0.0%"))
             row += 1
+    if mc.plan is not None:  # held fixed, re-costed in every draw
+        text(ws, row, 0, mc.plan.id)
+        text(ws, row, 1, t("the cheapest plan, held fixed"))
+        text(ws, row, 2, _metric("npv_tco", st))
+        for col, key in ((3, "p10"), (4, "p50"), (5, "p90"), (6, "mean")):
+            ws.write_number(row, col, mc.plan.npv_tco[key],
+                            st.money("static", mc.plan.npv_tco[key], sizes[key]))
+        ws.write_number(row, 7, mc.plan.cheaper_share, st("static", "0.0%"))
+        row += 1
+        text(ws, row, 0, t("The plan's last column: the share of draws in which it costs no "
+                           "more than the candidate ranked first there."), st("subtitle"))
+        row += 1
     row += 1
     text(ws, row, 0, t("Inputs drawn"), st("label"))
     row += 1
