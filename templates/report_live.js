@@ -386,6 +386,12 @@
     }
   }
 
+  // differences of two figures (the plan's saving, a plan's cost above the cheapest): a, b
+  const differences = Array.from(document.querySelectorAll("[data-qd]"), (el) => {
+    const [a, b] = el.dataset.qd.split(",").map(Number);
+    return { el, a, b, f: el.dataset.f };
+  });
+
   // parts shown only while a quantity is above zero (an option's shortfall)
   const conditional = Array.from(document.querySelectorAll("[data-when]"),
     (el) => ({ el, q: Number(el.dataset.when) }));
@@ -398,6 +404,11 @@
     }
     for (const f of templated) {
       setText(f.el, f.t.replace(/\{(\d+)\}/g, (_m, i) => FORMATS[f.fs[i]](v[f.qs[i]])));
+    }
+    for (const d of differences) {
+      const x = v[d.a] - v[d.b];
+      setText(d.el, FORMATS[d.f](x));
+      d.el.setAttribute("data-value", full(x));
     }
     for (const cols of columns.values()) {  // one unit for the amounts of a column
       for (const els of cols.values()) {
@@ -635,26 +646,36 @@
     return { headline, why, consider };
   }
 
-  // The plan recommended (tco.decide, a planned scenario) was solved at the scenario's values:
-  // the page re-costs the options, never the plan. A change says so, and when it re-ranks the
-  // options the plan may no longer be the cheapest: the note gives the command that re-solves
-  // it (`tco whatif`, the panel's command line) instead of wording a stale plan as re-solved.
+  // The plan recommended (tco.decide, a planned scenario) was solved at the scenario's values.
+  // The page re-costs it as solved (what it buys, rents and calls, and when: its money's trees,
+  // generated with the model's), and the plans held to one option with it, and says whether
+  // it is still the cheapest: of those plans that delivered the work, and of the option,
+  // portfolio or API the page would recommend now if it delivers. When it is not, the change
+  // is large enough that the plan should be re-solved: the note gives the command that does
+  // it (`tco whatif`, the panel's command line) instead of wording a plan it has not solved.
   const planNote = summary.querySelector("[data-plan-note]");
-  let baseOrder = null;
-  const orderOf = (R) => [...R.order, ...R.ports, ...R.apis].map((c) => c.id).join(" ");
-  function renderPlanNote(R, changed) {
+  function renderPlanNote(R, v, changed) {
     if (!planNote || !D.planned) return;
-    if (baseOrder === null) {
-      const v0 = base.slice();
-      evaluate(v0);  // eslint-disable-line no-undef -- generated from the model's trees
-      baseOrder = orderOf(recommendation(v0));
-    }
     planNote.hidden = !changed;
     if (!changed) return;
-    const moved = orderOf(R) !== baseOrder;
-    const first = (R.rec || R.port || R.api || R.order[0] || {}).id;
-    setText(planNote, fill(moved ? "live_plan_stale" : "live_plan_kept",
-      { now: first, was: D.planned.best, command: cli.textContent }));
+    const npv = v[D.planned.q];
+    let rival = null;
+    let rivalNpv = Infinity;
+    for (const x of D.planned.rivals) {
+      if (v[x.q] < rivalNpv) {
+        rival = fill("plan_row_only", { option: x.option });
+        rivalNpv = v[x.q];
+      }
+    }
+    const alt = R.rec && delivers(R.rec, v) ? R.rec : R.port || R.api;
+    if (alt && v[alt.q.npv_tco] < rivalNpv) {
+      rival = alt.id;
+      rivalNpv = v[alt.q.npv_tco];
+    }
+    const stale = rivalNpv < npv * (1 - 1e-9);  // not a tie with itself held to one option
+    setText(planNote, fill(stale ? "live_plan_stale" : "live_plan_kept", {
+      npv: money(npv), was: money(D.planned.npv), rival: rival || "",
+      rival_npv: money(rivalNpv), command: cli.textContent }));
   }
 
   function renderList(list, parts, heading) {
@@ -941,7 +962,7 @@
     }
     renderCharts(changed ? liveCharts(R, v) : null);
     renderPanel();
-    renderPlanNote(R, changed && state.size > 0);
+    renderPlanNote(R, v, changed && state.size > 0);
     document.documentElement.dataset.live = state.size ? "changed" : "scenario";
     return v;
   }

@@ -53,7 +53,9 @@ READ = """(() => {
   const summary = Array.from(s.querySelectorAll(
     '.headline, ul.steps li, ol.reasons li, ul.consider li'), (el) => el.textContent);
   const note = s.querySelector('[data-plan-note]');
-  return {figures, order, details, summary, method, tables,
+  const plans = Array.from(document.querySelectorAll('[data-plan-npv]'), (td) =>
+    [td.dataset.planNpv, td.getAttribute('data-value')]);
+  return {figures, order, details, summary, method, tables, plans,
           note: note && !note.hidden ? note.textContent : '',
           cli: document.querySelector('[data-live-cli]').textContent,
           diff: document.querySelector('[data-live-diff]').textContent};
@@ -122,23 +124,40 @@ def engine_whatif(result, sets: list[str], recompute=None):
     return unplanned(after) if result.planner is None else after
 
 
-def option_order(result) -> list[str]:
-    """The options, portfolios and APIs, each list ranked as the engine ranks it."""
-    return [c.id for c in (*result.candidates, *result.portfolios, *result.api_options)]
-
-
 def plan_note(before, after, cli: str, lang: str) -> str:
-    """The note the page gives beside the plan after a change (strings.yaml live_plan_*): the
-    ranking moved or not (the engine's rankings before and after), the option first now
-    (the engine's option-level recommendation after, else the first ranked) and the best single
-    option at the scenario's values (tco.decide's, beside the plan)."""
-    from tco.exporters.i18n import Strings
+    """The note the page gives beside the plan after a change (strings.yaml live_plan_*),
+    worked out here in Python: the plan as solved re-costed at the new values (tco.plan.recost,
+    the float backend of the trees the page runs), against the plans held to one option that
+    delivered the work (re-costed likewise, the cheapest first met) and the option, portfolio
+    or API the engine would recommend now if it delivers; stale when one of them costs less."""
+    import datetime as dt
 
-    planned = recommendation(before)
+    from tco.decide import rules
+    from tco.exporters.i18n import Strings
+    from tco.exporters.report_view import View
+    from tco.plan import recost
+
+    s = Strings(lang)
+    money = View(before, lang, dt.date(2026, 1, 1)).money
+    best = before.plans[0]
+    npv = recost(best, after)
+    rival, rival_npv = "", float("inf")
+    for p in before.plans[1:]:
+        if rules.plan_delivers(p) and recost(p, after) < rival_npv:
+            rival, rival_npv = s("plan_row_only", option=p.option), recost(p, after)
     now = recommend_option(after)
-    first = now.option if now is not None else after.candidates[0].id
-    key = "live_plan_stale" if option_order(after) != option_order(before) else "live_plan_kept"
-    return Strings(lang)(key, now=first, was=planned.best_option.option, command=cli)
+    if now is not None:
+        if now.mode in ("portfolio", "api"):
+            x = next(o for o in (*after.portfolios, *after.api_options) if o.id == now.option)
+            alt = x.values["npv_tco"]
+        else:
+            c = after.candidate(now.option)
+            alt = c.values["npv_tco"] if rules.delivers(c) else float("inf")
+        if alt < rival_npv:
+            rival, rival_npv = now.option, alt
+    key = "live_plan_stale" if rival_npv < npv * (1 - 1e-9) else "live_plan_kept"
+    return s(key, npv=money(npv), was=money(best.npv_tco), rival=rival,
+             rival_npv=money(rival_npv), command=cli)
 
 
 def random_state(result, rng: np.random.Generator) -> dict[str, str]:
@@ -206,11 +225,18 @@ def check_against_engine(browser: Page, result, tmp: Path, state: dict[str, str]
     assert [f[:2] + f[3:] for f in page["figures"]] == [f[:2] + f[3:] for f in want["figures"]]
     if planned is not None:
         # the plan recommended was solved at the scenario's values and the page does not
-        # re-solve it: its summary stays the static page's, and a note says whether the change
-        # re-ranks the options (then the plan may no longer be the cheapest), giving the
-        # command that re-solves it (`tco whatif --set ...`, whose own note words the new plan)
+        # re-solve it: its summary stays the static page's, and a note re-costs it as solved
+        # and says whether it is still the cheapest, giving the command that re-solves it
+        # (`tco whatif --set ...`, whose own note words the new plan)
         assert page["summary"] == base["summary"]
         assert page["note"] == plan_note(result, after, page["cli"], lang)
+        # every plan's NPV in its table is the plan as solved, re-costed at these values
+        from tco.plan import recost
+
+        solved = {p.id: p for p in result.plans}
+        assert len(page["plans"]) == len(result.plans)
+        for pid, value in page["plans"]:
+            assert close(float(value), recost(solved[pid], after)), pid
     else:
         assert page["summary"] == want["summary"]
         assert page["note"] == ""
@@ -236,12 +262,12 @@ def test_random_panel_states_equal_the_engine_in_chinese(browser, result, tmp_pa
 
 
 def test_a_change_that_flips_the_recommendation(browser, result, tmp_path):
-    # the example is planned (issue 27): the plan buys B200 and Gaudi 3 and rents B200, and its
-    # best single option is renting B200 on demand (the cheapest NPV with the 2026-12 prices of
-    # pricing/cloud.yaml). A B200 on-demand price 5 times the catalog's makes that option
-    # dearer than another: the comparison re-ranks, the plan's headline stays (the page does not
-    # re-solve it) and the note says the ranking moved, naming the option first now and the
-    # command that re-solves the plan
+    # the example is planned (issue 27): the plan rents B200, and its best single option is
+    # renting B200 on demand (the cheapest NPV with the 2026-12 prices of pricing/cloud.yaml).
+    # A B200 on-demand price 5 times the catalog's makes that option dearer than another:
+    # the comparison re-ranks, the plan's headline stays (the page does not re-solve it), and
+    # the note re-costs the plan as solved (12.48M -> 13.58M: it rents little on demand),
+    # still the cheapest, with the command that re-solves it
     said = recommendation(result)
     assert said.mode == "plan" and said.best_option.option == "b200-rent"
     path = "candidates.b200.on_demand_price_per_card_hour"
@@ -255,12 +281,28 @@ def test_a_change_that_flips_the_recommendation(browser, result, tmp_path):
     assert before["summary"][0].startswith("Recommendation: follow the cheapest plan")
     assert after["summary"] == before["summary"] and before["note"] == ""
     assert after["order"][0][0] != "b200-rent"
-    assert after["note"].startswith("The plan above was solved at the scenario's values, and "
-                                    "this change alters the options' ranking (first now: "
-                                    f"{after['order'][0][0]}; at the scenario's values: "
-                                    "b200-rent)"), after["note"]
-    assert after["note"].endswith(f"Re-solve it at these values: tco whatif --set {path}="
+    assert after["note"].startswith("Re-costed at these values, the plan above as solved costs "
+                                    "$13.58M (at the scenario's values: $12.48M) and is still "
+                                    "the cheapest"), after["note"]
+    assert after["note"].endswith(f"To re-solve it at these values: tco whatif --set {path}="
                                   f"{base * 5!r}"), after["note"]
+
+
+def test_a_change_that_makes_the_plan_stale(browser, result, tmp_path):
+    # Twice the B200 committed price: the plan as solved reserves B200 and re-costs at
+    # 24.69M, more than the plan held to renting MI300X (14.47M re-costed, unchanged): the
+    # note says it is no longer the cheapest and gives the command that re-solves it; the
+    # plans' table shows every plan re-costed (check_against_engine)
+    path = "candidates.b200.cloud_price_per_card_hour"
+    base = result.inputs[path].value
+    check_against_engine(browser, result, tmp_path, {path: repr(base * 2)}, "en")
+    open_report(browser, result, tmp_path)
+    type_into(browser, path, repr(base * 2))
+    page = browser.js(READ)
+    assert page["note"].startswith("Re-costed at these values, the plan above as solved costs "
+                                   "$24.69M (at the scenario's values: $12.48M), more than Only "
+                                   "mi300x-rent at $14.47M: it is no longer the cheapest"), \
+        page["note"]
 
 
 def cli_error(path: str, text: str) -> str:
@@ -399,9 +441,12 @@ def test_script_json_escapes_what_could_end_a_script():
 
 
 def test_the_model_in_the_page_is_made_of_indices_not_names(result):
-    code = live.model_script(result.model, live.slots(result))
+    code = live.model_script(result, live.slots(result))
     assert "mi300x" not in code and "npv" not in code.replace("R.NPV", "")
-    assert code.count("\n  v[") == len(result.model.quantities)
+    # the model's quantities, then every plan's money (its decisions written as numbers)
+    plans = sum(len(p.model.quantities) for p in result.plans)
+    assert plans > 0
+    assert code.count("\n  v[") == len(result.model.quantities) + plans
 
 
 def test_a_model_too_large_to_carry_leaves_a_static_report(result, monkeypatch):

@@ -37,7 +37,6 @@ from ..errors import TcoError
 from ..expr.javascript import program
 
 if TYPE_CHECKING:
-    from ..model import Model
     from ..result import Result
     from .i18n import Strings
 
@@ -59,6 +58,31 @@ def carried_live(result: Result) -> bool:
     return len(result.model.quantities) <= MAX_QUANTITIES and bool(result.candidates)
 
 
+def plan_quantities(result: Result) -> list[Any]:
+    """The money of every plan the planner solved (tco.model.plan.plan_money: the cheapest
+    and those held to one option), which the page re-costs with the options: each plan's
+    quantities, read from its fixed decisions (`plan_constants`) and the model's."""
+    if not carried_live(result):
+        return []
+    return [q for p in result.plans if p.model is not None for q in p.model.quantities]
+
+
+def plan_constants(result: Result) -> dict[str, float]:
+    """Each plan's decisions (what it buys, leases, rents and calls in each period, the
+    planner's answer at the scenario's values): fixed on the page, written into its script
+    as numbers."""
+    known = set(result.inputs) | {q.name for q in result.model.quantities}
+    out: dict[str, float] = {}
+    for p in result.plans:
+        if p.model is None:
+            continue
+        names = {q.name for q in p.model.quantities}
+        for name in p.model.inputs_used():
+            if name not in known and name not in names:
+                out[name] = float(p.env[name])
+    return out
+
+
 SENTINEL_TEXT = "987654321e100"  # a value outside every plausible range, easy to find again
 # The words the page's summary, status pills, charts and panel need (templates/strings.yaml).
 TEXT_KEYS = (
@@ -70,7 +94,8 @@ TEXT_KEYS = (
     "sum_buy_dearer", "sum_lease_dearer", "sum_hybrid_dearer", "sum_rent_dearer", "sum_cloud_dearer",
     "sum_cloud_unlisted", "sum_cloud_unlisted_lease", "sum_cloud_none",
     "name_sep", "years", "days", "status_ok", "status_incomplete", "status_infeasible",
-    "status_barred", "badge_recommended", "badge_best_option", "live_plan_stale", "live_plan_kept", "value_kw", "value_mwh", "value_t_co2",
+    "status_barred", "badge_recommended", "badge_best_option", "live_plan_stale", "live_plan_kept",
+    "plan_row_only", "value_kw", "value_mwh", "value_t_co2",
     "breakeven_never", "breakeven_any", "chart_cost_axis", "chart_cash_axis", "chart_year_axis",
     "chart_days_axis", "meth_2", "d_notes", "live_changed", "live_unchanged", "live_static_chart",
     "status_part", "sum_none_part", "sum_shortfall_close", "sum_shortfall_buy_instead",
@@ -96,6 +121,8 @@ def slots(result: Result) -> Slots:
     inputs = list(result.inputs)
     index = {p: i for i, p in enumerate(inputs)}
     for q in result.model:
+        index[q.name] = len(index)
+    for q in plan_quantities(result):
         index[q.name] = len(index)
     return Slots(inputs, index)
 
@@ -135,12 +162,22 @@ def rules_script() -> str:
     return f"const RULE = {{\n{body}}};\n"
 
 
-def model_script(model: Model, at: Slots) -> str:
-    """The model as JavaScript: `evaluate(v)` over a Float64Array, names replaced by indices,
-    the recommendation's choice (`choose`, choice_script) and the decision's rules (`RULE`,
-    rules_script). Built from the trees' node types, numbers and indices only; checked to hold
-    nothing that could end or comment out the <script> element it goes into."""
-    code = program(((q.name, q.expr) for q in model), ref=lambda name: f"v[{at[name]}]")
+def model_script(result: Result, at: Slots) -> str:
+    """The model as JavaScript: `evaluate(v)` over a Float64Array, names replaced by indices
+    (the plans' fixed decisions by their numbers, plan_constants), the plans' money after
+    the model's quantities, the recommendation's choice (`choose`, choice_script) and the
+    decision's rules (`RULE`, rules_script). Built from the trees' node types, numbers and
+    indices only; checked to hold nothing that could end or comment out the <script> element
+    it goes into."""
+    fixed = plan_constants(result)
+
+    def ref(name: str) -> str:
+        if name in fixed:
+            return _number(fixed[name])
+        return f"v[{at[name]}]"
+
+    quantities = [*result.model.quantities, *plan_quantities(result)]
+    code = program(((q.name, q.expr) for q in quantities), ref=ref)
     code += choice_script() + rules_script()
     lowered = code.lower()
     if "</script" in lowered or "<!--" in lowered or "-->" in lowered:
@@ -316,6 +353,15 @@ def payload(result: Result, s: Strings, lang: str, at: Slots,
         "text": {k: texts[k] for k in TEXT_KEYS}, "number": f"^{_NUMBER}$",
         "command": cli_command(result), **(plan or {}),
     }
+
+
+def _number(x: float) -> str:
+    """A fixed number as JavaScript (repr round-trips a double; no name, no text)."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return repr(float(x))
 
 
 def _finite(x: float) -> float | None:

@@ -110,13 +110,19 @@ def section(view: View) -> dict[str, Any] | None:
         first_model = s("plan_first_model", months=number(months_of(first), 0),
                         when=_when(view, first)) if start else s(
             "plan_first_model_months", months=number(months_of(first), 0))
-    options = [{"id": best.id, "name": s("plan_row_optimal"), "npv": view.money(best.npv_tco),
+    # where the page finds each plan's NPV, re-costed with the options (live.plan_quantities)
+    at = view.at.index
+    q_of = {p.option: at.get(f"{p.id}.npv_tco", -1) for p in r.plans}
+    options = [{"id": best.id, "q": q_of[best.option], "q_best": q_of[best.option],
+                "name": s("plan_row_optimal"), "npv": view.money(best.npv_tco),
                 "npv_value": best.npv_tco, "more": "–", "delivers": s("plan_delivers_all")
                 if delivers(best) else percent(min(
                     (w.get("delivered_fraction") or 0.0) for w in best.workloads.values()), 0),
                 "optimal": True}]
     for x in restricted_plans(r):
-        options.append({"id": f"plan-{x.option}", "name": s("plan_row_only", option=x.option),
+        options.append({"id": f"plan-{x.option}", "q": q_of[x.option],
+                        "q_best": q_of[best.option],
+                        "name": s("plan_row_only", option=x.option),
                         "npv": view.money(x.npv_tco), "npv_value": x.npv_tco,
                         "more": view.money(x.npv_tco - best.npv_tco),
                         "delivers": s("plan_delivers_all") if x.delivers
@@ -192,15 +198,20 @@ def kpis(view: View, d: Any) -> list[Any]:
     """The plan's key figures: its NPV, the best single option's (the comparison), what the
     plan saves against it, and the value of flexibility (against the cheapest plan held to one
     option that delivers). Fixed figures: the page's panel re-costs options, not the plan."""
-    s = view.s
-    cells = [Cell(view.money(d.npv_tco), full(d.npv_tco), s("kpi_plan_npv"), f="money")]
+    s, at = view.s, view.at.index
+    plan_q = at.get(f"{d.plan.id}.npv_tco", -1)
+    cells = [Cell(view.money(d.npv_tco), full(d.npv_tco), s("kpi_plan_npv"), f="money",
+                  q=plan_q)]
     best = d.best_option
     if best is not None:
+        best_q = at.get(f"{best.option}.npv_tco", -1)
         cells.append(Cell(view.money(best.npv_tco), full(best.npv_tco),
-                          s("kpi_best_option", option=best.option), f="money"))
+                          s("kpi_best_option", option=best.option), f="money", q=best_q))
         cells.append(Cell(view.money(best.npv_tco - d.npv_tco), full(best.npv_tco - d.npv_tco),
-                          s("kpi_plan_saves"), f="money"))
+                          s("kpi_plan_saves"), f="money", qd=(best_q, plan_q)))
     if d.value_of_flexibility is not None:
+        runner_q = at.get(f"{d.runner_up_plan.id}.npv_tco", -1)
         cells.append(Cell(view.money(d.value_of_flexibility), full(d.value_of_flexibility),
-                          s("kpi_flexibility", option=d.runner_up_plan.option), f="money"))
+                          s("kpi_flexibility", option=d.runner_up_plan.option), f="money",
+                          qd=(runner_q, plan_q)))
     return cells

@@ -53,6 +53,8 @@ class Cell:
     f: str = ""  # how the live page writes it (View.fmt)
     metric: str = ""  # a key figure's metric (npv_tco, ...): the live page shows its option's
     u: float = 0  # the unit of its column's amounts (zh CNY: 1e4 万 or 1e8 亿), 0: its own
+    # a difference the live page writes: the figure at qd[0] less the one at qd[1]
+    qd: tuple[int, int] | None = None
 
 
 class Fig(str):

@@ -21,7 +21,7 @@ from ..decide import Decision as Recommendation
 from ..decide import recommend as recommendation
 from ..decide import recommend_option as recommend
 from ..decide import rented_at
-from ..decide.rules import barred_here, facts, part_only, single, usable
+from ..decide.rules import barred_here, facts, part_only, plan_delivers, single, usable
 from ..decide.rules import complete as is_complete
 from ..inputs import Input
 from ..resolve.policy import policy_dict, stock_words
@@ -398,10 +398,17 @@ class View:
                      "time_title": s("h_time") + (
                         "" if n == 0 else s("title_workload", name=w.name))}
                     for n, w in enumerate(training_workloads(r))]
-        # the plan recommended: solved at the scenario's values; the page re-costs the options
-        # and says when a change re-ranks them (report_live.js, renderPlanNote)
-        planned = {"best": self.plan.best_option.option if self.plan.best_option else None
-                   } if self.plan is not None else None
+        # the plan recommended, solved at the scenario's values: the page re-costs it as
+        # solved, and the plans held to one option that delivered the work, and says when
+        # one of them or the option it would recommend now costs less (report_live.js,
+        # renderPlanNote): then the plan should be re-solved
+        planned = None
+        if self.plan is not None:
+            best = self.plan.plan
+            planned = {"best": self.plan.best_option.option if self.plan.best_option else None,
+                       "q": at[f"{best.id}.npv_tco"], "npv": best.npv_tco,
+                       "rivals": [{"option": p.option, "q": at[f"{p.id}.npv_tco"]}
+                                  for p in r.plans[1:] if plan_delivers(p)]}
         return {"planned": planned, "portfolios": portfolios, "apis": apis, "serving": serving,
                 "training": training, "serve_first": serve_first(self)}
 
@@ -435,7 +442,7 @@ class View:
                             [self.live_candidate(c) for c in self.r.candidates],
                             [self.job_component(k) for k in self.r.job_components],
                             self.live_plan())
-        model = live.model_script(self.r.model, self.at)
+        model = live.model_script(self.r, self.at)
         app = (templates_dir() / "report_live.js").read_text(encoding="utf-8")
         return {"enabled": True, "data": Markup(live.script_json(data)), "model": Markup(model),
                 "app": Markup(app), "panel": data["panel"],

@@ -161,6 +161,20 @@ def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: boo
     return out
 
 
+def recost(plan: PlanResult, result: Any) -> float:
+    """The NPV of `plan` held fixed (what it buys, leases, rents and calls, and when) at the
+    values of `result`, the same scenario with other inputs: its money's trees (the ones the
+    workbook writes and the live page runs) on `result`'s model. Not a re-solve."""
+    names = {q.name for q in plan.model.quantities}
+    known = set(result.inputs) | {q.name for q in result.model.quantities}
+    fixed = {n: plan.env[n] for n in plan.model.inputs_used() if n not in known | names}
+    values = {p: inp.value for p, inp in result.inputs.items()}
+    env: ChainMap[str, Any] = ChainMap({}, fixed, result.env, values)
+    for q in plan.model.quantities:
+        env[q.name] = q.expr.evaluate(env)
+    return float(env[f"{plan.id}.npv_tco"])
+
+
 def waits(plans: list[PlanResult], prob: Problem) -> list[Wait]:
     """Why the optimal plan (the first) waits for a card not yet on sale (methodology §19,
     "Price paths"): for each such card it uses, the months until it does and what the plan
