@@ -69,6 +69,9 @@ class Field:
     csv: bool = False  # a column of `tco compare --format csv`
     # a `workload` field: of a training workload (train), a serving one (serve) or both
     applies: str = "train"
+    # its heading in the report's and the workbook's tables (a key of templates/strings.yaml,
+    # English and Chinese); "" for a field no table shows
+    label: str = ""
 
     def __post_init__(self) -> None:
         assert self.scope in SCOPES and self.when in WHEN and self.kind in KINDS, self
@@ -77,6 +80,34 @@ class Field:
     @property
     def nullable(self) -> bool:
         return self.when != "always" and self.kind not in ("strings", "yearly")
+
+    @property
+    def form(self) -> str:
+        """How every output writes it, read from its unit (never chosen per output): money
+        (an amount), price (an amount per unit: per card-hour, per year), days, count, share,
+        or number. The report's and the live page's kinds (REPORT_FORMS) and the workbook's
+        number formats (WORKBOOK_FORMS) follow it."""
+        if self.unit == MONEY:
+            return "money"
+        if self.unit.startswith(MONEY + "/"):
+            return "price"
+        return {"days": "days", "fraction": "share", "card-h": "count", "cards": "count",
+                "kWh": "count", "kg CO2e": "count"}.get(self.unit, "number")
+
+    def quantity_of(self, cid: str, workload: str) -> str:
+        """The model quantity it reads for option `cid` (`workload`: the run's, for a
+        primary or workload field)."""
+        if self.scope in ("primary", "workload"):
+            return f"{cid}.{workload}.{self.quantity}"
+        return f"{cid}.{self.quantity}"
+
+
+# the report's and the live page's kinds (View.fmt, report_live.js FORMATS) of each form
+REPORT_FORMS = {"money": "money", "price": "money", "days": "days", "count": "num0",
+                "share": "pct", "number": "num2"}
+# the workbook's number formats (xlsx.summary) of each form
+WORKBOOK_FORMS = {"money": "amount", "price": "price", "days": "days", "count": "count",
+                  "share": "share", "number": "count"}
 
 
 _C, _P, _H, _W = "candidate", "primary", "horizon", "workload"
@@ -117,10 +148,10 @@ FIELDS: tuple[Field, ...] = (
     Field("gpu_hours_per_job", "gpu_hours", _P, "card-h",
           "Accelerator-hours of one run of the primary workload", csv=True),
     Field("wall_days_per_job", "wall_days", _P, "days",
-          "Wall-clock days of one run of the primary workload", csv=True),
+          "Wall-clock days of one run of the primary workload", csv=True, label="col_time"),
     Field("cost_per_job", "cost_per_job", _P, MONEY, "Cost of one run of the primary workload, "
           "fixed costs spread over every available cluster-hour (a fully used cluster)",
-          csv=True),
+          csv=True, label="col_cost_per_job"),
     Field("cost_per_job_breakdown", "cost_per_job", _P, MONEY,
           "`cost_per_job` by cost line (`total` is `cost_per_job`)", "cost"),
     Field("cost_per_million_tokens", "cost_per_million_tokens", _P, f"{MONEY}/1e6 tokens",
@@ -135,17 +166,17 @@ FIELDS: tuple[Field, ...] = (
           "the option carries one training workload; each workload's is under `jobs`",
           when="one_run", csv=True),
     Field("npv_tco", "npv_tco", _H, MONEY, "Net present value of the total cost of ownership "
-          "over the horizon (year 0 undiscounted)", csv=True),
+          "over the horizon (year 0 undiscounted)", csv=True, label="col_npv"),
     Field("npv_tco_after_tax", "npv_tco_after_tax", _H, MONEY, "NPV of TCO after income tax: "
           "each deductible cost and the tax depreciation of what it owns lower the tax by the "
           "tax rate in the year deducted, the resale is taxed (equal to `npv_tco` without "
           "finance.tax_rate; methodology §20)"),
     Field("undiscounted_tco", "undiscounted_tco", _H, MONEY,
-          "Sum of the yearly net cash flows, undiscounted", csv=True),
+          "Sum of the yearly net cash flows, undiscounted", csv=True, label="col_undiscounted"),
     Field("equivalent_annual_cost", "equivalent_annual_cost", _H, f"{MONEY}/yr",
           "NPV of TCO as a level annual amount over the horizon"),
     Field("cost_per_gpu_hour", "cost_per_gpu_hour", _H, f"{MONEY}/card-h",
-          "Levelized cost per delivered accelerator-hour", csv=True),
+          "Levelized cost per delivered accelerator-hour", csv=True, label="col_gpu_hour"),
     Field("cost_per_pflop_hour", "cost_per_pflop_hour", _H, f"{MONEY}/PFLOP-h",
           "Levelized cost per useful PFLOP-hour (model FLOPs)", csv=True),
     Field("runs_per_year", "runs_per_year", _H, "runs/yr",
@@ -415,3 +446,16 @@ def workload_fields(kind: str, job: bool = False) -> tuple[Field, ...]:
 # "; "), then the currency and the provenance.
 CSV_COLUMNS = tuple(f.key for f in CANDIDATE_FIELDS if f.csv and f.kind != "strings")
 CSV_TEXT_COLUMNS = tuple(f.key for f in CANDIDATE_FIELDS if f.csv and f.kind == "strings")
+
+
+def field(key: str, scope: str | None = None) -> Field:
+    """The field of `key` (of `scope`, where a key is in two: `feasible`)."""
+    return next(f for f in FIELDS if f.key == key and (scope is None or f.scope == scope))
+
+
+# The figures of the options' comparison, in its column order: the report's comparison table
+# (and the live page, which rewrites its cells) and the workbook's Summary read them here.
+COMPARISON = ("cost_per_job", "npv_tco", "wall_days_per_job", "cost_per_gpu_hour")
+# ... and the workbook Summary's ranking by NPV (tco/exporters/xlsx/summary.py), in its order
+SUMMARY_FIGURES = ("npv_tco", "undiscounted_tco", "cost_per_job", "cost_per_gpu_hour",
+                   "wall_days_per_job")

@@ -36,6 +36,7 @@ from . import (
     report_workloads,
     shortfall,
 )
+from .fields import COMPARISON, REPORT_FORMS, Field, field
 from .fmt import (
     CHART_CANDIDATES,
     axis_money,
@@ -627,10 +628,20 @@ class View:
                                        p=percent(mc.prob_cheapest[rec.id], 0)))
         return consider
 
+    def field_cell(self, c: CandidateResult, f: Field) -> Cell:
+        """A figure of the output fields' registry (tco.exporters.fields) for option `c`:
+        its value, written as its unit says (Field.form), where the live page finds it."""
+        x = c.jobs[c.primary_workload][f.quantity] if f.scope in ("primary", "workload") \
+            else c.values[f.quantity]
+        kind = REPORT_FORMS[f.form]
+        return Cell(self.fmt(kind, x), full(x), f.quantity,
+                    q=self.at[f.quantity_of(c.id, c.primary_workload)], f=kind)
+
     def comparison(self) -> dict[str, Any]:
         s = self.s
-        columns = [s("col_rank"), s("col_candidate"), s("col_cards"), s("col_cost_per_job"),
-                   s("col_npv"), s("col_time"), s("col_gpu_hour"), s("col_status")]
+        figures = [field(k) for k in COMPARISON]  # the registry's comparison, in order
+        columns = [s("col_rank"), s("col_candidate"), s("col_cards"),
+                   *(s(f.label) for f in figures), s("col_status")]
         rows = []
         serve = serve_first(self)
         for rank, c in enumerate(self.r.candidates, start=1):
@@ -639,31 +650,15 @@ class View:
             if serve:  # a plan that serves first: no training run's cost and time
                 serve_cols, serve_cells = serve_comparison(self, c, serve)
                 columns[3], columns[5] = serve_cols
-                price = (Cell(self.money(c.values["npv_tco"]), full(c.values["npv_tco"]),
-                              "npv_tco", q=self.at[f"{c.id}.npv_tco"], f="money"),
-                         Cell(self.money(c.values["cost_per_gpu_hour"]),
-                              full(c.values["cost_per_gpu_hour"]), "cost_per_gpu_hour",
-                              q=self.at[f"{c.id}.cost_per_gpu_hour"], f="money")
-                         ) if c.priced else tuple(Cell(s("not_priced"), "", k, "num na")
-                                                  for k in ("npv_tco", "cost_per_gpu_hour"))
+                npv, per_hour = figures[1], figures[3]
+                price = (self.field_cell(c, npv), self.field_cell(c, per_hour)) if c.priced \
+                    else tuple(Cell(s("not_priced"), "", f.quantity, "num na")
+                               for f in (npv, per_hour))
                 cells += [serve_cells[0], price[0], serve_cells[1], price[1]]
             elif c.priced:
-                v, job = c.values, c.job
-                at, w = self.at, f"{c.id}.{c.primary_workload}"
-                cells += [
-                    Cell(self.money(job["cost_per_job"]), full(job["cost_per_job"]),
-                         "cost_per_job", q=at[f"{w}.cost_per_job"], f="money"),
-                    Cell(self.money(v["npv_tco"]), full(v["npv_tco"]), "npv_tco",
-                         q=at[f"{c.id}.npv_tco"], f="money"),
-                    Cell(self.days(job["wall_days"]), full(job["wall_days"]), "wall_days",
-                         q=at[f"{w}.wall_days"], f="days"),
-                    Cell(self.money(v["cost_per_gpu_hour"]), full(v["cost_per_gpu_hour"]),
-                         "cost_per_gpu_hour", q=at[f"{c.id}.cost_per_gpu_hour"], f="money"),
-                ]
+                cells += [self.field_cell(c, f) for f in figures]
             else:
-                cells += [Cell(s("not_priced"), "", key, "num na")
-                          for key in ("cost_per_job", "npv_tco", "wall_days",
-                                      "cost_per_gpu_hour")]
+                cells += [Cell(s("not_priced"), "", f.quantity, "num na") for f in figures]
             if not c.feasible:
                 status, text = "infeasible", s("status_infeasible")
             elif c.info.blocking:

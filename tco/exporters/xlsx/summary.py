@@ -24,6 +24,7 @@ from ...model import JOB_COMPONENT_LABELS, JOB_COMPONENTS
 from ...resolve.policy import policy_dict, stock_words
 from ...result import CandidateResult, Result
 from ..decision_words import action_text, decision_line
+from ..fields import SUMMARY_FIGURES, WORKBOOK_FORMS, Field, field
 from ..fmt import CHART_CANDIDATES, SYMBOLS, zh_unit
 from ..workloads import Workload, plan_workloads, training_workloads
 from .inputs import text
@@ -53,6 +54,17 @@ class _Writer:
 
     def quantity(self, row: int, col: int, qname: str, kind: str) -> None:
         self.formula(row, col, self.p.quantities[qname].ref(self.p.sheet(SUMMARY)), qname, kind)
+
+    def figure(self, row: int, col: int, c: CandidateResult, f: Field) -> None:
+        """A figure of the output fields' registry for option `c`: its defined name where it
+        is a headline figure, else its quantity, in the number format its unit implies."""
+        kind = WORKBOOK_FORMS[f.form]
+        qname = f.quantity_of(c.id, c.primary_workload)
+        name = self.p.headline.get(c.id, {}).get(f.quantity)
+        if name is not None and self.p.headline_quantity[name] == qname:
+            self.formula(row, col, name, qname, kind)
+        else:
+            self.quantity(row, col, qname, kind)
 
     def headline(self, row: int, col: int, c: CandidateResult, metric: str) -> None:
         name = self.p.headline[c.id][metric]
@@ -230,14 +242,20 @@ def _ranked_rows(result: Result, feasible: list[CandidateResult], values: Mappin
     return sorted(rows, key=lambda r: r[:3])
 
 
+def _title(st: Styles, f: Field) -> str:
+    """A registry field's heading (its label, the report's), with its unit where the cell's
+    number does not show it (days)."""
+    return st.t.strings(f.label) + (st.t(" (days)") if f.form == "days" else "")
+
+
 def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
     """The ranking by NPV with live tier and rank columns, over the options, the per-token API
     options and the portfolios; the row after it."""
     ws, st, values = w.ws, w.st, w.values
     text(ws, row, 0, st.t("Ranked by NPV of total cost of ownership"), st("label"))
     row += 1
-    w.header(row, ["Rank", "Candidate", "Name", "Cards", "NPV of TCO", "Undiscounted TCO",
-                   "Cost per run", "Cost per GPU-hour", "Days per run", "Tier (live)",
+    w.header(row, ["Rank", "Candidate", "Name", "Cards",
+                   *(_title(st, field(k)) for k in SUMMARY_FIGURES), "Tier (live)",
                    "Rank (live)", "Notes"])
     first = row + 1
     ranked = _ranked_rows(w.result, feasible, values)
@@ -259,15 +277,11 @@ def _npv_table(w: _Writer, row: int, feasible: list[CandidateResult]) -> int:
 def _option_row(w: _Writer, r: int, c: CandidateResult) -> None:
     """An option with cards: its headline figures (defined names) and primary run."""
     ws, st = w.ws, w.st
-    job = f"{c.id}.{c.primary_workload}"
     text(ws, r, 2, st.t.name(c.info.name))
     cards = f"candidates.{c.info.inputs_id}.cards"  # a generated option: its source's
     w.formula(r, 3, w.p.input_name(cards), cards, "count")
-    w.headline(r, 4, c, "npv_tco")
-    w.headline(r, 5, c, "undiscounted_tco")
-    w.headline(r, 6, c, "cost_per_job")
-    w.quantity(r, 7, f"{c.id}.cost_per_gpu_hour", "price")
-    w.quantity(r, 8, f"{job}.wall_days", "days")
+    for col, key in enumerate(SUMMARY_FIGURES, start=4):  # the registry's (tco.exporters.fields)
+        w.figure(r, col, c, field(key))
     text(ws, r, 11, st.t.strings("list_sep").join(st.t.message(x)
                                                     for x in c.notes + c.info.flags),
          st("wrap"))
