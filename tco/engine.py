@@ -80,9 +80,10 @@ def evaluate(resolved: Resolved, model: Model | None = None) -> Result:
         return result
 
 
-def plans_of(result: Result) -> list[Any]:
-    """The plans of `result` (tco.plan): the cheapest plan and one per typed option, each
-    with its quantities as inputs and its money as quantities of a model of its own."""
+def plans_of(result: Result, restricted: bool = True) -> list[Any]:
+    """The plans of `result` (tco.plan): the cheapest plan and (`restricted`) one per typed
+    option, each with its quantities as inputs and its money as quantities of a model of its
+    own."""
     from .plan import MAX_SUPPLIES, plan_all
     from .plan.build import supplies
 
@@ -90,7 +91,7 @@ def plans_of(result: Result) -> list[Any]:
     if not result.structure.candidates or len(supplies(result.structure, infos)) > MAX_SUPPLIES:
         return []
     with paused_gc():
-        return plan_all(result)
+        return plan_all(result, restricted_plans=restricted)
 
 
 TWINS_EVALUATED_TOGETHER = 8  # twins of at least this many are evaluated as arrays

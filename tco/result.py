@@ -107,9 +107,10 @@ class Result:
     api_options: list[CandidateResult] = field(default_factory=list)
     # what makes the planner's plans (tco.engine.plans_of), run the first time they are asked
     # for: many uses of a Result (a what-if, a sensitivity case) never read them
-    planner: Callable[[Result], list[Any]] | None = field(default=None, repr=False,
+    planner: Callable[..., list[Any]] | None = field(default=None, repr=False,
                                                            compare=False)
     _plans: list[Any] | None = field(default=None, init=False, repr=False, compare=False)
+    _cheapest: list[Any] | None = field(default=None, init=False, repr=False, compare=False)
     # every input and quantity as the engine evaluated it: the analyses start from these
     # numbers instead of evaluating the model again
     # where each option is in (*candidates, *api_options), by id: `candidate` is asked for
@@ -145,6 +146,18 @@ class Result:
         if self._plans is None:
             self._plans = self.planner(self) if self.planner is not None else []
         return self._plans
+
+    @property
+    def cheapest_plan(self) -> Any:
+        """The planner's cheapest plan alone (None when the scenario is not planned): solved
+        without the plans held to one option unless `plans` has them already (a what-if
+        compares the cheapest plans, not the comparisons beside them)."""
+        if self._plans is not None:
+            return self._plans[0] if self._plans else None
+        if self._cheapest is None:
+            self._cheapest = (self.planner(self, restricted=False) if self.planner is not None
+                              else [])
+        return self._cheapest[0] if self._cheapest else None
 
     @property
     def currency(self) -> str:

@@ -1,5 +1,5 @@
 """Where the per-token API option meets the other features (units, what-if, Monte Carlo): each
-test failed before its fix (review of the serve2/fidelity2 merge)."""
+test failed before its fix."""
 
 from __future__ import annotations
 

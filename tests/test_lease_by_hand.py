@@ -1,4 +1,4 @@
-"""Review of leasing (acquire: lease), worked by hand on tests/data/lease_hand.yaml (see
+"""Leasing (acquire: lease), worked by hand on tests/data/lease_hand.yaml (see
 tests/test_lease.py for its payment, 3,645.359702 a month, and its yearly flows)."""
 
 from pathlib import Path

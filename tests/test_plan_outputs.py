@@ -232,3 +232,22 @@ def test_one_server_is_a_server(catalog, servers, en, zh):
     assert words.startswith(f"Buy {servers} server{'s' if servers > 1 else ''} ({8 * servers} "
                             "accelerators) of ")
     assert action_row(View(r, "zh", dt.date(2026, 12, 5)), a)["text"] == zh
+
+
+def test_a_what_if_re_solves_the_cheapest_plan_alone(catalog):
+    """`tco whatif` on a planned scenario re-solves its cheapest plan at the changed values
+    and says what it costs before and after, without solving the plans held to one option
+    (a what-if compares the cheapest plans): the figures are those of `tco compare` on each."""
+    from tco.analysis.whatif import whatif
+
+    loaded = load_scenario(example_scenario())
+    said = whatif(loaded, catalog, ["candidates.b200.cloud_price_per_card_hour=9.0"])
+    before, after = said.before, said.after
+    assert before._plans is None and after._plans is None  # the restricted plans unsolved
+    b, a = before.cheapest_plan, after.cheapest_plan
+    full = compute(loaded, catalog).plans[0]
+    assert b.npv_tco == pytest.approx(full.npv_tco, rel=1e-12)
+    note = next(n for n in said.notes if n.startswith("the plan, re-solved"))
+    assert note.startswith(f"the plan, re-solved at these values: NPV of TCO {b.npv_tco:,.0f} "
+                           f"-> {a.npv_tco:,.0f} USD")
+    assert a.npv_tco > b.npv_tco  # the B200 it reserves costs more

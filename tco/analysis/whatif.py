@@ -201,9 +201,10 @@ PLAN_NOTE_ACTIONS = 6  # the re-solved plan's first actions a note lists
 def _plan_change(before: Result, after: Result) -> list[str]:
     """The plan re-solved at the changed values (tco.plan), when the scenario is planned: the
     report's live page re-costs the options only and gives this command to re-solve it."""
-    if not before.plans:
+    b = before.cheapest_plan
+    if b is None:
         return []
-    b, a = before.plans[0], after.plans[0] if after.plans else None
+    a = after.cheapest_plan
     if a is None or a.status == "infeasible":
         return ["the plan, re-solved at these values: no plan is found"]
 
