@@ -350,9 +350,9 @@ def fixed_plan(result: Result, base: dict[str, float], ranged: list[str]
     reads: its quantities (what it buys, rents, calls and when: the plan's own inputs, fixed)
     and its money (tco.model.plan.plan_money) on top of the scenario's model. None when the
     scenario is not planned."""
-    if not result.plans or result.plans[0].model is None:
+    plan = result.cheapest_plan  # not the plans held to one option: not drawn
+    if plan is None or plan.model is None:
         return None
-    plan = result.plans[0]
     merged = Model(result.structure)
     merged.extend([*result.model.quantities, *plan.model.quantities])
     target = f"{plan.id}.npv_tco"
