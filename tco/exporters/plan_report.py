@@ -110,21 +110,29 @@ def section(view: View) -> dict[str, Any] | None:
         first_model = s("plan_first_model", months=number(months_of(first), 0),
                         when=_when(view, first)) if start else s(
             "plan_first_model_months", months=number(months_of(first), 0))
-    # where the page finds each plan's NPV, re-costed with the options (live.plan_quantities)
+    # where the page finds each plan's NPV, re-costed with the options (live.plan_quantities);
+    # each NPV and what a plan costs more are Cells, so that a column has one unit (zh, CNY:
+    # View.unify_units) and the page rewrites them
     at = view.at.index
     q_of = {p.option: at.get(f"{p.id}.npv_tco", -1) for p in r.plans}
-    options = [{"id": best.id, "q": q_of[best.option], "q_best": q_of[best.option],
-                "name": s("plan_row_optimal"), "npv": view.money(best.npv_tco),
-                "npv_value": best.npv_tco, "more": "–", "delivers": s("plan_delivers_all")
+    q_best = q_of[best.option]
+
+    def npv_cell(x: float, q: int) -> Cell:
+        return Cell(view.money(x), full(x), "npv_tco", q=q, f="money")
+
+    options = [{"id": best.id, "name": s("plan_row_optimal"),
+                "npv": npv_cell(best.npv_tco, q_best), "more": Cell("–", key="plan_more"),
+                "delivers": s("plan_delivers_all")
                 if delivers(best) else percent(min(
                     (w.get("delivered_fraction") or 0.0) for w in best.workloads.values()), 0),
                 "optimal": True}]
     for x in restricted_plans(r):
-        options.append({"id": f"plan-{x.option}", "q": q_of[x.option],
-                        "q_best": q_of[best.option],
-                        "name": s("plan_row_only", option=x.option),
-                        "npv": view.money(x.npv_tco), "npv_value": x.npv_tco,
-                        "more": view.money(x.npv_tco - best.npv_tco),
+        more = x.npv_tco - best.npv_tco
+        options.append({"id": f"plan-{x.option}", "name": s("plan_row_only", option=x.option),
+                        "npv": npv_cell(x.npv_tco, q_of[x.option]),
+                        "more": Cell(view.money(more), full(more), "plan_more", f="money",
+                                     qd=(q_of[x.option], q_best)
+                                     if q_of[x.option] >= 0 and q_best >= 0 else None),
                         "delivers": s("plan_delivers_all") if x.delivers
                         else percent(x.delivered_fraction, 0), "optimal": False})
     flex = flexibility(r)

@@ -241,7 +241,8 @@ class View:
                      [r["cells"] for r in view["portfolios"].get("rows", [])],
                      *([r["cells"] for r in w["rows"]] for w in view["workloads"]["tables"]),
                      *([r["cells"] for r in c.table["rows"]] for c in view["charts"]
-                       if c.table)):
+                       if c.table),
+                     [[o["npv"], o["more"]] for o in (view.get("plan") or {}).get("options", [])]):
             table(rows)  # Cells are rewritten in place
         for d in view["details"]:
             d["groups"] = [(h, _pairs(table([[v] for _, v in facts]), facts))

@@ -167,8 +167,10 @@ def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) 
                      "P(lowest NPV of TCO)"], st)
     row += 1
     names = {c.id: t.name(c.info.name) for c in result.candidates}
-    sizes = {key: zh_unit(stats[key] for metrics in mc.percentiles.values()
-                          for stats in metrics.values() if key in stats)
+    tables = [stats for metrics in mc.percentiles.values() for stats in metrics.values()]
+    if mc.plan is not None:
+        tables.append(mc.plan.npv_tco)
+    sizes = {key: zh_unit(stats[key] for stats in tables if key in stats)
              for key in ("p10", "p50", "p90", "mean")}  # one unit a column (fmt.zh_unit)
     for cid, metrics in mc.percentiles.items():
         for metric, stats in metrics.items():
@@ -183,8 +185,7 @@ def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) 
                 ws.write_number(row, 7, mc.prob_cheapest[cid], st("static", "0.0%"))
             row += 1
     if mc.plan is not None:  # held fixed, re-costed in every draw
-        text(ws, row, 0, mc.plan.id)
-        text(ws, row, 1, t("the cheapest plan, held fixed"))
+        text(ws, row, 1, t("the cheapest plan, held fixed"))  # no option id: the plan
         text(ws, row, 2, _metric("npv_tco", st))
         for col, key in ((3, "p10"), (4, "p50"), (5, "p90"), (6, "mean")):
             ws.write_number(row, col, mc.plan.npv_tco[key],

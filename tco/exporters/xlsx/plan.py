@@ -23,9 +23,10 @@ from ...expr import Ref, RefFn
 from ...expr.formula import formula
 from ...model.plan import PLAN_COMPONENT_LABELS
 from ...result import Result
+from ..fmt import zh_unit
 from .inputs import text
 from .layout import Cell, Plan, cached
-from .styles import Styles
+from .styles import Styles, is_price
 
 PLAN = "Plan"
 P_KEY, P_LABEL, P_VALUE, P_UNIT, P_NAME = range(5)
@@ -160,6 +161,10 @@ def write_plan(ws: Worksheet, result: Result, p: Plan, ps: PlanSheet, st: Styles
         text(ws, 0, col, t(title), st("header"))
     refs = _refs(ps, p)
     write = getattr(ws, "write_tree_formula", ws.write_formula)
+    # one unit for the amounts of the Value column (zh, CNY: 万 or 亿, never both)
+    size = zh_unit(ps.values[item[1].name] for kind, item in ps.rows
+                   if kind == "quantity" and not is_price(item[1].unit)
+                   and item[1].unit.startswith((st.currency, "money")))
     for row, (kind, item) in enumerate(ps.rows, start=1):
         if kind == "title":
             plan = item
@@ -186,7 +191,7 @@ def write_plan(ws: Worksheet, result: Result, p: Plan, ps: PlanSheet, st: Styles
             text(ws, row, P_LABEL, _quantity_label(plan.id, q, t))
             role = "total" if q.name == f"{plan.id}.npv_tco" else "formula"
             unit = q.unit
-            write(row, P_VALUE, formula(q.expr, refs), st.value(role, unit, value),
+            write(row, P_VALUE, formula(q.expr, refs), st.value(role, unit, value, size),
                   cached(value, unit))
             text(ws, row, P_UNIT, t.unit(unit, st.currency))
     ws.set_column(P_KEY, P_KEY, 44)
@@ -214,22 +219,25 @@ def summary_block(ws: Worksheet, row: int, result: Result, ps: PlanSheet | None,
     for col, title in enumerate(["Plan", "NPV of TCO", "Delivers all the work"]):
         text(ws, row, col, t(title), st("header"))
     npv_cell: dict[str, str] = {}
+    flex = flexibility(result)
+    # one unit for the column (zh, CNY: 万 or 亿, never both; fmt.zh_unit)
+    size = zh_unit([p.npv_tco for p in result.plans] + ([flex[0]] if flex else []))
     for plan in result.plans:
         row += 1
         cell = ps.quantities[f"{plan.id}.npv_tco"].ref(st_sheet(ws))
         npv_cell[plan.option or plan.id] = cell
         text(ws, row, 0, t("Only {option}", option=plan.option) if plan.option
              else t("The plan (every supply)"))
-        ws.write_formula(row, 1, f"={cell}", st.money("formula", plan.npv_tco), plan.npv_tco)
+        ws.write_formula(row, 1, f"={cell}", st.money("formula", plan.npv_tco, size),
+                         plan.npv_tco)
         text(ws, row, 2, t("yes") if delivers(plan) else t("no"))
-    flex = flexibility(result)
     if flex is not None:
         row += 1
         text(ws, row, 0, t("Value of flexibility ({option} less the plan)", option=flex[1]),
              st("label"))
         best = npv_cell[result.plans[0].id]
-        ws.write_formula(row, 1, f"={npv_cell[flex[1]]}-{best}", st.money("total", flex[0]),
-                         flex[0])
+        ws.write_formula(row, 1, f"={npv_cell[flex[1]]}-{best}",
+                         st.money("total", flex[0], size), flex[0])
     return row + 2
 
 
