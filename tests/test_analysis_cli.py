@@ -277,10 +277,19 @@ def test_whatif_shows_the_engine_on_the_edited_scenario(catalog, init_file, sour
 # --- sensitivity -----------------------------------------------------------------------------
 
 
+PLAN = ("plan",)  # the key of the plan held fixed, apart from every option id
+
+
 def read_sensitivity(out, fmt):
-    """candidate -> (baseline, [(path, low, high, at_low, at_high, effect)]), as shown."""
+    """candidate -> (baseline, [(path, low, high, at_low, at_high, effect)]), as shown; the
+    plan held fixed (a planned scenario's, `plan`) under the key PLAN."""
     got = {}
     if fmt == "json":
+        plan = json.loads(out)["plan"]
+        if plan is not None:
+            got[PLAN] = (plan["baseline"], [(b["path"], b["low_value"], b["high_value"],
+                                             b["metric_low"], b["metric_high"], b["effect"])
+                                            for b in plan["bars"]])
         for x in json.loads(out)["candidates"]:
             got[x["id"]] = (x["baseline"], [(b["path"], b["low_value"], b["high_value"],
                                              b["metric_low"], b["metric_high"], b["effect"])
@@ -288,12 +297,17 @@ def read_sensitivity(out, fmt):
         return got
     if fmt == "csv":
         for row in csv_rows(out):
-            got.setdefault(row["candidate"], (None, []))[1].append(
+            key = PLAN if row["candidate"] == "plan" else row["candidate"]
+            got.setdefault(key, (None, []))[1].append(
                 (row["path"], float(row["low_value"]), float(row["high_value"]),
                  float(row["metric_low"]), float(row["metric_high"]), float(row["effect"])))
         return got
     for block in out.split("\n\n")[1:]:
         lines = block.strip("\n").splitlines()
+        if lines[0].startswith("plan: the plan as solved"):  # what the plan's tornado is
+            continue
+        held = lines[0].startswith("plan (the cheapest plan, held fixed and re-costed):")
+        lines[0] = lines[0].replace(" (the cheapest plan, held fixed and re-costed)", "")
         m = re.match(r"^(\S+): (?:NPV of TCO|cost per run) (\S+)", lines[0])
         assert m, lines[0]
         bars = []
@@ -301,7 +315,7 @@ def read_sensitivity(out, fmt):
             path, low_high, at_low, at_high, effect = cells
             low, high = low_high.split(" / ")
             bars.append((path, low, high, at_low, at_high, effect))
-        got[m.group(1)] = (m.group(2), bars)
+        got[PLAN if held else m.group(1)] = (m.group(2), bars)
     return got
 
 
@@ -319,6 +333,11 @@ def test_sensitivity_swing_moves_npv_by_the_hand_worked_card_price_slope(catalog
     result = engine(catalog, scenario_text(source, init_file))
     out = cli_output("sensitivity", source, init_file, "--swing", f"{SWING:.0%}", fmt=fmt)
     got = read_sensitivity(out, fmt)
+    # the planned example: the cheapest plan's tornado too, at the plan's NPV
+    plan_baseline, plan_bars = got.pop(PLAN)
+    assert plan_bars
+    if plan_baseline is not None:  # CSV rows carry no baseline
+        shows(plan_baseline, result.plans[0].npv_tco, fmt)
     assert list(got) == [c.id for c in result.candidates if c.quantified]
     checked = 0
     for cid, (baseline, bars) in got.items():
@@ -358,6 +377,7 @@ def test_sensitivity_range_moves_cost_per_run_by_the_hand_worked_slope(catalog, 
     out = cli_output("sensitivity", source, init_file, "--range", "--metric", "cost_per_job",
                      fmt=fmt)
     got = read_sensitivity(out, fmt)
+    assert PLAN not in got  # the plan's tornado is of its NPV only
     assert list(got) == [c.id for c in result.candidates if c.quantified]
     checked = 0
     for cid, (baseline, bars) in got.items():
@@ -442,10 +462,16 @@ def test_breakeven_price_makes_the_two_npvs_equal(catalog, init_file, source, fm
 
 
 def read_montecarlo(out, fmt):
-    """(draws, seed, candidate -> {p10, p50, p90, baseline, prob})."""
+    """(draws, seed, candidate -> {p10, p50, p90, baseline, prob}); the plan held fixed (a
+    planned scenario's) under the key PLAN, its `prob` the share of draws it costs no more
+    than the option ranked first."""
     got = {}
     if fmt == "json":
         data = json.loads(out)
+        if data["plan"] is not None:
+            x = data["plan"]
+            got[PLAN] = {**{k: x["npv_tco"][k] for k in ("p10", "p50", "p90")},
+                         "baseline": x["deterministic"], "prob": x["cheaper_share"]}
         for x in data["candidates"]:
             got[x["id"]] = {**{k: x["npv_tco"][k] for k in ("p10", "p50", "p90")},
                             "baseline": x["deterministic"]["npv_tco"],
@@ -454,9 +480,9 @@ def read_montecarlo(out, fmt):
     if fmt == "csv":
         rows = [r for r in csv_rows(out) if r["metric"] == "npv_tco"]
         for r in rows:
-            got[r["candidate"]] = {"p10": float(r["p10"]), "p50": float(r["p50"]),
-                                   "p90": float(r["p90"]), "baseline": float(r["deterministic"]),
-                                   "prob": float(r["prob_cheapest"])}
+            got[PLAN if r["candidate"] == "plan" else r["candidate"]] = {
+                "p10": float(r["p10"]), "p50": float(r["p50"]), "p90": float(r["p90"]),
+                "baseline": float(r["deterministic"]), "prob": float(r["prob_cheapest"])}
         assert {(r["draws"], r["seed"]) for r in rows} == {(rows[0]["draws"], rows[0]["seed"])}
         return int(rows[0]["draws"]), int(rows[0]["seed"]), got
     m = re.match(r"^Monte Carlo: ([\d,]+) draws, seed (\d+),", out)
@@ -464,7 +490,8 @@ def read_montecarlo(out, fmt):
     lines = out.split("\n\n")[0].splitlines()[1:]
     for cells in table_rows("\n".join(lines))[1:]:
         cid, p10, p50, p90, baseline, _rp10, _rp50, _rp90, prob = cells
-        got[cid] = {"p10": p10, "p50": p50, "p90": p90, "baseline": baseline, "prob": prob}
+        got[PLAN if cid == "plan (fixed)" else cid] = {
+            "p10": p10, "p50": p50, "p90": p90, "baseline": baseline, "prob": prob}
     return int(m.group(1).replace(",", "")), int(m.group(2)), got
 
 
@@ -481,6 +508,8 @@ def test_montecarlo_shows_engine_baselines_and_a_probability_per_draw(catalog, i
     out = cli_output("montecarlo", source, init_file, "--draws", "2000", "--seed", "3", fmt=fmt)
     draws, seed, got = read_montecarlo(out, fmt)
     assert (draws, seed) == (2000, 3)
+    plan = got.pop(PLAN)  # the planned example: its cheapest plan held fixed
+    shows(plan["baseline"], result.plans[0].npv_tco, fmt)
     assert list(got) == [c.id for c in result.candidates if c.quantified]
     allowed = recommendable(result)
     counts = []

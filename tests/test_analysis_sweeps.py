@@ -187,3 +187,26 @@ def test_sensitivity_on_a_second_scenario_matches_its_own_engine(catalog):
     loaded = load_scenario_text(ONE_CANDIDATE)
     s = sensitivity(loaded, catalog)
     assert s.baseline["gold"] == compute(loaded, catalog).candidate("gold").values["npv_tco"]
+
+
+def test_the_plan_held_fixed_has_its_tornado(catalog):
+    """A planned scenario's sensitivity of the NPV has the cheapest plan's tornado beside the
+    options': the plan as solved, re-costed at each case. Its baseline is the plan's NPV, and
+    each bar's ends are what tco.plan.recost gives on the engine's what-if of that input at
+    that value (the same trees, evaluated the long way)."""
+    from tco.plan import recost
+    from tco.scenario import load_scenario
+
+    loaded = load_scenario()
+    result = compute(loaded, catalog)
+    s = sensitivity(loaded, catalog, result=result)
+    plan = result.plans[0]
+    assert s.plan_id == plan.id and s.plan_baseline == pytest.approx(plan.npv_tco, rel=1e-12)
+    assert s.plan_bars and plan.id not in s.bars
+    for bar in s.plan_bars[:2]:
+        for value, want in ((bar.low_value, bar.metric_low), (bar.high_value, bar.metric_high)):
+            after = whatif(loaded, catalog, [f"{bar.path}={value!r}"]).after
+            assert recost(plan, after) == pytest.approx(want, rel=1e-9), bar.path
+    # the B200 committed rent is what the plan pays most: the top bar, +/-20 % of its rent
+    assert s.plan_bars[0].path == "candidates.b200.cloud_price_per_card_hour"
+    assert sensitivity(loaded, catalog, metric="cost_per_job", result=result).plan_id == ""

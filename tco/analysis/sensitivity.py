@@ -48,7 +48,8 @@ TWINS_AT_ONCE = 32
 
 
 def _cases_of(result: Result, base: dict[str, float],
-              cases: list[tuple[str, float, float, bool]], case_at: dict[str, int], target: str
+              cases: list[tuple[str, float, float, bool]], case_at: dict[str, int], target: str,
+              model: Model | None = None
               ) -> tuple[list[tuple[str, float, float, bool]], np.ndarray]:
     """The cases of the inputs `target` reads, and the target for each: element 0 at the
     baseline, then each input at its low and high value (2K+1 elements).
@@ -57,8 +58,9 @@ def _cases_of(result: Result, base: dict[str, float],
     evaluating every case of every input for every candidate (as one array of 2K+1 cases for
     the whole scenario) would grow with the square of the number of candidates, in time and
     memory. Each element is computed from the same input values either way. `case_at` gives
-    the index of each input's case in `cases`."""
-    sub = result.model.feeding([target])
+    the index of each input's case in `cases`. `model`: one holding `target` beside the
+    scenario's (a plan's money, `_plan_cases`)."""
+    sub = (model or result.model).feeding([target])
     read = sub.inputs_used()
     own = [cases[i] for i in sorted(case_at[p] for p in read if p in case_at)]
     k = len(own)
@@ -173,6 +175,12 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
     baseline: dict[str, float] = {}
     bars: dict[str, list[TornadoBar]] = {}
     grouped = _twins_cases(result, base, cases, case_at, targets) if twins.GROUPED else {}
+    # the cheapest plan held fixed (what it buys, rents and calls, and when), re-costed at each
+    # case: its money's trees over the model (not re-solved), for the NPV
+    plan = result.cheapest_plan if metric == "npv_tco" else None
+    if plan is not None and plan.model is not None:
+        grouped[plan.id] = _plan_cases(result, plan, base, cases, case_at)
+        targets = {**targets, plan.id: f"{plan.id}.npv_tco"}
     for cid, name in targets.items():
         own, values = grouped.get(cid) or _cases_of(result, base, cases, case_at, name)
         baseline[cid] = float(values[0])
@@ -196,5 +204,23 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
                 high_value=hi, metric_low=m_lo, metric_high=m_hi, clipped=clipped))
         out.sort(key=lambda b: (-b.effect, b.path))
         bars[cid] = out
+    plan_id = plan.id if plan is not None and plan.id in bars else ""
     return Sensitivity(metric=metric, mode=mode, swing=swing if mode == "swing" else None,
-                       baseline=baseline, bars=bars, currency=result.currency)
+                       baseline={k: v for k, v in baseline.items() if k != plan_id},
+                       bars={k: v for k, v in bars.items() if k != plan_id},
+                       currency=result.currency, plan_id=plan_id,
+                       plan_baseline=baseline.get(plan_id) if plan_id else None,
+                       plan_bars=bars.get(plan_id, []))
+
+
+def _plan_cases(result: Result, plan: object, base: dict[str, float],
+                cases: list[tuple[str, float, float, bool]], case_at: dict[str, int]
+                ) -> tuple[list[tuple[str, float, float, bool]], np.ndarray]:
+    """`_cases_of` for the plan's NPV: its money (`plan.model`) on top of the scenario's
+    model, its own decisions fixed at the solver's values."""
+    merged = Model(result.structure)
+    merged.extend([*result.model.quantities, *plan.model.quantities])  # type: ignore[attr-defined]
+    target = f"{plan.id}.npv_tco"  # type: ignore[attr-defined]
+    fixed = {n: float(plan.env[n]) for n in merged.feeding([target]).inputs_used()  # type: ignore[attr-defined]
+             if n not in base}
+    return _cases_of(result, {**base, **fixed}, cases, case_at, target, merged)

@@ -37,6 +37,11 @@ class Sensitivity:
     baseline: dict[str, float]  # candidate id -> metric at baseline
     bars: dict[str, list[TornadoBar]]  # candidate id -> bars, largest effect first
     currency: str = ""
+    # the cheapest plan held fixed and re-costed at each case (the NPV of a planned scenario;
+    # "" and None otherwise): its id, NPV at the baseline and bars
+    plan_id: str = ""
+    plan_baseline: float | None = None
+    plan_bars: list[TornadoBar] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

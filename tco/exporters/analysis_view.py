@@ -191,24 +191,36 @@ def _plain(rows: list[list[str]], align: str) -> str:
 # --- sensitivity -----------------------------------------------------------------------------
 
 
+def _tornados(s: Sensitivity) -> list[tuple[str, float, list[Any]]]:
+    """(id, baseline, bars) of every candidate, then of the plan held fixed (if any)."""
+    out = [(cid, s.baseline[cid], bars) for cid, bars in s.bars.items()]
+    if s.plan_id and s.plan_baseline is not None:
+        out.append((s.plan_id, s.plan_baseline, s.plan_bars))
+    return out
+
+
 def sensitivity_dict(s: Sensitivity) -> dict[str, Any]:
-    return {
-        "metric": s.metric, "mode": s.mode, "swing": s.swing, "currency": s.currency,
-        "candidates": [{
-            "id": cid, "baseline": s.baseline[cid],
+    def tornado(cid: str, baseline: float, bars: list[Any]) -> dict[str, Any]:
+        return {
+            "id": cid, "baseline": baseline,
             "bars": [{"path": b.path, "label": b.label, "unit": b.unit,
                       "base_value": b.base_value, "low_value": b.low_value,
                       "high_value": b.high_value, "metric_low": b.metric_low,
                       "metric_high": b.metric_high, "effect": b.effect, "clipped": b.clipped}
-                     for b in bars],
-        } for cid, bars in s.bars.items()],
+                     for b in bars]}
+
+    return {
+        "metric": s.metric, "mode": s.mode, "swing": s.swing, "currency": s.currency,
+        "candidates": [tornado(cid, s.baseline[cid], bars) for cid, bars in s.bars.items()],
+        "plan": tornado(s.plan_id, s.plan_baseline, s.plan_bars)
+        if s.plan_id and s.plan_baseline is not None else None,
     }
 
 
 def sensitivity_csv(s: Sensitivity) -> str:
     rows = [[cid, b.path, b.label, b.unit, b.base_value, b.low_value, b.high_value,
              b.metric_low, b.metric_high, b.effect, b.clipped, s.metric, s.currency]
-            for cid, bars in s.bars.items() for b in bars]
+            for cid, _base, bars in _tornados(s) for b in bars]
     return rows_csv(["candidate", "path", "label", "unit", "base_value", "low_value",
                      "high_value", "metric_low", "metric_high", "effect", "clipped", "metric",
                      "currency"], rows)
@@ -220,9 +232,10 @@ def sensitivity_table(s: Sensitivity, top: int = TOP_BARS) -> str:
            else "each input across its catalog low..high range")
     out = [(f"Sensitivity of {METRIC_LABELS[s.metric]} ({cur}): {how}; * = cut at the "
             "input's plausible range")]
-    for cid, bars in s.bars.items():
+    for cid, baseline, bars in _tornados(s):
         out.append("")
-        out.append(f"{cid}: {METRIC_LABELS[s.metric]} {money(s.baseline[cid], cur)}"
+        held = " (the cheapest plan, held fixed and re-costed)" if cid == s.plan_id else ""
+        out.append(f"{cid}{held}: {METRIC_LABELS[s.metric]} {money(baseline, cur)}"
                    + (f" (top {top} of {len(bars)} inputs)" if len(bars) > top else ""))
         rows = []
         for b in bars[:top]:
@@ -235,7 +248,16 @@ def sensitivity_table(s: Sensitivity, top: int = TOP_BARS) -> str:
                                            "range"], rows, "lrrrr")))
         else:
             out.append("  no input moves it")
+    if s.plan_id:
+        out.append("")
+        out.append(f"{s.plan_id}: {PLAN_HELD}")
     return printable_lines("\n".join(out).rstrip()) + "\n"
+
+
+PLAN_HELD = ("the plan as solved at the scenario's values, re-costed at each case and not "
+             "re-solved: an input that enlarges the work costs the plan's extra card-hours "
+             "(electricity, hours rented) but is not checked against the capacity it owns or "
+             "reserves; `tco whatif --set PATH=VALUE` re-solves it")
 
 
 # --- break-even ------------------------------------------------------------------------------
@@ -384,6 +406,7 @@ def montecarlo_table(mc: MonteCarlo) -> str:
     out.append(text_table(["candidate", "NPV P10", "P50", "P90", "baseline", f"{second} P10",
                            "P50", "P90", "P(cheapest)"], rows, "lrrrrrrrr").rstrip())
     if mc.plan is not None:
+        out.append("")
         out.append(f"{mc.plan.id} (fixed): {PLAN_NOTE}.")
     short = [f"{cid} in {percent(x, 1)} of draws" for cid, x in mc.short_share.items() if x > 0]
     out.append("")

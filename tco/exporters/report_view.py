@@ -764,23 +764,30 @@ class View:
             return None
         c = self.rec if self.rec is not None and self.rec in order else order[0]
         bars = sens.bars[c.id][:TORNADO_BARS]
+        base = sens.baseline[c.id]
+        name = self.name(c)
+        if self.plan is not None and sens.plan_bars and sens.plan_baseline is not None:
+            # the plan recommended: its tornado, the plan held fixed and re-costed
+            bars, base, name = sens.plan_bars[:TORNADO_BARS], sens.plan_baseline, \
+                s("tornado_plan")
         metric = s(f"metric_{sens.metric}") if f"metric_{sens.metric}" in s.all_text() \
             else sens.metric
-        base = sens.baseline[c.id]
         title = s("h_tornado")
         svg = charts.tornado(
             [s.input_label(b.path, b.label) for b in bars], [b.metric_low for b in bars],
             [b.metric_high for b in bars], base,
-            s("chart_tornado_axis", metric=metric, name=self.name(c), currency=self.cur),
+            s("chart_tornado_axis", metric=metric, name=name, currency=self.cur),
             (s("chart_tornado_low"), s("chart_tornado_high")),
             self.axis([base] + [b.metric_low for b in bars] + [b.metric_high for b in bars]),
             self.lang, title)
         if sens.mode == "swing" and sens.swing is not None:
-            caption = s("cap_tornado_swing", name=self.name(c), swing=percent(sens.swing, 0),
+            caption = s("cap_tornado_swing", name=name, swing=percent(sens.swing, 0),
                         metric=metric, base=self.money(base))
         else:
-            caption = s("cap_tornado_range", name=self.name(c), metric=metric,
+            caption = s("cap_tornado_range", name=name, metric=metric,
                         base=self.money(base))
+        if name == s("tornado_plan"):
+            caption += " " + s("cap_tornado_plan")
         return Chart("chart-tornado", title, caption, Markup(svg))
 
     def montecarlo(self, mc: MonteCarlo) -> Chart:

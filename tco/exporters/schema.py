@@ -574,15 +574,26 @@ def _comparison() -> JsonObj:
 
 
 def _sensitivity() -> JsonObj:
-    n = lambda text, unit="": _t("number", text, unit)
+    tornado = _tornado
     return _obj({
         "metric": {"enum": list(METRICS), "description": "The metric moved"},
         "mode": {"enum": ["swing", "range"], "description":
                  "swing: every input -swing/+swing; range: its catalog low..high"},
         "swing": _t("number", "The swing; null in range mode", "fraction", null=True),
         "currency": _currency(),
-        "candidates": _array(_obj({
-            "id": _t("string", "Candidate id"),
+        "candidates": _array(tornado("Candidate id"), "Priced candidates"),
+        "plan": {"anyOf": [tornado("The plan's id (`plan`: the cheapest plan)"),
+                           {"type": "null"}],
+                 "description": "The cheapest plan held fixed (what it buys, leases, rents and "
+                                "calls, and when) and re-costed at each case (not re-solved); "
+                                "null unless the scenario is planned and the metric is npv_tco"},
+    }, "`tco sensitivity --format json`")
+
+
+def _tornado(what: str) -> JsonObj:
+    n = lambda text, unit="": _t("number", text, unit)
+    return _obj({
+            "id": _t("string", what),
             "baseline": n("The metric at the baseline", "currency"),
             "bars": _array(_obj({
                 "path": _t("string", "Dotted input path"),
@@ -597,8 +608,7 @@ def _sensitivity() -> JsonObj:
                 "clipped": _t("boolean", "A move reached the input's plausible range and was "
                                          "cut there"),
             }, "One input moved down and up"), "Inputs by effect, largest first"),
-        }, "One priced candidate's tornado"), "Priced candidates"),
-    }, "`tco sensitivity --format json`")
+        }, "One tornado")
 
 
 def _breakeven() -> JsonObj:

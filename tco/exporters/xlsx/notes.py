@@ -125,11 +125,13 @@ def write_sensitivity(ws: Worksheet, s: Sensitivity, st: Styles) -> None:
     row += 1
     first = row
     # each column of the metric's amounts in one unit (zh CNY: fmt.zh_unit)
-    sizes = {col: zh_unit(v for bars in s.bars.values() for bar in bars for v in (
+    tornados = [(cid, s.baseline.get(cid), bars) for cid, bars in s.bars.items()]
+    if s.plan_id:  # the cheapest plan, held fixed and re-costed (no option id: the plan)
+        tornados.append((t("the cheapest plan, held fixed"), s.plan_baseline, s.plan_bars))
+    sizes = {col: zh_unit(v for _c, _b, bars in tornados for bar in bars for v in (
         (bar.metric_low, bar.metric_high, bar.effect)[col - 7],)) for col in (7, 8, 9)}
-    sizes[10] = zh_unit(s.baseline.values())
-    for cid, bars in s.bars.items():
-        base = s.baseline.get(cid)
+    sizes[10] = zh_unit(b for _c, b, _bars in tornados if b is not None)
+    for cid, base, bars in tornados:
         for bar in bars:
             text(ws, row, 0, cid)
             text(ws, row, 1, t.input_label(bar.path, bar.label))
