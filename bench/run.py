@@ -54,6 +54,7 @@ TARGETS = {
     "report_1000_candidates_peak_pss_total_mib": ("<=", 1024.0),
     "layout_choice_ms_per_candidate": ("<=", 50.0),
     "live_report_change_ms": ("<=", 16.0),
+    "live_report_first_change_ms": ("<=", 100.0),
     "plan_solve_s": ("<=", 1.0),
 }
 
@@ -248,6 +249,8 @@ def main() -> None:
     figures["live_report"] = measured
     figures["live_report_change_ms"] = (measured["median_ms"] if isinstance(measured, dict)
                                         else measured)
+    figures["live_report_first_change_ms"] = (measured["first_change_ms"]
+                                              if isinstance(measured, dict) else measured)
     figures["machine"]["load_average_after"] = os.getloadavg()  # type: ignore[index]
     figures["cpu_seconds"] = {k: round(v, 4) for k, v in CPU.items()}
 
