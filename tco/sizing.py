@@ -17,8 +17,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from . import modes
 from .inputs import Input
 from .model import Model
+from .model.units import HOURS_PER_DAY, HOURS_PER_YEAR
 from .resolved import Resolved, input_values
 
 MAX_SIZING_NODES = 20000  # the largest cluster sizing will consider, in servers
@@ -27,6 +29,8 @@ FIRST_SIZES = 1024  # a deadline's smallest size is looked for among so many ser
 
 # Sizing tries whole servers: the grid of sizes reads this input besides the model's formulas.
 SIZE_STEP_INPUT = "cards_per_node"
+# a run's window when a rented cluster is sized to the plan: each year's runs within that year
+RUN_WINDOW_DAYS = HOURS_PER_YEAR / HOURS_PER_DAY  # the model's year (the planner's windows)
 
 
 def _sizing_targets(resolved: Resolved, cid: str) -> list[str]:
@@ -171,7 +175,9 @@ def _sized_cards(model: Model, resolved: Resolved, cid: str, values: dict[str, f
     own: dict[str, Any] = {path: values[rename(path)] for path in needs.inputs_used()}
     chosen = layout.per_size(model, resolved, cid, coarse_cards, values)
     kind = resolved.candidates[cid].sizing
-    smallest = kind in ("deadline_days", "plan")
+    # a rented option to the plan: the cheapest size to rent, over every size (_cheapest)
+    rented = kind == "plan" and resolved.candidates[cid].acquire == modes.RENT
+    smallest = kind in ("deadline_days", "plan") and not rented
     for n in ((FIRST_SIZES, MAX_SIZING_NODES) if smallest else (MAX_SIZING_NODES,)):
         env = {**own, **{path: chosen[rename(path)][at[:n]]
                          for path in _layout_paths(resolved, first)},
@@ -187,8 +193,24 @@ def _sized_cards(model: Model, resolved: Resolved, cid: str, values: dict[str, f
             if pick is not None or n == MAX_SIZING_NODES:
                 return float(trial[np.nonzero(feasible)[0][0] if pick is None else pick])
         elif n == MAX_SIZING_NODES:
+            if rented and (feasible & (wall <= RUN_WINDOW_DAYS)).any():
+                return float(trial[_cheapest(feasible, wall, trial)])
             return float(trial[_unmet_or_capped(kind, feasible, runnable, wall, env, first)])
     raise AssertionError("the last pass evaluates every size")
+
+
+def _cheapest(feasible: Any, wall: Any, cards: Any) -> int:
+    """A rented cluster sized to the plan (`cards: auto`): the size whose run takes the
+    fewest card-hours (cards x wall time: what renting it costs, by the hour) among those that
+    run it within its window (RUN_WINDOW_DAYS, each year's runs due within that year); the
+    smaller on a tie. Renting, a buyer takes as many such clusters as the runs need at once;
+    the smallest size that runs (the owned rule) would take years per run and more
+    card-hours, and a typed size would then cost the plan less than leaving it to sizing."""
+    import numpy as np
+
+    ok = feasible & (wall <= RUN_WINDOW_DAYS)
+    hours = np.where(ok, cards * wall, np.inf)
+    return int(np.argmin(hours))  # the first (smallest) of equal minima
 
 
 def _unmet_or_capped(kind: str, feasible: Any, runnable: Any, wall: Any,

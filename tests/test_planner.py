@@ -232,3 +232,34 @@ def test_work_no_cloud_rents_is_priced_at_owning_so_the_plan_does_it():
         "module)"
     # the plan, its undone runs priced at owning, costs less than the option as typed
     assert plan.npv_tco < result.candidate("ascend").values["npv_tco"]
+
+
+RENTED = """
+name: a rented H100 cluster of {cards} cards
+workloads:
+  - {{id: pre, kind: pretrain, params: 7.0e+10, tokens: 2.0e+12, precision: bf16, runs_per_year: 2}}
+candidates:
+  - {{id: h100-rent, card: h100-sxm, cards: {cards}, acquire: rent}}
+facility: {{region: us}}
+"""
+
+
+def test_typing_a_rental_size_never_makes_the_plan_cheaper_than_sizing_it():
+    """Issue 27: "typing a rental size never makes the plan cheaper than leaving it to the
+    planner". A rented cluster sized to the plan (`cards: auto`) is the size whose run takes
+    the fewest card-hours among those that finish a run within its year (renting, more
+    clusters run more runs at once); the planner does a run only on a cluster that finishes
+    it within its window. 70B on 2T tokens on H100: 16 cards (the smallest that runs, what
+    auto gave before) take 1,985 days and 762,000 card-hours a run; 64 take 363 days and
+    557,000, the fewest within a year (56 take 416 days). Every typed size plans at least
+    what auto does."""
+    auto = tco.compare(RENTED.format(cards="auto")).result
+    c = auto.candidate("h100-rent")
+    assert c.inputs["cards"] == 64
+    assert c.jobs["pre"]["wall_days"] <= 365 < tco.compare(RENTED.format(cards=56)).result \
+        .candidate("h100-rent").jobs["pre"]["wall_days"]
+    best = auto.cheapest_plan.npv_tco
+    assert auto.cheapest_plan.workloads["pre"]["delivered_fraction"] == 1.0
+    for cards in (16, 48, 56, 72, 128, 512, 1024):
+        typed = tco.compare(RENTED.format(cards=cards)).result.cheapest_plan
+        assert typed.npv_tco >= best * (1 - 1e-9), cards

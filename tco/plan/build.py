@@ -12,7 +12,7 @@ it; nothing here recomputes a formula.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -33,6 +33,7 @@ from ..model.plan import (
     unit,
 )
 from ..resolved import Structure
+from ..sizing import RUN_WINDOW_DAYS
 from .problem import Allowed, Card, Periods, Problem, Serving, Stack, Training, Voucher
 
 MONTHS = {"month": 1, "quarter": 3}
@@ -49,7 +50,7 @@ def fallbacks(st: Structure, sup: Mapping[str, Supply], training: Sequence[Train
     short = [s for s in sup.values() if s.cid in st.shortfall_rent]
     assigned = dict(zip(st.candidates, st.assigned)) if st.assigned else {}
 
-    def owners(wid: str, able: Mapping[str, float]) -> list[Supply]:
+    def owners(wid: str, able: Collection[str]) -> list[Supply]:
         """The bought and leased options that can do `wid` and carry it (an option given
         `workloads:` prices only those)."""
         return [s for s in sup.values() if (s.buy or s.lease) and s.cid in able
@@ -58,8 +59,9 @@ def fallbacks(st: Structure, sup: Mapping[str, Supply], training: Sequence[Train
     out: dict[str, Expr] = {}
     for t in training:
         runs = t.windows[0][2] if t.windows else 0.0
-        rent = [s for s in short if s.cid in t.card_hours_per_run]
-        own = owners(t.id, t.card_hours_per_run)
+        able = set(t.able or t.card_hours_per_run)  # every way to do it, too slow or not
+        rent = [s for s in short if s.cid in able]
+        own = owners(t.id, able)
         out[t.id] = run_fallback(rent, t.id, RUN_WINDOW_WEEKS, runs, own)
     for w in serving:
         own = owners(w.id, w.busy_card_hours)
@@ -157,12 +159,15 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
             serving.append(Serving(wid, tuple([1.0] * P), peak, busy, calls, 0.0))
         else:
             runs = float(env[f"workloads.{wid}.runs_per_year"])
-            hours_per_run = {s.cid: float(env[f"{s.cid}.{wid}.gpu_hours"]) for s in sup.values()
-                             if _ok(env, f"{s.cid}.{wid}.feasible")
-                             and math.isfinite(float(env[f"{s.cid}.{wid}.gpu_hours"]))}
+            able = tuple(s.cid for s in sup.values() if _ok(env, f"{s.cid}.{wid}.feasible")
+                         and math.isfinite(float(env[f"{s.cid}.{wid}.gpu_hours"])))
+            # a supply does a run if its run fits in the run's window (a year) on its cluster:
+            # more clusters run more runs at once, not one run faster
+            hours_per_run = {cid: float(env[f"{cid}.{wid}.gpu_hours"]) for cid in able
+                             if float(env[f"{cid}.{wid}.wall_days"]) <= RUN_WINDOW_DAYS}
             windows = tuple((y * per_year, (y + 1) * per_year - 1, runs)
                             for y in range(st.horizon_years))
-            training.append(Training(wid, hours_per_run, windows, 0.0))
+            training.append(Training(wid, hours_per_run, windows, 0.0, able))
     undone = fallbacks(st, sup, training, serving, months)
     training = [replace(t, shortfall_per_run=val(undone[t.id])) for t in training]
     serving = [replace(w, shortfall_per_period=val(undone[w.id])) for w in serving]

@@ -95,6 +95,9 @@ class Training:
     card_hours_per_run: dict[str, float]  # card id -> card-hours of one run (absent: cannot)
     windows: tuple[tuple[int, int, float], ...]  # (first period, last period, runs due)
     shortfall_per_run: float  # what a run left undone in its window costs (the fallback)
+    # the supplies that can run it at all, in its window or not (its fallback's ways); empty:
+    # those of card_hours_per_run
+    able: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
