@@ -497,8 +497,9 @@ def test_clipped_distribution_is_a_warning_in_json_and_csv(clipped: Path, tmp_pa
                   str(out)])
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
-    # two metrics for each of the two candidates and the two options renting them
-    assert len(rows) == 8
+    # two metrics for each of the two candidates and the two options renting them, and the
+    # NPV of the cheapest plan held fixed (the scenario is planned)
+    assert len(rows) == 9 and rows[-1]["candidate"] == "plan"
     for row in rows:
         assert row["warnings"] == ALL_WARNINGS
     assert PRICE_WARNING in result.stderr

@@ -426,20 +426,7 @@ class Simulation:
         read: set[str] = set()
         if twins.GROUPED:
             read |= self._compile_twins(result, base, ranged, distributions)
-        for first in range(0, len(self.cands), size):
-            ids = self.cands[first:first + size]
-            rest = [cid for cid in ids if cid not in self.twin_of]
-            if not rest:
-                self.groups.append((first, ids, None))
-                continue
-            targets = [n for cid in rest for n in self.names[cid]]
-            sub = result.model.feeding(targets)
-            used = sub.inputs_used()
-            reach = set(used)
-            compiled = Compiled(sub, {p: base[p] for p in used},
-                                [p for p in ranged if p in reach], targets, env=result.env)
-            self.groups.append((first, ids, compiled))
-            read |= compiled.inputs_read
+        read |= self._compile_groups(result, base, ranged, size)
         # the cheapest plan (tco.plan), held fixed and re-costed in every draw: its money's
         # trees read the option's unit costs, which read the drawn inputs
         self.fixed_plan = fixed_plan(result, base, ranged)
@@ -457,6 +444,27 @@ class Simulation:
         self.plan_rows = ([] if self.fixed_plan is None
                           else self._drawn_for([], self.fixed_plan[1]))
         self.same = self._same_numbers()
+
+    def _compile_groups(self, result: Result, base: dict[str, float], ranged: list[str],
+                        size: int) -> set[str]:
+        """Each group of at most `size` candidates (in ranking order) compiled over the ranged
+        inputs its results read, twins aside (compiled once, _compile_twins); the inputs read."""
+        read: set[str] = set()
+        for first in range(0, len(self.cands), size):
+            ids = self.cands[first:first + size]
+            rest = [cid for cid in ids if cid not in self.twin_of]
+            if not rest:
+                self.groups.append((first, ids, None))
+                continue
+            targets = [n for cid in rest for n in self.names[cid]]
+            sub = result.model.feeding(targets)
+            used = sub.inputs_used()
+            reach = set(used)
+            compiled = Compiled(sub, {p: base[p] for p in used},
+                                [p for p in ranged if p in reach], targets, env=result.env)
+            self.groups.append((first, ids, compiled))
+            read |= compiled.inputs_read
+        return read
 
     def _same_numbers(self) -> dict[str, str]:
         """Twin -> the first twin (in ranking order) whose numbers are the same in every draw:

@@ -79,6 +79,36 @@ def chart(view: View, p: Any) -> Any:
     return {"id": "chart-plan", "title": title, "caption": s("cap_plan"), "svg": Markup(svg)}
 
 
+def _options(view: View, best: Any) -> list[dict[str, Any]]:
+    """The plans' table: the cheapest plan, then each held to one option, with their NPV and
+    what they cost more as Cells (one unit a column in zh CNY, View.unify_units; where the
+    live page finds them: each plan's NPV is re-costed with the options, live.plan_quantities)."""
+    r, s = view.r, view.s
+    at = view.at.index
+    q_of = {p.option: at.get(f"{p.id}.npv_tco", -1) for p in r.plans}
+    q_best = q_of[best.option]
+
+    def npv_cell(x: float, q: int) -> Cell:
+        return Cell(view.money(x), full(x), "npv_tco", q=q, f="money")
+
+    options = [{"id": best.id, "name": s("plan_row_optimal"),
+                "npv": npv_cell(best.npv_tco, q_best), "more": Cell("–", key="plan_more"),
+                "delivers": s("plan_delivers_all")
+                if delivers(best) else percent(min(
+                    (w.get("delivered_fraction") or 0.0) for w in best.workloads.values()), 0),
+                "optimal": True}]
+    for x in restricted_plans(r):
+        more = x.npv_tco - best.npv_tco
+        options.append({"id": f"plan-{x.option}", "name": s("plan_row_only", option=x.option),
+                        "npv": npv_cell(x.npv_tco, q_of[x.option]),
+                        "more": Cell(view.money(more), full(more), "plan_more", f="money",
+                                     qd=(q_of[x.option], q_best)
+                                     if q_of[x.option] >= 0 and q_best >= 0 else None),
+                        "delivers": s("plan_delivers_all") if x.delivers
+                        else percent(x.delivered_fraction, 0), "optimal": False})
+    return options
+
+
 def section(view: View) -> dict[str, Any] | None:
     """The plan section's context, or None when the scenario has no plan."""
     r, s = view.r, view.s
@@ -110,31 +140,7 @@ def section(view: View) -> dict[str, Any] | None:
         first_model = s("plan_first_model", months=number(months_of(first), 0),
                         when=_when(view, first)) if start else s(
             "plan_first_model_months", months=number(months_of(first), 0))
-    # where the page finds each plan's NPV, re-costed with the options (live.plan_quantities);
-    # each NPV and what a plan costs more are Cells, so that a column has one unit (zh, CNY:
-    # View.unify_units) and the page rewrites them
-    at = view.at.index
-    q_of = {p.option: at.get(f"{p.id}.npv_tco", -1) for p in r.plans}
-    q_best = q_of[best.option]
-
-    def npv_cell(x: float, q: int) -> Cell:
-        return Cell(view.money(x), full(x), "npv_tco", q=q, f="money")
-
-    options = [{"id": best.id, "name": s("plan_row_optimal"),
-                "npv": npv_cell(best.npv_tco, q_best), "more": Cell("–", key="plan_more"),
-                "delivers": s("plan_delivers_all")
-                if delivers(best) else percent(min(
-                    (w.get("delivered_fraction") or 0.0) for w in best.workloads.values()), 0),
-                "optimal": True}]
-    for x in restricted_plans(r):
-        more = x.npv_tco - best.npv_tco
-        options.append({"id": f"plan-{x.option}", "name": s("plan_row_only", option=x.option),
-                        "npv": npv_cell(x.npv_tco, q_of[x.option]),
-                        "more": Cell(view.money(more), full(more), "plan_more", f="money",
-                                     qd=(q_of[x.option], q_best)
-                                     if q_of[x.option] >= 0 and q_best >= 0 else None),
-                        "delivers": s("plan_delivers_all") if x.delivers
-                        else percent(x.delivered_fraction, 0), "optimal": False})
+    options = _options(view, best)
     flex = flexibility(r)
     return {
         "npv": view.money(best.npv_tco), "npv_value": best.npv_tco,

@@ -719,19 +719,23 @@ def _montecarlo() -> JsonObj:
                                 "fraction", null=True),
             "message": _t("string", "The warning as the table prints it"),
         }, "A distribution the run could not use as given"), "Warnings about the distributions"),
-        "plan": {"anyOf": [_obj({
-            "id": _t("string", "The plan's id (`plan`: the cheapest plan, tco compare's `plan`)"),
-            "npv_tco": pct("the plan's NPV of TCO, held fixed (what it buys, leases, rents "
-                           "and calls, and when) and re-costed in each draw"),
-            "deterministic": _t("number", "The plan's NPV of TCO at the baseline (no draw)",
-                                "currency"),
-            "cheaper_share": _t("number", "Share of draws in which the plan, held fixed, costs "
-                                "no more than the candidate ranked first in that draw",
-                                "fraction"),
-        }, "The cheapest plan held fixed and re-costed in every draw (the same draws)"),
-            {"type": "null"}], "description": "The cheapest plan held fixed and re-costed in "
-                                              "every draw; null when the scenario is not planned"},
+        "plan": _plan_band(pct),
     }, "`tco montecarlo --format json`")
+
+
+def _plan_band(pct: Any) -> JsonObj:
+    """`montecarlo.plan`: the cheapest plan held fixed and re-costed in every draw."""
+    return {"anyOf": [_obj({
+        "id": _t("string", "The plan's id (`plan`: the cheapest plan, tco compare's `plan`)"),
+        "npv_tco": pct("the plan's NPV of TCO, held fixed (what it buys, leases, rents and "
+                       "calls, and when) and re-costed in each draw"),
+        "deterministic": _t("number", "The plan's NPV of TCO at the baseline (no draw)",
+                            "currency"),
+        "cheaper_share": _t("number", "Share of draws in which the plan, held fixed, costs no "
+                            "more than the candidate ranked first in that draw", "fraction"),
+    }, "The cheapest plan held fixed and re-costed in every draw (the same draws)"),
+        {"type": "null"}], "description": "The cheapest plan held fixed and re-costed in every "
+                                          "draw; null when the scenario is not planned"}
 
 
 def _catalog_list() -> JsonObj:
