@@ -62,7 +62,7 @@ from .. import twins
 from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
-from ..model import Model
+from ..plan import costed, decisions
 from ..result import Result
 from ..twins import Twins
 from .common import (
@@ -353,12 +353,10 @@ def fixed_plan(result: Result, base: dict[str, float], ranged: list[str]
     plan = result.cheapest_plan  # not the plans held to one option: not drawn
     if plan is None or plan.model is None:
         return None
-    merged = Model(result.structure)
-    merged.extend([*result.model.quantities, *plan.model.quantities])
     target = f"{plan.id}.npv_tco"
-    sub = merged.feeding([target])
+    sub = costed(plan, result).feeding([target])
     used = set(sub.inputs_used())
-    known = ChainMap(plan.env, base)  # the plan's own inputs, and the scenario's
+    known = ChainMap(decisions(plan, result), base)  # the plan's own inputs, the scenario's
     values = {p: known[p] for p in used}
     return plan, Compiled(sub, values, [p for p in ranged if p in used], [target])
 

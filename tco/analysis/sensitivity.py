@@ -218,9 +218,8 @@ def _plan_cases(result: Result, plan: object, base: dict[str, float],
                 ) -> tuple[list[tuple[str, float, float, bool]], np.ndarray]:
     """`_cases_of` for the plan's NPV: its money (`plan.model`) on top of the scenario's
     model, its own decisions fixed at the solver's values."""
-    merged = Model(result.structure)
-    merged.extend([*result.model.quantities, *plan.model.quantities])  # type: ignore[attr-defined]
+    from ..plan import costed, decisions
+
     target = f"{plan.id}.npv_tco"  # type: ignore[attr-defined]
-    fixed = {n: float(plan.env[n]) for n in merged.feeding([target]).inputs_used()  # type: ignore[attr-defined]
-             if n not in base}
-    return _cases_of(result, {**base, **fixed}, cases, case_at, target, merged)
+    return _cases_of(result, {**base, **decisions(plan, result)}, cases, case_at,  # type: ignore[arg-type]
+                     target, costed(plan, result))  # type: ignore[arg-type]

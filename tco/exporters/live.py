@@ -71,15 +71,12 @@ def plan_constants(result: Result) -> dict[str, float]:
     """Each plan's decisions (what it buys, leases, rents and calls in each period, the
     planner's answer at the scenario's values): fixed on the page, written into its script
     as numbers."""
-    known = set(result.inputs) | {q.name for q in result.model.quantities}
+    from ..plan import decisions
+
     out: dict[str, float] = {}
     for p in result.plans:
-        if p.model is None:
-            continue
-        names = {q.name for q in p.model.quantities}
-        for name in p.model.inputs_used():
-            if name not in known and name not in names:
-                out[name] = float(p.env[name])
+        if p.model is not None:
+            out.update(decisions(p, result))
     return out
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections import ChainMap
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import modes
 from ..model.plan import (
@@ -26,6 +26,9 @@ from ..model.plan import (
 from .build import fallbacks, problem, restricted
 from .problem import TERM_MONTHS, Allowed, Problem
 from .solve import Solution, solve
+
+if TYPE_CHECKING:
+    from ..model import Model
 
 OPTIMAL = "plan"
 # the solver's columns that follow from the others (what is held, what vouchers pay): not
@@ -161,15 +164,32 @@ def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: boo
     return out
 
 
+def decisions(plan: PlanResult, result: Any) -> dict[str, float]:
+    """What `plan` buys, leases, rents and calls in each period (the solver's answer at the
+    scenario's values): the inputs its money reads that are neither the scenario's inputs nor
+    quantities of its model. Held fixed, they make the plan re-costable at other values."""
+    known = set(result.inputs) | {q.name for q in result.model.quantities}
+    names = {q.name for q in plan.model.quantities}
+    return {n: float(plan.env[n]) for n in plan.model.inputs_used()
+            if n not in known and n not in names}
+
+
+def costed(plan: PlanResult, result: Any) -> Model:
+    """The scenario's model with `plan`'s money on top: its NPV (`<plan>.npv_tco`) is a
+    quantity of it, read from the model's and from the plan's `decisions`."""
+    from ..model import Model
+
+    merged = Model(result.structure)
+    merged.extend([*result.model.quantities, *plan.model.quantities])
+    return merged
+
+
 def recost(plan: PlanResult, result: Any) -> float:
     """The NPV of `plan` held fixed (what it buys, leases, rents and calls, and when) at the
     values of `result`, the same scenario with other inputs: its money's trees (the ones the
     workbook writes and the live page runs) on `result`'s model. Not a re-solve."""
-    names = {q.name for q in plan.model.quantities}
-    known = set(result.inputs) | {q.name for q in result.model.quantities}
-    fixed = {n: plan.env[n] for n in plan.model.inputs_used() if n not in known | names}
     values = {p: inp.value for p, inp in result.inputs.items()}
-    env: ChainMap[str, Any] = ChainMap({}, fixed, result.env, values)
+    env: ChainMap[str, Any] = ChainMap({}, decisions(plan, result), result.env, values)
     for q in plan.model.quantities:
         env[q.name] = q.expr.evaluate(env)
     return float(env[f"{plan.id}.npv_tco"])
