@@ -91,7 +91,8 @@ def plans_of(result: Result, restricted: bool = True) -> list[Any]:
     if not result.structure.candidates or len(supplies(result.structure, infos)) > MAX_SUPPLIES:
         return []
     with paused_gc():
-        return plan_all(result, restricted_plans=restricted)
+        return plan_all(result, restricted_plans=restricted, start=result.plan_start,
+                        solved=result.plan_solved)
 
 
 TWINS_EVALUATED_TOGETHER = 8  # twins of at least this many are evaluated as arrays

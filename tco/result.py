@@ -109,6 +109,11 @@ class Result:
     # for: many uses of a Result (a what-if, a sensitivity case) never read them
     planner: Callable[..., list[Any]] | None = field(default=None, repr=False,
                                                            compare=False)
+    # the planner's optimal plan (tco.plan.solve.Solution) already solved for this very
+    # result (kept with its baseline, tco.snapshot), or one of a problem of the same shape
+    # that its search starts from (the baseline's, for a what-if's changed side)
+    plan_solved: Any = field(default=None, repr=False, compare=False)
+    plan_start: Any = field(default=None, repr=False, compare=False)
     _plans: list[Any] | None = field(default=None, init=False, repr=False, compare=False)
     _cheapest: list[Any] | None = field(default=None, init=False, repr=False, compare=False)
     # every input and quantity as the engine evaluated it: the analyses start from these

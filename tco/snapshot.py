@@ -23,8 +23,9 @@ by validating the edited scenario again.
 Where: `$TCO_CACHE_DIR`, else `$XDG_CACHE_HOME/tco`, else `~/.cache/tco`; `TCO_NO_CACHE=1`
 turns keeping off. What is kept is data, never code:
 
-* An entry is JSON, `tco-baseline-<key>.json`, holding the key it was filed under and the
-  `Resolved`. It is decoded by an explicit list of this package's own records (`Structure`,
+* An entry is JSON, `tco-baseline-<key>.json`, holding the key it was filed under, the
+  `Resolved` and the planner's optimal plan for it (the solver's choice by column: what is
+  bought, leased, rented and called, and when; its money is costed again when read). It is decoded by an explicit list of this package's own records (`Structure`,
   `Input`, `InputSpec`, `CandidateInfo`, `Resolved`), every field's type checked and no field
   missing or extra; anything else (another key, a damaged or truncated file, an old pickle)
   is ignored, computed again and replaced.
@@ -68,8 +69,9 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from .analysis.whatif import Recompute
+    from .plan.solve import Solution
 
-FORMAT = "tco-baseline 6"
+FORMAT = "tco-baseline 7"
 KEEP = 32  # entries kept in the folder
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a larger file is not read (an entry is well under 1 MiB)
 ENTRY_NAME = re.compile(r"tco-baseline-[0-9a-f]{64}\.json")
@@ -396,8 +398,41 @@ RECORDS = {Structure: _STRUCTURE, InputSpec: _SPEC, Input: _INPUT, CandidateInfo
 SIZING_KINDS = ("deadline_days", "power_cap_kw", "plan")
 
 
-def encode(digest: str, resolved: Resolved) -> bytes:
-    """The entry for `resolved` (every cluster sized) filed under key `digest`."""
+def _key_part(v: Any) -> str | int:
+    """A part of a solver's column key: a name or a period."""
+    if type(v) not in (str, int):
+        raise _Damaged
+    return v
+
+
+def _plan(v: Any) -> Solution | None:
+    """The optimal plan kept with a baseline (the solver's nonzero columns), or None."""
+    from .plan.solve import Solution
+
+    if v is None:
+        return None
+    if type(v) is not dict or v.keys() != {"status", "npv", "gap", "values"}:
+        raise _Damaged
+    values = {}
+    for pair in _list(_tuple(lambda x: x, 2))(v["values"]):
+        values[_tuple(_key_part)(pair[0])] = _num(pair[1])
+    if len(values) != len(v["values"]) or _str(v["status"]) not in ("optimal", "time_limit"):
+        raise _Damaged
+    return Solution(v["status"], _num(v["npv"]), values, _num(v["gap"]))
+
+
+def _plan_body(plan: Solution | None) -> dict[str, Any] | None:
+    if plan is None or plan.status == "infeasible":
+        return None
+    return {"status": plan.status, "npv": plan.npv, "gap": plan.gap,
+            "values": [[list(k), v] for k, v in plan.values.items()]}
+
+
+def encode(digest: str, resolved: Resolved, plan: Solution | None = None) -> bytes:
+    """The entry for `resolved` (every cluster sized) filed under key `digest`, with the
+    planner's optimal plan for it (`plan`, the solver's answer: what it buys, leases, rents
+    and calls, and when), which is a choice, not a number computed from the inputs: its money
+    is computed again from the decisions when the entry is read."""
     for path, inp in resolved.inputs.items():
         if path != inp.path:
             raise ValueError(f"input filed as '{path}' is '{inp.path}'")
@@ -416,7 +451,7 @@ def encode(digest: str, resolved: Resolved) -> bytes:
         "sized": sorted(resolved.sized),
         "catalog_files": list(resolved.catalog_files),
     }
-    doc = {"format": FORMAT, "key": digest, "resolved": body}
+    doc = {"format": FORMAT, "key": digest, "resolved": body, "plan": _plan_body(plan)}
     return json.dumps(doc, separators=(",", ":"), check_circular=False).encode("utf-8")
 
 
@@ -427,15 +462,15 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def decode(blob: bytes, digest: str) -> Resolved:
-    """The `Resolved` of an entry filed under `digest`; ValueError when the entry is anything
-    but what `encode` writes for that key."""
+def decode(blob: bytes, digest: str) -> tuple[Resolved, Solution | None]:
+    """The `Resolved` of an entry filed under `digest` and the optimal plan kept with it;
+    ValueError when the entry is anything but what `encode` writes for that key."""
     try:
         doc = json.loads(blob.decode("utf-8"), object_pairs_hook=_unique)
-        if (type(doc) is not dict or doc.keys() != {"format", "key", "resolved"}
+        if (type(doc) is not dict or doc.keys() != {"format", "key", "resolved", "plan"}
                 or doc["format"] != FORMAT or doc["key"] != digest):
             raise _Damaged
-        return _resolved(doc["resolved"])
+        return _resolved(doc["resolved"]), _plan(doc["plan"])
     except (_Damaged, ValueError, TypeError, RecursionError):
         raise ValueError("not a kept baseline for this key") from None
 
@@ -473,15 +508,18 @@ def _resolved(body: Any) -> Resolved:
                     catalog_files=tuple(_list(_str)(body["catalog_files"])))
 
 
-def _kept(resolved: Resolved) -> Result | None:
-    """The Result of a decoded entry: the model built for its structure and evaluated. None
-    when evaluating fails (an entry whose inputs do not fit its structure): computed again."""
+def _kept(resolved: Resolved, plan: Solution | None) -> Result | None:
+    """The Result of a decoded entry: the model built for its structure and evaluated, its
+    optimal plan the one kept (costed when asked for). None when evaluating fails (an entry
+    whose inputs do not fit its structure): computed again."""
     from .engine import evaluate
 
     try:
-        return evaluate(resolved)
+        result = evaluate(resolved)
     except Exception:  # noqa: BLE001 (whatever a mismatched entry raises: compute again)
         return None
+    result.plan_solved = plan
+    return result
 
 
 # --- the baseline ----------------------------------------------------------------------------
@@ -499,7 +537,7 @@ def baseline(scenario: str | None, overlays: Sequence[str], warn: Warn = _quiet)
             blob = _read(folder, digest, warn)
             if blob is not None:
                 try:
-                    kept = _kept(decode(blob, digest))
+                    kept = _kept(*decode(blob, digest))
                 except ValueError:
                     kept = None
                 if kept is not None:
@@ -514,7 +552,7 @@ def baseline(scenario: str | None, overlays: Sequence[str], warn: Warn = _quiet)
         if (folder is not None and digest is not None and result.resolved is not None
                 and key(scenario, overlays) == digest):
             try:
-                blob = encode(digest, result.resolved)
+                blob = encode(digest, result.resolved, _solution(result))
             except (TypeError, ValueError):  # not JSON data: not kept
                 pass
             else:
@@ -523,6 +561,13 @@ def baseline(scenario: str | None, overlays: Sequence[str], warn: Warn = _quiet)
     finally:
         if folder is not None:
             os.close(folder)
+
+
+def _solution(result: Result) -> Solution | None:
+    """The solver's answer of `result`'s optimal plan (solved now: the commands that keep a
+    baseline, what-if and Monte Carlo, ask for it)."""
+    plan = result.cheapest_plan
+    return plan.solution if plan is not None else None
 
 
 def recompute(scenario: str | None, overlays: Sequence[str]) -> Recompute:

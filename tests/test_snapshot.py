@@ -118,6 +118,60 @@ def test_a_second_run_reads_the_entry_instead_of_computing(cache, tmp_path, monk
     assert len(decoded) == 1 and decoded[0][0] == entry.read_bytes()
 
 
+def test_the_plan_kept_with_the_baseline_is_not_solved_again_and_costs_the_same(
+        cache, tmp_path, monkeypatch):
+    """The optimal plan's decisions are kept with the baseline: a second run costs them
+    (the same actions, the same NPV) without a solve, and a what-if's re-solve starts from
+    them and finds what a solve from nothing finds."""
+    import tco.plan
+
+    path = _scenario(tmp_path)
+    first = snapshot.baseline(path, ())
+    solved = first.cheapest_plan
+    assert solved is not None and solved.actions
+    monkeypatch.setattr(tco.plan, "solve_plan", _refuse_to_solve)
+    kept = snapshot.baseline(path, ())
+    assert kept.plan_solved is not None and kept.cheapest_plan.npv_tco == solved.npv_tco
+    assert kept.cheapest_plan.actions == solved.actions
+    assert kept.cheapest_plan.periods == solved.periods
+    monkeypatch.undo()
+    settings = ["facility.electricity_price_per_kwh=0.2"]
+    after = whatif_from(kept, settings, snapshot.recompute(path, ())).after
+    assert after.plan_start is kept.cheapest_plan.solution
+    fresh = whatif(load_scenario(path), load_catalog(), settings).after
+    assert fresh.plan_start is not None  # the engine's what-if starts from its baseline too
+    fresh.plan_start = None
+    assert after.cheapest_plan.actions == fresh.cheapest_plan.actions
+    assert after.cheapest_plan.npv_tco == pytest.approx(fresh.cheapest_plan.npv_tco, rel=1e-9)
+
+
+def _refuse_to_solve(*args, **kwargs):
+    raise AssertionError("the kept plan was solved again")
+
+
+@pytest.mark.parametrize("tamper", ["period as text", "no values", "infeasible"])
+def test_a_kept_plan_that_is_not_what_tco_writes_is_refused(cache, tmp_path, tamper):
+    """A kept plan of the wrong shape is refused (the baseline computed again); one whose
+    columns are not the problem's (a period written as text) is solved again."""
+    path = _scenario(tmp_path)
+    first = snapshot.baseline(path, ())
+    (entry,) = _entries(cache)
+    digest = snapshot.key(path, ())
+    doc = json.loads(entry.read_bytes())
+    if tamper == "period as text":
+        at = next(i for i, (k, _) in enumerate(doc["plan"]["values"]) if type(k[-1]) is int)
+        doc["plan"]["values"][at][0][-1] = str(doc["plan"]["values"][at][0][-1])
+        result = snapshot._kept(*snapshot.decode(json.dumps(doc).encode(), digest))
+        assert result.cheapest_plan.actions == first.cheapest_plan.actions
+        return
+    elif tamper == "no values":
+        del doc["plan"]["values"]
+    else:
+        doc["plan"]["status"] = "infeasible"
+    with pytest.raises(ValueError):
+        snapshot.decode(json.dumps(doc).encode(), digest)
+
+
 def test_entries_are_data_for_their_own_key_only(cache, tmp_path):
     """What an entry holds: JSON naming the key it was filed under, and the resolved inputs;
     no number of the result is read from it."""
@@ -128,7 +182,10 @@ def test_entries_are_data_for_their_own_key_only(cache, tmp_path):
     digest = snapshot.key(path, ())
     assert doc["format"] == snapshot.FORMAT and doc["key"] == digest
     assert "npv_tco" not in entry.read_text(encoding="utf-8")
-    assert isinstance(snapshot.decode(entry.read_bytes(), digest), Resolved)
+    resolved, plan = snapshot.decode(entry.read_bytes(), digest)
+    assert isinstance(resolved, Resolved)
+    # the plan kept is what the solver chose, by column; its money is computed again
+    assert plan is not None and plan.values and "npv_tco" not in doc["plan"]
     with pytest.raises(ValueError):
         snapshot.decode(entry.read_bytes(), "0" * 64)  # filed under another key
 
@@ -208,7 +265,7 @@ def test_a_planted_entry_in_a_folder_others_may_write_is_not_trusted(cache, tmp_
     warned = []
     result = snapshot.baseline(path, (), warned.append)
     assert _npv(result) == right
-    assert _npv(snapshot._kept(snapshot.decode(blob, digest))) != right  # it was a real trap
+    assert _npv(snapshot._kept(*snapshot.decode(blob, digest))) != right  # a real trap
     assert len(warned) == 1 and "writable by others (mode 0777)" in warned[0]
     assert str(cache) in warned[0]
     assert entry.read_bytes() == blob and os.listdir(cache) == [entry.name]

@@ -310,7 +310,17 @@ def whatif_from(before: Result, settings: Sequence[str | Setting], recompute: Re
         changed = edited(before.resolved, before.model, values,
                          edited_file(before.provenance.scenario_file, label))
     after = evaluate(changed, before.model) if changed is not None else recompute(values, label)
+    _start_from(after, before)
     return compare_results(before, after, "baseline", label)
+
+
+def _start_from(after: Result, before: Result) -> None:
+    """The changed side's plan is searched from the baseline's (when the baseline is planned;
+    a what-if does not change the problem's shape, and a start that is not of its shape or
+    no longer feasible is only a poorer start)."""
+    if before.planner is not None and after.structure == before.structure:
+        plan = before.cheapest_plan
+        after.plan_start = plan.solution if plan is not None else None
 
 
 def diff(loaded_a: Loaded, loaded_b: Loaded, catalog: Catalog) -> Comparison:

@@ -25,7 +25,7 @@ from ..model.plan import (
 )
 from .build import fallbacks, problem, restricted
 from .problem import TERM_MONTHS, Allowed, Problem
-from .solve import Solution, solve
+from .solve import Solution, program_of, solve
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -74,6 +74,9 @@ class PlanResult:
     # what the plan's timing rests on (§19, "Price paths"): each card not yet on sale it
     # waits for (the exporters word them: tco.exporters.plan_text.wait_text)
     waits: list[Wait] = field(default_factory=list)
+    # the solver's answer it was made from (a what-if's re-solve starts from it; a kept
+    # baseline keeps it)
+    solution: Solution | None = None
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,8 @@ class Planning:
     months: int = 1
 
 
-def solve_plan(prob: Problem, allowed: Allowed, exact: bool = True) -> Solution:
+def solve_plan(prob: Problem, allowed: Allowed, exact: bool = True,
+               start: Solution | None = None) -> Solution:
     """The cheapest plan, then polished so that every quantity is a whole unit: reservations
     are searched as card counts, then taken in whole servers, rounded down (the work the
     remainder would have done goes to the next cheapest source) or up, whichever costs less
@@ -107,8 +111,11 @@ def solve_plan(prob: Problem, allowed: Allowed, exact: bool = True) -> Solution:
     seconds) for a few tenths of a percent (docs/design.md). Not `exact`: servers and ports
     too are chosen by the linear program and rounded up, at most one server more per
     purchase than the whole-number optimum (the plans restricted to one option, which the
-    optimal plan is compared with: rounding only makes them dearer)."""
-    first = solve(prob, allowed, relax=not exact)
+    optimal plan is compared with: rounding only makes them dearer). `start`: a plan of a
+    problem of the same shape (the baseline's, for a what-if) the search starts from. The
+    program is formulated once and solved three times with other bounds."""
+    program = program_of(prob, allowed)
+    first = solve(prob, allowed, relax=not exact, start=start, program=program)
     if first.status == "infeasible":
         return first
     per_server = {c.id: c.cards_per_server for c in prob.cards}
@@ -124,7 +131,7 @@ def solve_plan(prob: Problem, allowed: Allowed, exact: bool = True) -> Solution:
                     fixed[key] = float(servers * n)
             elif key[0] in ("buy", "lease", "use"):
                 fixed[key] = float(round(v)) if exact else float(math.ceil(v - ROUND_TOLERANCE))
-        polished = solve(prob, allowed, fixed=fixed)
+        polished = solve(prob, allowed, fixed=fixed, program=program)
         if polished.status == "infeasible" or _undone(polished) > _undone(first) + 1e-6:
             continue
         if best is None or polished.npv < best.npv:
@@ -140,10 +147,13 @@ def _undone(sol: Solution) -> float:
     return sum(v for k, v in sol.values.items() if k[0] in ("short", "unserved"))
 
 
-def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: bool = True
+def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: bool = True,
+             start: Solution | None = None, solved: Solution | None = None
              ) -> list[PlanResult]:
     """The optimal plan, then one per typed option, for an evaluated `result` (tco.result.
-    Result)."""
+    Result). `start`: the optimal plan of a problem of the same shape (the baseline's, for a
+    what-if), which the optimal plan's search starts from. `solved`: the optimal plan of this
+    very problem, solved before (kept with the baseline, tco.snapshot): not solved again."""
     st, env = result.structure, result.env
     infos = {c.id: c.info for c in result.candidates}
     prob, sup = problem(st, infos, env, planning.months)
@@ -157,8 +167,13 @@ def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: boo
                 frozenset().union(*[p.modes or frozenset() for p in parts]),
                 frozenset().union(*[p.api or frozenset() for p in parts]))))
     out = []
+    if solved is not None and not set(solved.values) <= set(program_of(prob, Allowed()).keys):
+        solved = None  # not this problem's columns (an entry edited by hand): solved again
     for pid, option, allowed in plans:
-        sol = solve_plan(prob, allowed, exact=not option)
+        if not option and solved is not None:
+            sol = solved
+        else:
+            sol = solve_plan(prob, allowed, exact=not option, start=None if option else start)
         out.append(_result(result, prob, sup, pid, option, allowed, sol, planning))
     out[0].waits.extend(waits(out, prob))
     return out
@@ -269,7 +284,7 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
                      {"residual_value": float(env[f"{pid}.residual_value"]),
                       "owed_after_horizon": float(env[f"{pid}.owed_after_horizon"]),
                       "mip_gap": sol.gap, "objective": sol.npv})
-    out.inputs_values, out.model, out.env = chosen, model, own
+    out.inputs_values, out.model, out.env, out.solution = chosen, model, own, sol
     out.npv_tco_after_tax = float(env[f"{pid}.npv_tco_after_tax"])
     return out
 

@@ -82,14 +82,16 @@ class _Program:
         self.integer.append(1 if integer else 0)
         return j
 
-    def lp(self, highspy: Any) -> Any:
-        """The program as a HiGHS model (the matrix column by column)."""
+    def lp(self, highspy: Any, lower: list[float], upper: list[float], integer: list[int]
+           ) -> Any:
+        """The program as a HiGHS model (the matrix column by column), with its columns'
+        bounds and integrality as given (a solve fixes some: the program is not changed)."""
         lp = highspy.HighsLp()
         n, m = len(self.keys), len(self.row_lo)
         lp.num_col_, lp.num_row_ = n, m
         lp.col_cost_ = np.asarray(self.cost, dtype=float)
-        lp.col_lower_ = np.asarray(self.lower, dtype=float)
-        lp.col_upper_ = np.asarray(self.upper, dtype=float)
+        lp.col_lower_ = np.asarray(lower, dtype=float)
+        lp.col_upper_ = np.asarray(upper, dtype=float)
         lp.row_lower_ = np.asarray(self.row_lo, dtype=float)
         lp.row_upper_ = np.asarray(self.row_hi, dtype=float)
         cols = np.asarray(self.rows_j, dtype=np.int64)
@@ -101,7 +103,7 @@ class _Program:
         lp.a_matrix_.index_ = np.asarray(self.rows_i, dtype=np.int64)[order]
         lp.a_matrix_.value_ = np.asarray(self.rows_v, dtype=float)[order]
         lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                           for i in self.integer]
+                           for i in integer]
         return lp
 
     def row(self, terms: list[tuple[int, float]], lo: float, hi: float) -> None:
@@ -118,30 +120,31 @@ class _Program:
 
 def solve(problem: Problem, allowed: Allowed | None = None, time_limit_s: float = 30.0,
           gap: float = 1e-4, start: Solution | None = None,
-          fixed: dict[tuple[Any, ...], float] | None = None, relax: bool = False) -> Solution:
+          fixed: dict[tuple[Any, ...], float] | None = None, relax: bool = False,
+          program: _Program | None = None) -> Solution:
     """The cheapest plan meeting `problem`'s demand using only what `allowed` allows.
     `start`: a plan of the same problem's shape (an earlier solve, before a what-if) that the
     search starts from when it is still feasible. `fixed`: decisions taken (the others of
-    their kinds are not taken). `relax`: whole servers need not be whole (a linear program)."""
+    their kinds are not taken). `relax`: whole servers need not be whole (a linear program).
+    `program`: `program_of(problem, allowed)` when the caller has it already (a polish solves
+    the same program again with decisions fixed)."""
     import time
 
     import highspy
 
-    allowed = allowed or Allowed()
-    prog = _formulate(problem, allowed)
+    prog = program if program is not None else program_of(problem, allowed or Allowed())
+    lower, upper = list(prog.lower), list(prog.upper)
     for key, value in (fixed or {}).items():  # decisions already taken (a polish, a what-if)
         j = prog.index.get(key)
         if j is not None:
-            prog.lower[j] = prog.upper[j] = value
+            lower[j] = upper[j] = value
     for j, key in enumerate(prog.keys):
         if fixed is not None and key[0] in FIXED_KINDS and key not in fixed:
-            prog.lower[j] = prog.upper[j] = 0.0
-    if relax:
-        prog.integer = [0] * len(prog.integer)
+            lower[j] = upper[j] = 0.0
     h = _highs(highspy)
     h.setOptionValue("time_limit", float(time_limit_s))
     h.setOptionValue("mip_rel_gap", float(gap))
-    h.passModel(prog.lp(highspy))
+    h.passModel(prog.lp(highspy, lower, upper, [0] * len(prog.keys) if relax else prog.integer))
     if start is not None and start.values:
         x0 = np.array([start.values.get(k, 0.0) for k in prog.keys])
         h.setSolution(_solution(highspy, x0))
@@ -208,7 +211,8 @@ def _solution(highspy: Any, x: np.ndarray) -> Any:
     return sol
 
 
-def _formulate(p: Problem, allowed: Allowed) -> _Program:
+def program_of(p: Problem, allowed: Allowed) -> _Program:
+    """The program of `p` restricted to what `allowed` allows (its columns, rows and costs)."""
     return _Formulation(p, allowed).program()
 
 
