@@ -7,11 +7,17 @@ that need them, so quick commands start fast.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
+
+# numpy's BLAS starts a thread per core when numpy is imported (tens of milliseconds of every
+# command on a busy machine); tco does no linear algebra, so the command asks for one thread
+# unless the user chose otherwise. Set before anything imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from .errors import TcoError, printable
 from .version import __version__
