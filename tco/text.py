@@ -25,6 +25,7 @@ longest source has 825).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -50,12 +51,23 @@ def _kind(code: int) -> str | None:
 
 MAX_TEXT_CHARS = 10_000
 
+# Every code point `_kind` refuses, as one character class: most texts are searched once by
+# it, in C, and only one it finds is read character by character for the message.
+# tests/test_hostile_files.py holds it to `_kind` over every code point.
+_REFUSED_RANGES = [(0x00, 0x08), (0x0B, 0x0C), (0x0E, 0x1F), (0x7F, 0x9F), (0xD800, 0xDFFF),
+                   (0xFDD0, 0xFDEF), *[(c, c) for c in sorted(BIDI_CONTROLS)],
+                   *[(plane << 16 | 0xFFFE, plane << 16 | 0xFFFF) for plane in range(0x11)]]
+REFUSED = re.compile("[" + "".join(
+    rf"\U{lo:08x}-\U{hi:08x}" for lo, hi in _REFUSED_RANGES) + "]")
+
 
 def text_problem(text: str) -> str | None:
     """Why `text` cannot be a name, id, note or source (None when it can)."""
     if len(text) > MAX_TEXT_CHARS:
         return (f"found a text of {len(text):,} characters ({text[:40]!r}...); at most "
                 f"{MAX_TEXT_CHARS:,} (a spreadsheet cell holds 32,767)")
+    if REFUSED.search(text) is None:
+        return None
     for at, ch in enumerate(text):
         code = ord(ch)
         if code == 0x0D and text[at + 1:at + 2] == "\n":

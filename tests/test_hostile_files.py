@@ -851,3 +851,16 @@ def test_tokens_per_second_is_checked_in_its_own_unit(tmp_path: Path) -> None:
                    "plausible range 0.01 to 10000 tokens/s per user for the output speed "
                    "objective (a time per output token of 0.1 to 100000 ms)")
     assert api_error(lambda: tco.compare(text)) == msg.replace(str(path), "<text>")
+
+
+def test_the_pattern_that_screens_texts_refuses_exactly_the_characters_refused():
+    """`text_problem` first searches a text with one pattern and reads it character by
+    character only when the pattern finds one: the pattern must find exactly the code points
+    refused one by one (`_kind`), every one of the 1,114,112."""
+    from tco.text import REFUSED, _kind, text_problem
+
+    found = {c for c in range(0x110000) if REFUSED.search(chr(c))}
+    refused = {c for c in range(0x110000) if _kind(c) is not None}
+    assert found == refused
+    assert len(refused) == 9 + 2 + 18 + 33 + 2048 + 32 + 12 + 34  # ranges counted by hand
+    assert text_problem("H100 \u202e80GB") is not None and text_problem("a\r\nb") is None
