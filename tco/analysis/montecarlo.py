@@ -86,6 +86,7 @@ from .types import DrawWarning, MonteCarlo, PlanBand
 _TRIANGULAR = ("triangular", "split")  # drawn from two uniforms each, in one array
 CHUNK = 65_536  # draws per random stream and per task of the thread pool
 BLOCK = 8_192  # draws sampled and evaluated together
+ROWS_AT_ONCE = 8  # triangular quantities transformed together: (2, 8, BLOCK) uniforms, 1 MiB
 SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
 LEADING_TIERS = 2  # tiers below this may rank first (tco.model.tier_formula: 2 barred, 3 infeasible)
 # The NPV and cost-per-run draws kept at once for percentiles: candidates are evaluated in
@@ -209,50 +210,94 @@ class Sampler:
         """n values of each Draw (index -> array): of those in `rows` (ascending), or all."""
         if rows is None:
             rows = list(range(len(self.draws)))
-        out: dict[int, np.ndarray] = {}
         tri = [self.tri_row[i] for i in rows if i in self.tri_row]
-        bits, pos = rng.bit_generator, 0  # values of this block's stream used so far
-
-        def skip_to(target: int) -> None:
-            nonlocal pos
-            if target > pos:
-                bits.advance(target - pos)  # type: ignore[attr-defined]
-            pos = target
-
+        out: dict[int, np.ndarray] = {}
         if tri:
-            u = np.empty((2, len(tri), n))
-            for half in (0, 1):
-                for first, last, at in _runs(tri):
-                    skip_to((half * len(self.tri) + first) * n)
-                    rng.random((last - first, n), out=u[half, at:at + last - first])
-                    pos += (last - first) * n
-            split = self.split[tri]
-            upper = None
-            if split.any():  # U1 picks the half; V = 2 U1 (- 1) is uniform again
-                upper = (u[0] >= 0.5) & split
-                np.multiply(u[0], 2.0, out=u[0], where=split)
-                np.subtract(u[0], 1.0, out=u[0], where=upper)
-            x = np.minimum(u[0], u[1])
-            hi = np.maximum(u[0], u[1], out=u[1])
-            if upper is not None:
-                up = self.up_a[tri] * x
-                up += self.mode[tri]
-            x *= self.a[tri]
-            hi *= self.b[tri]
-            x += hi
-            x += self.low[tri]
-            if upper is not None:
-                np.copyto(x, up, where=upper)
-            for row, t in enumerate(tri):
-                out[self.tri[t]] = x[row]
-        skip_to(2 * len(self.tri) * n)
-        wanted = set(rows)
+            x = self._triangular(rng, n, tri)
+            out.update({self.tri[t]: x[row] for row, t in enumerate(tri)})
+        else:
+            rng.bit_generator.advance(2 * len(self.tri) * n)  # type: ignore[attr-defined]
+        out.update(self._others(rng, n, set(rows)))
+        for i in rows:
+            d = self.draws[i]
+            if d.needs_clip:
+                np.clip(out[i], d.clip_low, d.clip_high, out=out[i])
+        return {i: out[i] for i in rows}
+
+    def _triangular(self, rng: np.random.Generator, n: int, tri: list[int]) -> np.ndarray:
+        """n values of each triangular quantity `tri` (rows of the stream's triangular part,
+        ascending), ROWS_AT_ONCE at a time: the first uniforms of a few quantities and their
+        second ones, made by two generators walking the two halves of the stream side by
+        side, are transformed while they are in the CPU's cache. Leaves `rng` after the
+        triangular part, where drawing every quantity would."""
+        bits = rng.bit_generator
+        second = np.random.PCG64()
+        second.state = bits.state
+        second.advance(len(self.tri) * n)  # the second uniforms: the stream's second half
+        halves = (rng, np.random.Generator(second))
+        x = np.empty((len(tri), n))
+        u = np.empty((2, ROWS_AT_ONCE, n))
+        pos = 0  # values used so far of each half
+        for first, last, at in _runs(tri):
+            for lo in range(first, last, ROWS_AT_ONCE):
+                k = min(ROWS_AT_ONCE, last - lo)
+                for half, gen in enumerate(halves):
+                    gen.bit_generator.advance(lo * n - pos)  # type: ignore[attr-defined]
+                    gen.random((k, n), out=u[half, :k])
+                pos = (lo + k) * n
+                self._transform(u[0, :k], u[1, :k], slice(lo, lo + k),
+                                x[at + lo - first:at + lo - first + k])
+        bits.state = second.state
+        bits.advance(len(self.tri) * n - pos)  # type: ignore[attr-defined]
+        return x
+
+    def _transform(self, u1: np.ndarray, u2: np.ndarray, rows: slice, x: np.ndarray) -> None:
+        """Into x: the triangular quantities `rows` from their uniforms U1, U2 (both
+        overwritten), by the construction of the module's docstring."""
+        split = self.split[rows]
+        if split.all():  # catalog ranges: the lower half, or where U1 picked it the upper
+            upper = u1 >= 0.5
+            u1 *= 2.0
+            u1 -= upper  # V = 2 U1, or 2 U1 - 1
+            np.minimum(u1, u2, out=x)
+            np.maximum(u1, u2, out=u2)
+            np.multiply(x, self.up_a[rows], out=u1)
+            u1 += self.mode[rows]  # mode + (high - mode) min(V, U2)
+            np.multiply(u2, self.b[rows], out=x)
+            x += self.low[rows]  # low + (mode - low) max(V, U2)
+            np.copyto(x, u1, where=upper)
+            return
+        upper = None
+        if split.any():
+            upper = (u1 >= 0.5) & split
+            np.multiply(u1, 2.0, out=u1, where=split)
+            np.subtract(u1, 1.0, out=u1, where=upper)
+        np.minimum(u1, u2, out=x)
+        np.maximum(u1, u2, out=u2)
+        if upper is not None:
+            np.multiply(self.up_a[rows], x, out=u1)
+            u1 += self.mode[rows]
+        x *= self.a[rows]
+        u2 *= self.b[rows]
+        x += u2
+        x += self.low[rows]
+        if upper is not None:
+            np.copyto(x, u1, where=upper)
+
+    def _others(self, rng: np.random.Generator, n: int, wanted: set[int]
+                ) -> dict[int, np.ndarray]:
+        """n values of each quantity that is not triangular and is `wanted`, from `rng` after
+        the triangular part; leaves `rng` where drawing every quantity would."""
+        out: dict[int, np.ndarray] = {}
+        bits = rng.bit_generator
+        pos = 0  # values of this part of the stream used so far
         for k, i in enumerate(self.other):
             d = self.draws[i]
             if self.skippable:  # every other one is uniform: n values each
                 if i not in wanted:
                     continue
-                skip_to(2 * len(self.tri) * n + k * n)
+                bits.advance(k * n - pos)  # type: ignore[attr-defined]
+                pos = k * n
             if d.dist == "normal":
                 out[i] = rng.standard_normal(n) * ((d.high - d.low) / (2 * Z90)) + d.mode
             elif d.dist == "lognormal":
@@ -262,12 +307,8 @@ class Sampler:
                 out[i] = d.low + (d.high - d.low) * rng.random(n)
             pos += n
         if self.skippable:
-            skip_to((2 * len(self.tri) + len(self.other)) * n)
-        for i in rows:
-            d = self.draws[i]
-            if d.needs_clip:
-                np.clip(out[i], d.clip_low, d.clip_high, out=out[i])
-        return {i: out[i] for i in rows}
+            bits.advance(len(self.other) * n - pos)  # type: ignore[attr-defined]
+        return out
 
 
 def _runs(rows: list[int]) -> Iterator[tuple[int, int, int]]:
