@@ -482,6 +482,10 @@ class Simulation:
         self.rows = [self._drawn_for(ids, compiled) for _first, ids, compiled in self.groups]
         self.plan_rows = ([] if self.fixed_plan is None
                           else self._drawn_for([], self.fixed_plan[1]))
+        # the plan's inputs that reach its NPV are drawn; the others are never read
+        self.plan_unread = ({} if self.fixed_plan is None else
+                            {p: 0.0 for p in self.fixed_plan[1].varying
+                             if p not in self.fixed_plan[1].inputs_read})
         self.same = self._same_numbers()
 
     def _compile_groups(self, result: Result, base: dict[str, float], ranged: list[str],
@@ -693,9 +697,13 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             progress(evaluated // len(cands) - reported)
             reported = evaluated // len(cands)
 
+    # the fixed plan's NPV in every draw: evaluated on the last group's draws (drawn once)
+    plan_npv = None if sim.fixed_plan is None else np.empty(draws)
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
         for group, (first, ids, compiled) in enumerate(sim.groups):
-            npv, job, shorts, ranks = evaluate_group(sim, group, lead, draws, seed, pool, tick)
+            last = group == len(sim.groups) - 1
+            npv, job, shorts, ranks = evaluate_group(sim, group, lead, draws, seed, pool, tick,
+                                                     plan_npv if last else None)
             short.update({cid: float(shorts[row]) / draws for row, cid in enumerate(ids)})
             ranked.update({cid: float(ranks[row]) / draws for row, cid in enumerate(ids)})
             samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
@@ -705,8 +713,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             stats.update({ids[row]: (got[2 * k], got[2 * k + 1]) for k, row in enumerate(own)})
             stats.update({cid: stats[sim.same[cid]] for cid in ids if cid not in stats})
             del npv, job
-        plan_band = (None if sim.fixed_plan is None
-                     else evaluate_plan(sim, lead, draws, seed, pool))
+        plan_band = None if plan_npv is None else band_of_plan(sim, lead, plan_npv)
     counts = lead.counts(len(cands))
 
     percentiles = {cid: {"npv_tco": dict(stats[cid][0]),
@@ -741,13 +748,15 @@ def point_npv(sim: Simulation, result: Result, cid: str) -> float:
 
 
 def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: int,
-                   pool: ThreadPoolExecutor, tick: Callable[[int], None]
+                   pool: ThreadPoolExecutor, tick: Callable[[int], None],
+                   plan_npv: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """NPV of TCO (of delivering the plan: `ranked`) and cost per run of the candidates of
     `sim.groups[group]` for every draw, the chunks of draws spread over the thread pool
     (`tick` hears how many candidate-draws each one did); the cheapest so far goes into
     `lead`. Also, per candidate, the draws in which it fell short of the plan and was
-    priced with its shortfall closed, and those in which it could rank first."""
+    priced with its shortfall closed, and those in which it could rank first. With
+    `plan_npv`, the fixed plan's NPV of each draw goes into it, from the same draws."""
     first, ids, compiled = sim.groups[group]
     names = sim.names
     npv = np.empty((len(ids), draws))
@@ -755,14 +764,19 @@ def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: 
     # inputs that reach none of the group's targets are not drawn for it: never read
     unread = {} if compiled is None else {p: 0.0 for p in compiled.varying
                                           if p not in compiled.inputs_read}
+    rows = sim.rows[group]
+    if plan_npv is not None:
+        rows = sorted(set(rows) | set(sim.plan_rows))
 
     def run_chunk(k: int) -> tuple[int, np.ndarray, np.ndarray]:
         shorts, ranks = np.zeros(len(ids)), np.zeros(len(ids))
-        for start, inputs in sim.blocks(seed, k, draws, sim.rows[group]):
+        for start, inputs in sim.blocks(seed, k, draws, rows):
             env = {} if compiled is None else compiled.evaluate_block(
                 {**unread, **sim.fixed, **inputs})
             sim.evaluate_twins(ids, inputs, env)
             stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
+            if plan_npv is not None:
+                plan_npv[start:stop] = plan_value(sim, inputs, stop - start)
             tiers = []
             for row, cid in enumerate(ids):
                 value, tier, short = ranked(sim, cid, env, stop - start)
@@ -783,26 +797,21 @@ def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: 
     return npv, job, shorts, ranks
 
 
-def evaluate_plan(sim: Simulation, lead: Leader, draws: int, seed: int,
-                  pool: ThreadPoolExecutor) -> PlanBand:
-    """The fixed plan's NPV in every draw (the same draws as the options'), its percentiles,
-    and the share of draws in which it costs no more than the option ranked first there
-    (`lead`, every group evaluated)."""
+def plan_value(sim: Simulation, inputs: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """The fixed plan's NPV for one block of n drawn `inputs`."""
     assert sim.fixed_plan is not None
-    plan, compiled = sim.fixed_plan
-    target = compiled.targets[0]
-    npv = np.empty(draws)
-    unread = {p: 0.0 for p in compiled.varying if p not in compiled.inputs_read}
+    compiled = sim.fixed_plan[1]
+    env = compiled.evaluate_block({**sim.plan_unread, **sim.fixed, **inputs})
+    return np.broadcast_to(np.asarray(env[compiled.targets[0]], dtype=float), (n,))
 
-    def run_chunk(k: int) -> None:
-        for start, inputs in sim.blocks(seed, k, draws, sim.plan_rows):
-            env = compiled.evaluate_block({**unread, **sim.fixed, **inputs})
-            stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
-            npv[start:stop] = np.broadcast_to(np.asarray(env[target], dtype=float),
-                                              (stop - start,))
 
-    list(pool.map(run_chunk, range(-(-draws // CHUNK))))
-    cheaper = float(np.count_nonzero(npv <= lead.npv)) / draws
+def band_of_plan(sim: Simulation, lead: Leader, npv: np.ndarray) -> PlanBand:
+    """The fixed plan's band from its NPV in every draw (the same draws as the options'): its
+    percentiles, and the share of draws in which it costs no more than the option ranked
+    first there (`lead`, every group evaluated). Reorders `npv`."""
+    assert sim.fixed_plan is not None
+    plan = sim.fixed_plan[0]
+    cheaper = float(np.count_nonzero(npv <= lead.npv)) / npv.size
     samples = npv[:SAMPLES_KEPT].copy()
     return PlanBand(id=plan.id, npv_tco=summary(npv), deterministic=plan.npv_tco,
                     cheaper_share=cheaper, samples=samples)
