@@ -51,10 +51,10 @@ from __future__ import annotations
 import math
 import os
 from collections import ChainMap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -65,6 +65,7 @@ from ..inputs import Input
 from ..plan import costed, decisions
 from ..result import Result
 from ..twins import Twins
+from . import forked
 from .common import (
     baseline_values,
     check_metric,
@@ -83,8 +84,9 @@ from .quantiles import percentiles
 from .skew import points_outside
 from .types import DrawWarning, MonteCarlo, PlanBand
 
+T = TypeVar("T")
 _TRIANGULAR = ("triangular", "split")  # drawn from two uniforms each, in one array
-CHUNK = 65_536  # draws per random stream and per task of the thread pool
+CHUNK = 65_536  # draws per random stream and per task of the worker processes (or threads)
 BLOCK = 8_192  # draws sampled and evaluated together
 ROWS_AT_ONCE = 8  # triangular quantities transformed together: (2, 8, BLOCK) uniforms, 1 MiB
 SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
@@ -683,7 +685,8 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     sim = Simulation(result, group_size(draws), metric)
     cands = sim.cands
     check_draws(draws, len(cands))
-    lead = Leader(draws)
+    workers = Workers(-(-draws // CHUNK))
+    lead = Leader(draws, workers.array)
     samples: dict[str, np.ndarray] = {}
     stats: dict[str, tuple[dict[str, float], dict[str, float]]] = {}  # NPV, metric
     short: dict[str, float] = {}  # draws ranked at the NPV with the shortfall closed
@@ -698,22 +701,21 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             reported = evaluated // len(cands)
 
     # the fixed plan's NPV in every draw: evaluated on the last group's draws (drawn once)
-    plan_npv = None if sim.fixed_plan is None else np.empty(draws)
-    with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for group, (first, ids, compiled) in enumerate(sim.groups):
-            last = group == len(sim.groups) - 1
-            npv, job, shorts, ranks = evaluate_group(sim, group, lead, draws, seed, pool, tick,
-                                                     plan_npv if last else None)
-            short.update({cid: float(shorts[row]) / draws for row, cid in enumerate(ids)})
-            ranked.update({cid: float(ranks[row]) / draws for row, cid in enumerate(ids)})
-            samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
-            # twins with the same numbers as an earlier candidate have its summaries
-            own = [row for row, cid in enumerate(ids) if sim.same.get(cid, cid) == cid]
-            got = list(pool.map(summary, [a for row in own for a in (npv[row], job[row])]))
-            stats.update({ids[row]: (got[2 * k], got[2 * k + 1]) for k, row in enumerate(own)})
-            stats.update({cid: stats[sim.same[cid]] for cid in ids if cid not in stats})
-            del npv, job
-        plan_band = None if plan_npv is None else band_of_plan(sim, lead, plan_npv)
+    plan_npv = None if sim.fixed_plan is None else workers.array((draws,))
+    for group, (first, ids, compiled) in enumerate(sim.groups):
+        last = group == len(sim.groups) - 1
+        npv, job, shorts, ranks = evaluate_group(sim, group, lead, draws, seed, workers, tick,
+                                                 plan_npv if last else None)
+        short.update({cid: float(shorts[row]) / draws for row, cid in enumerate(ids)})
+        ranked.update({cid: float(ranks[row]) / draws for row, cid in enumerate(ids)})
+        samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
+        # twins with the same numbers as an earlier candidate have its summaries
+        own = [row for row, cid in enumerate(ids) if sim.same.get(cid, cid) == cid]
+        got = summaries([a for row in own for a in (npv[row], job[row])])
+        stats.update({ids[row]: (got[2 * k], got[2 * k + 1]) for k, row in enumerate(own)})
+        stats.update({cid: stats[sim.same[cid]] for cid in ids if cid not in stats})
+        del npv, job
+    plan_band = None if plan_npv is None else band_of_plan(sim, lead, plan_npv)
     counts = lead.counts(len(cands))
 
     percentiles = {cid: {"npv_tco": dict(stats[cid][0]),
@@ -740,6 +742,30 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     )
 
 
+class Workers:
+    """How the chunks of draws are spread: over THREADS forked processes where this
+    platform can fork and there are several chunks (tco/analysis/forked.py: threads would
+    hand Python's lock to each other at every numpy call of the evaluator), else over as
+    many threads. The arrays the chunks fill are made here: shared with the processes."""
+
+    def __init__(self, chunks: int) -> None:
+        self.processes = THREADS > 1 and chunks > 1 and forked.can_fork()
+
+    def array(self, shape: tuple[int, ...], fill: float | None = None,
+              dtype: Any = float) -> np.ndarray:
+        if self.processes:
+            return forked.shared_array(shape, fill, dtype)
+        return np.empty(shape, dtype) if fill is None else np.full(shape, fill, dtype)
+
+    def map(self, fn: Callable[[int], T], items: Iterable[int]) -> Iterator[T]:
+        """fn of each item; in no particular order."""
+        if self.processes:
+            yield from forked.fork_map(fn, items, THREADS)
+            return
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            yield from pool.map(fn, items)
+
+
 def point_npv(sim: Simulation, result: Result, cid: str) -> float:
     """The point estimate (no draw) of the NPV the draws give (`ranked`): the NPV of
     delivering the plan, with the shortfall closed where the model prices it."""
@@ -748,19 +774,19 @@ def point_npv(sim: Simulation, result: Result, cid: str) -> float:
 
 
 def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: int,
-                   pool: ThreadPoolExecutor, tick: Callable[[int], None],
+                   workers: Workers, tick: Callable[[int], None],
                    plan_npv: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """NPV of TCO (of delivering the plan: `ranked`) and cost per run of the candidates of
-    `sim.groups[group]` for every draw, the chunks of draws spread over the thread pool
+    `sim.groups[group]` for every draw, the chunks of draws spread over `workers`
     (`tick` hears how many candidate-draws each one did); the cheapest so far goes into
     `lead`. Also, per candidate, the draws in which it fell short of the plan and was
     priced with its shortfall closed, and those in which it could rank first. With
     `plan_npv`, the fixed plan's NPV of each draw goes into it, from the same draws."""
     first, ids, compiled = sim.groups[group]
     names = sim.names
-    npv = np.empty((len(ids), draws))
-    job = np.empty((len(ids), draws))
+    npv = workers.array((len(ids), draws))
+    job = workers.array((len(ids), draws))
     # inputs that reach none of the group's targets are not drawn for it: never read
     unread = {} if compiled is None else {p: 0.0 for p in compiled.varying
                                           if p not in compiled.inputs_read}
@@ -790,7 +816,7 @@ def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: 
         return min((k + 1) * CHUNK, draws) - k * CHUNK, shorts, ranks
 
     shorts, ranks = np.zeros(len(ids)), np.zeros(len(ids))
-    for done, s, r in pool.map(run_chunk, range(-(-draws // CHUNK))):
+    for done, s, r in workers.map(run_chunk, range(-(-draws // CHUNK))):
         tick(done * len(ids))
         shorts += s
         ranks += r
@@ -837,6 +863,13 @@ def ranked(sim: Simulation, cid: str, env: dict[str, Value], n: int
     return value, tier, value > np.asarray(env[npv_name], dtype=float)
 
 
+def summaries(arrays: list[np.ndarray]) -> list[dict[str, float]]:
+    """`summary` of each array, THREADS at a time (each a few long numpy calls: threads run
+    them side by side). Reorders the arrays in place."""
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        return list(pool.map(summary, arrays))
+
+
 def summary(x: np.ndarray) -> dict[str, float]:
     """P10/P50/P90 (numpy.percentile's, linear interpolation: tco/analysis/quantiles.py) and
     mean. Reorders `x` in place."""
@@ -864,10 +897,12 @@ class Leader:
     candidates never lead) and, among the candidates of that tier, the lowest NPV and its
     row; the first row wins a tie, and a nan NPV never wins."""
 
-    def __init__(self, draws: int) -> None:
-        self.tier = np.full(draws, np.inf)
-        self.npv = np.full(draws, np.inf)
-        self.row = np.full(draws, -1)
+    def __init__(self, draws: int, array: Callable[..., np.ndarray] | None = None) -> None:
+        """`array(shape, fill, dtype)` makes its arrays (Workers.array; default np.full)."""
+        array = array or (lambda shape, fill, dtype: np.full(shape, fill, dtype))
+        self.tier = array((draws,), np.inf, float)
+        self.npv = array((draws,), np.inf, float)
+        self.row = array((draws,), -1, np.int64)
 
     def update(self, start: int, first_row: int, npv: np.ndarray, tiers: list[Value]) -> None:
         """Candidates `first_row`, `first_row` + 1, ... (rows of `npv`, draws `start`...)."""
