@@ -43,7 +43,7 @@ candidate) for the percentiles; `--draws` is refused when that needs more than M
 Reproducibility: draws are made in chunks of CHUNK draws; chunk k uses the random stream
 Generator(PCG64(seed).jumped(k)) (chunk 0 is Generator(PCG64(seed)) itself), inputs in a fixed
 order within each block. The same seed and draw count give identical output, however many
-threads run the chunks.
+threads or processes run the chunks (on Linux two forked processes, tco/analysis/forked.py).
 """
 
 from __future__ import annotations
