@@ -51,6 +51,7 @@ def test_a_child_that_dies_without_a_word_is_reported():
 
 def test_processes_give_the_numbers_threads_give(example, monkeypatch):
     draws = 2 * CHUNK + 700  # three chunks: two processes
+    assert mc_module.Workers(3).processes
     in_processes = montecarlo(example, draws=draws, seed=5)
     monkeypatch.setattr(forked, "can_fork", lambda: False)
     assert not mc_module.Workers(3).processes
@@ -63,3 +64,17 @@ def test_processes_give_the_numbers_threads_give(example, monkeypatch):
     np.testing.assert_array_equal(in_processes.plan.samples, in_threads.plan.samples)
     for cid, x in in_threads.samples.items():
         np.testing.assert_array_equal(in_processes.samples[cid], x)
+
+
+def test_a_process_running_other_threads_keeps_to_threads():
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not forked.can_fork()
+    finally:
+        stop.set()
+        other.join()
+    assert forked.can_fork()

@@ -24,6 +24,7 @@ import select
 import signal
 import struct
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -35,8 +36,11 @@ _LENGTH = struct.Struct("<Q")  # the length of each pickled message, before it
 
 
 def can_fork() -> bool:
-    """True where work may be spread over forked processes (module docstring)."""
-    return hasattr(os, "fork") and sys.platform.startswith("linux")
+    """True where work may be spread over forked processes (module docstring), and this
+    process runs no other thread: a child forked while another thread holds a lock would
+    wait for it forever (a server computing in a thread keeps to threads)."""
+    return (hasattr(os, "fork") and sys.platform.startswith("linux")
+            and threading.active_count() == 1)
 
 
 def shared_array(shape: tuple[int, ...], fill: float | None = None,
