@@ -43,7 +43,7 @@ candidate) for the percentiles; `--draws` is refused when that needs more than M
 Reproducibility: draws are made in chunks of CHUNK draws; chunk k uses the random stream
 Generator(PCG64(seed).jumped(k)) (chunk 0 is Generator(PCG64(seed)) itself), inputs in a fixed
 order within each block. The same seed and draw count give identical output, however many
-threads run the chunks.
+threads or processes run the chunks (on Linux two forked processes, tco/analysis/forked.py).
 """
 
 from __future__ import annotations
@@ -51,10 +51,10 @@ from __future__ import annotations
 import math
 import os
 from collections import ChainMap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -65,6 +65,7 @@ from ..inputs import Input
 from ..plan import costed, decisions
 from ..result import Result
 from ..twins import Twins
+from . import forked
 from .common import (
     baseline_values,
     check_metric,
@@ -83,9 +84,11 @@ from .quantiles import percentiles
 from .skew import points_outside
 from .types import DrawWarning, MonteCarlo, PlanBand
 
+T = TypeVar("T")
 _TRIANGULAR = ("triangular", "split")  # drawn from two uniforms each, in one array
-CHUNK = 65_536  # draws per random stream and per task of the thread pool
+CHUNK = 65_536  # draws per random stream and per task of the worker processes (or threads)
 BLOCK = 8_192  # draws sampled and evaluated together
+ROWS_AT_ONCE = 8  # triangular quantities transformed together: (2, 8, BLOCK) uniforms, 1 MiB
 SAMPLES_KEPT = 2_000  # NPV draws per candidate kept for charts
 LEADING_TIERS = 2  # tiers below this may rank first (tco.model.tier_formula: 2 barred, 3 infeasible)
 # The NPV and cost-per-run draws kept at once for percentiles: candidates are evaluated in
@@ -209,50 +212,94 @@ class Sampler:
         """n values of each Draw (index -> array): of those in `rows` (ascending), or all."""
         if rows is None:
             rows = list(range(len(self.draws)))
-        out: dict[int, np.ndarray] = {}
         tri = [self.tri_row[i] for i in rows if i in self.tri_row]
-        bits, pos = rng.bit_generator, 0  # values of this block's stream used so far
-
-        def skip_to(target: int) -> None:
-            nonlocal pos
-            if target > pos:
-                bits.advance(target - pos)  # type: ignore[attr-defined]
-            pos = target
-
+        out: dict[int, np.ndarray] = {}
         if tri:
-            u = np.empty((2, len(tri), n))
-            for half in (0, 1):
-                for first, last, at in _runs(tri):
-                    skip_to((half * len(self.tri) + first) * n)
-                    rng.random((last - first, n), out=u[half, at:at + last - first])
-                    pos += (last - first) * n
-            split = self.split[tri]
-            upper = None
-            if split.any():  # U1 picks the half; V = 2 U1 (- 1) is uniform again
-                upper = (u[0] >= 0.5) & split
-                np.multiply(u[0], 2.0, out=u[0], where=split)
-                np.subtract(u[0], 1.0, out=u[0], where=upper)
-            x = np.minimum(u[0], u[1])
-            hi = np.maximum(u[0], u[1], out=u[1])
-            if upper is not None:
-                up = self.up_a[tri] * x
-                up += self.mode[tri]
-            x *= self.a[tri]
-            hi *= self.b[tri]
-            x += hi
-            x += self.low[tri]
-            if upper is not None:
-                np.copyto(x, up, where=upper)
-            for row, t in enumerate(tri):
-                out[self.tri[t]] = x[row]
-        skip_to(2 * len(self.tri) * n)
-        wanted = set(rows)
+            x = self._triangular(rng, n, tri)
+            out.update({self.tri[t]: x[row] for row, t in enumerate(tri)})
+        else:
+            rng.bit_generator.advance(2 * len(self.tri) * n)  # type: ignore[attr-defined]
+        out.update(self._others(rng, n, set(rows)))
+        for i in rows:
+            d = self.draws[i]
+            if d.needs_clip:
+                np.clip(out[i], d.clip_low, d.clip_high, out=out[i])
+        return {i: out[i] for i in rows}
+
+    def _triangular(self, rng: np.random.Generator, n: int, tri: list[int]) -> np.ndarray:
+        """n values of each triangular quantity `tri` (rows of the stream's triangular part,
+        ascending), ROWS_AT_ONCE at a time: the first uniforms of a few quantities and their
+        second ones, made by two generators walking the two halves of the stream side by
+        side, are transformed while they are in the CPU's cache. Leaves `rng` after the
+        triangular part, where drawing every quantity would."""
+        bits = rng.bit_generator
+        second = np.random.PCG64()
+        second.state = bits.state
+        second.advance(len(self.tri) * n)  # the second uniforms: the stream's second half
+        halves = (rng, np.random.Generator(second))
+        x = np.empty((len(tri), n))
+        u = np.empty((2, ROWS_AT_ONCE, n))
+        pos = 0  # values used so far of each half
+        for first, last, at in _runs(tri):
+            for lo in range(first, last, ROWS_AT_ONCE):
+                k = min(ROWS_AT_ONCE, last - lo)
+                for half, gen in enumerate(halves):
+                    gen.bit_generator.advance(lo * n - pos)  # type: ignore[attr-defined]
+                    gen.random((k, n), out=u[half, :k])
+                pos = (lo + k) * n
+                self._transform(u[0, :k], u[1, :k], slice(lo, lo + k),
+                                x[at + lo - first:at + lo - first + k])
+        bits.state = second.state
+        bits.advance(len(self.tri) * n - pos)  # type: ignore[attr-defined]
+        return x
+
+    def _transform(self, u1: np.ndarray, u2: np.ndarray, rows: slice, x: np.ndarray) -> None:
+        """Into x: the triangular quantities `rows` from their uniforms U1, U2 (both
+        overwritten), by the construction of the module's docstring."""
+        split = self.split[rows]
+        if split.all():  # catalog ranges: the lower half, or where U1 picked it the upper
+            upper = u1 >= 0.5
+            u1 *= 2.0
+            u1 -= upper  # V = 2 U1, or 2 U1 - 1
+            np.minimum(u1, u2, out=x)
+            np.maximum(u1, u2, out=u2)
+            np.multiply(x, self.up_a[rows], out=u1)
+            u1 += self.mode[rows]  # mode + (high - mode) min(V, U2)
+            np.multiply(u2, self.b[rows], out=x)
+            x += self.low[rows]  # low + (mode - low) max(V, U2)
+            np.copyto(x, u1, where=upper)
+            return
+        upper = None
+        if split.any():
+            upper = (u1 >= 0.5) & split
+            np.multiply(u1, 2.0, out=u1, where=split)
+            np.subtract(u1, 1.0, out=u1, where=upper)
+        np.minimum(u1, u2, out=x)
+        np.maximum(u1, u2, out=u2)
+        if upper is not None:
+            np.multiply(self.up_a[rows], x, out=u1)
+            u1 += self.mode[rows]
+        x *= self.a[rows]
+        u2 *= self.b[rows]
+        x += u2
+        x += self.low[rows]
+        if upper is not None:
+            np.copyto(x, u1, where=upper)
+
+    def _others(self, rng: np.random.Generator, n: int, wanted: set[int]
+                ) -> dict[int, np.ndarray]:
+        """n values of each quantity that is not triangular and is `wanted`, from `rng` after
+        the triangular part; leaves `rng` where drawing every quantity would."""
+        out: dict[int, np.ndarray] = {}
+        bits = rng.bit_generator
+        pos = 0  # values of this part of the stream used so far
         for k, i in enumerate(self.other):
             d = self.draws[i]
             if self.skippable:  # every other one is uniform: n values each
                 if i not in wanted:
                     continue
-                skip_to(2 * len(self.tri) * n + k * n)
+                bits.advance(k * n - pos)  # type: ignore[attr-defined]
+                pos = k * n
             if d.dist == "normal":
                 out[i] = rng.standard_normal(n) * ((d.high - d.low) / (2 * Z90)) + d.mode
             elif d.dist == "lognormal":
@@ -262,12 +309,8 @@ class Sampler:
                 out[i] = d.low + (d.high - d.low) * rng.random(n)
             pos += n
         if self.skippable:
-            skip_to((2 * len(self.tri) + len(self.other)) * n)
-        for i in rows:
-            d = self.draws[i]
-            if d.needs_clip:
-                np.clip(out[i], d.clip_low, d.clip_high, out=out[i])
-        return {i: out[i] for i in rows}
+            bits.advance(len(self.other) * n - pos)  # type: ignore[attr-defined]
+        return out
 
 
 def _runs(rows: list[int]) -> Iterator[tuple[int, int, int]]:
@@ -441,6 +484,10 @@ class Simulation:
         self.rows = [self._drawn_for(ids, compiled) for _first, ids, compiled in self.groups]
         self.plan_rows = ([] if self.fixed_plan is None
                           else self._drawn_for([], self.fixed_plan[1]))
+        # the plan's inputs that reach its NPV are drawn; the others are never read
+        self.plan_unread = ({} if self.fixed_plan is None else
+                            {p: 0.0 for p in self.fixed_plan[1].varying
+                             if p not in self.fixed_plan[1].inputs_read})
         self.same = self._same_numbers()
 
     def _compile_groups(self, result: Result, base: dict[str, float], ranged: list[str],
@@ -638,7 +685,8 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     sim = Simulation(result, group_size(draws), metric)
     cands = sim.cands
     check_draws(draws, len(cands))
-    lead = Leader(draws)
+    workers = Workers(-(-draws // CHUNK))
+    lead = Leader(draws, workers.array)
     samples: dict[str, np.ndarray] = {}
     stats: dict[str, tuple[dict[str, float], dict[str, float]]] = {}  # NPV, metric
     short: dict[str, float] = {}  # draws ranked at the NPV with the shortfall closed
@@ -652,20 +700,22 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             progress(evaluated // len(cands) - reported)
             reported = evaluated // len(cands)
 
-    with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for group, (first, ids, compiled) in enumerate(sim.groups):
-            npv, job, shorts, ranks = evaluate_group(sim, group, lead, draws, seed, pool, tick)
-            short.update({cid: float(shorts[row]) / draws for row, cid in enumerate(ids)})
-            ranked.update({cid: float(ranks[row]) / draws for row, cid in enumerate(ids)})
-            samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
-            # twins with the same numbers as an earlier candidate have its summaries
-            own = [row for row, cid in enumerate(ids) if sim.same.get(cid, cid) == cid]
-            got = list(pool.map(summary, [a for row in own for a in (npv[row], job[row])]))
-            stats.update({ids[row]: (got[2 * k], got[2 * k + 1]) for k, row in enumerate(own)})
-            stats.update({cid: stats[sim.same[cid]] for cid in ids if cid not in stats})
-            del npv, job
-        plan_band = (None if sim.fixed_plan is None
-                     else evaluate_plan(sim, lead, draws, seed, pool))
+    # the fixed plan's NPV in every draw: evaluated on the last group's draws (drawn once)
+    plan_npv = None if sim.fixed_plan is None else workers.array((draws,))
+    for group, (first, ids, compiled) in enumerate(sim.groups):
+        last = group == len(sim.groups) - 1
+        npv, job, shorts, ranks = evaluate_group(sim, group, lead, draws, seed, workers, tick,
+                                                 plan_npv if last else None)
+        short.update({cid: float(shorts[row]) / draws for row, cid in enumerate(ids)})
+        ranked.update({cid: float(ranks[row]) / draws for row, cid in enumerate(ids)})
+        samples.update({cid: npv[row, :SAMPLES_KEPT].copy() for row, cid in enumerate(ids)})
+        # twins with the same numbers as an earlier candidate have its summaries
+        own = [row for row, cid in enumerate(ids) if sim.same.get(cid, cid) == cid]
+        got = summaries([a for row in own for a in (npv[row], job[row])])
+        stats.update({ids[row]: (got[2 * k], got[2 * k + 1]) for k, row in enumerate(own)})
+        stats.update({cid: stats[sim.same[cid]] for cid in ids if cid not in stats})
+        del npv, job
+    plan_band = None if plan_npv is None else band_of_plan(sim, lead, plan_npv)
     counts = lead.counts(len(cands))
 
     percentiles = {cid: {"npv_tco": dict(stats[cid][0]),
@@ -692,6 +742,30 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     )
 
 
+class Workers:
+    """How the chunks of draws are spread: over THREADS forked processes where this
+    platform can fork and there are several chunks (tco/analysis/forked.py: threads would
+    hand Python's lock to each other at every numpy call of the evaluator), else over as
+    many threads. The arrays the chunks fill are made here: shared with the processes."""
+
+    def __init__(self, chunks: int) -> None:
+        self.processes = THREADS > 1 and chunks > 1 and forked.can_fork()
+
+    def array(self, shape: tuple[int, ...], fill: float | None = None,
+              dtype: Any = float) -> np.ndarray:
+        if self.processes:
+            return forked.shared_array(shape, fill, dtype)
+        return np.empty(shape, dtype) if fill is None else np.full(shape, fill, dtype)
+
+    def map(self, fn: Callable[[int], T], items: Iterable[int]) -> Iterator[T]:
+        """fn of each item; in no particular order."""
+        if self.processes:
+            yield from forked.fork_map(fn, items, THREADS)
+            return
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            yield from pool.map(fn, items)
+
+
 def point_npv(sim: Simulation, result: Result, cid: str) -> float:
     """The point estimate (no draw) of the NPV the draws give (`ranked`): the NPV of
     delivering the plan, with the shortfall closed where the model prices it."""
@@ -700,28 +774,35 @@ def point_npv(sim: Simulation, result: Result, cid: str) -> float:
 
 
 def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: int,
-                   pool: ThreadPoolExecutor, tick: Callable[[int], None]
+                   workers: Workers, tick: Callable[[int], None],
+                   plan_npv: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """NPV of TCO (of delivering the plan: `ranked`) and cost per run of the candidates of
-    `sim.groups[group]` for every draw, the chunks of draws spread over the thread pool
+    `sim.groups[group]` for every draw, the chunks of draws spread over `workers`
     (`tick` hears how many candidate-draws each one did); the cheapest so far goes into
     `lead`. Also, per candidate, the draws in which it fell short of the plan and was
-    priced with its shortfall closed, and those in which it could rank first."""
+    priced with its shortfall closed, and those in which it could rank first. With
+    `plan_npv`, the fixed plan's NPV of each draw goes into it, from the same draws."""
     first, ids, compiled = sim.groups[group]
     names = sim.names
-    npv = np.empty((len(ids), draws))
-    job = np.empty((len(ids), draws))
+    npv = workers.array((len(ids), draws))
+    job = workers.array((len(ids), draws))
     # inputs that reach none of the group's targets are not drawn for it: never read
     unread = {} if compiled is None else {p: 0.0 for p in compiled.varying
                                           if p not in compiled.inputs_read}
+    rows = sim.rows[group]
+    if plan_npv is not None:
+        rows = sorted(set(rows) | set(sim.plan_rows))
 
     def run_chunk(k: int) -> tuple[int, np.ndarray, np.ndarray]:
         shorts, ranks = np.zeros(len(ids)), np.zeros(len(ids))
-        for start, inputs in sim.blocks(seed, k, draws, sim.rows[group]):
+        for start, inputs in sim.blocks(seed, k, draws, rows):
             env = {} if compiled is None else compiled.evaluate_block(
                 {**unread, **sim.fixed, **inputs})
             sim.evaluate_twins(ids, inputs, env)
             stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
+            if plan_npv is not None:
+                plan_npv[start:stop] = plan_value(sim, inputs, stop - start)
             tiers = []
             for row, cid in enumerate(ids):
                 value, tier, short = ranked(sim, cid, env, stop - start)
@@ -735,33 +816,28 @@ def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: 
         return min((k + 1) * CHUNK, draws) - k * CHUNK, shorts, ranks
 
     shorts, ranks = np.zeros(len(ids)), np.zeros(len(ids))
-    for done, s, r in pool.map(run_chunk, range(-(-draws // CHUNK))):
+    for done, s, r in workers.map(run_chunk, range(-(-draws // CHUNK))):
         tick(done * len(ids))
         shorts += s
         ranks += r
     return npv, job, shorts, ranks
 
 
-def evaluate_plan(sim: Simulation, lead: Leader, draws: int, seed: int,
-                  pool: ThreadPoolExecutor) -> PlanBand:
-    """The fixed plan's NPV in every draw (the same draws as the options'), its percentiles,
-    and the share of draws in which it costs no more than the option ranked first there
-    (`lead`, every group evaluated)."""
+def plan_value(sim: Simulation, inputs: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """The fixed plan's NPV for one block of n drawn `inputs`."""
     assert sim.fixed_plan is not None
-    plan, compiled = sim.fixed_plan
-    target = compiled.targets[0]
-    npv = np.empty(draws)
-    unread = {p: 0.0 for p in compiled.varying if p not in compiled.inputs_read}
+    compiled = sim.fixed_plan[1]
+    env = compiled.evaluate_block({**sim.plan_unread, **sim.fixed, **inputs})
+    return np.broadcast_to(np.asarray(env[compiled.targets[0]], dtype=float), (n,))
 
-    def run_chunk(k: int) -> None:
-        for start, inputs in sim.blocks(seed, k, draws, sim.plan_rows):
-            env = compiled.evaluate_block({**unread, **sim.fixed, **inputs})
-            stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
-            npv[start:stop] = np.broadcast_to(np.asarray(env[target], dtype=float),
-                                              (stop - start,))
 
-    list(pool.map(run_chunk, range(-(-draws // CHUNK))))
-    cheaper = float(np.count_nonzero(npv <= lead.npv)) / draws
+def band_of_plan(sim: Simulation, lead: Leader, npv: np.ndarray) -> PlanBand:
+    """The fixed plan's band from its NPV in every draw (the same draws as the options'): its
+    percentiles, and the share of draws in which it costs no more than the option ranked
+    first there (`lead`, every group evaluated). Reorders `npv`."""
+    assert sim.fixed_plan is not None
+    plan = sim.fixed_plan[0]
+    cheaper = float(np.count_nonzero(npv <= lead.npv)) / npv.size
     samples = npv[:SAMPLES_KEPT].copy()
     return PlanBand(id=plan.id, npv_tco=summary(npv), deterministic=plan.npv_tco,
                     cheaper_share=cheaper, samples=samples)
@@ -785,6 +861,13 @@ def ranked(sim: Simulation, cid: str, env: dict[str, Value], n: int
     if closed == npv_name:  # no price for the shortfall: short of the plan ranks below
         return value, tier, np.zeros(n, dtype=bool)
     return value, tier, value > np.asarray(env[npv_name], dtype=float)
+
+
+def summaries(arrays: list[np.ndarray]) -> list[dict[str, float]]:
+    """`summary` of each array, THREADS at a time (each a few long numpy calls: threads run
+    them side by side). Reorders the arrays in place."""
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        return list(pool.map(summary, arrays))
 
 
 def summary(x: np.ndarray) -> dict[str, float]:
@@ -814,10 +897,12 @@ class Leader:
     candidates never lead) and, among the candidates of that tier, the lowest NPV and its
     row; the first row wins a tie, and a nan NPV never wins."""
 
-    def __init__(self, draws: int) -> None:
-        self.tier = np.full(draws, np.inf)
-        self.npv = np.full(draws, np.inf)
-        self.row = np.full(draws, -1)
+    def __init__(self, draws: int, array: Callable[..., np.ndarray] | None = None) -> None:
+        """`array(shape, fill, dtype)` makes its arrays (Workers.array; default np.full)."""
+        array = array or (lambda shape, fill, dtype: np.full(shape, fill, dtype))
+        self.tier = array((draws,), np.inf, float)
+        self.npv = array((draws,), np.inf, float)
+        self.row = array((draws,), -1, np.int64)
 
     def update(self, start: int, first_row: int, npv: np.ndarray, tiers: list[Value]) -> None:
         """Candidates `first_row`, `first_row` + 1, ... (rows of `npv`, draws `start`...)."""
