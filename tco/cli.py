@@ -537,7 +537,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
       tco report --xlsx tco.xlsx --html tco.html
       tco report my-scenario.yaml --html report.zh.html --lang zh
     """
-    from .analysis import report_analyses
+    from .analysis import each_report_analysis
     from .dates import output_date
     from .engine import compute
     from .exporters.report_files import ReportFiles, write_report_files
@@ -560,8 +560,8 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
         keep_until_exit()
     write_report_files(
         result, ReportFiles(xlsx, html, pdf, lang=lang, paper=paper, day=day),
-        analyses=lambda: report_analyses(loaded, catalog, draws=draws, seed=seed, swing=swing,
-                                         result=result),
+        analyses=lambda: each_report_analysis(loaded, catalog, draws=draws, seed=seed,
+                                              swing=swing, result=result),
         wrote=lambda path: click.echo(f"wrote {path}", err=True))
     mc = result.analyses.get("montecarlo")
     warn(*[w.text for w in getattr(mc, "warnings", [])])

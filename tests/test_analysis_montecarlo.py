@@ -197,3 +197,28 @@ def test_the_plan_held_fixed_is_re_costed_in_every_draw(catalog):
     below_all = np.mean(band.samples <= options.min(axis=0))
     assert below_all <= band.cheaper_share <= 1.0
     assert band.cheaper_share > 0.5  # the example's plan (12.5M) is far below every option
+
+
+def test_draws_kept_for_the_later_passes_are_those_each_pass_would_draw(example, monkeypatch):
+    """Simulation keeps every quantity's draws for the groups and the plan that read them
+    again (KEEP_DRAWN_BYTES): each pass gets the values it would draw itself, bit for bit."""
+    from tco.analysis import montecarlo as mc_module
+
+    def passes(sim):
+        return [list(sim.blocks(7, k, CHUNK + 3000, rows)) for rows in sim.rows
+                for k in (0, 1)]
+
+    kept = mc_module.Simulation(example, group=4)
+    assert len(kept.groups) > 1
+    got = passes(kept)
+    assert kept.kept  # drawn once, kept
+    monkeypatch.setattr(mc_module, "KEEP_DRAWN_BYTES", 0)
+    drawn = mc_module.Simulation(example, group=4)
+    expected = passes(drawn)
+    assert not drawn.kept
+    for a, b in zip(got, expected, strict=True):
+        assert [start for start, _x in a] == [start for start, _x in b]
+        for (_s, xa), (_t, xb) in zip(a, b):
+            assert list(xa) == list(xb)
+            for path in xa:
+                np.testing.assert_array_equal(xa[path], xb[path])

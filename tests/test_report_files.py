@@ -250,3 +250,21 @@ def test_a_process_that_has_planned_before_can_still_fork_the_workbook(tmp_path)
                          timeout=300, check=False)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
     assert (tmp_path / "r.xlsx").stat().st_size > 10_000
+
+
+def test_a_draft_adds_each_analysis_sheet_as_it_comes_in_the_workbook_order():
+    """Draft.add writes an analysis's sheet at once when the sheets before it are written
+    (the report's child writes the sensitivity's while the Monte Carlo runs), keeps one
+    that comes early until then, and finish gives the bytes of writing it all at once."""
+    from tco.exporters.xlsx.layout import MONTECARLO, SENSITIVITY
+
+    loaded, catalog, result = fresh()
+    analyses = report_analyses(loaded, catalog, draws=300, seed=4, result=result)
+    result.analyses.update(analyses)
+    expected = xlsx_workbook.workbook_bytes(result, generated=DAY)
+    draft = xlsx_workbook.Draft(result, generated=DAY)
+    draft.add("montecarlo", analyses["montecarlo"])
+    assert MONTECARLO not in draft.sheets  # waits for the sensitivity's sheet
+    draft.add("sensitivity", analyses["sensitivity"])
+    assert SENSITIVITY in draft.sheets and MONTECARLO in draft.sheets
+    assert draft.finish({}) == expected

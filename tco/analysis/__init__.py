@@ -7,6 +7,7 @@ Modules are imported lazily so that `import tco.analysis` stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -15,6 +16,15 @@ def report_analyses(loaded: Any, catalog: Any, draws: int = 20000, seed: int = 1
     """The analyses shown in the workbook and the report: {"sensitivity": Sensitivity,
     "montecarlo": MonteCarlo} (no "montecarlo" when draws == 0). `result`, when given, is
     `compute(loaded, catalog)` already made (the analyses only read it)."""
+    return dict(each_report_analysis(loaded, catalog, draws, seed, swing, result))
+
+
+def each_report_analysis(loaded: Any, catalog: Any, draws: int = 20000, seed: int = 1,
+                         swing: str | float = "20%", result: Any = None
+                         ) -> Iterator[tuple[str, object]]:
+    """`report_analyses` one at a time, (name, analysis), each as soon as it is done: the
+    sensitivity, then the Monte Carlo (tco report hands the first to the workbook's process
+    while the second runs). The options are checked before the first is computed."""
     from ..engine import compute
     from ..gcpause import paused_gc
     from .common import DRAWS_OR_NONE, check_whole, parse_swing, priced_candidates
@@ -30,8 +40,6 @@ def report_analyses(loaded: Any, catalog: Any, draws: int = 20000, seed: int = 1
     if draws:
         check_draws(draws, len(priced_candidates(result)))
     with paused_gc():
-        out: dict[str, object] = {
-            "sensitivity": sensitivity(loaded, catalog, swing=swing, result=result)}
+        yield "sensitivity", sensitivity(loaded, catalog, swing=swing, result=result)
         if draws:
-            out["montecarlo"] = montecarlo(result, draws=draws, seed=seed)
-    return out
+            yield "montecarlo", montecarlo(result, draws=draws, seed=seed)

@@ -101,6 +101,9 @@ Z90 = 1.2815515655446004  # standard normal 90th percentile
 THREADS = min(2, os.cpu_count() or 1)
 MEMORY_LIMIT = 4 * 2**30  # bytes for the kept draws (KEPT_PER_DRAW per draw and candidate)
 KEPT_PER_DRAW = 2 * 8  # the NPV of TCO and the cost per run, 8-byte floats
+# every drawn quantity's draws kept for the passes that read them again (Simulation._sampled)
+# when they fit: a thousand candidates' 180 quantities x 20,000 draws are 29 MB
+KEEP_DRAWN_BYTES = 64 * 2**20
 TWINS_MIN = 2  # twins compiled once for all of them (tco/twins.py) when at least this many
 TWINS_AT_ONCE = 8  # twins evaluated together: (twins x BLOCK) arrays of 512 KiB (in cache)
 MC_METRICS = ("cost_per_job", "cost_per_million_output_tokens")  # beside the NPV of TCO
@@ -479,6 +482,8 @@ class Simulation:
         drawn = set(self.varied)
         self.fixed = {p: base[p] for p in ranged if p not in drawn}
         self.sampler = Sampler(self.plan)
+        # (seed, chunk, draws) -> each block's draws of every quantity, kept (_sampled)
+        self.kept: dict[tuple[int, int, int], list[tuple[int, dict[int, np.ndarray]]]] = {}
         self.row_of = {p: row for row, d in enumerate(self.plan) for p in d.paths}  # path -> Draw
         self.warnings = draw_warnings(result, self.plan)
         self.rows = [self._drawn_for(ids, compiled) for _first, ids, compiled in self.groups]
@@ -617,11 +622,29 @@ class Simulation:
                ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
         """(first draw index, inputs) for each block of chunk k, from chunk k's own stream:
         every drawn input, or those of the quantities `rows` (Sampler.sample)."""
-        rng = np.random.Generator(np.random.PCG64(seed).jumped(k))
-        first, last = k * CHUNK, min((k + 1) * CHUNK, draws)
-        for start in range(first, last, BLOCK):
-            values = self.sampler.sample(rng, min(BLOCK, last - start), rows)
+        for start, values in self._sampled(seed, k, draws, rows):
             yield start, {p: x for i, x in values.items() for p in self.plan[i].paths}
+
+    def _sampled(self, seed: int, k: int, draws: int, rows: list[int] | None
+                 ) -> Iterator[tuple[int, dict[int, np.ndarray]]]:
+        """(first draw index, quantity -> values) for each block of chunk k. Where several
+        passes read the draws (groups of candidates, the plan) and every quantity's draws fit
+        in KEEP_DRAWN_BYTES, the first pass draws them all and keeps them, and the others
+        take theirs from those (the same values: Sampler.sample)."""
+        first, last = k * CHUNK, min((k + 1) * CHUNK, draws)
+        kept = self.kept.get((seed, k, draws))
+        if kept is None:
+            rng = np.random.Generator(np.random.PCG64(seed).jumped(k))
+            passes = len(self.groups) + (self.fixed_plan is not None)
+            if passes < 2 or draws * len(self.plan) * 8 > KEEP_DRAWN_BYTES:
+                for start in range(first, last, BLOCK):
+                    yield start, self.sampler.sample(rng, min(BLOCK, last - start), rows)
+                return
+            kept = self.kept[(seed, k, draws)] = [
+                (start, self.sampler.sample(rng, min(BLOCK, last - start)))
+                for start in range(first, last, BLOCK)]
+        for start, values in kept:
+            yield start, values if rows is None else {i: values[i] for i in rows}
 
 
 def drawn_inputs(result: Result, draws: int, seed: int, metric: str = "cost_per_job"

@@ -3,8 +3,9 @@
 The workbook and the HTML/PDF report each consume the one Result. Where this process can fork
 (Linux), a child process, which shares the computed Result with it, writes the larger part of
 the workbook (every sheet that needs only the Result: tco.exporters.xlsx.workbook.Draft)
-while this process runs the analyses; the child then takes the analyses, adds their sheets
-and zips the file while this process renders the HTML and PDF. Elsewhere, or without a
+while this process runs the analyses; the child takes each analysis as soon as it is done
+and adds its sheet (the sensitivity's while the Monte Carlo runs), then zips the file while
+this process renders the HTML and PDF. Elsewhere, or without a
 workbook, the same steps run one after the other. Either way the files are the same.
 
 Every file is made before any is written; then each is written whole (tco.fsio.write_output),
@@ -19,13 +20,14 @@ from __future__ import annotations
 
 import datetime as dt
 import multiprocessing
+import queue
 import shutil
 import signal
 import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -34,7 +36,9 @@ from ..fsio import write_output
 from ..gcpause import paused_gc
 from ..result import Result
 
-Analyses = Callable[[], Mapping[str, object]]
+# the analyses, all at once or one at a time as each is done ((name, analysis) pairs)
+_STOP = object()  # the sender thread stops without sending more
+Analyses = Callable[[], Mapping[str, object] | Iterable[tuple[str, object]]]
 
 
 @dataclass(frozen=True)
@@ -73,12 +77,14 @@ def write_report_files(result: Result, files: ReportFiles, analyses: Analyses,
         # (HiGHS's worker threads do not survive a fork; the child would wait for them)
         result.plans  # noqa: B018 (computed once, lazily)
         with _WorkbookChild(result, files) as child:
-            result.analyses.update(analyses())
-            child.send(result.analyses)
+            for name, analysis in _pairs(analyses()):
+                result.analyses[name] = analysis
+                child.send(name, analysis)
+            child.sent_all()
             report = _render_report(result, files)
             book: bytes | None = child.receive()
     else:
-        result.analyses.update(analyses())
+        result.analyses.update(_pairs(analyses()))
         book = _workbook(result, files) if files.xlsx else None
         report = _render_report(result, files)
     html, pdf = report
@@ -86,6 +92,11 @@ def write_report_files(result: Result, files: ReportFiles, analyses: Analyses,
         if path and data is not None:
             write_output(path, data)
             wrote(path)
+
+
+def _pairs(analyses: Mapping[str, object] | Iterable[tuple[str, object]]
+           ) -> Iterable[tuple[str, object]]:
+    return analyses.items() if isinstance(analyses, Mapping) else analyses
 
 
 def _workbook(result: Result, files: ReportFiles) -> bytes:
@@ -120,6 +131,8 @@ class _WorkbookChild:
         self.tmpdir = tempfile.mkdtemp(prefix="tco-workbook-")
         self.conn, child_conn = ctx.Pipe()
         self.sender: threading.Thread | None = None
+        self.outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.send_error: BaseException | None = None
         self.proc = ctx.Process(target=_child_main, name="tco-workbook", daemon=True,
                                 args=(child_conn, self.result, self.files, self.tmpdir))
         try:
@@ -132,25 +145,39 @@ class _WorkbookChild:
             child_conn.close()
         return self
 
-    def send(self, analyses: Mapping[str, object]) -> None:
-        """Hand the analyses the workbook shows over without waiting for the child to take
-        them (it may still be writing its first sheets): a thread sends them while this
-        process goes on; receive() raises what stopped it."""
+    def send(self, name: str, analysis: object) -> None:
+        """Hand over an analysis the workbook shows (others stay here) without waiting for
+        the child to take it (it may still be writing its first sheets): a thread sends
+        them in order while this process goes on; receive() raises what stopped it."""
         from .xlsx.workbook import WORKBOOK_ANALYSES
 
-        payload = {k: v for k, v in analyses.items() if k in WORKBOOK_ANALYSES}
+        if name in WORKBOOK_ANALYSES:
+            self._outbox().put((name, analysis))
 
-        def send() -> None:
+    def sent_all(self) -> None:
+        """No more analyses: the child adds the last sheets and zips the file."""
+        self._outbox().put(None)
+
+    def _outbox(self) -> queue.SimpleQueue[Any]:
+        if self.sender is None:
+            self.sender = threading.Thread(target=self._send_each, name="tco-send-analyses",
+                                           daemon=True)
+            self.sender.start()
+        return self.outbox
+
+    def _send_each(self) -> None:
+        """The sender thread: each item of the outbox to the child, up to the end (None)
+        or to _STOP (this process gives up), or until a send fails."""
+        while (item := self.outbox.get()) is not _STOP:
             try:
-                self.conn.send(payload)
+                self.conn.send(item)
             except OSError:  # the child is gone; receive() says why
-                pass
+                return
             except BaseException as exc:  # noqa: BLE001 - raised by receive()
                 self.send_error = exc
-
-        self.send_error: BaseException | None = None
-        self.sender = threading.Thread(target=send, name="tco-send-analyses", daemon=True)
-        self.sender.start()
+                return
+            if item is None:
+                return
 
     def receive(self) -> bytes:
         """The workbook's bytes, or the child's error raised here."""
@@ -187,6 +214,7 @@ class _WorkbookChild:
                 self.proc.terminate()
             self.proc.join()
             if self.sender is not None:
+                self.outbox.put(_STOP)  # (after the end, or after a failed send: not read)
                 self.sender.join()
             self.conn.close()
         finally:
@@ -211,8 +239,11 @@ def _child_main(conn: Any, result: Result, files: ReportFiles, tmpdir: str) -> N
 
         with paused_gc():
             draft = Draft(result, generated=files.day, lang=files.lang, tmpdir=tmpdir)
+            analyses: dict[str, object] = {}
             try:
-                analyses = conn.recv()
+                while (item := conn.recv()) is not None:  # each sheet as its analysis comes
+                    analyses[item[0]] = item[1]
+                    draft.add(*item)
             except EOFError:  # the parent gave up
                 draft.discard()
                 return

@@ -169,8 +169,9 @@ class Draft:
     `Draft(result, ...)` writes every sheet that needs only the computed result (Summary,
     Assumptions, Model, CashFlows, Catalog) and, with the quick worksheet, already writes the
     XML of the sheets after Summary into temporary files in `tmpdir` (None: the system's);
-    `finish(analyses)` adds the Sensitivity, MonteCarlo and Methodology sheets and returns
-    the file. The bytes are those of writing it all at once: the sheets are written, and
+    `add(name, analysis)` adds an analysis's sheet as soon as the analysis is done (in the
+    order of WORKBOOK_ANALYSES: one that comes early waits for those before it) and
+    `finish(analyses)` adds the sheets not added yet and Methodology, and returns the file. The bytes are those of writing it all at once: the sheets are written, and
     their formats first asked for, in the same order. `discard()` removes the temporary files
     of a draft that will not be finished.
     """
@@ -205,6 +206,8 @@ class Draft:
         p.plan_sheet = plan_sheet.place(result, p)  # the plans' names and cells (plan.py)
         plan_sheet.define(wb, p.plan_sheet)
         self.early = early = _Early(wb, tmpdir)
+        self.analyses: dict[str, object] = {}  # those added so far
+        self.added = 0  # WORKBOOK_ANALYSES[:added] have their sheets (or will have none)
         try:
             write_summary(wb, sheets[SUMMARY], result, p, values, st, self.day.isoformat())
             early.first(sheets[SUMMARY])
@@ -242,18 +245,37 @@ class Draft:
         ws = self.sheets[name] = self._add(name)
         return ws
 
-    def finish(self, analyses: Mapping[str, object]) -> bytes:
-        """Add the analyses' sheets (`analyses` as `Result.analyses` holds them) and
-        Methodology, and return the file."""
-        sens = analyses.get("sensitivity")
-        mc = analyses.get("montecarlo")
+    def add(self, name: str, analysis: object) -> None:
+        """One analysis (a key of `Result.analyses`) as soon as it is done: its sheet is
+        written now if the sheets before it are (else when they are, or at `finish`)."""
+        self.analyses[name] = analysis
         try:
-            if isinstance(sens, Sensitivity):
-                write_sensitivity(self._more(SENSITIVITY), sens, self.st)
-                self.early.next(self.sheets[SENSITIVITY])
-            if isinstance(mc, MonteCarlo):
-                write_montecarlo(self._more(MONTECARLO), self.result, mc, self.st)
-                self.early.next(self.sheets[MONTECARLO])
+            while (self.added < len(WORKBOOK_ANALYSES)
+                   and WORKBOOK_ANALYSES[self.added] in self.analyses):
+                self._analysis_sheet(WORKBOOK_ANALYSES[self.added])
+                self.added += 1
+        except BaseException:
+            self.discard()
+            raise
+
+    def _analysis_sheet(self, name: str) -> None:
+        """The sheet of analysis `name`, when it is one the workbook shows."""
+        got = self.analyses.get(name)
+        if name == "sensitivity" and isinstance(got, Sensitivity):
+            write_sensitivity(self._more(SENSITIVITY), got, self.st)
+            self.early.next(self.sheets[SENSITIVITY])
+        elif name == "montecarlo" and isinstance(got, MonteCarlo):
+            write_montecarlo(self._more(MONTECARLO), self.result, got, self.st)
+            self.early.next(self.sheets[MONTECARLO])
+
+    def finish(self, analyses: Mapping[str, object]) -> bytes:
+        """Add the sheets of the analyses (`analyses` as `Result.analyses` holds them) not
+        added yet and Methodology, and return the file."""
+        try:
+            for name in WORKBOOK_ANALYSES[self.added:]:
+                self.analyses.setdefault(name, analyses.get(name))
+                self._analysis_sheet(name)
+            self.added = len(WORKBOOK_ANALYSES)
             write_methodology(self._more(METHODOLOGY), self.result, self.st,
                               self.day.isoformat())
             with quick_deflate():
