@@ -414,6 +414,9 @@ class Simulation:
     ranking order: `montecarlo` evaluates one group at a time over every draw, so that the
     draws it keeps (for percentiles) are those of one group, not of every candidate."""
 
+    # False where each chunk runs in a forked process: the draws it keeps die with it
+    keep_drawn = True
+
     def __init__(self, result: Result, group: int | None = None,
                  metric: str = "cost_per_job") -> None:
         self.cands = priced_candidates(result)
@@ -628,15 +631,17 @@ class Simulation:
     def _sampled(self, seed: int, k: int, draws: int, rows: list[int] | None
                  ) -> Iterator[tuple[int, dict[int, np.ndarray]]]:
         """(first draw index, quantity -> values) for each block of chunk k. Where several
-        passes read the draws (groups of candidates, the plan) and every quantity's draws fit
-        in KEEP_DRAWN_BYTES, the first pass draws them all and keeps them, and the others
-        take theirs from those (the same values: Sampler.sample)."""
+        passes read the draws (the groups of candidates, in one process) and every
+        quantity's draws fit in KEEP_DRAWN_BYTES, the first pass draws them all and keeps
+        them, and the others take theirs from those (the same values: Sampler.sample)."""
         first, last = k * CHUNK, min((k + 1) * CHUNK, draws)
         kept = self.kept.get((seed, k, draws))
         if kept is None:
             rng = np.random.Generator(np.random.PCG64(seed).jumped(k))
-            passes = len(self.groups) + (self.fixed_plan is not None)
-            if passes < 2 or draws * len(self.plan) * 8 > KEEP_DRAWN_BYTES:
+            # one pass per group (the fixed plan is evaluated in the last group's)
+            passes = len(self.groups)
+            if (passes < 2 or not self.keep_drawn
+                    or draws * len(self.plan) * 8 > KEEP_DRAWN_BYTES):
                 for start in range(first, last, BLOCK):
                     yield start, self.sampler.sample(rng, min(BLOCK, last - start), rows)
                 return
@@ -709,6 +714,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     cands = sim.cands
     check_draws(draws, len(cands))
     workers = Workers(-(-draws // CHUNK))
+    sim.keep_drawn = not workers.processes
     lead = Leader(draws, workers.array)
     samples: dict[str, np.ndarray] = {}
     stats: dict[str, tuple[dict[str, float], dict[str, float]]] = {}  # NPV, metric
