@@ -39,11 +39,10 @@ from training_runs import (
 # Issue 30's targets on the held-out runs: median |error| <= 10% (aim 8%), no run beyond
 # +-30%, 80% intervals covering 65-95% of them, median P90/P10 <= 1.8. On this file's
 # out-of-sample runs (45, 11 of them issue 30's named misses) the model as shipped gives a
-# median of 10.2%, so the bound tested is 10.5%, and 8 runs beyond +-30% (methodology §17
-# names them: five mixtures of experts, Llama 3 and 3.1 8B, StarCoderBase). No dense run of
-# a large model is beyond +-30%.
-OUT_OF_SAMPLE_MEDIAN = 0.105
-OUT_OF_SAMPLE_BEYOND_30 = 8
+# median of 9.9%, and 5 runs beyond +-30% (methodology §17 names them: DeepSeek-V3 and
+# OLMoE, Llama 3 and 3.1 8B, StarCoderBase). No dense run of a large model is beyond +-30%.
+OUT_OF_SAMPLE_MEDIAN = 0.10
+OUT_OF_SAMPLE_BEYOND_30 = 5
 COVERAGE = (0.65, 0.95)
 MEDIAN_WIDTH = 1.8
 

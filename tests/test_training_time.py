@@ -84,18 +84,49 @@ def test_all_to_all_runs_only_in_the_layers_with_experts(catalog):
     lat = 4 * (48 - 24) / 4 * every.job["micro_batches"] * (8.4e-6 + 9.6e-6)  # α per a2a
     assert half.job["ep_comm_seconds"] == pytest.approx(
         (every.job["ep_comm_seconds"] - 2 * lat) / 2 + lat, rel=1e-6)
-    assert half.job["moe_memory_seconds"] == pytest.approx(every.job["moe_memory_seconds"] / 2)
+    # the memory-bound work: half the layers, each expert (the same parameters in half the
+    # layers) twice as wide, (400e9 - 17e9) / (127 x 24 x 3 x 5,120) = 8,180 against 4,090
+    wide = (400e9 - 17e9) / (127 * 24 * 3 * 5120)
+    assert half.job["expert_width"] == pytest.approx(wide)
+    assert half.job["moe_memory_seconds"] == pytest.approx(
+        every.job["moe_memory_seconds"] * 24 * (5120 + wide) / (48 * (5120 + wide / 2)))
 
 
 def test_moe_memory_work_by_hand(catalog):
-    # tokens per card per step x layers with experts per stage x k x h x bytes / bandwidth:
-    # 2,097,152 / (dp 2 x cp 1 x tp 1) x 48 x 8 x 2,048 x B / 3.35e12 on a pinned layout
+    # tokens per card per step x layers with experts per stage x k x (h + the expert's width)
+    # x bytes / bandwidth: 2,097,152 / (dp 16 x cp 1 x tp 1) x 48 x 8 x (2,048 + 768.6) x B /
+    # 3.35e12 on a pinned layout (the width: 27.2e9 / (120 x 48 x 3 x 2,048))
     pin = "    layout: {w: {tp: 1, pp: 1, vp: 1, cp: 1, ep: 8, recompute: 0, zero3: 0, zero2: 0}}\n"
     c = run(catalog, QWEN3_30B, cards=16, layout=pin,
             assumptions="  moe_bytes_per_routed_value: 100\n")
     assert c.job["data_parallel"] == 16
-    want = 2097152 / 16 * 48 * 8 * 2048 * 100 / 3.35e12
+    width = 27.2e9 / (120 * 48 * 3 * 2048)
+    want = 2097152 / 16 * 48 * 8 * (2048 + width) * 100 / 3.35e12
     assert c.job["moe_memory_seconds"] == pytest.approx(want)
+
+
+def test_all_to_all_across_servers_sends_a_token_once_per_server(catalog):
+    # Qwen3-30B-A3B on 16 H100, one expert group of 16 over two servers of 8. Per card and
+    # step 2,097,152 / 16 = 131,072 tokens x 48 layers x 2,048 values x 2 bytes x 4
+    # all-to-alls; a token's 8 experts lie on the other 15 cards 8 x 15/16 = 7.5 times on
+    # average (every one over the scale-up link: the server forwards what crosses to it), and
+    # on the other server unless all 8 are on its own: 1 - (1/2)^8 = 0.99609 times over the
+    # network (an all-to-all of every copy would send 8 x 8/16 = 4 there). Plus 4 x 48 x 1
+    # micro-batch x (8.4 + 9.6) us of latency.
+    pin = "    layout: {w: {tp: 1, pp: 1, vp: 1, cp: 1, ep: 16, recompute: 0, zero3: 0, zero2: 0}}\n"
+    c = run(catalog, QWEN3_30B, cards=16, layout=pin)
+    up, out = c.values["scaleup_bytes_per_s"], c.values["scaleout_bytes_per_s"]
+    assert c.job["micro_batches"] == 32  # 512 sequences over 16 replicas
+    volume = 131072 * 48 * 2048 * 2 * 4
+    lat = 4 * 48 * 32 * (8.4e-6 + 9.6e-6)
+    want = volume * (7.5 / up + (1 - 0.5 ** 8) / out) + lat
+    assert c.job["ep_comm_seconds"] == pytest.approx(want, rel=1e-9)
+    # within one server (8 cards, ep 8) nothing crosses the network: 8 x 7/8 = 7 copies
+    one = run(catalog, QWEN3_30B, cards=8, layout=pin.replace("ep: 16", "ep: 8"))
+    lat_one = 4 * 48 * 64 * (8.4e-6 + 3.4e-6)
+    assert one.job["ep_comm_seconds"] == pytest.approx(
+        2097152 / 8 * 48 * 2048 * 2 * 4 * 7 / one.values["scaleup_bytes_per_s"] + lat_one,
+        rel=1e-9)
 
 
 # --- FP4 training --------------------------------------------------------------------------

@@ -296,10 +296,12 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
               * (cp - 1) / cp / within_domain(b, tp * cp, up, out) + lat["cp"],
               "Context-parallel key/value ring time per step")
     moe_lay = Ref(f"{b.cid}.{wid}.moe_layers") / pp
-    t_ep = jq("ep_comm_seconds", tok_rank * moe_lay * k * h * 2 * 4 * (ep - 1) / ep
-              / within_domain(b, tp * cp * ep, up, out) + lat["ep"],
+    inside, across = expert_copies(b, k, ep, tp * cp * ep)
+    t_ep = jq("ep_comm_seconds", tok_rank * moe_lay * h * 2 * 4 * (inside / up + across / out)
+              + lat["ep"],
               "Expert-parallel all-to-all time per step (dispatch and combine, both passes, "
-              "in the layers with experts)")
+              "in the layers with experts; across servers once per server a token is routed "
+              "to)")
     t_pp = jq("pp_comm_seconds", IF(pp.gt(1), 2 * 2 * h * tok_rank * vp, 0) / out + lat["pp"],
               "Pipeline point-to-point time per step (activations and their gradients)")
     shard = (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep) / (
@@ -327,6 +329,20 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
               "gradients every micro-batch; with HSDP ZeRO-3 inside the server and an "
               "all-reduce across servers every micro-batch)")
     return {"tp": t_tp, "cp": t_cp, "ep": t_ep, "pp": t_pp, "dp": t_dp}
+
+
+def expert_copies(b: Builder, k: Expr, ep: Expr, span: Expr) -> tuple[Expr, Expr]:
+    """The copies of a token (of the k it is routed to) each card sends per layer with experts
+    over the scale-up link and over the network, its expert group spanning `span` consecutive
+    cards. Inside a server every copy for another card moves over the scale-up link; across
+    servers a token goes once to each other server that holds one of its experts (the
+    dispatch of DeepEP and Megatron-Core's flex dispatcher, and DeepSeek-V3's, arXiv
+    2412.19437 s.3.2.2, which forward it inside the server): with its k experts drawn evenly
+    over S servers, (S - 1)(1 - (1 - 1/S)^k) of them on average (docs/methodology.md s.4)."""
+    servers = MAX(1, span / MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node")))
+    inside = k * (ep - 1) / ep
+    across = (servers - 1) * (1 - (1 - 1 / servers) ** k)
+    return inside, across
 
 
 def hop_latency(b: Builder, span: Expr) -> Expr:
@@ -401,14 +417,17 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
                 (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep)
                 / (tp * pp), "parameters",
                 "Parameters of the card's tensor x pipeline (x expert) shard")
-    # a mixture of experts moves each routed copy of a token through memory-bound kernels
-    # (permutation, dispatch and combine buffers, activations, casts), forward and backward
+    # a mixture of experts moves each routed copy of a token through memory-bound kernels,
+    # forward and backward: over its hidden values (permutation, dispatch and combine
+    # buffers, casts) and over the expert's intermediate values (the gated activation and
+    # its casts), so per value of either
+    routed = sh.hidden + Ref(f"{b.cid}.{wid}.expert_width")
     moe_s = b.jq(wid, "moe_memory_seconds",
                  sh.tokens_card * Ref(f"{b.cid}.{wid}.moe_layers") / pp
-                 * w(wid, "experts_per_token") * sh.hidden
-                 * a("moe_bytes_per_routed_value")
+                 * w(wid, "experts_per_token") * routed * a("moe_bytes_per_routed_value")
                  / (b.c("memory_bandwidth_gb_per_s") * BYTES_PER_GB), "s",
-                 "Memory-bound work on the routed copies of the tokens per step (MoE)")
+                 "Memory-bound work on the routed copies of the tokens per step, over their "
+                 "hidden and the experts' intermediate values (MoE)")
     fixed = b.jq(wid, "step_overhead_seconds",
                  held * a("step_hbm_bytes_per_param")
                  / (b.c("memory_bandwidth_gb_per_s") * BYTES_PER_GB), "s",
