@@ -1004,4 +1004,13 @@
   window.tcoLive = { render, compute, format: FORMATS, g, pyRepr };
   panel.hidden = false;
   renderPanel();
+  // The reader's first change would also compile the model's generated script (most of that
+  // change's time): evaluate it once, at the scenario's values and writing nothing, in the
+  // first idle moment after the page opens, while the reader reads.
+  const warm = () => {
+    compute();
+    document.documentElement.dataset.model = "compiled";
+  };
+  if (window.requestIdleCallback) window.requestIdleCallback(warm, { timeout: 1000 });
+  else setTimeout(warm, 0);
 })();

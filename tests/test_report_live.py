@@ -366,6 +366,18 @@ def test_the_page_writes_the_static_report_at_the_scenario_values(browser, resul
     assert browser.console() == []
 
 
+def test_the_page_compiles_its_model_when_idle_and_changes_nothing(browser, result, tmp_path):
+    """In the first idle moment after it opens the page runs its model once (so that the
+    reader's first change does not compile it): it says so, and every figure is as Python
+    wrote it."""
+    open_report(browser, result, tmp_path)
+    before = browser.js(READ)
+    browser.js("new Promise((done) => requestIdleCallback(() => done(1)))")
+    assert browser.js("document.documentElement.dataset.model") == "compiled"
+    assert browser.js(READ) == before
+    assert browser.console() == []
+
+
 def test_number_formatting_equals_python(browser, result, tmp_path):
     """The page's format(x, '.Nf'), format(x, 'g') and repr(x) against Python's, ties included
     (0.125 to two places is 0.12 in Python, half to even; toFixed would say 0.13)."""
