@@ -504,9 +504,9 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
     InputSpec("step_hbm_bytes_per_param", "bytes", "Memory bytes a card moves per parameter "
               "it holds, once per step, outside the layers (gradient buffers, casts, the "
               "optimizer)", 0, 1000),
-    InputSpec("moe_bytes_per_routed_value", "bytes", "Memory bytes moved per hidden value "
-              "of each routed copy of a token and layer with experts, forward and backward "
-              "(MoE)", 0, 10000),
+    InputSpec("moe_bytes_per_routed_value", "bytes", "Memory bytes moved per value (the "
+              "token's hidden values and the expert's intermediate ones) of each routed copy "
+              "of a token and layer with experts, forward and backward (MoE)", 0, 10000),
     InputSpec("fp4_gemm_speedup", "ratio", "FP4 training: parameter GEMMs' speed over FP8's",
               1, 4),
     *[InputSpec(f"model_error_{q}_{f}", "ratio", f"{q.upper()} of the time to train over the "

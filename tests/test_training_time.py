@@ -108,18 +108,18 @@ def test_moe_memory_work_by_hand(catalog):
 def test_all_to_all_across_servers_sends_a_token_once_per_server(catalog):
     # Qwen3-30B-A3B on 16 H100, one expert group of 16 over two servers of 8. Per card and
     # step 2,097,152 / 16 = 131,072 tokens x 48 layers x 2,048 values x 2 bytes x 4
-    # all-to-alls; a token's 8 experts lie on the other 15 cards 8 x 15/16 = 7.5 times on
-    # average (every one over the scale-up link: the server forwards what crosses to it), and
-    # on the other server unless all 8 are on its own: 1 - (1/2)^8 = 0.99609 times over the
-    # network (an all-to-all of every copy would send 8 x 8/16 = 4 there). Plus 4 x 48 x 1
-    # micro-batch x (8.4 + 9.6) us of latency.
+    # all-to-alls. A token goes to the other server unless all 8 of its experts are on its
+    # own: 1 - (1/2)^8 = 0.99609 sends over the network (an all-to-all of every copy would
+    # send 8 x 8/16 = 4 there); over the scale-up link, its copies for the other 7 ranks of
+    # whichever server holds the expert (its own, or the one forwarding it): 8 x 7/8 = 7.
+    # Plus 4 x 48 layers x 32 micro-batches x (8.4 + 9.6) us of latency.
     pin = "    layout: {w: {tp: 1, pp: 1, vp: 1, cp: 1, ep: 16, recompute: 0, zero3: 0, zero2: 0}}\n"
     c = run(catalog, QWEN3_30B, cards=16, layout=pin)
     up, out = c.values["scaleup_bytes_per_s"], c.values["scaleout_bytes_per_s"]
     assert c.job["micro_batches"] == 32  # 512 sequences over 16 replicas
     volume = 131072 * 48 * 2048 * 2 * 4
     lat = 4 * 48 * 32 * (8.4e-6 + 9.6e-6)
-    want = volume * (7.5 / up + (1 - 0.5 ** 8) / out) + lat
+    want = volume * (7 / up + (1 - 0.5 ** 8) / out) + lat
     assert c.job["ep_comm_seconds"] == pytest.approx(want, rel=1e-9)
     # within one server (8 cards, ep 8) nothing crosses the network: 8 x 7/8 = 7 copies
     one = run(catalog, QWEN3_30B, cards=8, layout=pin.replace("ep: 16", "ep: 8"))
@@ -127,6 +127,25 @@ def test_all_to_all_across_servers_sends_a_token_once_per_server(catalog):
     assert one.job["ep_comm_seconds"] == pytest.approx(
         2097152 / 8 * 48 * 2048 * 2 * 4 * 7 / one.values["scaleup_bytes_per_s"] + lat_one,
         rel=1e-9)
+
+
+def test_an_expert_group_spans_no_more_servers_than_it_has_ranks(catalog):
+    # tp 8 x cp 2 = 16 cards, two servers, per replica. Without experts spread (ep 1) there is
+    # no all-to-all at all; with ep 2 each of the two ranks is on its own server (not on
+    # t x c x e / 8 = 4): a token's 8 experts are all on the other rank's server with
+    # probability 1/2 each, so 1 - (1/2)^8 sends over the network, none over the scale-up
+    # link (one rank a server), and never more than the 8 x 1/2 = 4 copies for the other rank
+    pin = ("    layout: {w: {tp: 8, pp: 1, vp: 1, cp: 2, ep: 1, recompute: 0, zero3: 0, "
+           "zero2: 0}}\n")
+    wl = QWEN3_30B.replace("seq_len_tokens: 4096", "seq_len_tokens: 8192")
+    one = run(catalog, wl, cards=64, layout=pin)
+    assert one.job["ep_comm_seconds"] == 0
+    two = run(catalog, wl, cards=64, layout=pin.replace("ep: 1", "ep: 2"))
+    tokens = 2097152 / (two.job["data_parallel"] * 2 * 8)  # per card: dp x cp x tp
+    volume = tokens * 48 * 2048 * 2 * 4
+    lat = 4 * 48 * two.job["micro_batches"] * (8.4e-6 + 9.6e-6)
+    want = volume * (1 - 0.5 ** 8) / two.values["scaleout_bytes_per_s"] + lat
+    assert two.job["ep_comm_seconds"] == pytest.approx(want, rel=1e-9)
 
 
 # --- FP4 training --------------------------------------------------------------------------

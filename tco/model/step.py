@@ -333,14 +333,19 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
 
 def expert_copies(b: Builder, k: Expr, ep: Expr, span: Expr) -> tuple[Expr, Expr]:
     """The copies of a token (of the k it is routed to) each card sends per layer with experts
-    over the scale-up link and over the network, its expert group spanning `span` consecutive
-    cards. Inside a server every copy for another card moves over the scale-up link; across
-    servers a token goes once to each other server that holds one of its experts (the
+    over the scale-up link and over the network, its expert group of `ep` ranks spanning `span`
+    consecutive cards (t x c x e) and so S = MIN(e, MAX(1, span / server)) servers (a server:
+    the scale-up domain, at most the node), r = e / S of its ranks in each. A token goes once
+    to each other server that holds one of its experts, to the rank of its own index there,
+    which forwards it over the scale-up link to the experts on the server's other ranks (the
     dispatch of DeepEP and Megatron-Core's flex dispatcher, and DeepSeek-V3's, arXiv
-    2412.19437 s.3.2.2, which forward it inside the server): with its k experts drawn evenly
-    over S servers, (S - 1)(1 - (1 - 1/S)^k) of them on average (docs/methodology.md s.4)."""
-    servers = MAX(1, span / MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node")))
-    inside = k * (ep - 1) / ep
+    2412.19437 s.3.2.2): with its k experts drawn independently and evenly over the e ranks,
+    (S - 1)(1 - (1 - 1/S)^k) sends over the network on average, and k (r - 1) / r over the
+    scale-up link, its own server's and the forwarding (docs/methodology.md s.4)."""
+    server = MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node"))
+    servers = MIN(ep, MAX(1, span / server))
+    ranks = ep / servers  # the expert group's ranks in one server
+    inside = k * (ranks - 1) / ranks
     across = (servers - 1) * (1 - (1 - 1 / servers) ** k)
     return inside, across
 
