@@ -21,6 +21,7 @@ whole-array numpy operations on a million draws.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -240,11 +241,12 @@ class Compiled:
         the same key and the same varying inputs get the same numbers from `evaluate_block`."""
         return b"".join(column[row].tobytes() for _slot, column in self._columns)
 
-    @property
-    def inputs_read(self) -> set[str]:
-        """The varying inputs that reach at least one target."""
+    @functools.cached_property
+    def inputs_read(self) -> frozenset[str]:
+        """The varying inputs that reach at least one target (made once: its callers ask
+        for it per input)."""
         read = {a for _fn, args, _out in self.ops for a in args} | set(self.target_slot.values())
-        return {p for p, slot in self.input_slot.items() if slot in read}
+        return frozenset(p for p, slot in self.input_slot.items() if slot in read)
 
     # --- evaluation ----------------------------------------------------------------------------
     def __call__(self, inputs: Mapping[str, np.ndarray | float],

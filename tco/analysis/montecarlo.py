@@ -469,7 +469,7 @@ class Simulation:
         # twins (tco/twins.py) are compiled once per group, for every member
         self.twins: list[tuple[Twins, Compiled]] = []
         self.twin_of: dict[str, tuple[int, int]] = {}  # candidate -> (twins, member row)
-        self.twin_reads: list[set[str]] = []  # the varying inputs each reads
+        self.twin_reads: list[frozenset[str]] = []  # the varying inputs each reads
         read: set[str] = set()
         if twins.GROUPED:
             read |= self._compile_twins(result, base, ranged, distributions)
