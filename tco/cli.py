@@ -352,6 +352,8 @@ def schema(output: str | None, quote: bool) -> None:
               "(default: assumptions.global_batch_tokens).")
 @click.option("--experts", type=int, help="Training a mixture of experts: routed experts per "
               "layer (default: inferred from --model-params and --active-params).")
+@click.option("--experts-per-token", type=int, help="Training a mixture of experts: routed "
+              "experts each token goes to (default: assumptions.experts_per_token, 8).")
 @click.option("--layout", "layout_text", metavar="DEGREE=N,...",
               help="Pin parallel degrees, e.g. tp=8,pp=4 (tp, pp, vp, cp, ep, recompute, "
               "zero3, zero2, hsdp); "
@@ -373,8 +375,9 @@ def schema(output: str | None, quote: bool) -> None:
 @format_option("table", "json")
 def job(model_params: float, active_params: float | None, tokens: float | None, card: str,
         cards: int | None, precision: str, mfu: float | None, seq_len: float | None,
-        batch_tokens: float | None, experts: int | None, layout_text: str | None, region: str,
-        currency: str, serve: bool, catalogs: tuple[str, ...], fmt: str,
+        batch_tokens: float | None, experts: int | None, experts_per_token: int | None,
+        layout_text: str | None, region: str, currency: str, serve: bool,
+        catalogs: tuple[str, ...], fmt: str,
         **serving: float | None) -> None:
     """Quick per-job estimate without a scenario file: a training run, or with --serve a
     serving workload (tokens per second per card, cards at the peak, cost per million
@@ -400,13 +403,17 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
         raise click.UsageError("Missing option '--cards' (a serving job, --serve, may omit it: "
                                "it is then sized to the peak)")
     shape = {k: v for k, v in (("seq_len_tokens", seq_len), ("global_batch_tokens", batch_tokens),
-                               ("experts", experts)) if v is not None}
+                               ("experts", experts), ("experts_per_token", experts_per_token))
+             if v is not None}
     if serve and shape:
         raise click.UsageError(f"{_JOB_OPTIONS[next(iter(shape))]} is for a training run, not "
                                "--serve")
-    if (experts or 0) > 0 and not (active_params is not None and active_params < model_params):
-        raise click.UsageError("--experts: routed experts are for a mixture of experts; "
-                               "expected --active-params below --model-params as well")
+    moe = active_params is not None and active_params < model_params
+    for key, given in (("--experts", (experts or 0) > 0),
+                       ("--experts-per-token", experts_per_token is not None)):
+        if given and not moe:
+            raise click.UsageError(f"{key}: routed experts are for a mixture of experts; "
+                                   "expected --active-params below --model-params as well")
     pins = _layout_option(layout_text, serve)
     try:
         loaded = quick_job(model_params=model_params, active_params=active_params,
@@ -428,7 +435,7 @@ _JOB_OPTIONS = {"card": "--card", "id": "--card", "cards": "--cards",  # the opt
                 "active_params": "--active-params", "tokens": "--tokens", "mfu": "--mfu",
                 "region": "--region", "precision": "--precision",
                 "seq_len_tokens": "--seq-len", "global_batch_tokens": "--batch-tokens",
-                "experts": "--experts",
+                "experts": "--experts", "experts_per_token": "--experts-per-token",
                 **{k: "--" + k.replace("_", "-") for k in (
                     "input_tokens_per_day", "output_tokens_per_day", "prompt_tokens",
                     "output_tokens", "peak_to_average", "ttft_ms", "tpot_ms")}}

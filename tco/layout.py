@@ -202,6 +202,11 @@ def check_expert_pin(values: Mapping[str, float], resolved: Resolved, cid: str, 
         raise ScenarioError(f"{experts:g} routed experts per layer, fewer than the "
                             f"{k:g} each token is routed to (experts_per_token): expected at "
                             f"least {k:g}", file=resolved.file, field=f"{wp}.experts")
+    if sparsity > 1 and experts == k:  # every token would use every expert: none inactive
+        raise ScenarioError(f"{experts:g} routed experts per layer, each token routed to all "
+                            f"{k:g} (experts_per_token), leaves none for the inactive "
+                            f"parameters (active_params < params): expected more than {k:g}",
+                            file=resolved.file, field=f"{wp}.experts")
     if sparsity <= 1 and ep > 1:  # no experts to spread: a dense model
         msg = (f"expert parallelism spreads a mixture of experts' experts; this model is dense "
                f"(active_params = params): expected ep 1, found {ep}")

@@ -62,10 +62,15 @@ MOE = ["job", "--model-params", "47e9", "--active-params", "13e9", "--tokens", "
 
 @pytest.mark.parametrize(("extra", "message"), [
     # the search keeps every card of an expert group holding an expert; a pin skipped that
-    (["--experts", "8", "--layout", "ep=16"],
+    (["--experts", "8", "--experts-per-token", "2", "--layout", "ep=16"],
      "--layout ep: an expert group of 16 cards for 8 routed experts: expected ep at most 8"),
     # each token goes to experts_per_token (8 by default, pricing/assumptions.yaml) experts
     (["--experts", "2"], "--experts: 2 routed experts per layer, fewer than the 8 each token"),
+    # ... and, when it goes to all of them, no expert is left for the inactive parameters
+    (["--experts", "8"], "--experts: 8 routed experts per layer, each token routed to all 8 "
+                         "(experts_per_token), leaves none for the inactive parameters"),
+    (["--experts-per-token", "2", "--active-params", "47e9"],
+     "--experts-per-token: routed experts are for a mixture of experts"),
 ])
 def test_expert_groups_and_experts_that_cannot_be(extra, message):
     out = CliRunner().invoke(cli, [*MOE, *extra])
@@ -74,7 +79,9 @@ def test_expert_groups_and_experts_that_cannot_be(extra, message):
 
 
 def test_an_expert_group_as_wide_as_the_experts_is_fine():
-    out = CliRunner().invoke(cli, [*MOE, "--experts", "8", "--layout", "ep=8"])
+    # Mixtral 8x7B: 8 experts, top-2 (arXiv 2401.04088)
+    out = CliRunner().invoke(cli, [*MOE, "--experts", "8", "--experts-per-token", "2",
+                                   "--layout", "ep=8"])
     assert out.exit_code == 0, out.output
     assert "EP 8" in out.output
 
