@@ -13,6 +13,7 @@ layout fixed; a what-if that changes an input the choice reads chooses again.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -194,7 +195,8 @@ def check_expert_pin(values: Mapping[str, float], resolved: Resolved, cid: str, 
                      pins: Mapping[str, int], sparsity: float) -> None:
     """Experts that can be spread: a dense model has none (ep 1), a pinned expert group is no
     wider than the routed experts given (every card holds at least one, as the search
-    keeps it), and a token is routed to no more experts than there are."""
+    keeps it), a token is routed to no more experts than there are, and the experts it
+    skips are enough to hold the inactive parameters."""
     wp = f"workloads.{wid}"
     experts, k, ep = values.get(f"{wp}.experts", 0.0), values[f"{wp}.experts_per_token"], \
         pins.get("ep", 1)
@@ -202,10 +204,15 @@ def check_expert_pin(values: Mapping[str, float], resolved: Resolved, cid: str, 
         raise ScenarioError(f"{experts:g} routed experts per layer, fewer than the "
                             f"{k:g} each token is routed to (experts_per_token): expected at "
                             f"least {k:g}", file=resolved.file, field=f"{wp}.experts")
-    if sparsity > 1 and experts == k:  # every token would use every expert: none inactive
-        raise ScenarioError(f"{experts:g} routed experts per layer, each token routed to all "
-                            f"{k:g} (experts_per_token), leaves none for the inactive "
-                            f"parameters (active_params < params): expected more than {k:g}",
+    # the inactive parameters are the experts a token skips, E - k of them: the k it uses
+    # then hold k (N - N_a) / (E - k), which cannot exceed its active parameters N_a
+    if sparsity > 1 and experts > 0 and experts < k * sparsity * (1 - 1e-9):
+        need = math.ceil(k * sparsity * (1 - 1e-9))
+        raise ScenarioError(f"{experts:g} routed experts per layer, each token routed to {k:g} "
+                            f"(experts_per_token): the experts it skips hold the inactive "
+                            f"parameters, so the {k:g} it uses would hold more than its active "
+                            f"parameters: expected at least {need} experts (k x params / "
+                            f"active_params), or fewer experts per token",
                             file=resolved.file, field=f"{wp}.experts")
     if sparsity <= 1 and ep > 1:  # no experts to spread: a dense model
         msg = (f"expert parallelism spreads a mixture of experts' experts; this model is dense "

@@ -114,14 +114,17 @@ def test_experts_is_a_training_field_with_a_range():
 
 
 def test_expert_groups_are_no_wider_than_the_experts_given():
-    """671B / 37B is 18x sparse, so the search tries expert groups of 16 cards and more; with
-    16 routed experts given, 16 is the widest group in which every card holds an expert."""
+    """592B / 37B is 16x sparse, so the search tries expert groups of 16 cards and more; with
+    16 routed experts given (top-1: the 15 a token skips hold the 555B inactive parameters,
+    37B each, all of its active ones in the one it uses), 16 is the widest group in which
+    every card holds an expert."""
     from tco.catalog import load_catalog
 
     text = """
 rent_options: none
 workloads:
-  - {id: w, params: 671e9, active_params: 37e9, tokens: 1e12, precision: fp8, experts: 16}
+  - {id: w, params: 592e9, active_params: 37e9, tokens: 1e12, precision: fp8, experts: 16,
+     experts_per_token: 1}
 candidates:
   - {id: c, card: h800-sxm, cards: 2048}
 """

@@ -43,11 +43,12 @@ candidates:
 
 def test_experts_reach_the_mixture_of_experts():
     res = CliRunner().invoke(cli, [
-        "job", "--model-params", "671e9", "--active-params", "37e9", "--tokens", "1e12",
+        "job", "--model-params", "592e9", "--active-params", "37e9", "--tokens", "1e12",
         "--precision", "fp8", "--card", "h800-sxm", "--cards", "2048", "--experts", "16",
-        "--format", "json"])
+        "--experts-per-token", "1", "--format", "json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["expert_parallel"] == 16  # no wider than 16 experts
+    # 16x sparse: groups of 16 cards and more are tried, and none wider than 16 experts
+    assert json.loads(res.output)["expert_parallel"] == 16
 
 
 @pytest.mark.parametrize(("args", "message"), [

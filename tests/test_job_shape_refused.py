@@ -66,9 +66,14 @@ MOE = ["job", "--model-params", "47e9", "--active-params", "13e9", "--tokens", "
      "--layout ep: an expert group of 16 cards for 8 routed experts: expected ep at most 8"),
     # each token goes to experts_per_token (8 by default, pricing/assumptions.yaml) experts
     (["--experts", "2"], "--experts: 2 routed experts per layer, fewer than the 8 each token"),
-    # ... and, when it goes to all of them, no expert is left for the inactive parameters
-    (["--experts", "8"], "--experts: 8 routed experts per layer, each token routed to all 8 "
-                         "(experts_per_token), leaves none for the inactive parameters"),
+    # ... and the experts it skips hold the inactive parameters: with 8 of 16 experts a
+    # token, the 8 it uses would hold 8 x 34e9 / 8 = 34e9, more than its 13e9 active ones;
+    # 8 x 47 / 13 = 28.9, so 29 experts at least (all 8 of 8: none would be inactive)
+    (["--experts", "16"], "--experts: 16 routed experts per layer, each token routed to 8 "
+                          "(experts_per_token): the experts it skips hold the inactive "
+                          "parameters, so the 8 it uses would hold more than its active "
+                          "parameters: expected at least 29 experts"),
+    (["--experts", "8"], "expected at least 29 experts"),
     (["--experts-per-token", "2", "--active-params", "47e9"],
      "--experts-per-token: routed experts are for a mixture of experts"),
 ])
