@@ -431,7 +431,8 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
     click.echo(to_json(job_dict(result, c)) if fmt == "json" else job_table(result, c), nl=False)
 
 
-_JOB_OPTIONS = {"card": "--card", "id": "--card", "cards": "--cards",  # the option's id is the card "params": "--model-params",
+_JOB_OPTIONS = {"card": "--card", "id": "--card",  # the option's id is the card
+                "cards": "--cards", "params": "--model-params",
                 "active_params": "--active-params", "tokens": "--tokens", "mfu": "--mfu",
                 "region": "--region", "precision": "--precision",
                 "seq_len_tokens": "--seq-len", "global_batch_tokens": "--batch-tokens",

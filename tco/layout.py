@@ -195,25 +195,21 @@ def check_expert_pin(values: Mapping[str, float], resolved: Resolved, cid: str, 
                      pins: Mapping[str, int], sparsity: float) -> None:
     """Experts that can be spread: a dense model has none (ep 1), a pinned expert group is no
     wider than the routed experts given (every card holds at least one, as the search
-    keeps it), a token is routed to no more experts than there are, and the experts it
-    skips are enough to hold the inactive parameters."""
+    keeps it), and enough routed experts for the parameters: the experts a token skips hold
+    the inactive parameters, E - k of them, so the k it uses hold k (N - N_a) / (E - k),
+    which cannot exceed its active parameters N_a: E >= k N / N_a (fewer than k, or k, are
+    fewer still)."""
     wp = f"workloads.{wid}"
     experts, k, ep = values.get(f"{wp}.experts", 0.0), values[f"{wp}.experts_per_token"], \
         pins.get("ep", 1)
-    if sparsity > 1 and 0 < experts < k:
-        raise ScenarioError(f"{experts:g} routed experts per layer, fewer than the "
-                            f"{k:g} each token is routed to (experts_per_token): expected at "
-                            f"least {k:g}", file=resolved.file, field=f"{wp}.experts")
-    # the inactive parameters are the experts a token skips, E - k of them: the k it uses
-    # then hold k (N - N_a) / (E - k), which cannot exceed its active parameters N_a
     if sparsity > 1 and experts > 0 and experts < k * sparsity * (1 - 1e-9):
         need = math.ceil(k * sparsity * (1 - 1e-9))
         raise ScenarioError(f"{experts:g} routed experts per layer, each token routed to {k:g} "
-                            f"(experts_per_token): the experts it skips hold the inactive "
-                            f"parameters, so the {k:g} it uses would hold more than its active "
-                            f"parameters: expected at least {need} experts (k x params / "
-                            f"active_params), or fewer experts per token",
-                            file=resolved.file, field=f"{wp}.experts")
+                            f"of them (experts_per_token): the experts a token skips hold the "
+                            f"inactive parameters, so the {k:g} it uses would hold more than "
+                            f"its active parameters: expected at least {need} experts "
+                            f"(experts_per_token x params / active_params), or fewer experts "
+                            f"per token", file=resolved.file, field=f"{wp}.experts")
     if sparsity <= 1 and ep > 1:  # no experts to spread: a dense model
         msg = (f"expert parallelism spreads a mixture of experts' experts; this model is dense "
                f"(active_params = params): expected ep 1, found {ep}")

@@ -1005,7 +1005,7 @@
   panel.hidden = false;
   renderPanel();
   // The reader's first change would also compile the model's generated script (most of that
-  // change's time): evaluate it once, at the scenario's values and writing nothing, in the
+  // change's time): evaluate it once, at the scenario's values and showing nothing, in the
   // first idle moment after the page opens, while the reader reads.
   const warm = () => {
     compute();

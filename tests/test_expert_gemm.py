@@ -116,8 +116,9 @@ def test_experts_is_a_training_field_with_a_range():
 def test_expert_groups_are_no_wider_than_the_experts_given():
     """592B / 37B is 16x sparse, so the search tries expert groups of 16 cards and more; with
     16 routed experts given (top-1: the 15 a token skips hold the 555B inactive parameters,
-    37B each, all of its active ones in the one it uses), 16 is the widest group in which
-    every card holds an expert."""
+    37B each, all of its active ones in the one it uses: the boundary the rule E >= k N / N_a
+    allows, a model with no shared parameters), 16 is the widest group in which every card
+    holds an expert."""
     from tco.catalog import load_catalog
 
     text = """

@@ -64,16 +64,18 @@ MOE = ["job", "--model-params", "47e9", "--active-params", "13e9", "--tokens", "
     # the search keeps every card of an expert group holding an expert; a pin skipped that
     (["--experts", "8", "--experts-per-token", "2", "--layout", "ep=16"],
      "--layout ep: an expert group of 16 cards for 8 routed experts: expected ep at most 8"),
-    # each token goes to experts_per_token (8 by default, pricing/assumptions.yaml) experts
-    (["--experts", "2"], "--experts: 2 routed experts per layer, fewer than the 8 each token"),
-    # ... and the experts it skips hold the inactive parameters: with 8 of 16 experts a
-    # token, the 8 it uses would hold 8 x 34e9 / 8 = 34e9, more than its 13e9 active ones;
-    # 8 x 47 / 13 = 28.9, so 29 experts at least (all 8 of 8: none would be inactive)
-    (["--experts", "16"], "--experts: 16 routed experts per layer, each token routed to 8 "
-                          "(experts_per_token): the experts it skips hold the inactive "
-                          "parameters, so the 8 it uses would hold more than its active "
-                          "parameters: expected at least 29 experts"),
+    # each token goes to experts_per_token (8 by default, pricing/assumptions.yaml) experts,
+    # and the experts it skips hold the inactive parameters: with 8 of 16 experts a token,
+    # the 8 it uses would hold 8 x 34e9 / 8 = 34e9, more than its 13e9 active ones;
+    # 8 x 47 / 13 = 28.9, so 29 experts at least (all 8 of 8: none would be inactive; 2:
+    # fewer than a token goes to)
+    (["--experts", "16"], ("--experts: 16 routed experts per layer, each token routed to 8 "
+                           "of them (experts_per_token): the experts a token skips hold the "
+                           "inactive parameters, so the 8 it uses would hold more than its "
+                           "active parameters: expected at least 29 experts")),
     (["--experts", "8"], "expected at least 29 experts"),
+    (["--experts", "2"], ("--experts: 2 routed experts per layer, each token routed to 8 of "
+                          "them (experts_per_token)")),
     (["--experts-per-token", "2", "--active-params", "47e9"],
      "--experts-per-token: routed experts are for a mixture of experts"),
 ])
@@ -97,3 +99,10 @@ def test_a_serving_tensor_group_tiles_the_server_too():
         "--cards", "16", "--input-tokens-per-day", "2e9", "--output-tokens-per-day", "5e8",
         "--prompt-tokens", "2000", "--output-tokens", "500", "--layout", "tp=3"])
     assert out.exit_code == 2 and "expected tp a divisor of 8, found 3" in out.output
+
+
+def test_an_implausible_model_size_names_its_option():
+    out = CliRunner().invoke(cli, ["job", "--model-params", "1e20", "--tokens", "1e12",
+                                   "--card", "h100-sxm", "--cards", "8"])
+    assert out.exit_code == 2
+    assert "--model-params: found 1e+20, outside the plausible range" in out.output
