@@ -202,8 +202,9 @@ def check_expert_pin(values: Mapping[str, float], resolved: Resolved, cid: str, 
     wp = f"workloads.{wid}"
     experts, k, ep = values.get(f"{wp}.experts", 0.0), values[f"{wp}.experts_per_token"], \
         pins.get("ep", 1)
-    if sparsity > 1 and experts > 0 and experts < k * sparsity * (1 - 1e-9):
-        need = math.ceil(k * sparsity * (1 - 1e-9))
+    least = k * sparsity * (1 - 1e-9)  # k N / N_a, less a rounding error's worth
+    if sparsity > 1 and experts > 0 and experts < least:
+        need = math.ceil(least)
         raise ScenarioError(f"{experts:g} routed experts per layer, each token routed to {k:g} "
                             f"of them (experts_per_token): the experts a token skips hold the "
                             f"inactive parameters, so the {k:g} it uses would hold more than "

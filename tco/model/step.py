@@ -156,9 +156,14 @@ def bandwidths(b: Builder) -> tuple[Ref, Ref]:
     return up, out
 
 
+def server_cards(b: Builder) -> Expr:
+    """The cards one scale-up link joins: the scale-up domain, at most a server."""
+    return MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node"))
+
+
 def within_domain(b: Builder, span: Expr, up: Ref, out: Ref) -> Expr:
     """The bandwidth of a group of `span` consecutive cards: scale-up inside the domain."""
-    return IF(span.le(MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node"))), up, out)
+    return IF(span.le(server_cards(b)), up, out)
 
 
 def attention_widths(b: Builder, wid: str, sh: Shape) -> tuple[Ref, Ref]:
@@ -342,8 +347,7 @@ def expert_copies(b: Builder, k: Expr, ep: Expr, span: Expr) -> tuple[Expr, Expr
     2412.19437 s.3.2.2): with its k experts drawn independently and evenly over the e ranks,
     (S - 1)(1 - (1 - 1/S)^k) sends over the network on average, and k (r - 1) / r over the
     scale-up link, its own server's and the forwarding (docs/methodology.md s.4)."""
-    server = MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node"))
-    servers = MIN(ep, MAX(1, span / server))
+    servers = MIN(ep, MAX(1, span / server_cards(b)))
     ranks = ep / servers  # the expert group's ranks in one server
     inside = k * (ranks - 1) / ranks
     across = (servers - 1) * (1 - (1 - 1 / servers) ** k)
@@ -353,7 +357,7 @@ def expert_copies(b: Builder, k: Expr, ep: Expr, span: Expr) -> tuple[Expr, Expr
 def hop_latency(b: Builder, span: Expr) -> Expr:
     """One step of a collective between neighbours of a group of `span` consecutive cards:
     over the scale-up link inside the domain, else over the network."""
-    inside = span.le(MIN(b.c("scaleup_domain_cards"), b.c("cards_per_node")))
+    inside = span.le(server_cards(b))
     return IF(inside, a("scaleup_hop_latency_s"), a("scaleout_hop_latency_s"))
 
 
