@@ -45,8 +45,6 @@ MEASURE = """(() => {
 # A reader's first keystroke comes after the page has settled: its first idle moment after
 # loading, which the page spends compiling its model (templates/report_live.js)
 SETTLED = "new Promise((done) => requestIdleCallback(() => done(1)))"
-# ... and a change before it: the page's idle callbacks never run
-HOLD_IDLE = "window.requestIdleCallback = () => 0;"
 
 
 def change_ms(tco: str) -> dict[str, float] | str:
@@ -64,8 +62,9 @@ def change_ms(tco: str) -> dict[str, float] | str:
         subprocess.run([tco, "report", "--html", str(page_file)], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
         with Page(exe, Path(tmp) / "profile") as page:
-            # the page's idle moments held: the model's script runs for the first time here
-            page.call("Page.addScriptToEvaluateOnNewDocument", session=True, source=HOLD_IDLE)
+            # ... and a change before it: the page's idle callbacks held and never run, so the
+            # model's script runs for the first time here
+            page.hold_idle()
             _open(page, page_file)
             at_load = page.js(MEASURE % 1)
             errors = page.console()

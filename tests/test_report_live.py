@@ -366,10 +366,7 @@ def test_the_page_writes_the_static_report_at_the_scenario_values(browser, resul
     assert browser.console() == []
 
 
-# Holds the page's idle callbacks (requestIdleCallback) until the test releases them.
-HOLD_IDLE = """window.__heldIdle = [];
-window.requestIdleCallback = (callback) => window.__heldIdle.push(callback);"""
-
+# Runs the idle callbacks Page.hold_idle held, watching what they change in the document
 RELEASE_WATCHED = """(() => {
   const seen = [];
   const watch = new MutationObserver(() => {});
@@ -388,8 +385,7 @@ def test_the_page_compiles_its_model_when_idle_and_changes_nothing(browser, resu
     """In its first idle moment after opening the page runs its model once (so that the
     reader's first change does not compile it): the one thing it changes in the document is
     the mark that it did; no figure, text or chart moves."""
-    held = browser.call("Page.addScriptToEvaluateOnNewDocument", session=True,
-                        source=HOLD_IDLE)["identifier"]
+    held = browser.hold_idle()
     try:
         open_report(browser, result, tmp_path)
         before = browser.js(READ)
