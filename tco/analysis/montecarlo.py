@@ -407,18 +407,26 @@ def fixed_plan(result: Result, base: dict[str, float], ranged: list[str]
     return plan, Compiled(sub, values, [p for p in ranged if p in used], [target])
 
 
+def ranged_inputs(result: Result, distributions: dict[str, dict[str, object]]) -> list[str]:
+    """The inputs that may vary: a range (low < high), or a distribution in the scenario."""
+    return [p for p, i in result.inputs.items()
+            if (i.low is not None and i.high is not None and i.low < i.high)
+            or p in distributions]
+
+
 class Simulation:
     """Everything prepared once: what to draw, and the compiled model of the results.
 
     The candidates are compiled in groups of at most `group` (default: all in one), in
     ranking order: `montecarlo` evaluates one group at a time over every draw, so that the
-    draws it keeps (for percentiles) are those of one group, not of every candidate."""
+    draws it keeps (for percentiles) are those of one group, not of every candidate.
 
-    # False where each chunk runs in a forked process: the draws it keeps die with it
-    keep_drawn = True
+    `keep_drawn` False where each chunk runs in a forked process: the draws a chunk would
+    keep for the later groups (`_sampled`) die with the process, so they are not kept."""
 
     def __init__(self, result: Result, group: int | None = None,
-                 metric: str = "cost_per_job") -> None:
+                 metric: str = "cost_per_job", keep_drawn: bool = True) -> None:
+        self.keep_drawn = keep_drawn
         self.cands = priced_candidates(result)
         # the NPV of TCO, the second metric (the cost per run, or a serving workload's cost
         # per million output tokens) and the tier, per candidate; an option that does not
@@ -459,9 +467,7 @@ class Simulation:
         base = baseline_values(result)
         # Which inputs reach the results at all: compile with every ranged input varying.
         distributions = scenario_distributions(result)
-        ranged = [p for p, i in result.inputs.items()
-                  if (i.low is not None and i.high is not None and i.low < i.high)
-                  or p in distributions]
+        ranged = ranged_inputs(result, distributions)
         # (first row, candidate ids, the model of their results): a group's results read
         # only its own candidates' formulas and the shared inputs
         self.groups: list[tuple[int, list[str], Compiled | None]] = []
@@ -710,11 +716,10 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
     seed = check_seed(seed)
     draws = check_whole(draws, "--draws", 1)
     metric = check_metric(metric, MC_METRICS)
-    sim = Simulation(result, group_size(draws), metric)
+    workers = Workers(-(-draws // CHUNK))
+    sim = Simulation(result, group_size(draws), metric, keep_drawn=not workers.processes)
     cands = sim.cands
     check_draws(draws, len(cands))
-    workers = Workers(-(-draws // CHUNK))
-    sim.keep_drawn = not workers.processes
     lead = Leader(draws, workers.array)
     samples: dict[str, np.ndarray] = {}
     stats: dict[str, tuple[dict[str, float], dict[str, float]]] = {}  # NPV, metric
