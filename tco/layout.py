@@ -13,7 +13,6 @@ layout fixed; a what-if that changes an input the choice reads chooses again.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -193,24 +192,11 @@ def check_tensor_pin(values: Mapping[str, float], resolved: Resolved, cid: str, 
 
 def check_expert_pin(values: Mapping[str, float], resolved: Resolved, cid: str, wid: str,
                      pins: Mapping[str, int], sparsity: float) -> None:
-    """Experts that can be spread: a dense model has none (ep 1), a pinned expert group is no
-    wider than the routed experts given (every card holds at least one, as the search
-    keeps it), and enough routed experts for the parameters: the experts a token skips hold
-    the inactive parameters, E - k of them, so the k it uses hold k (N - N_a) / (E - k),
-    which cannot exceed its active parameters N_a: E >= k N / N_a (fewer than k, or k, are
-    fewer still)."""
-    wp = f"workloads.{wid}"
-    experts, k, ep = values.get(f"{wp}.experts", 0.0), values[f"{wp}.experts_per_token"], \
-        pins.get("ep", 1)
-    least = k * sparsity * (1 - 1e-9)  # k N / N_a, less a rounding error's worth
-    if sparsity > 1 and experts > 0 and experts < least:
-        need = math.ceil(least)
-        raise ScenarioError(f"{experts:g} routed experts per layer, each token routed to {k:g} "
-                            f"of them (experts_per_token): the experts a token skips hold the "
-                            f"inactive parameters, so the {k:g} it uses would hold more than "
-                            f"its active parameters: expected at least {need} experts "
-                            f"(experts_per_token x params / active_params), or fewer experts "
-                            f"per token", file=resolved.file, field=f"{wp}.experts")
+    """Experts that can be spread: a dense model has none (ep 1), and a pinned expert group
+    is no wider than the routed experts given (every card holds at least one, as the search
+    keeps it). That there are enough routed experts for the parameters is checked when the
+    scenario is resolved (tco.resolve.workloads.check_experts)."""
+    experts, ep = values.get(f"workloads.{wid}.experts", 0.0), pins.get("ep", 1)
     if sparsity <= 1 and ep > 1:  # no experts to spread: a dense model
         msg = (f"expert parallelism spreads a mixture of experts' experts; this model is dense "
                f"(active_params = params): expected ep 1, found {ep}")

@@ -85,6 +85,32 @@ def test_expert_groups_and_experts_that_cannot_be(extra, message):
     assert message in out.output and "Traceback" not in out.output
 
 
+def test_too_few_routed_experts_in_a_scenario_file_are_refused_by_validate(tmp_path):
+    """The rule above is checked when the scenario is resolved, not by the layout search:
+    `tco validate` refuses the file (it accepted it), naming the file, line and field; and a
+    what-if that breaks it (fewer experts, or fewer active parameters) is refused too."""
+    path = tmp_path / "few.yaml"
+    path.write_text("workloads:\n  - {id: m, params: 47e9, active_params: 13e9, tokens: 1e12, "
+                    "experts: 16}\ncandidates:\n  - {id: h, card: h100-sxm, cards: 256}\n")
+    out = CliRunner().invoke(cli, ["validate", str(path)])
+    assert out.exit_code == 2, out.output
+    assert "Traceback" not in out.output
+    # 8 x 47 / 13 = 28.9: 29 at least, as above
+    assert (f"{path}:2: workloads.m.experts: 16 routed experts per layer, each token routed "
+            "to 8 of them (experts_per_token)" in out.output)
+    assert "expected at least 29 experts (experts_per_token x params / active_params)" \
+        in out.output
+    path.write_text(path.read_text().replace("experts: 16", "experts: 32"))
+    assert CliRunner().invoke(cli, ["validate", str(path)]).exit_code == 0
+    # 8 x 47 / 10 = 37.6 > 32; 8 x 47 / 13 = 28.9 > 24
+    for setting, least in (("workloads.m.active_params=10e9", 38),
+                           ("workloads.m.experts=24", 29)):
+        out = CliRunner().invoke(cli, ["whatif", str(path), "--set", setting])
+        assert out.exit_code == 2, out.output
+        assert "workloads.m.experts: " in out.output and "Traceback" not in out.output
+        assert f"expected at least {least} experts" in out.output
+
+
 def test_an_expert_group_as_wide_as_the_experts_is_fine():
     # Mixtral 8x7B: 8 experts, top-2 (arXiv 2401.04088)
     out = CliRunner().invoke(cli, [*MOE, "--experts", "8", "--experts-per-token", "2",

@@ -48,6 +48,8 @@ def workloads(r: Resolution) -> list[tuple[str, str, str]]:
         p = ".".join(base)
         if r.inputs[f"{p}.active_params"].value > r.inputs[f"{p}.params"].value:
             raise r.error("active_params cannot exceed params", base + ["active_params"])
+        if w.kind != "serve":
+            check_experts(r, base)
         if w.kind == "serve":
             serve_inputs(r, w)
         out.append((w.id, w.precision, w.kind))
@@ -62,6 +64,30 @@ def workloads(r: Resolution) -> list[tuple[str, str, str]]:
         raise r.error(f"'{unused[0]}' is a serving assumption and no workload serves "
                       "(kind: serve)", ["assumptions", unused[0]])
     return out
+
+
+def check_experts(r: Resolution, base: list[str]) -> None:
+    """Enough routed experts for a training workload's parameters: the experts a token skips
+    hold the inactive parameters, E - k of them, so the k it uses hold k (N - N_a) / (E - k),
+    which cannot exceed its active parameters N_a: E >= k N / N_a (fewer than k, or k, are
+    fewer still). Checked here, so that `tco validate` refuses it; the inputs it reads are
+    recorded (tco.resolve.state), so a what-if of one resolves again and is checked too."""
+    p = ".".join(base)
+    sparsity = r.inputs[f"{p}.params"].value / r.inputs[f"{p}.active_params"].value
+    if sparsity <= 1:  # a dense model: no experts (tco.scenario refuses them given)
+        return
+    experts = r.inputs[f"{p}.experts"].value
+    if experts <= 0:  # inferred from the parameters (docs/methodology.md §4), enough
+        return
+    k = r.inputs[f"{p}.experts_per_token"].value
+    least = k * sparsity * (1 - 1e-9)  # k N / N_a, less a rounding error's worth
+    if experts < least:
+        raise r.error(f"{experts:g} routed experts per layer, each token routed to {k:g} of "
+                      f"them (experts_per_token): the experts a token skips hold the inactive "
+                      f"parameters, so the {k:g} it uses would hold more than its active "
+                      f"parameters: expected at least {math.ceil(least)} experts "
+                      f"(experts_per_token x params / active_params), or fewer experts per "
+                      f"token", base + ["experts"])
 
 
 # The shortest time per output token an objective may state, ms (10,000 tokens/s per user:
