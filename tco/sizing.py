@@ -13,6 +13,7 @@ reads, their size.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -26,6 +27,10 @@ from .resolved import Resolved, input_values
 MAX_SIZING_NODES = 20000  # the largest cluster sizing will consider, in servers
 COARSE_SIZES = 48  # sizes of the geometric grid the layout is searched on while sizing
 FIRST_SIZES = 1024  # a deadline's smallest size is looked for among so many servers first
+# A scenario with this many candidates to size or lay out spreads them over forked processes,
+# at most SIZING_PROCESSES (one per core): fewer take less time than forking.
+SPLIT_AT = 64
+SIZING_PROCESSES = 4
 
 # Sizing tries whole servers: the grid of sizes reads this input besides the model's formulas.
 SIZE_STEP_INPUT = "cards_per_node"
@@ -64,25 +69,74 @@ def size_clusters(model: Model, resolved: Resolved) -> Resolved:
     fastest that runs (deadline) or the largest within the cap (power).
 
     All sizes of a candidate are evaluated at once as an array (1..MAX_SIZING_NODES servers).
-    """
+    A scenario of many candidates is sized and laid out in forked processes, each taking a
+    share of them (`_shares`): every candidate's choice is its own computation on its own
+    numbers, so a share gives what the whole would."""
     st = resolved.structure
     # a generated rent option reads its source's size and layout: only own inputs are chosen
     todo = [cid for cid, own in zip(st.candidates, st.inputs_of)
             if cid == own and cid not in resolved.sized]
     if not todo:
         return resolved
+    shares = _shares(model, resolved, todo)
+    changed: dict[str, Input] = {}
+    if len(shares) > 1:
+        from .analysis import forked
+
+        try:
+            for got in forked.fork_map(lambda share: _sized_and_laid_out(model, resolved, share),
+                                       shares, len(shares)):
+                changed.update(got)
+        except Exception:  # noqa: BLE001 (sized again here: the error raised as itself)
+            changed.clear()
+    if not changed:
+        changed = _sized_and_laid_out(model, resolved, todo)
+    return replace(resolved, inputs={**resolved.inputs, **changed},
+                   sized=resolved.sized | set(todo))
+
+
+def _sized_and_laid_out(model: Model, resolved: Resolved, cids: list[str]) -> dict[str, Input]:
+    """The inputs sizing and the layout search give candidates `cids` (their card count when
+    sized, their layouts' degrees), those that change. Within one call, twins (tco/twins.py)
+    of one Shape share their formulas and, with the same values of what the choice reads,
+    their size and layouts."""
     from . import layout
 
     values = input_values(resolved)
     inputs = dict(resolved.inputs)
     formulas: dict[Any, Any] = {}  # the sizing formulas of the first twin of each Shape
+    kinds = dict(zip(resolved.structure.candidates, resolved.structure.sizing))
     with layout.memo():  # twins of one card and size choose their layouts once
-        for cid, kind in zip(st.candidates, st.sizing):
-            if cid in todo and kind != "cards":
+        for cid in cids:
+            if kinds[cid] != "cards":
                 inputs[f"candidates.{cid}.cards"] = _size(model, resolved, cid, values,
                                                           formulas)
-        out = replace(resolved, inputs=inputs, sized=resolved.sized | set(todo))
-        return layout.choose(model, out, todo)
+        out = layout.choose(model, replace(resolved, inputs=inputs), cids)
+    return {p: inp for p, inp in out.inputs.items() if resolved.inputs[p] is not inp}
+
+
+def _shares(model: Model, resolved: Resolved, todo: list[str]) -> list[list[str]]:
+    """`todo` in shares for forked processes (one share: not spread): with SPLIT_AT
+    candidates or more, where this machine has several cores and may fork. Candidates that
+    are likely one computation (twins of one Shape with the same count or target) go to
+    one share, so that each computation is made once; the groups are dealt out in turn."""
+    from . import twins
+    from .analysis import forked
+
+    processes = min(os.cpu_count() or 1, SIZING_PROCESSES)
+    if processes < 2 or len(todo) < SPLIT_AT or not forked.can_fork():
+        return [todo]
+    shapes = twins.shapes(model)
+    kinds = dict(zip(resolved.structure.candidates, resolved.structure.sizing))
+    groups: dict[Any, list[str]] = {}
+    for cid in todo:
+        target = resolved.inputs.get(f"candidates.{cid}.{kinds[cid]}")
+        key = (shapes.get(cid, cid), kinds[cid], target.value if target else None)
+        groups.setdefault(key, []).append(cid)
+    shares: list[list[str]] = [[] for _ in range(processes)]
+    for k, members in enumerate(groups.values()):
+        shares[k % processes].extend(members)
+    return [s for s in shares if s]
 
 
 def _sizing_formulas(model: Model, resolved: Resolved, cid: str,

@@ -2,8 +2,11 @@
 
 import pytest
 
+from tco import sizing
+from tco.analysis import forked
 from tco.decide.rules import single
 from tco.engine import compute
+from tco.errors import ScenarioError
 from tco.layout import NEAR_BEST
 from tco.scenario import load_scenario_text
 
@@ -134,3 +137,62 @@ def test_looking_among_the_smallest_sizes_first_changes_nothing(catalog, monkeyp
     cards = {cid: inputs["cards"] for cid, inputs, _v, _j in runs[0]}
     # fast is met within 150 servers, tight only past them (within 1,000), never not at all
     assert 8 < cards["fast"] <= 150 * 8 < cards["tight"] <= 1000 * 8
+
+
+# --- many candidates: sized and laid out in forked processes -------------------------------
+# tco.sizing spreads a scenario of SPLIT_AT candidates or more over forked processes, each
+# sizing and laying out a share of them; what they give is what one process gives.
+MANY = """
+name: many
+workloads:
+  - {id: w, params: 70e9, tokens: 2e12, runs_per_year: 1}
+candidates:
+""" + "".join(f"  - {{id: c{i}, card: {card}, {size}}}\n" for i, (card, size) in enumerate(
+    (card, size) for card in ("h100-sxm", "mi300x", "b200")
+    for size in ("deadline_days: 30", "deadline_days: 60", "cards: 512", "power_cap_kw: 2000")))
+
+
+def _inputs(result):
+    return {p: (i.value, i.source) for p, i in result.resolved.inputs.items()}
+
+
+def test_sizing_in_processes_gives_what_one_process_gives(catalog, monkeypatch):
+    if not forked.can_fork():
+        pytest.skip("this platform does not fork")
+    one = compute(load_scenario_text(MANY), catalog)
+    shares = []
+    real = sizing._shares
+
+    def spy(model, resolved, todo):
+        got = real(model, resolved, todo)
+        shares.append([len(s) for s in got])
+        return got
+
+    monkeypatch.setattr(sizing, "SPLIT_AT", 2)
+    monkeypatch.setattr(sizing, "_shares", spy)
+    monkeypatch.setattr(sizing.os, "cpu_count", lambda: 2)
+    spread = compute(load_scenario_text(MANY), catalog)
+    assert shares == [[6, 6]]  # twelve candidates, six (card, target) groups a process
+    assert _inputs(spread) == _inputs(one)
+    assert [c.values for c in spread.candidates] == [c.values for c in one.candidates]
+    # the deadlines were sized: 30 days takes more cards than 60
+    assert one.candidate("c0").inputs["cards"] > one.candidate("c1").inputs["cards"]
+
+
+def test_an_error_while_sizing_in_processes_is_raised_as_itself(catalog, monkeypatch):
+    def refuse(model, resolved, cid, values, formulas=None):
+        raise ScenarioError(f"{cid}: refused", file="many.yaml", field=f"candidates.{cid}")
+
+    monkeypatch.setattr(sizing, "SPLIT_AT", 2)
+    monkeypatch.setattr(sizing.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sizing, "_size", refuse)
+    with pytest.raises(ScenarioError, match="c0: refused"):
+        compute(load_scenario_text(MANY), catalog)
+
+
+def test_few_candidates_are_sized_in_this_process(catalog, monkeypatch):
+    monkeypatch.setattr(sizing.os, "cpu_count", lambda: 8)
+    result = compute(load_scenario_text(MANY), catalog)
+    todo = list(result.structure.candidates)
+    assert len(todo) < sizing.SPLIT_AT
+    assert sizing._shares(result.model, result.resolved, todo) == [todo]
