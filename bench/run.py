@@ -120,7 +120,7 @@ def wall(argv: list[str] | Callable[[int], list[str]], repeat: int, key: str = "
 
 def cpu_s() -> float:
     """CPU seconds of this process and of its children that have ended (Monte Carlo's worker
-    processes, tco/analysis/forked.py)."""
+    processes, tco/forked.py)."""
     return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
 

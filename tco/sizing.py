@@ -81,7 +81,7 @@ def size_clusters(model: Model, resolved: Resolved) -> Resolved:
     shares = _shares(model, resolved, todo)
     changed: dict[str, Input] = {}
     if len(shares) > 1:
-        from .analysis import forked
+        from . import forked
 
         try:
             for got in forked.fork_map(lambda share: _sized_and_laid_out(model, resolved, share),
@@ -120,8 +120,7 @@ def _shares(model: Model, resolved: Resolved, todo: list[str]) -> list[list[str]
     candidates or more, where this machine has several cores and may fork. Candidates that
     are likely one computation (twins of one Shape with the same count or target) go to
     one share, so that each computation is made once; the groups are dealt out in turn."""
-    from . import twins
-    from .analysis import forked
+    from . import forked, twins
 
     processes = min(os.cpu_count() or 1, SIZING_PROCESSES)
     if processes < 2 or len(todo) < SPLIT_AT or not forked.can_fork():

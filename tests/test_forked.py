@@ -1,4 +1,4 @@
-"""Monte Carlo's worker processes (tco/analysis/forked.py): every result comes back, the shared
+"""Monte Carlo's worker processes (tco/forked.py): every result comes back, the shared
 arrays carry what the children wrote, a child's error is raised here, and Monte Carlo gives
 the same numbers in processes as in threads."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tco.analysis.montecarlo as mc_module
-from tco.analysis import forked
+from tco import forked
 from tco.analysis.montecarlo import CHUNK, montecarlo
 from tco.errors import TcoError
 

@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # (numtext: the one pattern of numbers written as text; text: the characters refused)
     ("foundation", ("tco.errors", "tco.version", "tco.expr", "tco.model.units", "tco.gcpause",
                     "tco.resources", "tco.dates", "tco.fsio", "tco.workload_rules",
-                    "tco.numtext", "tco.text", "tco.modes")),
+                    "tco.numtext", "tco.text", "tco.modes", "tco.forked")),
     # what an input is, and the resolved inputs as plain data (no pydantic)
     ("inputs", ("tco.inputs", "tco.resolved")),
     # files -> validated data: YAML, the catalog, scenarios, their schemas, the pydantic

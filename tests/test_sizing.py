@@ -2,8 +2,7 @@
 
 import pytest
 
-from tco import sizing
-from tco.analysis import forked
+from tco import forked, sizing
 from tco.decide.rules import single
 from tco.engine import compute
 from tco.errors import ScenarioError

@@ -43,7 +43,7 @@ candidate) for the percentiles; `--draws` is refused when that needs more than M
 Reproducibility: draws are made in chunks of CHUNK draws; chunk k uses the random stream
 Generator(PCG64(seed).jumped(k)) (chunk 0 is Generator(PCG64(seed)) itself), inputs in a fixed
 order within each block. The same seed and draw count give identical output, however many
-threads or processes run the chunks (on Linux two forked processes, tco/analysis/forked.py).
+threads or processes run the chunks (on Linux two forked processes, tco/forked.py).
 """
 
 from __future__ import annotations
@@ -58,14 +58,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .. import twins
+from .. import forked, twins
 from ..errors import TcoError
 from ..expr import Value
 from ..inputs import Input
 from ..plan import costed, decisions
 from ..result import Result
 from ..twins import Twins
-from . import forked
 from .common import (
     baseline_values,
     check_metric,
@@ -778,7 +777,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
 
 class Workers:
     """How the chunks of draws are spread: over THREADS forked processes where this
-    platform can fork and there are several chunks (tco/analysis/forked.py: threads would
+    platform can fork and there are several chunks (tco/forked.py: threads would
     hand Python's lock to each other at every numpy call of the evaluator), else over as
     many threads. The arrays the chunks fill are made here: shared with the processes."""
 

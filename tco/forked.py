@@ -1,4 +1,5 @@
-"""Work spread over forked processes, for the analyses' array programs (Monte Carlo).
+"""Work spread over forked processes: the analyses' array programs (Monte Carlo) and the
+sizing of many candidates (tco/sizing.py).
 
 The compiled evaluator (tco/analysis/fast.py) makes thousands of numpy calls on arrays of a
 few thousand numbers per block of draws. Each call releases Python's lock for its loop and
