@@ -34,9 +34,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import TcoError
+from .errors import TcoError, printable
 from .inputs import CANDIDATE_INPUTS, MEASURED_SERVING_SPEC, SERVE_CANDIDATE_INPUTS
-from .yamlio import read_text
+from .yamlio import MAX_DIGITS, read_text
 
 
 class BenchmarkError(TcoError):
@@ -156,11 +156,41 @@ def _json(text: str, file: str, line: int | None = None) -> Any:
         elif ch in "]}":
             depth -= 1
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_whole,
+                          object_pairs_hook=lambda pairs: _unique_keys(pairs, file))
     except (json.JSONDecodeError, RecursionError) as exc:
         where = f"line {line}" if line else f"line {getattr(exc, 'lineno', '?')}"
         msg = getattr(exc, "msg", "too deeply nested")
         raise BenchmarkError(f"not valid JSON ({where}: {msg})", file=file) from None
+
+
+class _Huge(float):
+    """A JSON integer longer than any plausible figure: infinite, so that the field's check
+    refuses it by name, and shown by its length (Python refuses to read one of more than
+    4,300 digits, and no float holds one of more than about 309)."""
+
+    digits: int
+
+    def __repr__(self) -> str:
+        return f"a number of {self.digits:,} digits"
+
+
+def _whole(digits: str) -> int | float:
+    if len(digits.lstrip("-0")) <= MAX_DIGITS:
+        return int(digits)
+    huge = _Huge(-math.inf if digits.startswith("-") else math.inf)
+    huge.digits = len(digits.lstrip("-"))
+    return huge
+
+
+def _unique_keys(pairs: list[tuple[str, Any]], file: str) -> dict[str, Any]:
+    """A JSON object; a key given twice is refused (json would keep the last one silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        twice = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
+        raise BenchmarkError(f"key {twice!r} is given twice; keep one", file=file,
+                             field=printable(twice)[:80])
+    return out
 
 
 def _object(data: Any, file: str, where: str = "") -> dict[str, Any]:
@@ -175,7 +205,10 @@ def number(value: Any, file: str, key: str, lo: float = 0.0, hi: float = 1e12,
     """A finite number within [lo, hi] (above 0 when `positive`), naming `key` otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BenchmarkError(f"expected a number, found {_shown(value)}", file=file, field=key)
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an integer beyond any float
+        v = math.inf
     if not math.isfinite(v) or v < lo or v > hi or (positive and v <= 0):
         bound = "above 0" if positive and lo == 0 else f"at least {lo:g}"
         raise BenchmarkError(f"found {_shown(value)}; expected a finite number {bound} and at "
