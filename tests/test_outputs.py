@@ -223,6 +223,21 @@ def test_a_full_device_is_one_error(tmp_path: Path) -> None:
     assert is_char_device(full, FULL)
 
 
+@pytest.mark.parametrize("args", [["schema"], ["validate", "{example}"], ["compare"],
+                                  ["catalog", "show", "h100-sxm"]])
+def test_a_full_standard_output_is_one_error(tmp_path: Path, args: list[str]) -> None:
+    """`tco compare > /dev/full` was a traceback (OSError from click.echo); every command that
+    prints names standard output, once, with exit status 2."""
+    from tco.resources import example_scenario
+
+    full = device(tmp_path / "full", FULL)
+    with open(full, "wb") as fh:
+        done = tco([a.replace("{example}", str(example_scenario())) for a in args], stdout=fh,
+                   stderr=subprocess.PIPE)
+    assert done.returncode == 2
+    assert done.stderr == b"tco: error: standard output: cannot write: No space left on device\n"
+
+
 def test_write_atomic_refuses_a_device(tmp_path: Path) -> None:
     """The atomic writer (used for the baseline cache) never renames over a special file."""
     null = device(tmp_path / "null", NULL)
