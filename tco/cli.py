@@ -295,11 +295,10 @@ def init(path: str, example: str, force: bool) -> None:
       tco init serving.yaml --example train-and-serve
       tco init cn.yaml --example cn
     """
-    from .fsio import is_stream, write_output
+    from .fsio import is_stream, write_outputs
 
     files = _starter_plan(path, example, force)
-    for f in files:
-        write_output(f.path, f.text)
+    write_outputs([(f.path, f.text) for f in files])  # all or none
     quotes = "".join(f" --catalog {f.path}" for f in files if f.role == "quote file")
     hint = "" if is_stream(path) else f"; edit, then run: tco compare {path}{quotes}"
     click.echo(f"wrote {', '.join(str(f.path) for f in files)}{hint}", err=True)

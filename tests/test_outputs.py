@@ -136,6 +136,31 @@ def test_workbook_and_report_into_fifos(tmp_path: Path) -> None:
     assert leftovers(tmp_path) == ["h", "x"]
 
 
+def test_a_failed_output_replaces_none_of_the_others(tmp_path: Path) -> None:
+    """`tco report --xlsx book.xlsx --html <full device>` replaced the existing workbook, then
+    failed on the page (exit status 2): the files are now written together, so the workbook
+    that was there survives, and no temporary file is left beside it."""
+    full = device(tmp_path / "full", FULL)
+    book = tmp_path / "book.xlsx"
+    book.write_bytes(b"the workbook of last week")
+    code, err = run(["report", "--draws", "0", "--xlsx", str(book), "--html", str(full)])
+    assert (code, err) == (2, f"tco: error: {full}: cannot write: No space left on device\n")
+    assert book.read_bytes() == b"the workbook of last week"
+    assert leftovers(tmp_path) == ["book.xlsx", "full"]
+
+
+def test_write_outputs_stages_every_file_before_replacing_any(tmp_path: Path) -> None:
+    full = device(tmp_path / "full", FULL)
+    kept, new = tmp_path / "kept.txt", tmp_path / "new.txt"
+    kept.write_text("before")
+    with pytest.raises(OutputError, match="No space left on device"):
+        fsio.write_outputs([(kept, "after"), (new, "new"), (full, "x")])
+    assert kept.read_text() == "before" and leftovers(tmp_path) == ["full", "kept.txt"]
+    fsio.write_outputs([(kept, "after"), (new, "new")])
+    assert (kept.read_text(), new.read_text()) == ("after", "new")
+    assert leftovers(tmp_path) == ["full", "kept.txt", "new.txt"]
+
+
 def test_a_device_is_written_into_not_replaced(tmp_path: Path) -> None:
     null = device(tmp_path / "null", NULL)
     fsio.write_output(null, "x" * 100000)
