@@ -51,15 +51,16 @@ class TcoError(Exception):
         where = []
         if self.file:
             where.append(_shortened(self.file) + (f":{self.line}" if self.line else ""))
-        if self.field:
-            where.append(self.field)
+        if self.field:  # a path through the user's ids: as long as they are
+            where.append(_shortened(self.field))
         prefix = ": ".join(where)
         return printable(f"{prefix}: {self.message}" if prefix else self.message, breaks=None)
 
 
 def _shortened(name: str, most: int = 200) -> str:
-    """A file name as a message shows it: whole, or its start and end when it is absurdly
-    long (a scenario's text taken for a path), so that the message stays readable."""
+    """A file name or field as a message shows it: whole, or its start and end when it is
+    absurdly long (a scenario's text taken for a path, an id of 20,000 characters), so that
+    the message stays readable."""
     return name if len(name) <= most else f"{name[:120]}...{name[-60:]}"
 
 
