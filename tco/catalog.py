@@ -1201,6 +1201,9 @@ def _check_header(header: list[str], file: str) -> None:
         if col and col not in allowed:
             hint = did_you_mean(col, allowed, list_up_to=0)
             raise CatalogError(f"unknown column '{col}'{hint}; {expected}", file=file, line=1)
+    twice = next((c for k, c in enumerate(header) if c and c in header[:k]), None)
+    if twice:  # the row's later cell would win without a word
+        raise CatalogError(f"column '{twice}' is given twice; keep one", file=file, line=1)
 
 
 def _sheet_to_raw(header: list[str], rows: list[Row], file: str,
