@@ -42,7 +42,7 @@ from .numfields import Num, Whole
 from .numtext import number_from_text
 from .resources import pricing_dir
 from .text import check_texts, text_problem
-from .yamlio import YamlDoc, check_readable, load_yaml, read_text
+from .yamlio import YamlDoc, load_yaml, read_bytes, read_text
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 # Formats only a serving workload may use (weights quantized after training).
@@ -1045,7 +1045,7 @@ def _rows_from_csv(text: str, file: str) -> tuple[list[str], list[Row]]:
     return header or [], rows
 
 
-def _check_xlsx_archive(path: Path) -> None:
+def _check_xlsx_archive(path: Path, data: io.BytesIO) -> None:
     """Refuse an xlsx whose parts would expand beyond what a quote needs (a zip bomb), or
     that declares an XML document type (entity expansion), before openpyxl reads any of it.
     Each part is read through, counting the bytes it really expands to: a part that expands
@@ -1054,7 +1054,7 @@ def _check_xlsx_archive(path: Path) -> None:
 
     file = str(path)
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(data) as archive:
             parts = archive.infolist()
             if len(parts) > XLSX_MAX_PARTS:
                 raise CatalogError(f"the xlsx archive has {len(parts):,} parts; a workbook has "
@@ -1107,11 +1107,15 @@ def _rows_from_xlsx(path: Path) -> tuple[list[str], list[Row]]:
     and MAX_CELL_CHARS, whatever size the sheet claims (its stored dimension is ignored)."""
     from openpyxl import load_workbook  # only needed for xlsx quotes
 
-    _check_xlsx_archive(path)
+    # read once, as every input is (tco.yamlio.read_bytes): a FIFO no program writes into
+    # is refused instead of waited on for ever, and a shell's `<(...)`, which cannot be
+    # read twice or sought in, is an archive like any other
+    data = io.BytesIO(read_bytes(path, CatalogError))
+    _check_xlsx_archive(path, data)
     file = str(path)
     table: list[tuple[int, list[str]]] = []  # (row number, cells) of rows with a value
     try:
-        wb = load_workbook(path, read_only=True, data_only=True)
+        wb = load_workbook(data, read_only=True, data_only=True)
         try:
             ws = wb.worksheets[0]
             ws.reset_dimensions()  # a claimed A1:XFD1048576 would pad every row to 16,384
@@ -1433,7 +1437,6 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
             doc = _sheet_to_raw(*_rows_from_csv(read_text(path, CatalogError), str(path)),
                                 str(path), raw)
         elif suffix == ".xlsx":
-            check_readable(path, CatalogError)
             doc = _sheet_to_raw(*_rows_from_xlsx(path), str(path), raw)
         else:
             raise CatalogError(
