@@ -64,7 +64,8 @@ CATALOG_FILES = (
 )
 
 
-_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+# ASCII digits only, as the quote schema's pattern means them (Python's \d takes ２０２６ too)
+_DATE = re.compile(r"^([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?$")
 
 
 def as_of_text(v: Any) -> str:

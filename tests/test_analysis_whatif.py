@@ -168,6 +168,9 @@ def test_values_parse(text, expected):
     ("utilization=15%", r"write \+15% or -15%"),
     ("utilization=xx", "must be a number"),
     ("utilization=nan", "must be a number"),
+    # full-width digits: Python's \d and float() read 0.5 from them; the scenario file does not
+    ("utilization=\uff10.\uff15", "must be a number"),
+    ("utilization=+\uff11\uff10%", "is not a percentage"),
 ])
 def test_bad_values_name_the_flag(text, message):
     with pytest.raises(TcoError, match=message) as exc:

@@ -29,7 +29,8 @@ from ..resolved import set_path
 if TYPE_CHECKING:
     from ..scenario import Loaded
 
-_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+# ASCII digits only: Python's \d and float() take ０.５ too (tco.numtext's rule)
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 
 
 @dataclass(frozen=True)
