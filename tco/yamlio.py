@@ -401,9 +401,10 @@ def read_bytes(path: Path, error: type[TcoError] = TcoError) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         with os.fdopen(fd, "rb") as fh:
             named = stat.S_ISFIFO(os.fstat(fd).st_mode) and _is_named_fifo(path)
-            first = _first_bytes(fd, path, error) if named else b""
+            first = _first_bytes(fd, path, error, MAX_FILE_BYTES + 1) if named else b""
             os.set_blocking(fd, True)
-            raw = first + fh.read(MAX_FILE_BYTES + 1 - len(first))
+            raw = first + (fh.read(MAX_FILE_BYTES + 1 - len(first))
+                           if len(first) <= MAX_FILE_BYTES else b"")
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", file=str(path)) from None
     if len(raw) > MAX_FILE_BYTES:
@@ -422,7 +423,7 @@ def _is_named_fifo(path: Path) -> bool:
         return False
 
 
-def _first_bytes(fd: int, path: Path, error: type[TcoError]) -> bytes:
+def _first_bytes(fd: int, path: Path, error: type[TcoError], most: int) -> bytes:
     """The first bytes of a FIFO opened without waiting for its writer: once a program writes
     into it (or holds it open, as a shell's `<(...)` does), the rest is read as from any file.
     A FIFO no program opens within FIFO_WAIT_S is refused; a plain open would wait for ever
@@ -430,7 +431,7 @@ def _first_bytes(fd: int, path: Path, error: type[TcoError]) -> bytes:
     deadline = time.monotonic() + FIFO_WAIT_S
     while True:
         try:
-            chunk = os.read(fd, 65536)
+            chunk = os.read(fd, min(most, 1 << 16))
         except BlockingIOError:  # a writer holds it open, nothing written yet
             return b""
         if chunk:
