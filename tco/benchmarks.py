@@ -36,6 +36,7 @@ from typing import Any
 
 from .errors import TcoError, printable
 from .inputs import CANDIDATE_INPUTS, MEASURED_SERVING_SPEC, SERVE_CANDIDATE_INPUTS
+from .numtext import number_from_text
 from .yamlio import MAX_DIGITS, read_text
 
 
@@ -342,7 +343,13 @@ TRAINING_COLUMNS = ("card", "cards", "precision", "params")
 
 
 def _training(text: str, file: str) -> list[Training]:
-    rows = list(csv.DictReader(io.StringIO(text)))
+    reader = csv.DictReader(io.StringIO(text))
+    names = [str(c).strip() for c in reader.fieldnames or []]
+    twice = next((c for k, c in enumerate(names) if c and c in names[:k]), None)
+    if twice:  # the row's later cell would win without a word
+        raise BenchmarkError(f"line 1: column '{twice}' is given twice; keep one", file=file,
+                             field=twice)
+    rows = list(reader)
     if not rows:
         raise BenchmarkError("no rows under the header", file=file)
     if len(rows) > MAX_RUNS:
@@ -357,17 +364,20 @@ def _training(text: str, file: str) -> list[Training]:
 
         def num(col: str, hi: float = 1e15, row: dict[str, str] = row, where: str = where
                 ) -> float:
-            try:
-                v = float(row[col])
-            except ValueError:
+            v = number_from_text(row[col])  # tco.numtext's rule: not nan, 1_000 or ０
+            if v is None:
                 raise BenchmarkError(f"{where}: expected a number, found {_shown(row[col])}",
-                                     file=file, field=col) from None
+                                     file=file, field=col)
             return number(v, file, col, hi=hi)
 
         if row.get("tokens_per_s"):
             tps = num("tokens_per_s", 1e12)
         elif row.get("step_time_s") and row.get("global_batch_tokens"):
             tps = num("global_batch_tokens", 1e10) / num("step_time_s", 1e6)
+            if tps > 1e12:  # a step time of 1e-300 s: the message would print 300 digits
+                raise BenchmarkError(f"{where}: global_batch_tokens / step_time_s is "
+                                     f"{tps:.3g} tokens/s; expected at most 1e+12 (is the "
+                                     "step time in seconds?)", file=file, field="step_time_s")
         else:
             raise BenchmarkError(f"{where}: give tokens_per_s, or step_time_s and "
                                  "global_batch_tokens", file=file, field="tokens_per_s")
@@ -375,11 +385,16 @@ def _training(text: str, file: str) -> list[Training]:
         if cards != int(cards):
             raise BenchmarkError(f"{where}: expected a whole number of cards, found "
                                  f"{row['cards']}", file=file, field="cards")
-        layout = {d: int(num(d, 1e6)) for d in ("tp", "pp", "dp") if row.get(d)}
+        layout = {d: num(d, 1e6) for d in ("tp", "pp", "dp") if row.get(d)}
+        for d, degree in layout.items():
+            if degree != int(degree):
+                raise BenchmarkError(f"{where}: expected a whole {d} degree, found {row[d]}",
+                                     file=file, field=d)
         out.append(Training(card=row["card"], cards=int(cards), precision=row["precision"],
-                            params=num("params"), tokens_per_s=tps, layout=layout,
-                            measured_on=row.get("measured_on") or None,
-                            engine=row.get("engine") or None))
+                            params=num("params"), tokens_per_s=tps,
+                            layout={d: int(v) for d, v in layout.items()},
+                            measured_on=_text(row.get("measured_on")),
+                            engine=_text(row.get("engine"))))
     return out
 
 

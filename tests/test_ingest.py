@@ -212,6 +212,16 @@ HOSTILE = {
                       "output_throughput: found a number of 401 digits"),
     "huge_int.json": ('{"output_throughput": 1' + "0" * 5000 + ', "mean_tpot_ms": 30}',
                       "output_throughput: found a number of 5,001 digits"),
+    # a training CSV: a column given twice (the later won), a step time that makes 4e306
+    # tokens/s (printed in 300 digits), half a tp degree (cut to 1), Python's own numbers
+    "twice.csv": (("card,cards,precision,params,tokens_per_s,tokens_per_s\n"
+                   "h20,64,bf16,8e9,98000,1\n"), "column 'tokens_per_s' is given twice"),
+    "step.csv": (("card,cards,precision,params,step_time_s,global_batch_tokens\n"
+                  "h20,64,bf16,8e9,1e-300,4e6\n"), "is 4e+306 tokens/s; expected at most 1e+12"),
+    "half_tp.csv": ("card,cards,precision,params,tokens_per_s,tp\nh20,64,bf16,8e9,98000,1.5\n",
+                    "tp: line 2: expected a whole tp degree, found 1.5"),
+    "grouped.csv": ("card,cards,precision,params,tokens_per_s\nh20,1_000,bf16,8e9,98000\n",
+                    "cards: line 2: expected a number, found '1_000'"),
     "twice.json": ('{"output_throughput": 1, "output_throughput": 2400, "mean_tpot_ms": 30}',
                    "key 'output_throughput' is given twice"),
 }
