@@ -568,6 +568,24 @@ def test_an_id_that_is_the_fault_is_not_the_field_path(tmp_path: Path, ident: ob
     assert len(msg) < 500
 
 
+def test_a_message_quoting_a_long_text_stays_readable(tmp_path: Path) -> None:
+    """An unknown card id of 9,000 characters was quoted whole (`unknown card 'xxx...'`, a
+    9,000-character line), as was a --set path, a --candidate or a `catalog show` id: one
+    message is at most tco.errors.MAX_MESSAGE characters, its start and end kept."""
+    from tco.errors import MAX_MESSAGE
+
+    long_id = "x" * 9_000
+    data = yaml.safe_load(SMALL)
+    data["candidates"][0]["card"] = long_id
+    path = _write(tmp_path / "s.yaml", yaml.safe_dump(data, width=10**6))
+    msg = one_error(run(["validate", str(path)]))
+    assert msg.startswith(f"{path}:2: candidates.h100.card: unknown card 'xxx")
+    assert msg.endswith("xxx'") and len(msg) <= MAX_MESSAGE
+    for args in (["catalog", "show", long_id], ["whatif", "--set", f"{long_id}=1"],
+                 ["breakeven", "--vary", "utilization", "--candidate", long_id, "--vs", "b200"]):
+        assert len(one_error(run(args))) <= MAX_MESSAGE, args
+
+
 def test_bytes_from_the_api_are_not_text() -> None:
     """Bytes would pass the checks of text (pydantic decodes them into a str afterwards):
     U+FFFE in UTF-8 reached the workbook."""
