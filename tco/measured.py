@@ -348,6 +348,13 @@ def ingest(files: list[str], catalog: Catalog, *, card: str | None, cards: int |
     vendor-tuned model (`efficiency`) with its provenance."""
     from .scenario import Benchmark
 
+    if measured_on is not None:  # written into every entry: a date the catalog would take
+        from .catalog import as_of_text
+
+        try:
+            measured_on = as_of_text(measured_on)
+        except ValueError as exc:
+            raise BenchmarkError(str(exc), field="--measured-on") from None
     check_length("prompt_tokens", prompt_tokens, "--prompt-tokens")
     check_length("output_tokens", output_tokens, "--output-tokens")
     if cards and tp and cards % tp:

@@ -289,6 +289,9 @@ def test_request_lengths_and_tp_out_of_range_name_where_they_came_from(tmp_path)
         ([str(short), *given], f"{short}: the mean prompt length of its requests: found 0.015625"),
         ([str(DATA / "vllm_h20_fp8.json"), "--card", "h20", "--cards", "3", "--tp", "2"],
          "--tp: 3 cards in replicas of tp 2: expected tp a divisor of the cards"),
+        # written into every entry as it was given
+        ([str(DATA / "vllm_h20_fp8.json"), *given, "--measured-on", "2026-13-45"],
+         "--measured-on: found '2026-13-45', which is not a date"),
     ]
     for args, expected in cases:
         out = CliRunner().invoke(cli, ["ingest", *args])
