@@ -209,7 +209,7 @@ class Accelerator(_Record):
     vendor: str
     stack: Literal["cuda", "rocm", "synapseai", "cann", "dtk", "musa", "supa", "neuware"]
     form_factor: str
-    pcie_gen: Whole
+    pcie_gen: Whole = Field(ge=1, le=10)  # a generation: -1, 0 or 1e308 was shown as given
     scaleup_interconnect: str
     default_platform: str
     flags: list[Literal["gaming_license", "single_vendor_supply", "immature_stack"]] = []
@@ -922,7 +922,8 @@ def _pydantic_message(err: Any, loc: list[str], model: type[BaseModel]) -> str:
         return f"found {found!r}; expected a source: who said so, where (a URL) and when"
     if msg.startswith("Input should be"):
         shown = "a mapping" if isinstance(found, dict) else "a list" if isinstance(
-            found, list) else repr(found)
+            found, list) else f"{found:.6g}" if isinstance(found, int) and not isinstance(
+            found, bool) and abs(found) > 10**15 else repr(found)  # 1e308 as a whole number
         return f"found {shown}; " + msg.replace("Input should be", "expected", 1)
     return msg
 
