@@ -438,10 +438,6 @@ class Distribution(_Strict):
         if self.low > self.high:
             raise _field_error("range_order",
                                f"low ({self.low:g}) is above high ({self.high:g})", "low")
-        if self.mode is not None and self.dist != "triangular":  # it was ignored
-            raise _field_error("mode_unused", f"a {self.dist} distribution has no mode "
-                               "(a triangular one has): remove it, or give dist: triangular",
-                               "mode")
         if self.mode is not None and not (self.low <= self.mode <= self.high):
             raise _field_error("range_order", f"mode ({self.mode:g}) is outside low..high "
                                f"({self.low:g} to {self.high:g})", "mode")
