@@ -349,7 +349,9 @@ class ApiPrice(_Record):
     id: str
     provider: str
     model: str
-    params: Num | None = None  # the model's parameters, as the provider names it
+    # the model's parameters, as the provider names it (a model's plausible 1e6 to 1e14: -1
+    # and 1e308 were shown by catalog show as given)
+    params: Num | None = Field(default=None, ge=1e6, le=1e14)
     input_usd_per_million_tokens: Figure
     output_usd_per_million_tokens: Figure
     notes: str | None = None
