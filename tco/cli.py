@@ -295,8 +295,9 @@ def init(path: str, example: str, force: bool) -> None:
       tco init serving.yaml --example train-and-serve
       tco init cn.yaml --example cn
     """
-    from .fsio import is_stream, write_outputs
+    from .fsio import check_writable, is_stream, write_outputs
 
+    check_writable(path)  # as the user wrote it: `new/` names a directory, not a file `new`
     files = _starter_plan(path, example, force)
     write_outputs([(f.path, f.text) for f in files])  # all or none
     quotes = "".join(f" --catalog {f.path}" for f in files if f.role == "quote file")

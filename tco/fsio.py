@@ -117,8 +117,9 @@ def _temp_beside(p: Path, mode: int = 0o600) -> tuple[int, str]:
 def _check(path: Path | str, streams: bool) -> _Target:
     t = _target(Path(path))
     p, st = t.given, t.st
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise OutputError("is a directory; give a file name", file=str(p))
+    if (st is not None and stat.S_ISDIR(st.st_mode)) or str(path).endswith(("/", os.sep)):
+        # `out.json/` names a directory: Path() drops the slash and would write out.json
+        raise OutputError("is a directory; give a file name", file=str(path))
     if streams and t.stream:
         if t.fd is None and not os.access(t.path, os.W_OK):
             raise OutputError("permission denied: cannot write here", file=str(p))

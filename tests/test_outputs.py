@@ -149,6 +149,19 @@ def test_a_failed_output_replaces_none_of_the_others(tmp_path: Path) -> None:
     assert leftovers(tmp_path) == ["book.xlsx", "full"]
 
 
+@pytest.mark.parametrize("args", [["compare", "-o", "{dir}/out.json/"],
+                                  ["report", "--draws", "0", "--html", "{dir}/r.html/"],
+                                  ["init", "{dir}/new/"]])
+def test_an_output_name_ending_in_a_slash_is_a_directory(tmp_path: Path, args: list[str]
+                                                         ) -> None:
+    """`-o out.json/` wrote a file out.json (Path() drops the slash), as did `tco init new/`;
+    a name ending in / names a directory, which is refused as an existing one is."""
+    argv = [a.replace("{dir}", str(tmp_path)) for a in args]
+    code, err = run(argv)
+    assert (code, err) == (2, f"tco: error: {argv[-1]}: is a directory; give a file name\n")
+    assert leftovers(tmp_path) == []
+
+
 def test_write_outputs_stages_every_file_before_replacing_any(tmp_path: Path) -> None:
     full = device(tmp_path / "full", FULL)
     kept, new = tmp_path / "kept.txt", tmp_path / "new.txt"
