@@ -35,6 +35,7 @@ from .inputs import (
     SERVE_CANDIDATE_INPUTS,
     SERVE_DEFAULTS,
     SERVE_INPUTS,
+    TAX_INPUTS,
     TOP_INPUTS,
     InputSpec,
 )
@@ -588,6 +589,16 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     **{("assumptions", k): spec for k, spec in SERVE_ASSUMPTIONS.items()},
     **{("assumptions", k): LEASE_INPUTS[k] for k in LEASE_FIGURES},
     **{("assumptions", k): SERVE_INPUTS[k] for k in SERVE_DEFAULTS},
+    # the yearly price paths, resale curves and tax rules feed these inputs too (a quote's
+    # tax rate of 5, a rise of 1e308 a year or a haircut of 1e300 were taken)
+    ("price_paths", "card_price_change_per_year"): _C["card_price_change_per_year"],
+    ("price_paths", "rent_change_per_year"): _C["rent_change_per_year"],
+    ("resale_curves", "haircut_fraction"): _C["resale_haircut_fraction"],
+    ("resale_curves", "retention_per_year"): _C["resale_retention_per_year"],
+    ("tax_rules", "rate"): TAX_INPUTS["tax_rate"],
+    ("tax_rules", "life_years"): TAX_INPUTS["tax_life_years"],
+    ("tax_rules", "bonus_fraction"): TAX_INPUTS["tax_bonus_fraction"],
+    ("tax_rules", "rd_extra_deduction_fraction"): TAX_INPUTS["tax_rd_extra_deduction_fraction"],
 }
 # Units of the currency for one US dollar. The ranges hold every rate with room to spare (the
 # yuan has traded between about 1.5 and 8.7 per USD since 1980, the euro between about 0.63 and
