@@ -220,7 +220,8 @@ def _ambiguity(node: yaml.ScalarNode) -> str | None:
                 "number (written with an exponent, e.g. 2e12)")
     if ours == _FLOAT:
         if _NOT_FINITE.match(text):
-            return f"expected a finite number, found {text}"
+            # a name or note may be given .inf too: say how to write it as text
+            return f"expected a finite number, found {text} (in quotes, '{text}', if it is text)"
         if "_" not in text and ":" not in text and not math.isfinite(float(text)):
             return (f"found {text}, beyond the largest number a float holds (about 1.8e308); "
                     "expected a finite number")
