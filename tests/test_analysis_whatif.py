@@ -178,6 +178,14 @@ def test_bad_values_name_the_flag(text, message):
     assert "--set" in str(exc.value)
 
 
+def test_an_input_set_twice_is_refused(catalog):
+    """--set utilization=0.5 --set utilization=0.6 took the later without a word (the header
+    showed both)."""
+    with pytest.raises(TcoError, match=r"--set utilization is given twice \('utilization=0.5' "
+                                       r"and 'utilization=-10%'\); give each input once"):
+        whatif(load_scenario(), catalog, ["utilization=0.5", "utilization=-10%"])
+
+
 def test_unknown_path_suggests_closest(catalog):
     with pytest.raises(TcoError, match=r"did you mean: facility\.electricity_price_per_kwh"):
         whatif(load_scenario(), catalog, ["facility.electricity_price=0.1"])
