@@ -34,9 +34,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import TcoError
+from .errors import TcoError, printable
 from .inputs import CANDIDATE_INPUTS, MEASURED_SERVING_SPEC, SERVE_CANDIDATE_INPUTS
-from .yamlio import read_text
+from .numtext import number_from_text
+from .yamlio import MAX_DIGITS, read_text
 
 
 class BenchmarkError(TcoError):
@@ -156,11 +157,41 @@ def _json(text: str, file: str, line: int | None = None) -> Any:
         elif ch in "]}":
             depth -= 1
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_whole,
+                          object_pairs_hook=lambda pairs: _unique_keys(pairs, file))
     except (json.JSONDecodeError, RecursionError) as exc:
         where = f"line {line}" if line else f"line {getattr(exc, 'lineno', '?')}"
         msg = getattr(exc, "msg", "too deeply nested")
         raise BenchmarkError(f"not valid JSON ({where}: {msg})", file=file) from None
+
+
+class _Huge(float):
+    """A JSON integer longer than any plausible figure: infinite, so that the field's check
+    refuses it by name, and shown by its length (Python refuses to read one of more than
+    4,300 digits, and no float holds one of more than about 309)."""
+
+    digits: int
+
+    def __repr__(self) -> str:
+        return f"a number of {self.digits:,} digits"
+
+
+def _whole(digits: str) -> int | float:
+    if len(digits.lstrip("-0")) <= MAX_DIGITS:
+        return int(digits)
+    huge = _Huge(-math.inf if digits.startswith("-") else math.inf)
+    huge.digits = len(digits.lstrip("-"))
+    return huge
+
+
+def _unique_keys(pairs: list[tuple[str, Any]], file: str) -> dict[str, Any]:
+    """A JSON object; a key given twice is refused (json would keep the last one silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        twice = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
+        raise BenchmarkError(f"key {twice!r} is given twice; keep one", file=file,
+                             field=printable(twice)[:80])
+    return out
 
 
 def _object(data: Any, file: str, where: str = "") -> dict[str, Any]:
@@ -175,7 +206,10 @@ def number(value: Any, file: str, key: str, lo: float = 0.0, hi: float = 1e12,
     """A finite number within [lo, hi] (above 0 when `positive`), naming `key` otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BenchmarkError(f"expected a number, found {_shown(value)}", file=file, field=key)
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an integer beyond any float
+        v = math.inf
     if not math.isfinite(v) or v < lo or v > hi or (positive and v <= 0):
         bound = "above 0" if positive and lo == 0 else f"at least {lo:g}"
         raise BenchmarkError(f"found {_shown(value)}; expected a finite number {bound} and at "
@@ -309,7 +343,13 @@ TRAINING_COLUMNS = ("card", "cards", "precision", "params")
 
 
 def _training(text: str, file: str) -> list[Training]:
-    rows = list(csv.DictReader(io.StringIO(text)))
+    reader = csv.DictReader(io.StringIO(text))
+    names = [str(c).strip() for c in reader.fieldnames or []]
+    twice = next((c for k, c in enumerate(names) if c and c in names[:k]), None)
+    if twice:  # the row's later cell would win without a word
+        raise BenchmarkError(f"line 1: column '{twice}' is given twice; keep one", file=file,
+                             field=twice)
+    rows = list(reader)
     if not rows:
         raise BenchmarkError("no rows under the header", file=file)
     if len(rows) > MAX_RUNS:
@@ -324,17 +364,20 @@ def _training(text: str, file: str) -> list[Training]:
 
         def num(col: str, hi: float = 1e15, row: dict[str, str] = row, where: str = where
                 ) -> float:
-            try:
-                v = float(row[col])
-            except ValueError:
+            v = number_from_text(row[col])  # tco.numtext's rule: not nan, 1_000 or ０
+            if v is None:
                 raise BenchmarkError(f"{where}: expected a number, found {_shown(row[col])}",
-                                     file=file, field=col) from None
+                                     file=file, field=col)
             return number(v, file, col, hi=hi)
 
         if row.get("tokens_per_s"):
             tps = num("tokens_per_s", 1e12)
         elif row.get("step_time_s") and row.get("global_batch_tokens"):
             tps = num("global_batch_tokens", 1e10) / num("step_time_s", 1e6)
+            if tps > 1e12:  # a step time of 1e-300 s: the message would print 300 digits
+                raise BenchmarkError(f"{where}: global_batch_tokens / step_time_s is "
+                                     f"{tps:.3g} tokens/s; expected at most 1e+12 (is the "
+                                     "step time in seconds?)", file=file, field="step_time_s")
         else:
             raise BenchmarkError(f"{where}: give tokens_per_s, or step_time_s and "
                                  "global_batch_tokens", file=file, field="tokens_per_s")
@@ -342,11 +385,16 @@ def _training(text: str, file: str) -> list[Training]:
         if cards != int(cards):
             raise BenchmarkError(f"{where}: expected a whole number of cards, found "
                                  f"{row['cards']}", file=file, field="cards")
-        layout = {d: int(num(d, 1e6)) for d in ("tp", "pp", "dp") if row.get(d)}
+        layout = {d: num(d, 1e6) for d in ("tp", "pp", "dp") if row.get(d)}
+        for d, degree in layout.items():
+            if degree != int(degree):
+                raise BenchmarkError(f"{where}: expected a whole {d} degree, found {row[d]}",
+                                     file=file, field=d)
         out.append(Training(card=row["card"], cards=int(cards), precision=row["precision"],
-                            params=num("params"), tokens_per_s=tps, layout=layout,
-                            measured_on=row.get("measured_on") or None,
-                            engine=row.get("engine") or None))
+                            params=num("params"), tokens_per_s=tps,
+                            layout={d: int(v) for d, v in layout.items()},
+                            measured_on=_text(row.get("measured_on")),
+                            engine=_text(row.get("engine"))))
     return out
 
 

@@ -35,6 +35,7 @@ from .inputs import (
     SERVE_CANDIDATE_INPUTS,
     SERVE_DEFAULTS,
     SERVE_INPUTS,
+    TAX_INPUTS,
     TOP_INPUTS,
     InputSpec,
 )
@@ -42,7 +43,7 @@ from .numfields import Num, Whole
 from .numtext import number_from_text
 from .resources import pricing_dir
 from .text import check_texts, text_problem
-from .yamlio import YamlDoc, check_readable, load_yaml, read_text
+from .yamlio import YamlDoc, load_yaml, read_bytes, read_text
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 # Formats only a serving workload may use (weights quantized after training).
@@ -64,7 +65,8 @@ CATALOG_FILES = (
 )
 
 
-_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+# ASCII digits only, as the quote schema's pattern means them (Python's \d takes ２０２６ too)
+_DATE = re.compile(r"^([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?$")
 
 
 def as_of_text(v: Any) -> str:
@@ -208,7 +210,7 @@ class Accelerator(_Record):
     vendor: str
     stack: Literal["cuda", "rocm", "synapseai", "cann", "dtk", "musa", "supa", "neuware"]
     form_factor: str
-    pcie_gen: Whole
+    pcie_gen: Whole = Field(ge=1, le=10)  # a generation: -1, 0 or 1e308 was shown as given
     scaleup_interconnect: str
     default_platform: str
     flags: list[Literal["gaming_license", "single_vendor_supply", "immature_stack"]] = []
@@ -348,7 +350,9 @@ class ApiPrice(_Record):
     id: str
     provider: str
     model: str
-    params: Num | None = None  # the model's parameters, as the provider names it
+    # the model's parameters, as the provider names it (a model's plausible 1e6 to 1e14: -1
+    # and 1e308 were shown by catalog show as given)
+    params: Num | None = Field(default=None, ge=1e6, le=1e14)
     input_usd_per_million_tokens: Figure
     output_usd_per_million_tokens: Figure
     notes: str | None = None
@@ -585,6 +589,16 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     **{("assumptions", k): spec for k, spec in SERVE_ASSUMPTIONS.items()},
     **{("assumptions", k): LEASE_INPUTS[k] for k in LEASE_FIGURES},
     **{("assumptions", k): SERVE_INPUTS[k] for k in SERVE_DEFAULTS},
+    # the yearly price paths, resale curves and tax rules feed these inputs too (a quote's
+    # tax rate of 5, a rise of 1e308 a year or a haircut of 1e300 were taken)
+    ("price_paths", "card_price_change_per_year"): _C["card_price_change_per_year"],
+    ("price_paths", "rent_change_per_year"): _C["rent_change_per_year"],
+    ("resale_curves", "haircut_fraction"): _C["resale_haircut_fraction"],
+    ("resale_curves", "retention_per_year"): _C["resale_retention_per_year"],
+    ("tax_rules", "rate"): TAX_INPUTS["tax_rate"],
+    ("tax_rules", "life_years"): TAX_INPUTS["tax_life_years"],
+    ("tax_rules", "bonus_fraction"): TAX_INPUTS["tax_bonus_fraction"],
+    ("tax_rules", "rd_extra_deduction_fraction"): TAX_INPUTS["tax_rd_extra_deduction_fraction"],
 }
 # Units of the currency for one US dollar. The ranges hold every rate with room to spare (the
 # yuan has traded between about 1.5 and 8.7 per USD since 1980, the euro between about 0.63 and
@@ -921,7 +935,8 @@ def _pydantic_message(err: Any, loc: list[str], model: type[BaseModel]) -> str:
         return f"found {found!r}; expected a source: who said so, where (a URL) and when"
     if msg.startswith("Input should be"):
         shown = "a mapping" if isinstance(found, dict) else "a list" if isinstance(
-            found, list) else repr(found)
+            found, list) else f"{found:.6g}" if isinstance(found, int) and not isinstance(
+            found, bool) and abs(found) > 10**15 else repr(found)  # 1e308 as a whole number
         return f"found {shown}; " + msg.replace("Input should be", "expected", 1)
     return msg
 
@@ -1045,7 +1060,7 @@ def _rows_from_csv(text: str, file: str) -> tuple[list[str], list[Row]]:
     return header or [], rows
 
 
-def _check_xlsx_archive(path: Path) -> None:
+def _check_xlsx_archive(path: Path, data: io.BytesIO) -> None:
     """Refuse an xlsx whose parts would expand beyond what a quote needs (a zip bomb), or
     that declares an XML document type (entity expansion), before openpyxl reads any of it.
     Each part is read through, counting the bytes it really expands to: a part that expands
@@ -1054,7 +1069,7 @@ def _check_xlsx_archive(path: Path) -> None:
 
     file = str(path)
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(data) as archive:
             parts = archive.infolist()
             if len(parts) > XLSX_MAX_PARTS:
                 raise CatalogError(f"the xlsx archive has {len(parts):,} parts; a workbook has "
@@ -1107,11 +1122,15 @@ def _rows_from_xlsx(path: Path) -> tuple[list[str], list[Row]]:
     and MAX_CELL_CHARS, whatever size the sheet claims (its stored dimension is ignored)."""
     from openpyxl import load_workbook  # only needed for xlsx quotes
 
-    _check_xlsx_archive(path)
+    # read once, as every input is (tco.yamlio.read_bytes): a FIFO no program writes into
+    # is refused instead of waited on for ever, and a shell's `<(...)`, which cannot be
+    # read twice or sought in, is an archive like any other
+    data = io.BytesIO(read_bytes(path, CatalogError))
+    _check_xlsx_archive(path, data)
     file = str(path)
     table: list[tuple[int, list[str]]] = []  # (row number, cells) of rows with a value
     try:
-        wb = load_workbook(path, read_only=True, data_only=True)
+        wb = load_workbook(data, read_only=True, data_only=True)
         try:
             ws = wb.worksheets[0]
             ws.reset_dimensions()  # a claimed A1:XFD1048576 would pad every row to 16,384
@@ -1201,6 +1220,9 @@ def _check_header(header: list[str], file: str) -> None:
         if col and col not in allowed:
             hint = did_you_mean(col, allowed, list_up_to=0)
             raise CatalogError(f"unknown column '{col}'{hint}; {expected}", file=file, line=1)
+    twice = next((c for k, c in enumerate(header) if c and c in header[:k]), None)
+    if twice:  # the row's later cell would win without a word
+        raise CatalogError(f"column '{twice}' is given twice; keep one", file=file, line=1)
 
 
 def _sheet_to_raw(header: list[str], rows: list[Row], file: str,
@@ -1430,7 +1452,6 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
             doc = _sheet_to_raw(*_rows_from_csv(read_text(path, CatalogError), str(path)),
                                 str(path), raw)
         elif suffix == ".xlsx":
-            check_readable(path, CatalogError)
             doc = _sheet_to_raw(*_rows_from_xlsx(path), str(path), raw)
         else:
             raise CatalogError(

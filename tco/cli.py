@@ -19,7 +19,7 @@ import click
 # unless the user chose otherwise. Set before anything imports numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .errors import TcoError, printable
+from .errors import OutputError, TcoError, printable
 from .version import __version__
 
 FORMATS = ("table", "json", "csv")
@@ -51,7 +51,28 @@ def emit(text: str, output: str | None = None) -> None:
 
         write_output(output, text)
     else:
+        echo_out(text)
+
+
+def echo_out(text: str) -> None:
+    """Print `text` on standard output. A write that fails there (a full disk, `> /dev/full`)
+    is one message naming standard output, not a traceback; a reader that went away
+    (`| head`) stops quietly (_Group)."""
+    import sys
+
+    try:
         click.echo(text, nl=False)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        try:  # what stays buffered would fail again as Python exits (a second message)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # no descriptor (a test's runner)
+            pass
+        raise OutputError(f"cannot write: {exc.strerror or exc}", file="standard output"
+                          ) from None
 
 
 def warn(*messages: str) -> None:
@@ -146,7 +167,7 @@ def catalog_list(section: str, catalogs: tuple[str, ...], fmt: str) -> None:
     from .catalog import load_catalog
     from .exporters.catalog_view import catalog_listing
 
-    click.echo(catalog_listing(load_catalog(catalogs), section, fmt), nl=False)
+    echo_out(catalog_listing(load_catalog(catalogs), section, fmt))
 
 
 @catalog_group.command("show")
@@ -163,7 +184,7 @@ def catalog_show(ident: str, catalogs: tuple[str, ...], fmt: str) -> None:
     from .catalog import load_catalog
     from .exporters.catalog_view import catalog_record
 
-    click.echo(catalog_record(load_catalog(catalogs), ident, fmt), nl=False)
+    echo_out(catalog_record(load_catalog(catalogs), ident, fmt))
 
 
 # --- scenario files --------------------------------------------------------------------------
@@ -251,8 +272,8 @@ def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
 
     loaded, catalog = load(scenario, catalogs)
     resolved = resolve_scenario(loaded, catalog)
-    click.echo(f"{printable(scenario)}: ok ({len(loaded.scenario.workloads)} workload(s), "
-               f"{len(resolved.candidates)} candidate(s), {len(resolved.inputs)} inputs)")
+    echo_out(f"{printable(scenario)}: ok ({len(loaded.scenario.workloads)} workload(s), "
+             f"{len(resolved.candidates)} candidate(s), {len(resolved.inputs)} inputs)\n")
 
 
 @cli.command()
@@ -274,11 +295,11 @@ def init(path: str, example: str, force: bool) -> None:
       tco init serving.yaml --example train-and-serve
       tco init cn.yaml --example cn
     """
-    from .fsio import is_stream, write_output
+    from .fsio import check_writable, is_stream, write_outputs
 
+    check_writable(path)  # as the user wrote it: `new/` names a directory, not a file `new`
     files = _starter_plan(path, example, force)
-    for f in files:
-        write_output(f.path, f.text)
+    write_outputs([(f.path, f.text) for f in files])  # all or none
     quotes = "".join(f" --catalog {f.path}" for f in files if f.role == "quote file")
     hint = "" if is_stream(path) else f"; edit, then run: tco compare {path}{quotes}"
     click.echo(f"wrote {', '.join(str(f.path) for f in files)}{hint}", err=True)
@@ -428,7 +449,7 @@ def job(model_params: float, active_params: float | None, tokens: float | None, 
                                          else _JOB_OPTIONS.get(key, exc.field))
         raise
     c = result.candidate(card)  # the cluster described, not the rent option generated beside it
-    click.echo(to_json(job_dict(result, c)) if fmt == "json" else job_table(result, c), nl=False)
+    echo_out(to_json(job_dict(result, c)) if fmt == "json" else job_table(result, c))
 
 
 _JOB_OPTIONS = {"card": "--card", "id": "--card",  # the option's id is the card

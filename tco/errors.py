@@ -51,16 +51,21 @@ class TcoError(Exception):
         where = []
         if self.file:
             where.append(_shortened(self.file) + (f":{self.line}" if self.line else ""))
-        if self.field:
-            where.append(self.field)
+        if self.field:  # a path through the user's ids: as long as they are
+            where.append(_shortened(self.field))
         prefix = ": ".join(where)
-        return printable(f"{prefix}: {self.message}" if prefix else self.message, breaks=None)
+        text = printable(f"{prefix}: {self.message}" if prefix else self.message, breaks=None)
+        return _shortened(text, MAX_MESSAGE, MAX_MESSAGE - 500, 400)
 
 
-def _shortened(name: str, most: int = 200) -> str:
-    """A file name as a message shows it: whole, or its start and end when it is absurdly
-    long (a scenario's text taken for a path), so that the message stays readable."""
-    return name if len(name) <= most else f"{name[:120]}...{name[-60:]}"
+MAX_MESSAGE = 1500  # characters of one message: user text it quotes (an id of 9,000) is cut
+
+
+def _shortened(name: str, most: int = 200, head: int = 120, tail: int = 60) -> str:
+    """A file name, field or message as it is shown: whole, or its start and end when it is
+    absurdly long (a scenario's text taken for a path, an id of 20,000 characters quoted as
+    `unknown card '...'`), so that the message stays readable."""
+    return name if len(name) <= most else f"{name[:head]}...{name[-tail:]}"
 
 
 class CatalogError(TcoError):

@@ -19,12 +19,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,8 +117,9 @@ def _temp_beside(p: Path, mode: int = 0o600) -> tuple[int, str]:
 def _check(path: Path | str, streams: bool) -> _Target:
     t = _target(Path(path))
     p, st = t.given, t.st
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise OutputError("is a directory; give a file name", file=str(p))
+    if (st is not None and stat.S_ISDIR(st.st_mode)) or str(path).endswith(("/", os.sep)):
+        # `out.json/` names a directory: Path() drops the slash and would write out.json
+        raise OutputError("is a directory; give a file name", file=str(path))
     if streams and t.stream:
         if t.fd is None and not os.access(t.path, os.W_OK):
             raise OutputError("permission denied: cannot write here", file=str(p))
@@ -236,6 +238,38 @@ def write_atomic(path: Path | str, data: bytes | str, *, mode: int | None = None
     exactly instead (for private files). Special files are refused, never replaced.
     """
     t = _check(path, streams=False)
+    _commit(_stage(t, data, mode), t)
+    return t.given
+
+
+def write_outputs(files: Sequence[tuple[Path | str, bytes | str]]) -> None:
+    """Write several files the user named (`tco report --xlsx --html --pdf`, `tco init`) as
+    one: each regular file is first written whole into a temporary file beside it, then the
+    streams (`write_output`) are written into, and only then is each temporary file renamed
+    over its file. A failure on the way (a full disk, `--html /dev/full`) replaces none of
+    them, so a file that existed before the run survives it, and leaves no temporary file."""
+    staged: list[tuple[str, _Target]] = []
+    streams: list[tuple[Path | str, bytes | str]] = []
+    try:
+        for path, data in files:
+            t = _check(path, streams=True)
+            if t.stream:
+                streams.append((path, data))
+            else:
+                staged.append((_stage(t, data), t))
+        for path, data in streams:
+            write_output(path, data)
+        while staged:
+            _commit(*staged.pop(0))
+    finally:
+        for tmp, _ in staged:  # left by a failure: nothing replaced
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _stage(t: _Target, data: bytes | str, mode: int | None = None) -> str:
+    """A temporary file beside `t.path` holding `data`, on disk: ready to be renamed over it.
+    It has the mode the file keeps (write_atomic), set before any byte is written."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if mode is None and t.st is not None:
         mode = stat.S_IMODE(t.st.st_mode)
@@ -251,13 +285,22 @@ def write_atomic(path: Path | str, data: bytes | str, *, mode: int | None = None
             fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, t.path)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise _fail(t.given, exc) from None
         raise
-    return t.given
+    return tmp
+
+
+def _commit(tmp: str, t: _Target) -> None:
+    """The staged temporary file renamed over `t`'s file."""
+    try:
+        os.replace(tmp, t.path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _fail(t.given, exc) from None
+        raise

@@ -161,6 +161,7 @@ def _serving(runs: list[Serving], entry: Benchmark, sc: Scenario, catalog: Catal
             if getattr(m, key) is None:
                 raise BenchmarkError(f"the result does not say the mean {key.split('_')[0]} "
                                      f"length: give {key} in the benchmarks entry", field=key)
+        check_lengths(m, run, file)
         effs.append(serving_efficiency(catalog, work, entry, card.id, tp, m))
         if m.p99_tpot_ms and m.p99_tpot_ms >= m.mean_tpot_ms:
             tails.append(m.p99_tpot_ms / m.mean_tpot_ms)
@@ -184,6 +185,33 @@ def _serving(runs: list[Serving], entry: Benchmark, sc: Scenario, catalog: Catal
                "format": runs[0].format, "runs": [r.as_dict() for r in runs],
                "efficiency": f, "provenance": src}
     return Measured(card.id, card.name, entry.precision, inputs, note, summary)
+
+
+def check_lengths(m: Serving, run: Serving, file: str | None,
+                  flags: dict[str, str] | None = None) -> None:
+    """The mean request lengths the measurement is solved at are within a serving workload's
+    plausible range; else one message naming where the length came from (the result file, its
+    inline `serving:`, the entry's own field or `flags`' option), not the measured point's
+    scenario it would otherwise fail in."""
+    for key in ("prompt_tokens", "output_tokens"):
+        if getattr(run, key) is not None and file:  # worked out from the result file
+            check_length(key, getattr(run, key), None, file,
+                         f"the mean {key.split('_')[0]} length of its requests: ")
+        elif getattr(run, key) is not None:  # the entry's inline `serving:`
+            check_length(key, getattr(run, key), f"serving.{key}")
+        else:
+            check_length(key, getattr(m, key), (flags or {}).get(key, key))
+
+
+def check_length(key: str, value: float | None, field: str | None, file: str | None = None,
+                 what: str = "") -> None:
+    """One mean request length (prompt_tokens, output_tokens), None when not given."""
+    from .inputs import SERVE_INPUTS
+
+    spec = SERVE_INPUTS[key]
+    if value is not None and not spec.lo <= value <= spec.hi:  # NaN is outside too
+        raise BenchmarkError(what + spec.out_of_range(value, spec.lo, spec.hi, spec.unit),
+                             file=file, field=field)
 
 
 def _workload(sc: Scenario, entry: Benchmark) -> dict[str, Any]:
@@ -320,6 +348,18 @@ def ingest(files: list[str], catalog: Catalog, *, card: str | None, cards: int |
     vendor-tuned model (`efficiency`) with its provenance."""
     from .scenario import Benchmark
 
+    if measured_on is not None:  # written into every entry: a date the catalog would take
+        from .catalog import as_of_text
+
+        try:
+            measured_on = as_of_text(measured_on)
+        except ValueError as exc:
+            raise BenchmarkError(str(exc), field="--measured-on") from None
+    check_length("prompt_tokens", prompt_tokens, "--prompt-tokens")
+    check_length("output_tokens", output_tokens, "--output-tokens")
+    if cards and tp and cards % tp:
+        raise BenchmarkError(f"{cards} cards in replicas of tp {tp}: expected tp a divisor of "
+                             "the cards", field="--tp")
     out: list[dict[str, Any]] = []
     for file in files:
         fmt, runs = read(file)
@@ -347,6 +387,8 @@ def ingest(files: list[str], catalog: Catalog, *, card: str | None, cards: int |
             m = with_given(r, prompt_tokens=r.prompt_tokens or prompt_tokens,
                            output_tokens=r.output_tokens or output_tokens,
                            measured_on=measured_on or r.measured_on, engine=engine or r.engine)
+            check_lengths(m, r, file, {"prompt_tokens": "--prompt-tokens",
+                                       "output_tokens": "--output-tokens"})
             entry = {"card": card, "cards": cards, "tp": tp, "precision": precision,
                      "serving": {k: v for k, v in m.as_dict().items()
                                  if k not in ("measured_on", "engine")},

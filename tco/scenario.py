@@ -683,6 +683,7 @@ class Loaded:
         return ScenarioError(message, file=self.file, field=".".join(path), line=line)
 
 
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # what an id may be (Candidate.id)
 _FIRST = ("extra_forbidden", "unknown_field")  # a typo also causes a 'missing' error: name the typo
 
 
@@ -691,19 +692,26 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
     err = next((e for e in errors if e.get("type") in _FIRST), errors[0])
     # a union's member tags (`function-before[...]`, `literal['auto']`) are not fields
     loc = [str(x) for x in err["loc"] if "[" not in str(x)]
-    # Lists are addressed by index in pydantic; name the record by its id instead.
+    # Lists are addressed by index in pydantic; name the record by its id instead, when it is
+    # one (an id that is itself the fault, 9,000 characters or `true`, would make the message
+    # that names it 9,000 characters long, or not say where it is: its index does)
     named: list[str] = []
+    keyed: list[str] = []  # as tco.yamlio keys the lines: by any id
     data: Any = doc.data
     for part in loc:
         if isinstance(data, list) and part.isdigit() and int(part) < len(data):
             item = data[int(part)]
             ident = item.get("id") if isinstance(item, dict) else None
-            named.append(str(ident) if ident is not None else part)
+            named.append(ident if isinstance(ident, str) and _ID.fullmatch(ident) else part)
+            keyed.append(str(ident) if ident is not None else part)
             data = item
         else:
             named.append(part)
+            keyed.append(part)
             data = data.get(part) if isinstance(data, dict) else None
-    named += [str(x) for x in (err.get("ctx") or {}).get("at", ())]
+    at = [str(x) for x in (err.get("ctx") or {}).get("at", ())]
+    named += at
+    keyed += at
     kind = err.get("type", "")
     found = err.get("input")
     msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
@@ -725,7 +733,7 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
                "starting with a letter or digit")
     elif msg.startswith("Input should be"):
         msg = f"found {show_value(found)}; " + msg.replace("Input should be", "expected", 1)
-    line = doc.line_of(named)
+    line = doc.line_of(keyed)
     return ScenarioError(msg, file=doc.file, field=".".join(named) or None, line=line)
 
 

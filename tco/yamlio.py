@@ -48,7 +48,10 @@ not known beforehand, so no more than MAX_FILE_BYTES is read from it.
 from __future__ import annotations
 
 import math
+import os
 import re
+import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,6 +62,7 @@ from .errors import TcoError
 from .text import text_problem
 
 MAX_FILE_BYTES = 5_000_000
+FIFO_WAIT_S = 20.0  # how long an input FIFO may wait for the program that writes into it
 MAX_ALIASES = 100
 MAX_EXPANDED_NODES = 100_000  # the shipped catalog's largest file has about 2,300 nodes
 MAX_DEPTH = 40  # mappings and lists within each other; a scenario needs about 6
@@ -216,7 +220,8 @@ def _ambiguity(node: yaml.ScalarNode) -> str | None:
                 "number (written with an exponent, e.g. 2e12)")
     if ours == _FLOAT:
         if _NOT_FINITE.match(text):
-            return f"expected a finite number, found {text}"
+            # a name or note may be given .inf too: say how to write it as text
+            return f"expected a finite number, found {text} (in quotes, '{text}', if it is text)"
         if "_" not in text and ":" not in text and not math.isfinite(float(text)):
             return (f"found {text}, beyond the largest number a float holds (about 1.8e308); "
                     "expected a finite number")
@@ -394,14 +399,49 @@ def read_bytes(path: Path, error: type[TcoError] = TcoError) -> bytes:
     cannot be read again. At most MAX_FILE_BYTES (a pipe's size is not known beforehand)."""
     check_readable(path, error)
     try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            named = stat.S_ISFIFO(os.fstat(fd).st_mode) and _is_named_fifo(path)
+            first = _first_bytes(fd, path, error, MAX_FILE_BYTES + 1) if named else b""
+            os.set_blocking(fd, True)
+            raw = first + (fh.read(MAX_FILE_BYTES + 1 - len(first))
+                           if len(first) <= MAX_FILE_BYTES else b"")
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", file=str(path)) from None
     if len(raw) > MAX_FILE_BYTES:
         raise error(f"more than {MAX_FILE_BYTES:,} bytes; the limit is {MAX_FILE_BYTES:,}",
                     file=str(path))
     return raw
+
+
+def _is_named_fifo(path: Path) -> bool:
+    """A FIFO made by mkfifo, which a writer may open later: not a shell's `<(...)`
+    (/dev/fd/63), a pipe whose writer was there from the start and whose end of input is the
+    writer having finished."""
+    try:
+        return stat.S_ISFIFO(os.lstat(os.path.realpath(path)).st_mode)
+    except OSError:  # /proc/<pid>/fd/pipe:[...]: no file of that name
+        return False
+
+
+def _first_bytes(fd: int, path: Path, error: type[TcoError], most: int) -> bytes:
+    """The first bytes of a FIFO opened without waiting for its writer: once a program writes
+    into it (or holds it open, as a shell's `<(...)` does), the rest is read as from any file.
+    A FIFO no program opens within FIFO_WAIT_S is refused; a plain open would wait for ever
+    (`mkfifo f; tco validate f`)."""
+    deadline = time.monotonic() + FIFO_WAIT_S
+    while True:
+        try:
+            chunk = os.read(fd, min(most, 1 << 16))
+        except BlockingIOError:  # a writer holds it open, nothing written yet
+            return b""
+        if chunk:
+            return chunk
+        if time.monotonic() > deadline:  # 0 bytes and no writer: none has come yet
+            raise error(f"a FIFO that no program wrote into within {FIFO_WAIT_S:g} s; write "
+                        "the file into it (cat s.yaml > FIFO), or give the file itself",
+                        file=str(path))
+        time.sleep(0.02)
 
 
 def read_text(path: Path, error: type[TcoError] = TcoError) -> str:

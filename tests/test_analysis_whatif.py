@@ -168,11 +168,22 @@ def test_values_parse(text, expected):
     ("utilization=15%", r"write \+15% or -15%"),
     ("utilization=xx", "must be a number"),
     ("utilization=nan", "must be a number"),
+    # full-width digits: Python's \d and float() read 0.5 from them; the scenario file does not
+    ("utilization=\uff10.\uff15", "must be a number"),
+    ("utilization=+\uff11\uff10%", "is not a percentage"),
 ])
 def test_bad_values_name_the_flag(text, message):
     with pytest.raises(TcoError, match=message) as exc:
         parse_setting(text)
     assert "--set" in str(exc.value)
+
+
+def test_an_input_set_twice_is_refused(catalog):
+    """--set utilization=0.5 --set utilization=0.6 took the later without a word (the header
+    showed both)."""
+    with pytest.raises(TcoError, match=r"--set utilization is given twice \('utilization=0.5' "
+                                       r"and 'utilization=-10%'\); give each input once"):
+        whatif(load_scenario(), catalog, ["utilization=0.5", "utilization=-10%"])
 
 
 def test_unknown_path_suggests_closest(catalog):

@@ -307,6 +307,19 @@ def test_a_revocation_without_a_start_month_is_refused(tmp_path):
     assert "needs the scenario's start month" in out.output and "Traceback" not in out.output
 
 
+@pytest.mark.parametrize("quota", ["1.0e+308", "0.5", "0"])
+def test_a_quota_of_no_whole_plausible_cards_is_refused(tmp_path, quota):
+    """A quota of 1e308 cards a quarter was taken (and printed as the vendor's allocation),
+    half a card too; the quota is a whole number of cards, at most a cluster's most."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(RULES.replace("{ascend-910b: 200}", f"{{ascend-910b: {quota}}}"))
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 2, out.output
+    assert f"{path}:15: policy.supply_limit_cards_per_quarter.ascend-910b: found " in out.output
+    assert "expected a whole number of cards from 1 to 1,000,000" in out.output
+    assert "Traceback" not in out.output and len(out.output.splitlines()) == 1
+
+
 def test_a_chinese_cloud_offer_is_picked_by_id(catalog):
     """pricing/cloud.yaml cn-a100-80gb-sxm (domestic platforms' list average, 10 CNY typical
     on demand); a Chinese API by id: tests/test_china_market.py."""

@@ -169,6 +169,9 @@ def test_the_stock_and_note_are_in_every_output(catalog, tmp_path):
     ("{h100-sxm: {cards: 8, age_years: 31}}",
      "age_years: found 31, outside the plausible range 0 to 30 years"),
     ("{h100-sxm: {cards: 8, age_years: -1}}", "age_years: found -1, outside"),
+    # with a resale price the age values nothing, but the outputs show it: 1e308 was taken
+    ("{h100-sxm: {cards: 8, resale_price_per_card: 20000, age_years: 1.0e+308}}",
+     "policy.holds_stock.h100-sxm.age_years: found 1e+308, outside the plausible range"),
 ])
 def test_a_bad_stock_gets_one_clear_message(tmp_path, stock, message):
     path = tmp_path / "bad.yaml"

@@ -549,6 +549,43 @@ def test_a_text_longer_than_a_workbook_cell_would_keep_is_refused(tmp_path: Path
     assert msg.startswith(f"{quote}:2: source: found a text of 100,000 characters")
 
 
+@pytest.mark.parametrize("ident, expected", [
+    ("a" * 9_000, "candidates.0.id: 9,000 characters; at most 64"),
+    (True, "candidates.0.id: found True; expected a valid string"),
+    ("x" * 20_000, "found a text of 20,000 characters"),
+])
+def test_an_id_that_is_the_fault_is_not_the_field_path(tmp_path: Path, ident: object,
+                                                       expected: str) -> None:
+    """A record is named by its id in messages; an id of 9,000 characters made the one line
+    9,000 characters long (`candidates.aaaa...aaaa.id`), and `id: true` named
+    `candidates.True.id`. A record whose id is itself the fault is named by its index, and
+    any field path is shortened as a file name is."""
+    data = yaml.safe_load(SMALL)
+    data["candidates"][0]["id"] = ident
+    path = _write(tmp_path / "s.yaml", yaml.safe_dump(data, width=10**6))
+    msg = one_error(run(["validate", str(path)]))
+    assert expected in msg and msg.startswith(f"{path}:")
+    assert len(msg) < 500
+
+
+def test_a_message_quoting_a_long_text_stays_readable(tmp_path: Path) -> None:
+    """An unknown card id of 9,000 characters was quoted whole (`unknown card 'xxx...'`, a
+    9,000-character line), as was a --set path, a --candidate or a `catalog show` id: one
+    message is at most tco.errors.MAX_MESSAGE characters, its start and end kept."""
+    from tco.errors import MAX_MESSAGE
+
+    long_id = "x" * 9_000
+    data = yaml.safe_load(SMALL)
+    data["candidates"][0]["card"] = long_id
+    path = _write(tmp_path / "s.yaml", yaml.safe_dump(data, width=10**6))
+    msg = one_error(run(["validate", str(path)]))
+    assert msg.startswith(f"{path}:2: candidates.h100.card: unknown card 'xxx")
+    assert msg.endswith("xxx'") and len(msg) <= MAX_MESSAGE
+    for args in (["catalog", "show", long_id], ["whatif", "--set", f"{long_id}=1"],
+                 ["breakeven", "--vary", "utilization", "--candidate", long_id, "--vs", "b200"]):
+        assert len(one_error(run(args))) <= MAX_MESSAGE, args
+
+
 def test_bytes_from_the_api_are_not_text() -> None:
     """Bytes would pass the checks of text (pydantic decodes them into a str afterwards):
     U+FFFE in UTF-8 reached the workbook."""

@@ -206,6 +206,24 @@ HOSTILE = {
                      "second: 10\n"), "time to output token"),
     "rows.csv": ("card,cards,precision,params,tokens_per_s\nh20,8,bf16,,100\n", "params"),
     "noise.csv": ("a,b\n1,2\n", "not a benchmark result"),
+    # an integer beyond any float, and one beyond what Python reads (4,300 digits): both were
+    # a traceback (OverflowError, ValueError)
+    "long_int.json": ('{"output_throughput": 1' + "0" * 400 + ', "mean_tpot_ms": 30}',
+                      "output_throughput: found a number of 401 digits"),
+    "huge_int.json": ('{"output_throughput": 1' + "0" * 5000 + ', "mean_tpot_ms": 30}',
+                      "output_throughput: found a number of 5,001 digits"),
+    # a training CSV: a column given twice (the later won), a step time that makes 4e306
+    # tokens/s (printed in 300 digits), half a tp degree (cut to 1), Python's own numbers
+    "twice.csv": (("card,cards,precision,params,tokens_per_s,tokens_per_s\n"
+                   "h20,64,bf16,8e9,98000,1\n"), "column 'tokens_per_s' is given twice"),
+    "step.csv": (("card,cards,precision,params,step_time_s,global_batch_tokens\n"
+                  "h20,64,bf16,8e9,1e-300,4e6\n"), "is 4e+306 tokens/s; expected at most 1e+12"),
+    "half_tp.csv": ("card,cards,precision,params,tokens_per_s,tp\nh20,64,bf16,8e9,98000,1.5\n",
+                    "tp: line 2: expected a whole tp degree, found 1.5"),
+    "grouped.csv": ("card,cards,precision,params,tokens_per_s\nh20,1_000,bf16,8e9,98000\n",
+                    "cards: line 2: expected a number, found '1_000'"),
+    "twice.json": ('{"output_throughput": 1, "output_throughput": 2400, "mean_tpot_ms": 30}',
+                   "key 'output_throughput' is given twice"),
 }
 
 
@@ -250,3 +268,38 @@ def test_a_missing_file_and_bad_entries_name_the_field(catalog, tmp_path):
         with pytest.raises((ScenarioError, BenchmarkError)) as err:
             resolve(load_scenario(path), catalog)
         assert expected in str(err.value), (bench, str(err.value))
+
+
+def test_request_lengths_and_tp_out_of_range_name_where_they_came_from(tmp_path):
+    """A mean request length outside a serving workload's plausible range (NaN, negative, below
+    one token) was printed by `tco ingest` with exit status 0, or failed inside the measured
+    point's own scenario ("benchmark: workloads.w.prompt_tokens"), naming neither the file nor
+    the field; a --tp that does not divide --cards was printed too."""
+    mlperf = str(DATA / "mlperf_log_summary.txt")
+    short = tmp_path / "short.json"
+    short.write_text('{"output_throughput": 2400, "mean_tpot_ms": 72, "completed": 640, '
+                     '"total_input_tokens": 10, "total_output_tokens": 327680}',
+                     encoding="utf-8")
+    given = ["--card", "h20", "--cards", "8", "--precision", "fp8"]
+    cases = [
+        ([mlperf, *given, "--prompt-tokens", "nan", "--output-tokens", "100"],
+         "--prompt-tokens: found nan, outside the plausible range 1 to 1e+07 tokens"),
+        ([mlperf, *given, "--prompt-tokens", "1000", "--output-tokens", "-5"],
+         "--output-tokens: found -5, outside the plausible range 1 to 1e+06 tokens"),
+        ([str(short), *given], f"{short}: the mean prompt length of its requests: found 0.015625"),
+        ([str(DATA / "vllm_h20_fp8.json"), "--card", "h20", "--cards", "3", "--tp", "2"],
+         "--tp: 3 cards in replicas of tp 2: expected tp a divisor of the cards"),
+        # written into every entry as it was given
+        ([str(DATA / "vllm_h20_fp8.json"), *given, "--measured-on", "2026-13-45"],
+         "--measured-on: found '2026-13-45', which is not a date"),
+    ]
+    for args, expected in cases:
+        out = CliRunner().invoke(cli, ["ingest", *args])
+        assert out.exit_code == 2 and expected in out.output, (args, out.output)
+        assert "Traceback" not in out.output and len(out.output.strip().splitlines()) == 1
+    entry = {**BENCH, "file": mlperf, "prompt_tokens": -5, "output_tokens": 100}
+    path = write(tmp_path, {**SCENARIO, "benchmarks": [entry]})
+    out = CliRunner().invoke(cli, ["compare", str(path)])
+    assert out.exit_code == 2, out.output
+    assert f"{path}:2: benchmarks.0.prompt_tokens: found -5, outside the plausible range" \
+        in out.output

@@ -289,6 +289,49 @@ def test_scenario_from_a_fifo_is_read_once(tmp_path: Path, args: list[str]) -> N
     assert proc.stdout == expected.stdout
 
 
+@pytest.mark.parametrize("args", [["validate", "{fifo}.yaml"],
+                                  ["validate", "{example}", "--catalog", "{fifo}.xlsx"],
+                                  ["validate", "{example}", "--catalog", "{fifo}.csv"]])
+def test_a_fifo_no_program_writes_into_is_refused(tmp_path: Path, args: list[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mkfifo f.yaml; tco validate f.yaml` waited for ever for a writer (an xlsx quote too);
+    a FIFO that no program writes into within tco.yamlio.FIFO_WAIT_S is one message."""
+    from tco import yamlio
+
+    monkeypatch.setattr(yamlio, "FIFO_WAIT_S", 0.3)
+    fifo = tmp_path / "never"
+    argv = [a.replace("{fifo}", str(fifo)).replace("{example}", str(example_scenario()))
+            for a in args]
+    os.mkfifo(argv[-1])
+    out = CliRunner().invoke(cli, argv)
+    assert out.exit_code == 2, out.output
+    assert out.output == (f"tco: error: {argv[-1]}: a FIFO that no program wrote into within "
+                          "0.3 s; write the file into it (cat s.yaml > FIFO), or give the file "
+                          "itself\n")
+
+
+def test_an_xlsx_quote_from_a_fifo_is_read_once(tmp_path: Path) -> None:
+    """An xlsx quote was opened by name twice (the archive check, then openpyxl) and sought
+    in: from a FIFO, 'File is not a zip file'."""
+    book = Workbook()
+    book.active.append(["id", "field", "value", "source", "as_of"])
+    book.active.append(["h100-sxm", "price_usd", 24000, "ACME quote 17", "2026-01"])
+    regular = tmp_path / "q.xlsx"
+    book.save(regular)
+    fifo = tmp_path / "fifo.xlsx"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(regular.read_bytes()),
+                              daemon=True)
+    writer.start()
+    try:
+        proc = tco_process(["catalog", "show", "h100-sxm", "--catalog", str(fifo)], timeout=90)
+    finally:
+        release(fifo)
+        writer.join(5)
+    assert proc.returncode == 0, proc.stderr
+    assert "ACME quote 17" in proc.stdout
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 @pytest.mark.parametrize("command", [
     "tco whatif <(cat {s}) --set utilization=0.5 --format json",

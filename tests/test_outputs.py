@@ -136,6 +136,44 @@ def test_workbook_and_report_into_fifos(tmp_path: Path) -> None:
     assert leftovers(tmp_path) == ["h", "x"]
 
 
+def test_a_failed_output_replaces_none_of_the_others(tmp_path: Path) -> None:
+    """`tco report --xlsx book.xlsx --html <full device>` replaced the existing workbook, then
+    failed on the page (exit status 2): the files are now written together, so the workbook
+    that was there survives, and no temporary file is left beside it."""
+    full = device(tmp_path / "full", FULL)
+    book = tmp_path / "book.xlsx"
+    book.write_bytes(b"the workbook of last week")
+    code, err = run(["report", "--draws", "0", "--xlsx", str(book), "--html", str(full)])
+    assert (code, err) == (2, f"tco: error: {full}: cannot write: No space left on device\n")
+    assert book.read_bytes() == b"the workbook of last week"
+    assert leftovers(tmp_path) == ["book.xlsx", "full"]
+
+
+@pytest.mark.parametrize("args", [["compare", "-o", "{dir}/out.json/"],
+                                  ["report", "--draws", "0", "--html", "{dir}/r.html/"],
+                                  ["init", "{dir}/new/"]])
+def test_an_output_name_ending_in_a_slash_is_a_directory(tmp_path: Path, args: list[str]
+                                                         ) -> None:
+    """`-o out.json/` wrote a file out.json (Path() drops the slash), as did `tco init new/`;
+    a name ending in / names a directory, which is refused as an existing one is."""
+    argv = [a.replace("{dir}", str(tmp_path)) for a in args]
+    code, err = run(argv)
+    assert (code, err) == (2, f"tco: error: {argv[-1]}: is a directory; give a file name\n")
+    assert leftovers(tmp_path) == []
+
+
+def test_write_outputs_stages_every_file_before_replacing_any(tmp_path: Path) -> None:
+    full = device(tmp_path / "full", FULL)
+    kept, new = tmp_path / "kept.txt", tmp_path / "new.txt"
+    kept.write_text("before")
+    with pytest.raises(OutputError, match="No space left on device"):
+        fsio.write_outputs([(kept, "after"), (new, "new"), (full, "x")])
+    assert kept.read_text() == "before" and leftovers(tmp_path) == ["full", "kept.txt"]
+    fsio.write_outputs([(kept, "after"), (new, "new")])
+    assert (kept.read_text(), new.read_text()) == ("after", "new")
+    assert leftovers(tmp_path) == ["full", "kept.txt", "new.txt"]
+
+
 def test_a_device_is_written_into_not_replaced(tmp_path: Path) -> None:
     null = device(tmp_path / "null", NULL)
     fsio.write_output(null, "x" * 100000)
@@ -221,6 +259,21 @@ def test_a_full_device_is_one_error(tmp_path: Path) -> None:
     assert code == 2
     assert err == f"tco: error: {full}: cannot write: No space left on device\n"
     assert is_char_device(full, FULL)
+
+
+@pytest.mark.parametrize("args", [["schema"], ["validate", "{example}"], ["compare"],
+                                  ["catalog", "show", "h100-sxm"]])
+def test_a_full_standard_output_is_one_error(tmp_path: Path, args: list[str]) -> None:
+    """`tco compare > /dev/full` was a traceback (OSError from click.echo); every command that
+    prints names standard output, once, with exit status 2."""
+    from tco.resources import example_scenario
+
+    full = device(tmp_path / "full", FULL)
+    with open(full, "wb") as fh:
+        done = tco([a.replace("{example}", str(example_scenario())) for a in args], stdout=fh,
+                   stderr=subprocess.PIPE)
+    assert done.returncode == 2
+    assert done.stderr == b"tco: error: standard output: cannot write: No space left on device\n"
 
 
 def test_write_atomic_refuses_a_device(tmp_path: Path) -> None:

@@ -29,7 +29,8 @@ from ..resolved import set_path
 if TYPE_CHECKING:
     from ..scenario import Loaded
 
-_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+# ASCII digits only: Python's \d and float() take ０.５ too (tco.numtext's rule)
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,13 @@ def resolve_settings(settings: Sequence[Setting], inputs: Mapping[str, Input],
     """Absolute values for each setting, relative ones taken from the baseline `inputs`
     (a Result's inputs, so a sized cluster's baseline is its sized card count)."""
     out: dict[str, float] = {}
+    given: dict[str, str] = {}
     for s in settings:
         inp = check_path(s.path, inputs, flag)
+        if s.path in given:  # the later one won without a word (each is from the baseline)
+            raise TcoError(f"{flag} {s.path} is given twice ({given[s.path]!r} and {s.text!r}); "
+                           "give each input once")
+        given[s.path] = s.text
         value = s.value(inp.value)
         if inp.spec.integer and value != int(value):
             raise TcoError(f"{flag} {s.text!r}: gives {value:g}, but {s.path} "

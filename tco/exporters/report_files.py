@@ -8,8 +8,9 @@ and adds its sheet (the sensitivity's while the Monte Carlo runs), then zips the
 this process renders the HTML and PDF. Elsewhere, or without a
 workbook, the same steps run one after the other. Either way the files are the same.
 
-Every file is made before any is written; then each is written whole (tco.fsio.write_output),
-in the order xlsx, html, pdf. An error anywhere, in either process, writes no file: a
+Every file is made before any is written; then they are written whole and together
+(tco.fsio.write_outputs: a file that cannot be written replaces none of the others). An error
+anywhere, in either process, writes no file: a
 TcoError from the child is raised here with its message (the CLI prints it on one line, exit
 status 2); a child that stops without a word is reported as such; any other failure in the
 child is raised with the child's traceback. The child's temporary files are in a directory
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 from ..errors import TcoError
-from ..fsio import write_output
+from ..fsio import write_outputs
 from ..gcpause import paused_gc
 from ..result import Result
 
@@ -88,10 +89,11 @@ def write_report_files(result: Result, files: ReportFiles, analyses: Analyses,
         book = _workbook(result, files) if files.xlsx else None
         report = _render_report(result, files)
     html, pdf = report
-    for path, data in ((files.xlsx, book), (files.html, html), (files.pdf, pdf)):
-        if path and data is not None:
-            write_output(path, data)
-            wrote(path)
+    written = [(path, data) for path, data in ((files.xlsx, book), (files.html, html),
+                                               (files.pdf, pdf)) if path and data is not None]
+    write_outputs(written)  # all or none: a failed --html keeps the --xlsx that was there
+    for path, _ in written:
+        wrote(path)
 
 
 def _pairs(analyses: Mapping[str, object] | Iterable[tuple[str, object]]

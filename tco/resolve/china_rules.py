@@ -31,6 +31,9 @@ def flag(info: CandidateInfo, text: str) -> None:
         info.flags.append(text)
 
 
+MAX_QUOTA = 1_000_000  # cards of one id a quarter: a candidate's most cards (inputs.cards)
+
+
 def china_rules(r: Resolution, infos: dict[str, CandidateInfo], priced: list[str]
                 ) -> tuple[str, ...]:
     """Check the rules' card ids, flag the options they touch, put each revoked option's input;
@@ -42,9 +45,10 @@ def china_rules(r: Resolution, infos: dict[str, CandidateInfo], priced: list[str
                 raise r.error(f"unknown card '{card}'{did_you_mean(card, r.catalog.accelerators)}",
                               ["policy", key, card])
     for card, limit in policy.supply_limit_cards_per_quarter.items():
-        if not float(limit) > 0:
-            raise r.error(f"found {limit:g}; expected a number of cards above 0",
-                          ["policy", "supply_limit_cards_per_quarter", card])
+        if not (1 <= float(limit) <= MAX_QUOTA and float(limit).is_integer()):
+            # 1e308 or 0.5 cards a quarter was taken (and 1e308 printed as a quota)
+            raise r.error(f"found {limit:g}; expected a whole number of cards from 1 to "
+                          f"{MAX_QUOTA:,}", ["policy", "supply_limit_cards_per_quarter", card])
         for info in infos.values():
             cards = r.inputs.get(f"candidates.{info.inputs_of or info.id}.cards")
             if info.card == card and info.acquire in (modes.BUY, modes.LEASE, modes.HYBRID) \

@@ -39,6 +39,11 @@ def held_stock_inputs(r: Resolution) -> tuple[str, ...]:
                                f"{did_you_mean(card_id, list(catalog.accelerators))}; expected "
                                "catalog card ids (`tco catalog list`)", where)
         r.put(r.given(where + ["cards"], stock.cards, HELD_INPUTS["cards"]))
+        age = HELD_INPUTS["age_years"]
+        if stock.age_years is not None and not age.lo <= stock.age_years <= age.hi:
+            # checked though a resale price values the stock: the outputs show the age given
+            raise loaded.error(age.out_of_range(stock.age_years, age.lo, age.hi, age.unit),
+                               where + ["age_years"])
         if stock.resale_price_per_card is not None:
             r.put(r.given(where + ["resale_price_per_card"], stock.resale_price_per_card,
                           HELD_INPUTS["resale_price_per_card"]))
