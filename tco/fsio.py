@@ -25,7 +25,7 @@ import re
 import secrets
 import stat
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -274,7 +274,7 @@ def _stage(t: _Target, data: bytes | str, mode: int | None = None) -> str:
     if mode is None and t.st is not None:
         mode = stat.S_IMODE(t.st.st_mode)
     fd, tmp = _temp_beside(t.path, 0o666 if mode is None else 0o600)
-    try:
+    with _removed_on_failure(tmp, t):
         if mode is not None:  # before any byte is written, so none is readable by others
             try:
                 os.fchmod(fd, mode)
@@ -285,19 +285,22 @@ def _stage(t: _Target, data: bytes | str, mode: int | None = None) -> str:
             fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise _fail(t.given, exc) from None
-        raise
     return tmp
 
 
 def _commit(tmp: str, t: _Target) -> None:
     """The staged temporary file renamed over `t`'s file."""
-    try:
+    with _removed_on_failure(tmp, t):
         os.replace(tmp, t.path)
+
+
+@contextlib.contextmanager
+def _removed_on_failure(tmp: str, t: _Target) -> Iterator[None]:
+    """A failure in the block (staging or committing `t`) removes its temporary file, and an
+    OSError is raised as the one message naming the file the user gave (anything else as
+    it is)."""
+    try:
+        yield
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
