@@ -37,6 +37,7 @@ from typing import Any
 from .errors import TcoError, printable
 from .inputs import CANDIDATE_INPUTS, MEASURED_SERVING_SPEC, SERVE_CANDIDATE_INPUTS
 from .numtext import number_from_text
+from .text import first_repeated
 from .yamlio import MAX_DIGITS, read_text
 
 
@@ -188,7 +189,7 @@ def _unique_keys(pairs: list[tuple[str, Any]], file: str) -> dict[str, Any]:
     """A JSON object; a key given twice is refused (json would keep the last one silently)."""
     out = dict(pairs)
     if len(out) != len(pairs):
-        twice = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
+        twice = first_repeated(k for k, _ in pairs)
         raise BenchmarkError(f"key {twice!r} is given twice; keep one", file=file,
                              field=printable(twice)[:80])
     return out
@@ -215,6 +216,16 @@ def number(value: Any, file: str, key: str, lo: float = 0.0, hi: float = 1e12,
         raise BenchmarkError(f"found {_shown(value)}; expected a finite number {bound} and at "
                              f"most {hi:g}", file=file, field=key)
     return v
+
+
+def whole(value: Any, file: str, key: str, hi: float = 1e6) -> int:
+    """A whole number above 0 and at most `hi` (a card count, a parallel degree), naming `key`
+    otherwise: 64.5 cards or a tp of 1.5 is refused, not cut to 64 or 1."""
+    v = number(value, file, key, hi=hi)
+    if v != int(v):
+        raise BenchmarkError(f"found {_shown(value)}; expected a whole number", file=file,
+                             field=key)
+    return int(v)
 
 
 def _shown(value: Any) -> str:
@@ -345,7 +356,7 @@ TRAINING_COLUMNS = ("card", "cards", "precision", "params")
 def _training(text: str, file: str) -> list[Training]:
     reader = csv.DictReader(io.StringIO(text))
     names = [str(c).strip() for c in reader.fieldnames or []]
-    twice = next((c for k, c in enumerate(names) if c and c in names[:k]), None)
+    twice = first_repeated(c for c in names if c)
     if twice:  # the row's later cell would win without a word
         raise BenchmarkError(f"line 1: column '{twice}' is given twice; keep one", file=file,
                              field=twice)

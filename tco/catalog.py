@@ -42,7 +42,7 @@ from .inputs import (
 from .numfields import Num, Whole
 from .numtext import number_from_text
 from .resources import pricing_dir
-from .text import check_texts, text_problem
+from .text import check_texts, first_repeated, text_problem
 from .yamlio import YamlDoc, load_yaml, read_bytes, read_text
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
@@ -1220,7 +1220,7 @@ def _check_header(header: list[str], file: str) -> None:
         if col and col not in allowed:
             hint = did_you_mean(col, allowed, list_up_to=0)
             raise CatalogError(f"unknown column '{col}'{hint}; {expected}", file=file, line=1)
-    twice = next((c for k, c in enumerate(header) if c and c in header[:k]), None)
+    twice = first_repeated(c for c in header if c)
     if twice:  # the row's later cell would win without a word
         raise CatalogError(f"column '{twice}' is given twice; keep one", file=file, line=1)
 

@@ -55,24 +55,35 @@ def emit(text: str, output: str | None = None) -> None:
 
 
 def echo_out(text: str) -> None:
-    """Print `text` on standard output. A write that fails there (a full disk, `> /dev/full`)
-    is one message naming standard output, not a traceback; a reader that went away
-    (`| head`) stops quietly (_Group)."""
+    """Print `text` on standard output. A write that fails there (a full disk, `> /dev/full`),
+    or a standard output that is closed (`>&-`), is one message naming standard output, not a
+    traceback or a silent success; a reader that went away (`| head`) stops quietly
+    (_Group)."""
     import sys
 
+    if sys.stdout is None:
+        raise OutputError("cannot write: it is closed", file="standard output")
     try:
         click.echo(text, nl=False)
     except BrokenPipeError:
         raise
     except OSError as exc:
-        try:  # what stays buffered would fail again as Python exits (a second message)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-        except (OSError, ValueError, AttributeError):  # no descriptor (a test's runner)
-            pass
-        raise OutputError(f"cannot write: {exc.strerror or exc}", file="standard output"
-                          ) from None
+        raise unwritable_stdout(exc) from None
+
+
+def unwritable_stdout(exc: OSError) -> OutputError:
+    """The error of a write to standard output that failed; standard output is pointed at
+    the null device first, so that what stays buffered does not fail again as Python exits (a
+    second message)."""
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's runner)
+        pass
+    return OutputError(f"cannot write: {exc.strerror or exc}", file="standard output")
 
 
 def warn(*messages: str) -> None:
@@ -116,6 +127,20 @@ class _Group(click.Group):
             ctx.exit(2)
         except BrokenPipeError:
             ctx.exit(0)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """The help or version text click writes while it reads the command line, before any
+        command runs, failing on standard output (`tco --help > /dev/full`): the one message
+        echo_out gives, exit status 2."""
+        import sys
+
+        try:
+            return super().main(*args, **kwargs)
+        except BrokenPipeError:
+            sys.exit(0)
+        except OSError as exc:
+            click.echo(f"tco: error: {unwritable_stdout(exc).render()}", err=True)
+            sys.exit(2)
 
 
 @click.group(cls=_Group,
@@ -805,5 +830,17 @@ def to_json(data: Any) -> str:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point. A closed standard output (`tco compare >&-`) is held open
+    on the null device, so that no file the command opens takes its place; a command that
+    prints is then refused (echo_out)."""
+    import sys
+
+    if sys.stdout is None:
+        try:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            if fd != 1:
+                os.dup2(fd, 1)
+                os.close(fd)
+        except OSError:
+            pass
     cli(prog_name="tco")

@@ -30,6 +30,7 @@ from .benchmarks import (
     Training,
     number,
     read,
+    whole,
     with_given,
 )
 from .inputs import CANDIDATE_INPUTS, MEASURED_SERVING_SPEC, Input
@@ -112,11 +113,11 @@ def _inline_training(d: dict[str, Any], k: int) -> Training:
     for key in ("card", "cards", "precision", "params", "tokens_per_s"):
         if key not in d:
             raise BenchmarkError("required field is missing", field=f"training.{k}.{key}")
-    cards = number(d["cards"], "", f"training.{k}.cards", hi=1e6)
+    cards = whole(d["cards"], "", f"training.{k}.cards")
     given = {**(d.get("layout") if isinstance(d.get("layout"), dict) else {}), **d}
-    layout = {x: int(number(given[x], "", f"training.{k}.{x}", hi=1e6))
-              for x in ("tp", "pp", "dp") if x in given}
-    return Training(card=str(d["card"]), cards=int(cards), precision=str(d["precision"]),
+    layout = {x: whole(given[x], "", f"training.{k}.{x}") for x in ("tp", "pp", "dp")
+              if x in given}
+    return Training(card=str(d["card"]), cards=cards, precision=str(d["precision"]),
                     params=number(d["params"], "", f"training.{k}.params", hi=1e15),
                     tokens_per_s=number(d["tokens_per_s"], "", f"training.{k}.tokens_per_s"),
                     layout=layout, measured_on=d.get("measured_on") and str(d["measured_on"]),

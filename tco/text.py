@@ -27,9 +27,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from collections.abc import Hashable, Iterable
+from typing import Any, TypeVar
 
 from .errors import TcoError
+
+H = TypeVar("H", bound=Hashable)
 
 BIDI_CONTROLS = frozenset([0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
                            *range(0x2066, 0x206A)])
@@ -124,3 +127,14 @@ def _raise(error: type[TcoError], message: str, file: str, path: tuple[str, ...]
            line_of: Any) -> None:
     raise error(message, file=file, field=".".join(path) or None,
                 line=line_of(list(path)) if line_of else None)
+
+
+def first_repeated(items: Iterable[H]) -> H | None:
+    """The first item equal to one before it (a key or a column given twice), or None: in one
+    pass, so a hostile file of many keys costs no more than reading it."""
+    seen: set[H] = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    return None

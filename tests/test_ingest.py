@@ -224,6 +224,14 @@ HOSTILE = {
                     "cards: line 2: expected a number, found '1_000'"),
     "twice.json": ('{"output_throughput": 1, "output_throughput": 2400, "mean_tpot_ms": 30}',
                    "key 'output_throughput' is given twice"),
+    # a key or a column given twice among very many: found in one pass (the search for it
+    # rebuilt the keys before each key, hours for a file under the size limit)
+    "many_keys.json": ("{" + ", ".join(f'"k{i}": 1' for i in range(100_000)) + ', "k5": 2}',
+                       "key 'k5' is given twice"),
+    "many_columns.csv": (("card,cards,precision,params,tokens_per_s,"
+                          + ",".join(f"x{i}" for i in range(100_000)) + ",x5\n"
+                          "h20,64,bf16,8e9,98000" + ",1" * 100_001 + "\n"),
+                         "column 'x5' is given twice"),
 }
 
 
@@ -303,3 +311,17 @@ def test_request_lengths_and_tp_out_of_range_name_where_they_came_from(tmp_path)
     assert out.exit_code == 2, out.output
     assert f"{path}:2: benchmarks.0.prompt_tokens: found -5, outside the plausible range" \
         in out.output
+
+
+@pytest.mark.parametrize("field, value", [("cards", 64.5), ("tp", 1.5)])
+def test_a_scenarios_training_entry_takes_whole_cards_and_degrees(tmp_path, field, value):
+    """The form `tco ingest` prints for a scenario: 64.5 cards or a tp of 1.5 was cut to 64
+    or 1 without a word (the CSV it is made from refused them)."""
+    run = {"card": "h20", "cards": 64, "precision": "bf16", "params": 8e9,
+           "tokens_per_s": 98000, "tp": 1, field: value}
+    data = {**SCENARIO, "benchmarks": [{"training": [run]}]}
+    out = CliRunner().invoke(cli, ["validate", str(write(tmp_path, data))])
+    assert out.exit_code == 2, out.output
+    assert "Traceback" not in out.output
+    assert f"training.0.{field}" in out.output
+    assert f"found {value}; expected a whole number" in out.output

@@ -262,7 +262,7 @@ def test_a_full_device_is_one_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("args", [["schema"], ["validate", "{example}"], ["compare"],
-                                  ["catalog", "show", "h100-sxm"]])
+                                  ["catalog", "show", "h100-sxm"], ["--help"], ["--version"]])
 def test_a_full_standard_output_is_one_error(tmp_path: Path, args: list[str]) -> None:
     """`tco compare > /dev/full` was a traceback (OSError from click.echo); every command that
     prints names standard output, once, with exit status 2."""
@@ -274,6 +274,15 @@ def test_a_full_standard_output_is_one_error(tmp_path: Path, args: list[str]) ->
                    stderr=subprocess.PIPE)
     assert done.returncode == 2
     assert done.stderr == b"tco: error: standard output: cannot write: No space left on device\n"
+
+
+def test_a_closed_standard_output_is_one_error() -> None:
+    """`tco compare >&-` exited 0 having written nothing (the help and version text, written
+    while click reads the command line, were a traceback on a full one: above)."""
+    done = tco(["compare"], stdout=None, stderr=subprocess.PIPE,
+               preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2
+    assert done.stderr == b"tco: error: standard output: cannot write: it is closed\n"
 
 
 def test_write_atomic_refuses_a_device(tmp_path: Path) -> None:

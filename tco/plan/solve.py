@@ -172,7 +172,8 @@ def _highs(highspy: Any) -> Any:
         import os
         import sys
 
-        sys.stdout.flush()
+        if sys.stdout is not None:  # closed (`>&-`): held on the null device (tco.cli)
+            sys.stdout.flush()
         saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
         try:
             os.dup2(null, 1)
