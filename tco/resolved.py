@@ -136,6 +136,10 @@ class CandidateInfo:
     inputs_of: str = ""  # a generated rent option: the candidate whose card and size it rents
     flags: list[str] = field(default_factory=list)
     blocking: list[str] = field(default_factory=list)  # flags that bar buying it here
+    # the flags that bar renting its card here (tco.resolve.renting.mark_rent_bars): a rent
+    # option's own bars; an owned option's, those renting would carry (export control may
+    # bar buying new and allow renting what is installed)
+    rent_blocking: list[str] = field(default_factory=list)
     infeasible: list[str] = field(default_factory=list)  # known before any arithmetic
     notes: list[str] = field(default_factory=list)
     workloads: list[str] = field(default_factory=list)  # the workloads it carries; [] = all

@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from .analysis.whatif import Recompute
     from .plan.solve import Solution
 
-FORMAT = "tco-baseline 7"
+FORMAT = "tco-baseline 8"
 KEEP = 32  # entries kept in the folder
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a larger file is not read (an entry is well under 1 MiB)
 ENTRY_NAME = re.compile(r"tco-baseline-[0-9a-f]{64}\.json")
@@ -387,7 +387,7 @@ _CANDIDATE = _record(CandidateInfo, {
     "id": _str, "name": _str, "card": _str, "card_name": _str, "vendor": _str,
     "platform": _str, "platform_name": _str, "cooling": _str, "stack": _str,
     "stack_name": _str, "sizing": _str, "acquire": _str, "inputs_of": _str,
-    "flags": _list(_str), "blocking": _list(_str),
+    "flags": _list(_str), "blocking": _list(_str), "rent_blocking": _list(_str),
     "infeasible": _list(_str), "notes": _list(_str), "workloads": _list(_str),
     "rent_tier": _str, "deliveries": _int, "site": _str})
 # Resolved's own fields, decoded by `decode` (the validated scenario object is never kept).

@@ -84,7 +84,7 @@ def supplies(st: Structure, infos: Mapping[str, Any]) -> dict[str, Supply]:
             s["buy"] = True
         if acquire == modes.LEASE and not barred and not info.blocking:
             s["lease"] = True
-        if cid in st.rent:
+        if cid in st.rent and not info.rent_blocking:  # a bar on renting bars the plan's too
             s["rent"] = True
     result = {}
     for src, s in out.items():

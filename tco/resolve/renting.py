@@ -130,6 +130,20 @@ def check_rent_term(r: Resolution) -> None:
             "of at least 3 years", ["rent_pricing"])
 
 
+def mark_rent_bars(r: Resolution, infos: dict[str, CandidateInfo], rent: list[str]) -> None:
+    """Each option with a cloud price (`rent`): the bars on renting its card here, which the
+    planner obeys (tco.plan.build): a rent option's own; an owned option's are renting's
+    (tco.resolve.policy.rent_bars), not buying's."""
+    for cid in rent:
+        info = infos[cid]
+        if info.acquire == modes.RENT:
+            info.rent_blocking = list(info.blocking)
+        else:
+            region = r.sites[info.site].region
+            info.rent_blocking = rent_bars(r.catalog.card(info.card), info,
+                                           r.catalog.region(region).place or region)[1]
+
+
 def rent_options(r: Resolution, infos: dict[str, CandidateInfo], rent: list[str]) -> list[str]:
     """With `rent_options: auto`, an option renting each owned card (bought, leased or
     hybrid) that has a cloud price (and is not rented by a listed option already): the card

@@ -20,7 +20,7 @@ from .china_rules import china_rules
 from .held import held_stock_inputs
 from .policy import check_policy
 from .portfolio import portfolios
-from .renting import check_rent_term, rent_options
+from .renting import check_rent_term, mark_rent_bars, rent_options
 from .sites import sites
 from .state import Resolution
 from .tax import tax_terms
@@ -76,6 +76,7 @@ def resolve(loaded: Loaded, catalog: Catalog, measured: Sequence[Measured] | Non
     check_stock_used(r, infos)
     check_licences_used(r, infos)
     rent += rent_options(r, infos, rent)
+    mark_rent_bars(r, infos, rent)
     apply_benchmarks(r, infos, measured)  # the user's measured efficiencies
     priced = [cid for cid, info in infos.items() if not info.infeasible]
     voucher_shape = vouchers(r, infos, priced)  # compute vouchers (tco.resolve.vouchers)
