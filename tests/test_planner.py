@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tco
@@ -263,3 +264,37 @@ def test_typing_a_rental_size_never_makes_the_plan_cheaper_than_sizing_it():
     for cards in (16, 48, 56, 72, 128, 512, 1024):
         typed = tco.compare(RENTED.format(cards=cards)).result.cheapest_plan
         assert typed.npv_tco >= best * (1 - 1e-9), cards
+
+
+def test_a_search_started_from_the_baseline_plan_is_never_dearer_than_a_restricted_plan():
+    """A what-if of the train-and-serve starter (H100 reservations at half price, shorter lead
+    times, dearer MI300X on demand) whose search starts from the baseline's plan: HiGHS
+    1.16 answered with the baseline's plan itself (cost 13.79 M in the program) and another
+    solution's objective (5.91 M, below the true optimum 6.89 M), and the rounded plan cost
+    11.98 M, dearer than the plan held to renting H100 (7.02 M). The answer is now checked
+    against its objective and searched again from nothing when they disagree (tco.plan.solve)."""
+    from tco.analysis.whatif import whatif
+    from tco.catalog import load_catalog
+    from tco.scenario import load_scenario
+
+    loaded = load_scenario(Path(tco.__file__).parent / "scenarios" / "train-and-serve.yaml")
+    after = whatif(loaded, load_catalog(), [
+        "candidates.mi300x.on_demand_price_per_card_hour=x1.5",
+        "candidates.h200-sxm.lead_time_weeks=x0.2",
+        "candidates.h100-sxm.cloud_price_per_card_hour=x0.5",
+        "candidates.h100-sxm.lead_time_weeks=x0.2"]).after
+    assert after.plan_start is not None  # the search did start from the baseline's plan
+    best, *restricted = after.plans
+    delivering = [p for p in restricted
+                  if all(w["delivered_fraction"] >= 1 - 1e-9 for w in p.workloads.values())]
+    assert delivering
+    for p in delivering:
+        assert best.npv_tco <= p.npv_tco * (1 + 1e-9), p.id
+    assert best.npv_tco < 7.1e6  # the restricted H100 rental's 7.02 M, or less
+
+
+def test_an_answer_whose_objective_is_not_its_cost_is_not_taken():
+    from tco.plan.solve import _agrees
+
+    assert _agrees([2.0, 3.0], np.array([1.0, 1.0]), 5.0)
+    assert not _agrees([2.0, 3.0], np.array([1.0, 1.0]), 4.0)

@@ -157,11 +157,21 @@ def solve(problem: Problem, allowed: Allowed | None = None, time_limit_s: float 
     x = np.asarray(h.getSolution().col_value)
     if x.size != len(prog.keys):
         return Solution("infeasible", float("nan"), seconds=seconds)
+    objective = float(h.getObjectiveValue())
+    if start is not None and not _agrees(prog.cost, x, objective):
+        # HiGHS (1.16) can end a search started from a plan by answering with that plan and
+        # another solution's objective: the answer is not its solution, so search afresh
+        return solve(problem, allowed, time_limit_s, gap, None, fixed, relax, prog)
     values = {prog.keys[j]: float(x[j]) for j in np.flatnonzero(np.abs(x) > 1e-9)}
     info = h.getInfo()
-    npv = float(h.getObjectiveValue()) - sum(v * x[j] for j, v in prog.premium.items())
+    npv = objective - sum(v * x[j] for j, v in prog.premium.items())
     return Solution("optimal" if status == highspy.HighsModelStatus.kOptimal else "time_limit",
                     npv, values, float(info.mip_gap), seconds)
+
+
+def _agrees(cost: list[float], x: np.ndarray, objective: float) -> bool:
+    """Whether the solver's objective is the cost of the solution it returned (to 1e-7)."""
+    return abs(float(np.dot(cost, x)) - objective) <= 1e-7 * max(1.0, abs(objective))
 
 
 def _highs(highspy: Any) -> Any:
