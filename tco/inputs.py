@@ -302,6 +302,13 @@ WORKLOAD_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
               integer=True),
     InputSpec("steady_state", "flag", "A benchmark's steady step rate (1): no failures, "
               "checkpoints or run-level losses; 0: a whole run", 0, 1, integer=True),
+    # the training software's handling of a mixture of experts' all-to-all (methodology §4,
+    # expert parallel): its overlap with computation, and node-limited routing
+    InputSpec("expert_comm_hidden", "flag", "The training schedule hides the expert-parallel "
+              "all-to-all wholly behind computation (1, DualPipe; MoE); 0: "
+              "assumptions.comm_overlap_fraction of it", 0, 1, integer=True),
+    InputSpec("expert_nodes_per_token", "servers", "Servers a token's experts may span "
+              "(node-limited routing, MoE; 0: no limit)", 0, 4096, integer=True),
 ]}
 # defaults of 0 that mean "inferred" or "off", by workload key (the resolver's source note)
 WORKLOAD_ZERO_DEFAULTS = {
@@ -313,6 +320,9 @@ WORKLOAD_ZERO_DEFAULTS = {
     "qk_head_dim": "head_dim (docs/methodology.md §4)",
     "moe_layers": "every layer (docs/methodology.md §4, expert GEMMs)",
     "steady_state": "a whole run, lost time included (docs/methodology.md §4)",
+    "expert_comm_hidden": "comm_overlap_fraction of the all-to-all hidden "
+                          "(docs/methodology.md §4, overlap)",
+    "expert_nodes_per_token": "no limit (docs/methodology.md §4, expert parallel)",
 }
 
 # A serving workload (`kind: serve`): its traffic, its requests' shape and its latency

@@ -451,7 +451,8 @@ def _grid_reads(cid: str, wid: str) -> list[str]:
     return ["assumptions.hidden_per_layer_ratio", "assumptions.tensor_parallel_max",
             f"{wp}.active_params", f"{wp}.params", f"{wp}.seq_len_tokens", f"{wp}.experts",
             f"{wp}.layers", f"{wp}.hidden_size",
-            f"{wp}.experts_per_token", f"{p}.scaleup_domain_cards", f"{p}.cards_per_node",
+            f"{wp}.experts_per_token", f"{wp}.expert_nodes_per_token",
+            f"{wp}.expert_comm_hidden", f"{p}.scaleup_domain_cards", f"{p}.cards_per_node",
             *(f"{p}.peak_tflops_{x}" for x in PRECISION_CODES)]
 
 

@@ -219,7 +219,8 @@ def value_problem(value: Any, spec: InputSpec, currency: str, usd_to_currency: f
 
 
 WHOLE_WORKLOAD_KEYS = ("layers", "kv_heads", "head_dim", "experts", "hidden_size",
-                       "attention_heads", "qk_head_dim", "moe_layers", "steady_state")  # Whole
+                       "attention_heads", "qk_head_dim", "moe_layers", "steady_state",
+                       "expert_comm_hidden", "expert_nodes_per_token")  # Whole
 
 
 def set_path(data: dict[str, Any], path: str, value: float) -> None:

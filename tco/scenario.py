@@ -58,12 +58,14 @@ class _Strict(BaseModel):
 
 TRAINING_ONLY = ("tokens", "runs_per_year", "global_batch_tokens", "seq_len_tokens",
                  "experts_per_token", "experts", "hidden_size", "attention_heads",
-                 "qk_head_dim", "moe_layers", "steady_state")
+                 "qk_head_dim", "moe_layers", "steady_state", "expert_comm_hidden",
+                 "expert_nodes_per_token")
 # The model's shape, given where a model card states it (0 or absent: inferred from the
 # parameters, docs/methodology.md §4); layers and head_dim serve serving workloads too. Left
 # out of a scenario's data when not given, so that a scenario's digest is what it was before.
 SHAPE_FIELDS = ("layers", "hidden_size", "attention_heads", "head_dim", "qk_head_dim",
-                "moe_layers", "steady_state")
+                "moe_layers", "steady_state", "expert_comm_hidden",
+                "expert_nodes_per_token")
 SERVE_REQUIRED = ("input_tokens_per_day", "output_tokens_per_day", "prompt_tokens",
                   "output_tokens")
 
@@ -89,6 +91,10 @@ class Workload(_Strict):
     qk_head_dim: Whole | None = None  # query-key width of a head when not head_dim (MLA)
     moe_layers: Whole | None = None  # layers with experts (MoE; 0: every layer)
     steady_state: Whole | None = None  # 1: a benchmark's step rate, no whole-run losses
+    # 1: the schedule hides the all-to-all wholly (DualPipe; 0: comm_overlap_fraction of it),
+    # and the servers a token's experts may span (node-limited routing; 0: no limit)
+    expert_comm_hidden: Whole | None = None
+    expert_nodes_per_token: Whole | None = None
     # serve only
     input_tokens_per_day: Num | None = None
     output_tokens_per_day: Num | None = None

@@ -39,10 +39,11 @@ from training_runs import (
 # Issue 30's targets on the held-out runs: median |error| <= 10% (aim 8%), no run beyond
 # +-30%, 80% intervals covering 65-95% of them, median P90/P10 <= 1.8. On this file's
 # out-of-sample runs (45, 11 of them issue 30's named misses) the model as shipped gives a
-# median of 9.9%, and 5 runs beyond +-30% (methodology §17 names them: DeepSeek-V3 and
-# OLMoE, Llama 3 and 3.1 8B, StarCoderBase). No dense run of a large model is beyond +-30%.
+# median of 9.9%, and 4 runs beyond +-30% (methodology §17 names them: OLMoE, Llama 3 and
+# 3.1 8B, StarCoderBase; DeepSeek-V3's own run, with its published layout, DualPipe and
+# node-limited routing, is within). No dense run of a large model is beyond +-30%.
 OUT_OF_SAMPLE_MEDIAN = 0.10
-OUT_OF_SAMPLE_BEYOND_30 = 5
+OUT_OF_SAMPLE_BEYOND_30 = 4
 COVERAGE = (0.65, 0.95)
 MEDIAN_WIDTH = 1.8
 

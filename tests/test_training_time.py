@@ -148,6 +148,50 @@ def test_an_expert_group_spans_no_more_servers_than_it_has_ranks(catalog):
     assert two.job["ep_comm_seconds"] == pytest.approx(want, rel=1e-9)
 
 
+def test_node_limited_routing_caps_the_servers_a_token_reaches(catalog):
+    # DeepSeek-V3's layout (arXiv 2412.19437 s.3.2: ep 64 over 8 servers of 8): a token's 8
+    # experts drawn over 8 servers reach 8 x (1 - (7/8)^8) = 5.251 of them, 7/8 of those
+    # another server: 4.595 sends over the network; with at most 4 servers (s.2.1.2, s.4.2)
+    # 4 x 7/8 = 3.5. Over the scale-up link 8 x 7/8 = 7 either way.
+    wl = ("    params: 671e9\n    active_params: 37e9\n    tokens: 14.8e12\n"
+          "    precision: fp8\n    global_batch_tokens: 62914560\n    seq_len_tokens: 4096\n"
+          "    layers: 61\n    hidden_size: 7168\n    experts: 256\n    moe_layers: 58\n")
+    pin = ("    layout: {w: {tp: 1, pp: 16, vp: 1, cp: 1, ep: 64, recompute: 1, zero3: 0, "
+           "zero2: 0}}\n")
+    free = run(catalog, wl, card="h800-sxm", cards=2048, layout=pin)
+    four = run(catalog, wl + "    expert_nodes_per_token: 4\n", card="h800-sxm", cards=2048,
+               layout=pin)
+    up, out = free.values["scaleup_bytes_per_s"], free.values["scaleout_bytes_per_s"]
+    volume = 62914560 / 128 * 58 / 16 * 7168 * 2 * 4  # per card: batch / dp, stage's layers
+    lat = 4 * 58 / 16 * free.job["micro_batches"] * (8.4e-6 + 9.6e-6)
+    reached = 8 * (1 - (7 / 8) ** 8)
+    assert free.job["ep_comm_seconds"] == pytest.approx(
+        volume * (7 / up + reached * 7 / 8 / out) + lat, rel=1e-9)
+    assert four.job["ep_comm_seconds"] == pytest.approx(
+        volume * (7 / up + 3.5 / out) + lat, rel=1e-9)
+    # a limit above the servers reached changes nothing
+    eight = run(catalog, wl + "    expert_nodes_per_token: 8\n", card="h800-sxm", cards=2048,
+                layout=pin)
+    assert eight.job["ep_comm_seconds"] == pytest.approx(free.job["ep_comm_seconds"])
+
+
+def test_a_schedule_that_hides_the_all_to_all_exposes_none_of_it(catalog):
+    # comm_overlap_fraction (0.5) of the all-to-all is hidden unless the workload's schedule
+    # hides all of it (expert_comm_hidden: 1, DualPipe, arXiv 2412.19437 s.3.2.1); the rest
+    # (tensor, context, pipeline and data-parallel traffic) unchanged
+    pin = ("    layout: {w: {tp: 1, pp: 1, vp: 1, cp: 1, ep: 16, recompute: 0, zero3: 0, "
+           "zero2: 0}}\n")
+    half = run(catalog, QWEN3_30B, cards=16, layout=pin)
+    full = run(catalog, QWEN3_30B + "    expert_comm_hidden: 1\n", cards=16, layout=pin)
+    assert full.job["ep_comm_seconds"] == pytest.approx(half.job["ep_comm_seconds"])
+    assert full.job["exposed_comm_seconds"] == pytest.approx(
+        half.job["exposed_comm_seconds"] - 0.5 * half.job["ep_comm_seconds"])
+    assumed = run(catalog, QWEN3_30B, cards=16, layout=pin,
+                  assumptions="  comm_overlap_fraction: 1.0\n")
+    assert assumed.job["exposed_comm_seconds"] == pytest.approx(
+        full.job["exposed_comm_seconds"])
+
+
 # --- FP4 training --------------------------------------------------------------------------
 
 def test_fp4_runs_the_parameter_gemms_faster_on_a_card_with_an_fp4_peak(catalog):

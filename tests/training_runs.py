@@ -39,7 +39,8 @@ FIT = DATA / "training_fit.json"
 
 # the workload fields a run may give besides params, tokens, precision, batch and sequence
 SHAPE_KEYS = ("active_params", "layers", "hidden_size", "attention_heads", "head_dim",
-              "qk_head_dim", "experts", "experts_per_token", "moe_layers")
+              "qk_head_dim", "experts", "experts_per_token", "moe_layers",
+              "expert_comm_hidden", "expert_nodes_per_token")
 
 
 @dataclass(frozen=True)

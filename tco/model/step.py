@@ -301,12 +301,12 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
               * (cp - 1) / cp / within_domain(b, tp * cp, up, out) + lat["cp"],
               "Context-parallel key/value ring time per step")
     moe_lay = Ref(f"{b.cid}.{wid}.moe_layers") / pp
-    inside, across = expert_copies(b, k, ep, tp * cp * ep)
+    inside, across = expert_copies(b, k, ep, tp * cp * ep, w(wid, "expert_nodes_per_token"))
     t_ep = jq("ep_comm_seconds", tok_rank * moe_lay * h * 2 * 4 * (inside / up + across / out)
               + lat["ep"],
               "Expert-parallel all-to-all time per step (dispatch and combine, both passes, "
               "in the layers with experts; across servers once per server a token is routed "
-              "to)")
+              "to, at most the servers node-limited routing allows)")
     t_pp = jq("pp_comm_seconds", IF(pp.gt(1), 2 * 2 * h * tok_rank * vp, 0) / out + lat["pp"],
               "Pipeline point-to-point time per step (activations and their gradients)")
     shard = (w(wid, "active_params") + (w(wid, "params") - w(wid, "active_params")) / ep) / (
@@ -336,7 +336,8 @@ def comm_times(b: Builder, wid: str, sh: Shape, up: Ref, out: Ref) -> dict[str, 
     return {"tp": t_tp, "cp": t_cp, "ep": t_ep, "pp": t_pp, "dp": t_dp}
 
 
-def expert_copies(b: Builder, k: Expr, ep: Expr, span: Expr) -> tuple[Expr, Expr]:
+def expert_copies(b: Builder, k: Expr, ep: Expr, span: Expr, limit: Expr
+                  ) -> tuple[Expr, Expr]:
     """The copies of a token (of the k it is routed to) each card sends per layer with experts
     over the scale-up link and over the network, its expert group of `ep` ranks spanning `span`
     consecutive cards (t x c x e) and so S = MIN(e, MAX(1, span / server)) servers (a server:
@@ -345,12 +346,16 @@ def expert_copies(b: Builder, k: Expr, ep: Expr, span: Expr) -> tuple[Expr, Expr
     which forwards it over the scale-up link to the experts on the server's other ranks (the
     dispatch of DeepEP and Megatron-Core's flex dispatcher, and DeepSeek-V3's, arXiv
     2412.19437 s.3.2.2): with its k experts drawn independently and evenly over the e ranks,
-    (S - 1)(1 - (1 - 1/S)^k) sends over the network on average, and k (r - 1) / r over the
-    scale-up link, its own server's and the forwarding (docs/methodology.md s.4)."""
+    S (1 - (1 - 1/S)^k) servers reached, each other than its own (a share (S - 1) / S of
+    them) a send over the network: (S - 1)(1 - (1 - 1/S)^k) on average, and k (r - 1) / r
+    over the scale-up link, its own server's and the forwarding. Node-limited routing
+    (DeepSeek-V3, arXiv 2412.19437 s.2.1.2: a token's experts on at most M servers) caps the
+    servers reached at M (`limit`; 0: no limit) (docs/methodology.md s.4)."""
     servers = MIN(ep, MAX(1, span / server_cards(b)))
     ranks = ep / servers  # the expert group's ranks in one server
     inside = k * (ranks - 1) / ranks
-    across = (servers - 1) * (1 - (1 - 1 / servers) ** k)
+    reached = servers * (1 - (1 - 1 / servers) ** k)
+    across = (servers - 1) / servers * IF(limit.gt(0), MIN(limit, reached), reached)
     return inside, across
 
 
@@ -413,7 +418,8 @@ def step_time(b: Builder, wid: str, precision: str, cards: Ref, links: tuple[Ref
                   "Pipeline bubble per step ((p − 1) / (v·m) of compute)")
     exposed = b.jq(
         wid, "exposed_comm_seconds",
-        (1 - a("comm_overlap_fraction")) * (t["tp"] + t["cp"] + t["ep"])
+        (1 - a("comm_overlap_fraction")) * (t["tp"] + t["cp"]
+                                            + IF(w(wid, "expert_comm_hidden").gt(0), 0, t["ep"]))
         + MAX(0, t["pp"] - a("dp_overlap_fraction") * comp)
         + MAX(0, t["dp"] - a("dp_overlap_fraction") * comp
               / IF((layout_ref(b, wid, "zero3") + layout_ref(b, wid, "zero2")).gt(0), 1,
