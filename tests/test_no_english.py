@@ -84,7 +84,7 @@ PROPER = (
     "CDU", "CBRE", "Eurostat", "Ember", "EEA", "Nebius", "AWS", "DeepSeek", "Megatron",
     "DeepSpeed", "MegaScale", "BLOOM", "OPT", "arXiv", "MLPerf", "LoRA", "ZeRO", "HF", "Delta",
     "viperatech", "deploybase", "digiterialabs", "Together AI", "TensorWave", "Groq", "DeepInfra",
-    "EXCHUS", "Cube", "NVL",
+    "EXCHUS", "Cube", "NVL", "DualPipe",
 )
 # Columns of ids, paths and formulas (their headers in the zh workbook).
 ID_COLUMNS = frozenset({"路径", "键", "定义名称", "公式"})
