@@ -37,6 +37,7 @@ from .inputs import (
     SERVE_INPUTS,
     TAX_INPUTS,
     TOP_INPUTS,
+    WORKLOAD_INPUTS,
     InputSpec,
 )
 from .numfields import Num, Whole
@@ -350,9 +351,9 @@ class ApiPrice(_Record):
     id: str
     provider: str
     model: str
-    # the model's parameters, as the provider names it (a model's plausible 1e6 to 1e14: -1
-    # and 1e308 were shown by catalog show as given)
-    params: Num | None = Field(default=None, ge=1e6, le=1e14)
+    # the model's parameters, as the provider names it; held to a model's plausible range
+    # (_NUMBER_SPECS: -1 and 1e308 were shown by catalog show as given)
+    params: Num | None = None
     input_usd_per_million_tokens: Figure
     output_usd_per_million_tokens: Figure
     notes: str | None = None
@@ -600,6 +601,10 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("tax_rules", "bonus_fraction"): TAX_INPUTS["tax_bonus_fraction"],
     ("tax_rules", "rd_extra_deduction_fraction"): TAX_INPUTS["tax_rd_extra_deduction_fraction"],
 }
+# Plain numbers of a record (not sourced figures) held to an input's range all the same
+_NUMBER_SPECS: dict[tuple[str, str], InputSpec] = {
+    ("api_prices", "params"): WORKLOAD_INPUTS["params"],
+}
 # Units of the currency for one US dollar. The ranges hold every rate with room to spare (the
 # yuan has traded between about 1.5 and 8.7 per USD since 1980, the euro between about 0.63 and
 # 1.21 since 1999: Federal Reserve H.10 historical rates,
@@ -649,6 +654,7 @@ def _check_plausible(cat: Catalog, where: _Where,
     written; a range the user's own exchange rate moved names that rate."""
     for key, fig in cat.exchange_rates.items():
         _check_rate(key, fig, where)
+    _check_numbers(cat, where)
     checks: list[tuple[str, str, str, Figure, InputSpec, str, float]] = []
     for section, ident, field, fig in iter_figures(cat):
         spec = _FIGURE_SPECS.get((section, field))
@@ -682,6 +688,17 @@ def _check_plausible(cat: Catalog, where: _Where,
                 message = spec.out_of_range(v, lo, hi, unit) + _rate_note(cat, section, ident,
                                                                           spec, where)
             raise CatalogError(message, field=".".join([section, ident, *path]), **at)
+
+
+def _check_numbers(cat: Catalog, where: _Where) -> None:
+    """Every plain number of _NUMBER_SPECS inside its input's plausible range."""
+    for (section, field), spec in _NUMBER_SPECS.items():
+        for ident, rec in getattr(cat, section).items():
+            v = getattr(rec, field)
+            if v is not None and not spec.lo <= v <= spec.hi:
+                raise CatalogError(spec.out_of_range(v, spec.lo, spec.hi, spec.unit),
+                                   field=f"{section}.{ident}.{field}",
+                                   **where(section, ident, field))
 
 
 def _check_rate(currency: str, fig: Figure, where: _Where) -> None:
