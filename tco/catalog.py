@@ -600,6 +600,9 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("tax_rules", "life_years"): TAX_INPUTS["tax_life_years"],
     ("tax_rules", "bonus_fraction"): TAX_INPUTS["tax_bonus_fraction"],
     ("tax_rules", "rd_extra_deduction_fraction"): TAX_INPUTS["tax_rd_extra_deduction_fraction"],
+    # in the rule's currency (_figure_currency): -1 or 1e308 CNY a unit was taken
+    ("tax_rules", "expensing_threshold_per_unit"):
+        TAX_INPUTS["tax_expensing_threshold_per_unit"],
 }
 # Plain numbers of a record (not sourced figures) held to an input's range all the same
 _NUMBER_SPECS: dict[tuple[str, str], InputSpec] = {
@@ -660,7 +663,7 @@ def _check_plausible(cat: Catalog, where: _Where,
         spec = _FIGURE_SPECS.get((section, field))
         if spec is None or section == "exchange_rates":
             continue
-        currency = cat.regions[ident].currency if section == "regions" else "USD"
+        currency = _figure_currency(cat, section, ident)
         fx = cat.usd_to(currency) if spec.money else 1.0
         unit = spec.unit.replace("money", currency)
         if section in _MAP_SECTIONS:
@@ -711,13 +714,21 @@ def _check_rate(currency: str, fig: Figure, where: _Where) -> None:
                                **where("exchange_rates", currency, part))
 
 
+def _figure_currency(cat: Catalog, section: str, ident: str) -> str:
+    """The currency a record's money figures are written in: a region's or a tax rule's own,
+    else USD."""
+    if section == "regions":
+        return cat.regions[ident].currency
+    if section == "tax_rules":
+        return cat.tax_rules[ident].currency
+    return "USD"
+
+
 def _rate_note(cat: Catalog, section: str, ident: str, spec: InputSpec, where: _Where) -> str:
     """'; the range is at the exchange rate 700 CNY/USD set in q.csv:2' when a quote file's
     exchange rate scaled the range of a figure written in that currency."""
-    if section != "regions" or not spec.money:
-        return ""
-    currency = cat.regions[ident].currency
-    if currency == "USD":
+    currency = _figure_currency(cat, section, ident)
+    if not spec.money or currency == "USD":
         return ""
     at = where("exchange_rates", currency)
     if at["file"] in where.shipped:
