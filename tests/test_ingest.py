@@ -51,6 +51,17 @@ def test_vllm_result_by_hand():
     assert m.concurrency == 64 and m.measured_on == "2026-11-20" and m.engine == "vllm"
 
 
+def test_a_vllm_date_in_other_digits_is_not_read_as_a_date(tmp_path):
+    """vLLM's YYYYMMDD-HHMMSS is read in ASCII digits only: the same in Arabic-Indic digits,
+    which Python's \\d matches, was cut into a date-like ٢٠٢٦-١١-٢٠; it stays text as given."""
+    text = (DATA / "vllm_h20_fp8.json").read_text(encoding="utf-8")
+    other = "".join(chr(0x660 + int(c)) if c.isdigit() else c for c in "20261120-101500")
+    path = tmp_path / "vllm.json"
+    path.write_text(text.replace("20261120-101500", other), encoding="utf-8")
+    _fmt, (m,) = read(path)
+    assert m.measured_on == other
+
+
 def test_sglang_lines_with_infinity():
     fmt, runs = read(DATA / "sglang_mi300x_fp8.jsonl")
     assert fmt == "sglang" and len(runs) == 2
