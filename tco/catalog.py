@@ -40,7 +40,7 @@ from .inputs import (
     WORKLOAD_INPUTS,
     InputSpec,
 )
-from .numfields import Num, Whole
+from .numfields import Num, Whole, takes_text
 from .numtext import number_from_text
 from .resources import pricing_dir
 from .text import check_texts, first_repeated, text_problem
@@ -1461,7 +1461,7 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
 
     for name in CATALOG_FILES:
         path = base / name
-        doc = load_yaml(path, CatalogError)
+        doc = load_yaml(path, CatalogError, _takes_text)
         check_texts(doc.data, CatalogError, doc.file, doc.line_of)
         docs[str(path)] = doc
         note_origin(doc.data, str(path))
@@ -1472,7 +1472,7 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
         path = Path(overlay)
         suffix = path.suffix.lower()
         if suffix in (".yaml", ".yml"):
-            doc = load_yaml(path, CatalogError)
+            doc = load_yaml(path, CatalogError, _takes_text)
             if not doc.data:
                 raise CatalogError("empty quote file; expected catalog sections such as "
                                    "card_prices", file=str(path))
@@ -1521,6 +1521,16 @@ def _check_rate_conflict(doc: YamlDoc, rates_set: dict[str, tuple[Any, str]],
                 file=doc.file, line=doc.line_of(["exchange_rates", str(currency)]),
                 field=f"exchange_rates.{currency}")
         rates_set.setdefault(str(currency), (rate, doc.file))
+
+
+def _takes_text(path: tuple[str, ...]) -> bool:
+    """Whether a catalog or quote file takes text at `path` (section, record id or key, field
+    ...): a name, a source, a note; for the YAML checks' hints."""
+    if len(path) < 3:
+        return False
+    if path[0] in _LIST_SECTIONS:
+        return takes_text(_LIST_SECTIONS[path[0]][1], path[2:])
+    return path[0] in _MAP_SECTIONS and takes_text(Figure, path[2:])
 
 
 def iter_figures(cat: Catalog) -> Iterable[tuple[str, str, str, Figure]]:

@@ -31,7 +31,7 @@ from .inputs import (
     SERVE_ASSUMPTIONS,
     SERVE_CANDIDATE_INPUTS,
 )
-from .numfields import Num, Whole
+from .numfields import Num, Whole, takes_text
 from .numtext import number_from_text
 from .resolved import (
     show_value,
@@ -747,6 +747,11 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
     return ScenarioError(msg, file=doc.file, field=".".join(named) or None, line=line)
 
 
+def _takes_text(path: tuple[str, ...]) -> bool:
+    """Whether a scenario takes text at `path` (a name, a note), for the YAML checks' hints."""
+    return takes_text(Scenario, path)
+
+
 def _fields_at(loc: list[str]) -> list[str]:
     """The field names allowed where `loc[-1]` was found (for 'did you mean')."""
     model: Any = Scenario
@@ -804,7 +809,7 @@ BUILT_IN_EXAMPLE = "built-in example scenario (tco/scenarios/example.yaml)"
 def load_scenario(path: Path | str | None = None) -> Loaded:
     """Read a scenario file; without a path, the built-in example."""
     if path:
-        return parse_scenario(load_yaml(Path(path), ScenarioError))
+        return parse_scenario(load_yaml(Path(path), ScenarioError, _takes_text))
     # Named, not by its install path: outputs must not depend on where tco is installed.
     doc = load_yaml(example_scenario(), ScenarioError)
     doc.file = BUILT_IN_EXAMPLE
@@ -812,7 +817,7 @@ def load_scenario(path: Path | str | None = None) -> Loaded:
 
 
 def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:
-    return parse_scenario(load_yaml_text(text, file, ScenarioError))
+    return parse_scenario(load_yaml_text(text, file, ScenarioError, _takes_text))
 
 
 def quick_job(*, model_params: float, active_params: float | None, tokens: float | None,

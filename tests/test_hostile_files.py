@@ -220,6 +220,45 @@ def test_quoted_forms_are_text_and_may_be_names(tmp_path: Path) -> None:
     assert result["scenario"] == "1:04"
 
 
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # a text field: the hint says how to write the text
+    ("name: small", "name: .inf",
+     ":1: name: expected a finite number, found .inf (in quotes, '.inf', if it is text)"),
+    ("cards: 64}", "cards: 64, notes: .nan}",
+     (":5: candidates.h100.notes: expected a finite number, found .nan (in quotes, '.nan', "
+      "if it is text)")),
+    # a number field: quoting would not help, so no hint
+    ("tokens: 1.0e+11", "tokens: .inf",
+     ":3: workloads.w.tokens: expected a finite number, found .inf"),
+    ("cards: 64}", "cards: -.inf}",
+     ":5: candidates.h100.cards: expected a finite number, found -.inf"),
+    # a choice is no free text either
+    ("id: w,", "id: w, kind: .nan,",
+     ":3: workloads.w.kind: expected a finite number, found .nan"),
+])
+def test_infinity_is_refused_with_the_quoting_hint_only_where_text_goes(
+        tmp_path: Path, old: str, new: str, expected: str) -> None:
+    """.inf in a name was refused as 'expected a finite number' only; a0c305d added 'in quotes,
+    if it is text', which then showed on number fields too, where quoting does not help."""
+    path, msg = scenario_refused(tmp_path, SMALL.replace(old, new), "validate")
+    assert msg == f"{path}{expected}"
+
+
+@pytest.mark.parametrize(("figure", "expected"), [
+    ('{value: .inf, source: "ACME quote", as_of: 2026-01}',
+     "price_usd.value: expected a finite number, found .inf"),
+    ('{value: 25000, source: .inf, as_of: 2026-01}',
+     ("price_usd.source: expected a finite number, found .inf (in quotes, '.inf', if it is "
+      "text)")),
+])
+def test_infinity_in_a_quote_file_has_the_hint_only_on_text(tmp_path: Path, figure: str,
+                                                            expected: str) -> None:
+    quote = _write(tmp_path / "q.yaml",
+                   f"card_prices:\n  - id: h100-sxm\n    price_usd: {figure}\n")
+    msg = one_error(run(["compare", "--catalog", str(quote)]))
+    assert msg == f"{quote}:3: card_prices.h100-sxm.{expected}"
+
+
 def test_a_deeply_nested_file_is_refused_before_it_is_walked(tmp_path: Path) -> None:
     """990 nested lists: libyaml parses them (its limit is 1,000) and a recursive walk then hit
     Python's recursion limit (a traceback)."""
