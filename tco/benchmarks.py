@@ -264,7 +264,8 @@ def _vllm(d: dict[str, Any], file: str, fmt: str, prefix: str) -> Serving:
     if conc is None:
         conc = d.get("max_concurrency")
     date = _text(d.get("date"))
-    if date and re.fullmatch(r"\d{8}-\d{6}", date):  # vLLM's YYYYMMDD-HHMMSS
+    # vLLM's YYYYMMDD-HHMMSS, in ASCII digits (\d took ٢٠٢٦١١٢٠-... and made a date of it)
+    if date and re.fullmatch(r"[0-9]{8}-[0-9]{6}", date):
         date = f"{date[:4]}-{date[4:6]}-{date[6:8]}"
     engine = _text(d.get("backend") or d.get("endpoint_type"))
     return Serving(

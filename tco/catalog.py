@@ -37,9 +37,10 @@ from .inputs import (
     SERVE_INPUTS,
     TAX_INPUTS,
     TOP_INPUTS,
+    WORKLOAD_INPUTS,
     InputSpec,
 )
-from .numfields import Num, Whole
+from .numfields import Num, Whole, takes_text
 from .numtext import number_from_text
 from .resources import pricing_dir
 from .text import check_texts, first_repeated, text_problem
@@ -350,9 +351,9 @@ class ApiPrice(_Record):
     id: str
     provider: str
     model: str
-    # the model's parameters, as the provider names it (a model's plausible 1e6 to 1e14: -1
-    # and 1e308 were shown by catalog show as given)
-    params: Num | None = Field(default=None, ge=1e6, le=1e14)
+    # the model's parameters, as the provider names it; held to a model's plausible range
+    # (_NUMBER_SPECS: -1 and 1e308 were shown by catalog show as given)
+    params: Num | None = None
     input_usd_per_million_tokens: Figure
     output_usd_per_million_tokens: Figure
     notes: str | None = None
@@ -599,6 +600,13 @@ _FIGURE_SPECS: dict[tuple[str, str], InputSpec] = {
     ("tax_rules", "life_years"): TAX_INPUTS["tax_life_years"],
     ("tax_rules", "bonus_fraction"): TAX_INPUTS["tax_bonus_fraction"],
     ("tax_rules", "rd_extra_deduction_fraction"): TAX_INPUTS["tax_rd_extra_deduction_fraction"],
+    # in the rule's currency (_figure_currency): -1 or 1e308 CNY a unit was taken
+    ("tax_rules", "expensing_threshold_per_unit"):
+        TAX_INPUTS["tax_expensing_threshold_per_unit"],
+}
+# Plain numbers of a record (not sourced figures) held to an input's range all the same
+_NUMBER_SPECS: dict[tuple[str, str], InputSpec] = {
+    ("api_prices", "params"): WORKLOAD_INPUTS["params"],
 }
 # Units of the currency for one US dollar. The ranges hold every rate with room to spare (the
 # yuan has traded between about 1.5 and 8.7 per USD since 1980, the euro between about 0.63 and
@@ -649,12 +657,13 @@ def _check_plausible(cat: Catalog, where: _Where,
     written; a range the user's own exchange rate moved names that rate."""
     for key, fig in cat.exchange_rates.items():
         _check_rate(key, fig, where)
+    _check_numbers(cat, where)
     checks: list[tuple[str, str, str, Figure, InputSpec, str, float]] = []
     for section, ident, field, fig in iter_figures(cat):
         spec = _FIGURE_SPECS.get((section, field))
         if spec is None or section == "exchange_rates":
             continue
-        currency = cat.regions[ident].currency if section == "regions" else "USD"
+        currency = _figure_currency(cat, section, ident)
         fx = cat.usd_to(currency) if spec.money else 1.0
         unit = spec.unit.replace("money", currency)
         if section in _MAP_SECTIONS:
@@ -684,6 +693,17 @@ def _check_plausible(cat: Catalog, where: _Where,
             raise CatalogError(message, field=".".join([section, ident, *path]), **at)
 
 
+def _check_numbers(cat: Catalog, where: _Where) -> None:
+    """Every plain number of _NUMBER_SPECS inside its input's plausible range."""
+    for (section, field), spec in _NUMBER_SPECS.items():
+        for ident, rec in getattr(cat, section).items():
+            v = getattr(rec, field)
+            if v is not None and not spec.lo <= v <= spec.hi:
+                raise CatalogError(spec.out_of_range(v, spec.lo, spec.hi, spec.unit),
+                                   field=f"{section}.{ident}.{field}",
+                                   **where(section, ident, field))
+
+
 def _check_rate(currency: str, fig: Figure, where: _Where) -> None:
     spec = _EXCHANGE_SPECS[currency]
     for part in ("value", "low", "typical", "high"):
@@ -694,13 +714,21 @@ def _check_rate(currency: str, fig: Figure, where: _Where) -> None:
                                **where("exchange_rates", currency, part))
 
 
+def _figure_currency(cat: Catalog, section: str, ident: str) -> str:
+    """The currency a record's money figures are written in: a region's or a tax rule's own,
+    else USD."""
+    if section == "regions":
+        return cat.regions[ident].currency
+    if section == "tax_rules":
+        return cat.tax_rules[ident].currency
+    return "USD"
+
+
 def _rate_note(cat: Catalog, section: str, ident: str, spec: InputSpec, where: _Where) -> str:
     """'; the range is at the exchange rate 700 CNY/USD set in q.csv:2' when a quote file's
     exchange rate scaled the range of a figure written in that currency."""
-    if section != "regions" or not spec.money:
-        return ""
-    currency = cat.regions[ident].currency
-    if currency == "USD":
+    currency = _figure_currency(cat, section, ident)
+    if not spec.money or currency == "USD":
         return ""
     at = where("exchange_rates", currency)
     if at["file"] in where.shipped:
@@ -1433,7 +1461,7 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
 
     for name in CATALOG_FILES:
         path = base / name
-        doc = load_yaml(path, CatalogError)
+        doc = load_yaml(path, CatalogError, _takes_text)
         check_texts(doc.data, CatalogError, doc.file, doc.line_of)
         docs[str(path)] = doc
         note_origin(doc.data, str(path))
@@ -1444,7 +1472,7 @@ def load_catalog(overlays: Sequence[Path | str] = (), base: Path | None = None) 
         path = Path(overlay)
         suffix = path.suffix.lower()
         if suffix in (".yaml", ".yml"):
-            doc = load_yaml(path, CatalogError)
+            doc = load_yaml(path, CatalogError, _takes_text)
             if not doc.data:
                 raise CatalogError("empty quote file; expected catalog sections such as "
                                    "card_prices", file=str(path))
@@ -1493,6 +1521,16 @@ def _check_rate_conflict(doc: YamlDoc, rates_set: dict[str, tuple[Any, str]],
                 file=doc.file, line=doc.line_of(["exchange_rates", str(currency)]),
                 field=f"exchange_rates.{currency}")
         rates_set.setdefault(str(currency), (rate, doc.file))
+
+
+def _takes_text(path: tuple[str, ...]) -> bool:
+    """Whether a catalog or quote file takes text at `path` (section, record id or key, field
+    ...): a name, a source, a note; for the YAML checks' hints."""
+    if len(path) < 3:
+        return False
+    if path[0] in _LIST_SECTIONS:
+        return takes_text(_LIST_SECTIONS[path[0]][1], path[2:])
+    return path[0] in _MAP_SECTIONS and takes_text(Figure, path[2:])
 
 
 def iter_figures(cat: Catalog) -> Iterable[tuple[str, str, str, Figure]]:

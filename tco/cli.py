@@ -225,10 +225,10 @@ def catalog_show(ident: str, catalogs: tuple[str, ...], fmt: str) -> None:
               help="Precision the model was served at.")
 @click.option("--engine", help="Engine and version, e.g. 'vLLM 0.9' (else the file's).")
 @click.option("--measured-on", help="Date of the run, e.g. 2026-11-20 (else the file's).")
-@click.option("--prompt-tokens", type=float, help="Mean prompt tokens per request, when the "
-              "file does not say (an MLPerf summary).")
-@click.option("--output-tokens", type=float, help="Mean output tokens per request, when the "
-              "file does not say.")
+@click.option("--prompt-tokens", type=float, help="Mean prompt tokens per request, in place "
+              "of the file's (needed when it does not say: an MLPerf summary).")
+@click.option("--output-tokens", type=float, help="Mean output tokens per request, in place "
+              "of the file's (needed when it does not say).")
 @click.option("--scenario", "scenario", type=click.Path(dir_okay=False), help="A scenario "
               "whose serving workload the benchmark served: gives the efficiency it implies.")
 @click.option("--workload", help="That serving workload's id (when the scenario has several).")

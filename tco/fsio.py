@@ -35,7 +35,8 @@ from .errors import OutputError
 # ("--output", "--xlsx", "SCENARIO", "--catalog", ...). A None path is skipped.
 Named = tuple[str, Path | str | None]
 
-_DESCRIPTOR = re.compile(r"/dev/(?:(stdout)|(stderr)|fd/(\d+))|/proc/self/fd/(\d+)")
+# ASCII digits: Python's \d would take /dev/fd/٣ (an Arabic-Indic three) as descriptor 3
+_DESCRIPTOR = re.compile(r"/dev/(?:(stdout)|(stderr)|fd/([0-9]+))|/proc/self/fd/([0-9]+)")
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,12 @@ RUNNING_VAT_KEYS = ("vat_rate_electricity", "vat_rate_colocation", "vat_rate_clo
 REVOKED_INPUT = InputSpec("licence_revoked_years", "years", "Years from the decision until the "
                           "card's licence is revoked (no work on it after)", 0, 30)
 
+# A vendor's allocation quota (`policy.supply_limit_cards_per_quarter.<card>`, methodology
+# §21): cards of one id a quarter, at most a candidate's most cards (CANDIDATE_INPUTS cards).
+QUOTA_INPUT = InputSpec("supply_limit_cards_per_quarter", "cards/quarter", "Cards of one id "
+                        "the vendor allocates per quarter", 1, 1e6, integer=True,
+                        hint="a whole number of cards a quarter, such as 200")
+
 # A compute voucher (算力券, `vouchers:`, methodology §7 "Compute vouchers"): inputs
 # `vouchers.<id>.<key>`, each only when the scenario gives it.
 VOUCHER_INPUTS: dict[str, InputSpec] = {s.key: s for s in [

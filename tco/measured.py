@@ -361,6 +361,9 @@ def ingest(files: list[str], catalog: Catalog, *, card: str | None, cards: int |
     if cards and tp and cards % tp:
         raise BenchmarkError(f"{cards} cards in replicas of tp {tp}: expected tp a divisor of "
                              "the cards", field="--tp")
+    # the lengths given on the command line take precedence over a file's own
+    lengths = {k: v for k, v in (("prompt_tokens", prompt_tokens),
+                                 ("output_tokens", output_tokens)) if v is not None}
     out: list[dict[str, Any]] = []
     for file in files:
         fmt, runs = read(file)
@@ -385,11 +388,11 @@ def ingest(files: list[str], catalog: Catalog, *, card: str | None, cards: int |
             continue
         for r in runs:
             assert isinstance(r, Serving)
-            m = with_given(r, prompt_tokens=r.prompt_tokens or prompt_tokens,
-                           output_tokens=r.output_tokens or output_tokens,
-                           measured_on=measured_on or r.measured_on, engine=engine or r.engine)
-            check_lengths(m, r, file, {"prompt_tokens": "--prompt-tokens",
-                                       "output_tokens": "--output-tokens"})
+            own = replace(r, **dict.fromkeys(lengths))  # what the file says and is used
+            m = with_given(own, **lengths, measured_on=measured_on or r.measured_on,
+                           engine=engine or r.engine)
+            check_lengths(m, own, file, {"prompt_tokens": "--prompt-tokens",
+                                         "output_tokens": "--output-tokens"})
             entry = {"card": card, "cards": cards, "tp": tp, "precision": precision,
                      "serving": {k: v for k, v in m.as_dict().items()
                                  if k not in ("measured_on", "engine")},

@@ -5,7 +5,9 @@ true as 1)."""
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any
+import types
+from collections.abc import Sequence
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BeforeValidator
 from pydantic_core import PydanticCustomError
@@ -47,3 +49,33 @@ def _whole(value: Any) -> Any:
 
 Num = Annotated[float, BeforeValidator(_number)]
 Whole = Annotated[int, BeforeValidator(_whole)]
+
+
+def takes_text(model: Any, parts: Sequence[str]) -> bool:
+    """Whether the field at `parts` below the pydantic `model` takes free text (a name, a note,
+    a source): a list item's or mapping key's part is passed over as the models are walked.
+    False where `parts` leaves the models (an unknown field, an extra key)."""
+    members: tuple[Any, ...] = (model,)
+    rest = list(parts)
+    while rest:
+        container = next((m for m in members if get_origin(m) in (list, tuple, dict)), None)
+        if container is not None:  # the part names an item or a key: its value's type
+            rest.pop(0)
+            members = _members(get_args(container)[-1])
+            continue
+        fields = next((m.model_fields for m in members if hasattr(m, "model_fields")), None)
+        field = None if fields is None else fields.get(rest.pop(0))
+        if field is None:
+            return False
+        members = _members(field.annotation)
+    return str in members  # free text: a choice (Literal) is no text to quote
+
+
+def _members(annotation: Any) -> tuple[Any, ...]:
+    """The types a field's annotation allows: a union's members, Annotated's type."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _members(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        return tuple(m for a in get_args(annotation) for m in _members(a))
+    return (annotation,)

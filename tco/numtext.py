@@ -22,8 +22,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# JSON Schema's regular expressions are ECMA 262: this one means the same there and in Python.
-NUMBER_PATTERN = r"^\s*[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$"
+# A plain decimal number, optionally with an exponent: the one pattern, for the files' number
+# text, `--set` values and the live page. ASCII digits [0-9], never \d: Python's \d (and float())
+# take ٣ and ０, JavaScript's does not. Only groups `( )`, so that it means the same in Python
+# and in ECMA 262, the regular expressions of JSON Schema and of the browser.
+NUMBER = r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?"
+# numeric text in a file: the number with spaces around it (the JSON Schemas' pattern)
+NUMBER_PATTERN = rf"^\s*{NUMBER}\s*$"
 _NUMBER = re.compile(NUMBER_PATTERN)
 LARGEST = 1.7976931348623157e308
 

@@ -91,7 +91,8 @@ def _row() -> JsonObj:
             "value": {**number, "description": "The number (whole currency units for money)"},
             "source": {"type": "string", "minLength": 3,
                        "description": "Where the number comes from (a quote, a URL)"},
-            "as_of": {"type": "string", "pattern": r"^\d{4}(-\d{2}(-\d{2})?)?$",
+            # [0-9]: a validator in Python reads \d as any digit (２０２６), as --catalog does not
+            "as_of": {"type": "string", "pattern": r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$",
                       "description": "Date of the figure: YYYY, YYYY-MM or YYYY-MM-DD"},
             "low": optional_number, "high": optional_number,
             "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -31,7 +31,7 @@ from .inputs import (
     SERVE_ASSUMPTIONS,
     SERVE_CANDIDATE_INPUTS,
 )
-from .numfields import Num, Whole
+from .numfields import Num, Whole, takes_text
 from .numtext import number_from_text
 from .resolved import (
     show_value,
@@ -42,6 +42,15 @@ from .workload_rules import holds_a_sequence
 from .yamlio import YamlDoc, load_yaml, load_yaml_text
 
 Precision = Literal["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"]
+
+# What a record's id may be (a workload's, candidate's, portfolio's, API option's, voucher's):
+# the one definition, for the fields and for naming a record by its id in a message.
+ID_MAX_CHARS = 64
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+Ident = Annotated[str, Field(min_length=1, max_length=ID_MAX_CHARS, pattern=ID_PATTERN)]
+# a site's id has no dot: it is one part of the dotted path facility.sites.<id>.<key>
+SiteIdent = Annotated[str, Field(min_length=1, max_length=ID_MAX_CHARS,
+                                 pattern=ID_PATTERN.replace("_.-", "_-"))]
 
 
 
@@ -74,7 +83,7 @@ class Workload(_Strict):
     """A training run (`pretrain`, `finetune`) or a serving workload (`serve`: traffic per
     day, the shape of a request and an optional latency objective; docs/methodology.md §18)."""
 
-    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    id: Ident
     name: str | None = None
     kind: Literal["pretrain", "finetune", "serve"] = "pretrain"
     params: Num
@@ -226,7 +235,7 @@ class Candidate(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    id: Ident
     card: str
     name: str | None = None
     notes: str | None = None
@@ -314,7 +323,7 @@ class Site(_Strict):
     colocation price and grid carbon unless given, and optionally a PUE for every option
     there and the facility power it can supply. Options name it (`candidates[].site`)."""
 
-    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+    id: SiteIdent
     region: str | None = None  # default: the facility's (first site's) region
     electricity_price_per_kwh: Num | None = None
     colocation_price_per_kw_month: Num | None = None
@@ -509,7 +518,7 @@ class Portfolio(_Strict):
     """Options costed together, each carrying its own workloads; together they carry every
     workload of the plan exactly once."""
 
-    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    id: Ident
     name: str | None = None
     options: list[str] = Field(min_length=2)
 
@@ -520,7 +529,7 @@ class ApiOption(_Strict):
     scenario gives both prices and their source. It carries only serving workloads; a plan
     that also trains combines it with an option that trains, in a portfolio."""
 
-    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    id: Ident
     api: str | None = None  # a price id of the catalog's api_prices
     name: str | None = None
     # The serving workloads it serves (ids); default every serving workload of the plan.
@@ -537,7 +546,7 @@ class Voucher(_Strict):
     share of the rent of compute (or an amount per card-hour) up to a cap per year, for the
     rented options it applies to: those named, and every rented option of the cards named."""
 
-    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    id: Ident
     name: str | None = None
     share: Num | None = None  # share of the rent covered
     per_card_hour: Num | None = None  # or an amount per rented card-hour (scenario currency)
@@ -689,7 +698,7 @@ class Loaded:
         return ScenarioError(message, file=self.file, field=".".join(path), line=line)
 
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # what an id may be (Candidate.id)
+_ID = re.compile(ID_PATTERN)
 _FIRST = ("extra_forbidden", "unknown_field")  # a typo also causes a 'missing' error: name the typo
 
 
@@ -708,7 +717,8 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
         if isinstance(data, list) and part.isdigit() and int(part) < len(data):
             item = data[int(part)]
             ident = item.get("id") if isinstance(item, dict) else None
-            named.append(ident if isinstance(ident, str) and _ID.fullmatch(ident) else part)
+            named.append(ident if isinstance(ident, str) and len(ident) <= ID_MAX_CHARS
+                         and _ID.fullmatch(ident) else part)
             keyed.append(str(ident) if ident is not None else part)
             data = item
         else:
@@ -741,6 +751,11 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
         msg = f"found {show_value(found)}; " + msg.replace("Input should be", "expected", 1)
     line = doc.line_of(keyed)
     return ScenarioError(msg, file=doc.file, field=".".join(named) or None, line=line)
+
+
+def _takes_text(path: tuple[str, ...]) -> bool:
+    """Whether a scenario takes text at `path` (a name, a note), for the YAML checks' hints."""
+    return takes_text(Scenario, path)
 
 
 def _fields_at(loc: list[str]) -> list[str]:
@@ -800,7 +815,7 @@ BUILT_IN_EXAMPLE = "built-in example scenario (tco/scenarios/example.yaml)"
 def load_scenario(path: Path | str | None = None) -> Loaded:
     """Read a scenario file; without a path, the built-in example."""
     if path:
-        return parse_scenario(load_yaml(Path(path), ScenarioError))
+        return parse_scenario(load_yaml(Path(path), ScenarioError, _takes_text))
     # Named, not by its install path: outputs must not depend on where tco is installed.
     doc = load_yaml(example_scenario(), ScenarioError)
     doc.file = BUILT_IN_EXAMPLE
@@ -808,7 +823,7 @@ def load_scenario(path: Path | str | None = None) -> Loaded:
 
 
 def load_scenario_text(text: str, file: str = "<scenario>") -> Loaded:
-    return parse_scenario(load_yaml_text(text, file, ScenarioError))
+    return parse_scenario(load_yaml_text(text, file, ScenarioError, _takes_text))
 
 
 def quick_job(*, model_params: float, active_params: float | None, tokens: float | None,

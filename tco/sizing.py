@@ -78,26 +78,29 @@ def size_clusters(model: Model, resolved: Resolved) -> Resolved:
             if cid == own and cid not in resolved.sized]
     if not todo:
         return resolved
-    shares = _shares(model, resolved, todo)
+    kinds = dict(zip(st.candidates, st.sizing))  # each candidate's size rule
+    shares = _shares(model, resolved, todo, kinds)
     changed: dict[str, Input] = {}
     if len(shares) > 1:
         from . import forked
 
         try:
-            for got in forked.fork_map(lambda share: _sized_and_laid_out(model, resolved, share),
-                                       shares, len(shares)):
+            for got in forked.fork_map(
+                    lambda share: _sized_and_laid_out(model, resolved, share, kinds),
+                    shares, len(shares)):
                 changed.update(got)
         except Exception:  # noqa: BLE001 (sized again here: the error raised as itself)
             changed.clear()
     if not changed:
-        changed = _sized_and_laid_out(model, resolved, todo)
+        changed = _sized_and_laid_out(model, resolved, todo, kinds)
     return replace(resolved, inputs={**resolved.inputs, **changed},
                    sized=resolved.sized | set(todo))
 
 
-def _sized_and_laid_out(model: Model, resolved: Resolved, cids: list[str]) -> dict[str, Input]:
+def _sized_and_laid_out(model: Model, resolved: Resolved, cids: list[str],
+                        kinds: dict[str, str]) -> dict[str, Input]:
     """The inputs sizing and the layout search give candidates `cids` (their card count when
-    sized, their layouts' degrees), those that change. Within one call, twins (tco/twins.py)
+    sized by their rule in `kinds`, their layouts' degrees), those that change. Within one call, twins (tco/twins.py)
     of one Shape share their formulas and, with the same values of what the choice reads,
     their size and layouts."""
     from . import layout
@@ -105,7 +108,6 @@ def _sized_and_laid_out(model: Model, resolved: Resolved, cids: list[str]) -> di
     values = input_values(resolved)
     inputs = dict(resolved.inputs)
     formulas: dict[Any, Any] = {}  # the sizing formulas of the first twin of each Shape
-    kinds = dict(zip(resolved.structure.candidates, resolved.structure.sizing))
     with layout.memo():  # twins of one card and size choose their layouts once
         for cid in cids:
             if kinds[cid] != "cards":
@@ -115,7 +117,8 @@ def _sized_and_laid_out(model: Model, resolved: Resolved, cids: list[str]) -> di
     return {p: inp for p, inp in out.inputs.items() if resolved.inputs[p] is not inp}
 
 
-def _shares(model: Model, resolved: Resolved, todo: list[str]) -> list[list[str]]:
+def _shares(model: Model, resolved: Resolved, todo: list[str], kinds: dict[str, str]
+            ) -> list[list[str]]:
     """`todo` in shares for forked processes (one share: not spread): with SPLIT_AT
     candidates or more, where this machine has several cores and may fork. Candidates that
     are likely one computation (twins of one Shape with the same count or target) go to
@@ -126,7 +129,6 @@ def _shares(model: Model, resolved: Resolved, todo: list[str]) -> list[list[str]
     if processes < 2 or len(todo) < SPLIT_AT or not forked.can_fork():
         return [todo]
     shapes = twins.shapes(model)
-    kinds = dict(zip(resolved.structure.candidates, resolved.structure.sizing))
     groups: dict[Any, list[str]] = {}
     for cid in todo:
         target = resolved.inputs.get(f"candidates.{cid}.{kinds[cid]}")

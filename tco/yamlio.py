@@ -67,6 +67,9 @@ MAX_ALIASES = 100
 MAX_EXPANDED_NODES = 100_000  # the shipped catalog's largest file has about 2,300 nodes
 MAX_DEPTH = 40  # mappings and lists within each other; a scenario needs about 6
 MAX_DIGITS = 40  # digits of an integer; the largest plausible input (1e15 tokens) has 16
+# Whether the file's model takes text at a field path (by key, a list item by its id): for
+# hints that help only there (a name written .inf: "in quotes, if it is text")
+TakesText = Callable[[tuple[str, ...]], bool]
 
 # YAML 1.2 floats YAML 1.1 reads as text: an exponent without a dot or sign (70e9, 1.5e3), and
 # a signed number that starts with its point (-.5)
@@ -212,16 +215,18 @@ def _decimal(text: str) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _ambiguity(node: yaml.ScalarNode) -> str | None:
-    """Why a plain scalar cannot be trusted to mean one thing (None when it can)."""
+def _ambiguity(node: yaml.ScalarNode, text_field: bool = False) -> str | None:
+    """Why a plain scalar cannot be trusted to mean one thing (None when it can); `text_field`:
+    it stands where the file's model takes text."""
     text, ours = node.value, node.tag
     if ours == _INT and len(text.lstrip("+-0")) > MAX_DIGITS:
         return (f"found a number of {len(text.lstrip('+-'))} digits; expected a plausible "
                 "number (written with an exponent, e.g. 2e12)")
     if ours == _FLOAT:
         if _NOT_FINITE.match(text):
-            # a name or note may be given .inf too: say how to write it as text
-            return f"expected a finite number, found {text} (in quotes, '{text}', if it is text)"
+            # a name or note given .inf: say how to write it as text (a number field: not)
+            quoted = f" (in quotes, '{text}', if it is text)" if text_field else ""
+            return f"expected a finite number, found {text}{quoted}"
         if "_" not in text and ":" not in text and not math.isfinite(float(text)):
             return (f"found {text}, beyond the largest number a float holds (about 1.8e308); "
                     "expected a finite number")
@@ -264,7 +269,8 @@ def _decimal_bool(text: str) -> bool:
     return text.lower() in ("yes", "on", "y", "true")
 
 
-def _scalar_problem(node: yaml.ScalarNode, implicit: Callable[[str], str]) -> str | None:
+def _scalar_problem(node: yaml.ScalarNode, implicit: Callable[[str], str],
+                    text_field: bool = False) -> str | None:
     """Why a scalar cannot be trusted to mean one thing: a plain one YAML parsers read
     differently, or a number or yes/no given an explicit tag (`!!int "064"`) that its text does
     not have by itself (`!!int "2e12"` stopped PyYAML with a Python error)."""
@@ -275,12 +281,12 @@ def _scalar_problem(node: yaml.ScalarNode, implicit: Callable[[str], str]) -> st
         return (f"found {node.value!r} tagged !!{node.tag.rsplit(':', 1)[1]}, which it is not "
                 "written as; write the number (or true/false) without a tag")
     if not node.style or typed and node.tag != _NULL:
-        return _ambiguity(node)
+        return _ambiguity(node, text_field)
     return None
 
 
 def _check_scalars(root: yaml.Node, file: str, error: type[TcoError],
-                   implicit: Callable[[str], str]) -> None:
+                   implicit: Callable[[str], str], takes_text: TakesText | None) -> None:
     """Refuse plain scalars YAML parsers read differently (`_scalar_problem`), and nesting
     deeper than MAX_DEPTH, naming the field and the line. Iterative: a deep file cannot exhaust
     the stack here (the recursive walks come after this one)."""
@@ -296,7 +302,8 @@ def _check_scalars(root: yaml.Node, file: str, error: type[TcoError],
                         "needs a few", file=file, line=node.start_mark.line + 1,
                         field=".".join(path[:MAX_DEPTH]) or None)
         if isinstance(node, yaml.ScalarNode):
-            problem = _scalar_problem(node, implicit)  # plain: style None, or "" (libyaml)
+            problem = _scalar_problem(  # plain: style None, or "" (libyaml)
+                node, implicit, takes_text is not None and takes_text(path))
             if problem:
                 raise error(problem, file=file, line=node.start_mark.line + 1,
                             field=".".join(path) or None)
@@ -473,7 +480,10 @@ def _count_events(text: str, file: str, error: type[TcoError]) -> None:
         loader.dispose()
 
 
-def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError) -> YamlDoc:
+def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError,
+                   takes_text: TakesText | None = None) -> YamlDoc:
+    """The document of `text`, its scalars checked (`_check_scalars`); `takes_text` says which
+    field paths the file's model takes text at, for the messages' hints."""
     _count_events(text, file, error)
     loader = (_CLoader or _PyLoader)(text)
     try:
@@ -481,7 +491,8 @@ def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError) -> Ya
         if node is None:
             return YamlDoc(None, {}, file)
         _check_scalars(node, file, error,
-                       lambda value: loader.resolve(yaml.ScalarNode, value, (True, False)))
+                       lambda value: loader.resolve(yaml.ScalarNode, value, (True, False)),
+                       takes_text)
         _count_aliases(node)
         expanded = _expanded_size(node, {})
         if expanded > MAX_EXPANDED_NODES:
@@ -519,5 +530,6 @@ def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError) -> Ya
     return YamlDoc(data, lines, file)
 
 
-def load_yaml(path: Path, error: type[TcoError] = TcoError) -> YamlDoc:
-    return load_yaml_text(read_text(path, error), str(path), error)
+def load_yaml(path: Path, error: type[TcoError] = TcoError,
+              takes_text: TakesText | None = None) -> YamlDoc:
+    return load_yaml_text(read_text(path, error), str(path), error, takes_text)

@@ -27,6 +27,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from openpyxl import Workbook, load_workbook
+from refusals import one_error, scenario_refused
 
 import tco
 from tco.cli import cli
@@ -51,19 +52,6 @@ HEADER = "id,field,value,source,as_of\n"
 
 def run(args: list[str]) -> Any:
     return CliRunner().invoke(cli, args)
-
-
-def one_error(result: Any) -> str:
-    """The single `tco: error:` line of a failed run (exit 2, no traceback, no stdout), without
-    its prefix."""
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        f"crashed: {result.exception!r}")
-    assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("tco: error: "), result.stderr
-    assert "Traceback" not in result.stderr
-    return lines[0].removeprefix("tco: error: ")
 
 
 def api_error(call: Any) -> str:
@@ -208,9 +196,7 @@ def test_numeric_text_has_one_rule_for_the_schema_the_scenario_and_quotes(text: 
 def test_ambiguous_integers_are_refused_alike_by_cli_and_api(value: str, expected: str,
                                                              tmp_path: Path) -> None:
     text = SMALL.replace("cards: 64", f"cards: {value}")
-    path = tmp_path / "s.yaml"
-    path.write_text(text)
-    msg = one_error(run(["validate", str(path)]))
+    path, msg = scenario_refused(tmp_path, text, "validate")
     assert msg.startswith(f"{path}:5: candidates.h100.cards: found {value}")
     assert expected in msg
     assert api_error(lambda: tco.compare(text)) == msg.replace(str(path), "<text>")
@@ -234,12 +220,49 @@ def test_quoted_forms_are_text_and_may_be_names(tmp_path: Path) -> None:
     assert result["scenario"] == "1:04"
 
 
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # a text field: the hint says how to write the text
+    ("name: small", "name: .inf",
+     ":1: name: expected a finite number, found .inf (in quotes, '.inf', if it is text)"),
+    ("cards: 64}", "cards: 64, notes: .nan}",
+     (":5: candidates.h100.notes: expected a finite number, found .nan (in quotes, '.nan', "
+      "if it is text)")),
+    # a number field: quoting would not help, so no hint
+    ("tokens: 1.0e+11", "tokens: .inf",
+     ":3: workloads.w.tokens: expected a finite number, found .inf"),
+    ("cards: 64}", "cards: -.inf}",
+     ":5: candidates.h100.cards: expected a finite number, found -.inf"),
+    # a choice is no free text either
+    ("id: w,", "id: w, kind: .nan,",
+     ":3: workloads.w.kind: expected a finite number, found .nan"),
+])
+def test_infinity_is_refused_with_the_quoting_hint_only_where_text_goes(
+        tmp_path: Path, old: str, new: str, expected: str) -> None:
+    """.inf in a name was refused as 'expected a finite number' only; a0c305d added 'in quotes,
+    if it is text', which then showed on number fields too, where quoting does not help."""
+    path, msg = scenario_refused(tmp_path, SMALL.replace(old, new), "validate")
+    assert msg == f"{path}{expected}"
+
+
+@pytest.mark.parametrize(("figure", "expected"), [
+    ('{value: .inf, source: "ACME quote", as_of: 2026-01}',
+     "price_usd.value: expected a finite number, found .inf"),
+    ('{value: 25000, source: .inf, as_of: 2026-01}',
+     ("price_usd.source: expected a finite number, found .inf (in quotes, '.inf', if it is "
+      "text)")),
+])
+def test_infinity_in_a_quote_file_has_the_hint_only_on_text(tmp_path: Path, figure: str,
+                                                            expected: str) -> None:
+    quote = _write(tmp_path / "q.yaml",
+                   f"card_prices:\n  - id: h100-sxm\n    price_usd: {figure}\n")
+    msg = one_error(run(["compare", "--catalog", str(quote)]))
+    assert msg == f"{quote}:3: card_prices.h100-sxm.{expected}"
+
+
 def test_a_deeply_nested_file_is_refused_before_it_is_walked(tmp_path: Path) -> None:
     """990 nested lists: libyaml parses them (its limit is 1,000) and a recursive walk then hit
     Python's recursion limit (a traceback)."""
-    path = tmp_path / "deep.yaml"
-    path.write_text("name: " + "[" * 990 + "]" * 990 + "\n")
-    msg = one_error(run(["validate", str(path)]))
+    path, msg = scenario_refused(tmp_path, "name: " + "[" * 990 + "]" * 990 + "\n", "validate")
     assert msg.startswith(f"{path}:1: ")
     assert "nested more than 40 levels deep" in msg
 
@@ -273,8 +296,7 @@ def test_a_scenario_asking_for_too_much_work_is_refused(candidates: int, workloa
                           for i in range(workloads)],
             "candidates": [{"id": f"c{i}", "card": "h100-sxm", "cards": 8}
                            for i in range(candidates)]}
-    path = _write(tmp_path / "s.json", json.dumps(data))
-    msg = one_error(run(["validate", str(path)]))
+    path, msg = scenario_refused(tmp_path, json.dumps(data), "validate", "s.json")
     assert msg == f"{path}{expected}"
     assert api_error(lambda: tco.load(data)) == f"<dict>{expected.replace(':1:', ':')}"
 
@@ -539,8 +561,7 @@ def test_a_text_longer_than_a_workbook_cell_would_keep_is_refused(tmp_path: Path
     the workbook without a word."""
     data = yaml.safe_load(SMALL)
     data["description"] = "D" * 40_000
-    path = _write(tmp_path / "s.yaml", json.dumps(data))
-    msg = one_error(run(["validate", str(path)]))
+    path, msg = scenario_refused(tmp_path, json.dumps(data), "validate")
     assert msg == (f"{path}:1: description: found a text of 40,000 characters ('{'D' * 40}'...); "
                    "at most 10,000 (a spreadsheet cell holds 32,767)")
     quote = _write(tmp_path / "q.csv", HEADER + "h100-sxm,price_usd,24000," + "S" * 100_000
@@ -562,8 +583,7 @@ def test_an_id_that_is_the_fault_is_not_the_field_path(tmp_path: Path, ident: ob
     any field path is shortened as a file name is."""
     data = yaml.safe_load(SMALL)
     data["candidates"][0]["id"] = ident
-    path = _write(tmp_path / "s.yaml", yaml.safe_dump(data, width=10**6))
-    msg = one_error(run(["validate", str(path)]))
+    path, msg = scenario_refused(tmp_path, yaml.safe_dump(data, width=10**6), "validate")
     assert expected in msg and msg.startswith(f"{path}:")
     assert len(msg) < 500
 
@@ -577,8 +597,7 @@ def test_a_message_quoting_a_long_text_stays_readable(tmp_path: Path) -> None:
     long_id = "x" * 9_000
     data = yaml.safe_load(SMALL)
     data["candidates"][0]["card"] = long_id
-    path = _write(tmp_path / "s.yaml", yaml.safe_dump(data, width=10**6))
-    msg = one_error(run(["validate", str(path)]))
+    path, msg = scenario_refused(tmp_path, yaml.safe_dump(data, width=10**6), "validate")
     assert msg.startswith(f"{path}:2: candidates.h100.card: unknown card 'xxx")
     assert msg.endswith("xxx'") and len(msg) <= MAX_MESSAGE
     for args in (["catalog", "show", long_id], ["whatif", "--set", f"{long_id}=1"],
@@ -881,8 +900,7 @@ def test_tokens_per_second_is_checked_in_its_own_unit(tmp_path: Path) -> None:
             "1.0e+9, output_tokens_per_day: 1.0e+8, prompt_tokens: 1000, output_tokens: 200, "
             "tokens_per_s_per_user: 20000}\ncandidates:\n  - {id: h100, card: h100-sxm, "
             "cards: 64}\n")
-    path = _write(tmp_path / "s.yaml", text)
-    msg = one_error(run(["validate", str(path)]))
+    path, msg = scenario_refused(tmp_path, text, "validate")
     # 1000 / 20000 = 0.05 ms, below the 0.1 ms floor of tpot_ms: said in tokens/s
     assert msg == (f"{path}:2: workloads.chat.tokens_per_s_per_user: found 20000, outside the "
                    "plausible range 0.01 to 10000 tokens/s per user for the output speed "

@@ -51,6 +51,17 @@ def test_vllm_result_by_hand():
     assert m.concurrency == 64 and m.measured_on == "2026-11-20" and m.engine == "vllm"
 
 
+def test_a_vllm_date_in_other_digits_is_not_read_as_a_date(tmp_path):
+    """vLLM's YYYYMMDD-HHMMSS is read in ASCII digits only: the same in Arabic-Indic digits,
+    which Python's \\d matches, was cut into a date-like ٢٠٢٦-١١-٢٠; it stays text as given."""
+    text = (DATA / "vllm_h20_fp8.json").read_text(encoding="utf-8")
+    other = "".join(chr(0x660 + int(c)) if c.isdigit() else c for c in "20261120-101500")
+    path = tmp_path / "vllm.json"
+    path.write_text(text.replace("20261120-101500", other), encoding="utf-8")
+    _fmt, (m,) = read(path)
+    assert m.measured_on == other
+
+
 def test_sglang_lines_with_infinity():
     fmt, runs = read(DATA / "sglang_mi300x_fp8.jsonl")
     assert fmt == "sglang" and len(runs) == 2
@@ -311,6 +322,32 @@ def test_request_lengths_and_tp_out_of_range_name_where_they_came_from(tmp_path)
     assert out.exit_code == 2, out.output
     assert f"{path}:2: benchmarks.0.prompt_tokens: found -5, outside the plausible range" \
         in out.output
+
+
+def test_request_lengths_given_on_the_command_line_take_the_place_of_the_files(tmp_path):
+    """A result whose own mean prompt length is implausible (10 prompt tokens over 640
+    requests: 0.016) was refused even with --prompt-tokens given: the length given on the
+    command line is the one used (as --measured-on and --engine are), so it is the one
+    checked; without it the file's is refused, naming the file."""
+    short = tmp_path / "short.json"
+    short.write_text('{"output_throughput": 2400, "mean_tpot_ms": 72, "completed": 640, '
+                     '"total_input_tokens": 10, "total_output_tokens": 327680}',
+                     encoding="utf-8")
+    given = ["--card", "h20", "--cards", "8", "--precision", "fp8"]
+    out = CliRunner().invoke(cli, ["ingest", str(short), *given, "--prompt-tokens", "1000"])
+    assert out.exit_code == 0, out.output
+    serving = yaml.safe_load(out.stdout)["benchmarks"][0]["serving"]
+    assert serving["prompt_tokens"] == 1000 and serving["output_tokens"] == 327680 / 640
+    out = CliRunner().invoke(cli, ["ingest", str(short), *given])
+    assert out.exit_code == 2
+    assert out.output == (f"tco: error: {short}: the mean prompt length of its requests: found "
+                          "0.015625, outside the plausible range 1 to 1e+07 tokens for prompt "
+                          "tokens per request\n")
+    # a plausible length in the file gives way to the one given too (vllm_h20_fp8.json: 1024)
+    out = CliRunner().invoke(cli, ["ingest", str(DATA / "vllm_h20_fp8.json"), *given,
+                                   "--prompt-tokens", "2000", "--output-tokens", "256"])
+    serving = yaml.safe_load(out.stdout)["benchmarks"][0]["serving"]
+    assert (serving["prompt_tokens"], serving["output_tokens"]) == (2000, 256)
 
 
 @pytest.mark.parametrize("field, value", [("cards", 64.5), ("tp", 1.5)])

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from openpyxl import Workbook, load_workbook
+from refusals import one_error
 
 from tco.analysis import montecarlo as mc_module
 from tco.analysis.montecarlo import Draw, Sampler, check_draws
@@ -36,17 +37,6 @@ def run(args: list[str], env: dict[str, str] | None = None):
     return CliRunner(env=env).invoke(cli, args)
 
 
-def one_error(result) -> str:
-    """The single `tco: error:` line of a failed run (exit 2, no traceback, no stdout)."""
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        f"crashed: {result.exception!r}")
-    assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("tco: error: "), result.stderr
-    return lines[0]
-
-
 # --- CSV quotes ------------------------------------------------------------------------------
 
 
@@ -55,7 +45,7 @@ def test_csv_cell_longer_than_the_field_limit_names_file_and_row(tmp_path: Path)
     quote.write_text(QUOTE_HEADER + "b200,price_usd,36000,ACME quote,2026-01\n"
                      + "h100-sxm,price_usd,25000," + "x" * 140_000 + ",2026-01\n")
     msg = one_error(run(["compare", "--catalog", str(quote)]))
-    assert msg.startswith(f"tco: error: {quote}:3: ")
+    assert msg.startswith(f"{quote}:3: ")
     assert "a cell is longer than 131,072 characters (the limit)" in msg
 
 
@@ -66,7 +56,7 @@ def test_unclosed_quote_names_the_row_where_it_opens(tmp_path: Path) -> None:
     quote.write_text(QUOTE_HEADER + 'h100-sxm,price_usd,25000,"ACME quote,2026-01\n'
                      + "b200,price_usd,36000,ACME quote,2026-01\n" * 4000)
     msg = one_error(run(["compare", "--catalog", str(quote)]))
-    assert msg.startswith(f"tco: error: {quote}:2: ")
+    assert msg.startswith(f"{quote}:2: ")
     assert 'is a quote character (") left unclosed?' in msg
 
 
@@ -115,7 +105,7 @@ def test_xlsx_date_cell_is_accepted_as_an_iso_date(tmp_path: Path, as_of: object
 def test_impossible_date_text_in_an_xlsx_is_refused(tmp_path: Path) -> None:
     quote = xlsx_quote(tmp_path / "quote.xlsx", "2025-02-29")  # 2025 is not a leap year
     msg = one_error(run(["compare", "--catalog", str(quote)]))
-    assert msg.startswith(f"tco: error: {quote}:2: card_prices.h100-sxm.price_usd.as_of: ")
+    assert msg.startswith(f"{quote}:2: card_prices.h100-sxm.price_usd.as_of: ")
     assert "found '2025-02-29', which is not a date (day is out of range for month)" in msg
 
 
@@ -149,7 +139,7 @@ def test_duplicate_key_names_both_lines_in_a_flow_mapping(tmp_path: Path) -> Non
     scenario.write_text("facility: {region: us, region: eu}\n"
                         + example_scenario().read_text().replace("facility:", "facility_:"))
     msg = one_error(run(["validate", str(scenario)]))
-    assert msg == (f"tco: error: {scenario}:1: facility.region: duplicate key 'region': also "
+    assert msg == (f"{scenario}:1: facility.region: duplicate key 'region': also "
                    "given on the same line; YAML would keep only the last one, so give each "
                    "key once")
 
@@ -179,7 +169,7 @@ def test_bad_source_date_epoch_is_refused_for_every_format(tmp_path: Path, value
     out = tmp_path / ("report.xlsx" if flag == "--xlsx" else "report.html")
     msg = one_error(run(["report", flag, str(out), "--draws", "0"],
                         env={"SOURCE_DATE_EPOCH": value}))
-    assert msg.startswith("tco: error: SOURCE_DATE_EPOCH=")
+    assert msg.startswith("SOURCE_DATE_EPOCH=")
     assert ("expected a whole number of seconds since 1970-01-01 UTC" in msg
             or f"out of range; expected 0 to {MAX_EPOCH}" in msg)
     assert len(msg) < 300  # a huge value is shortened, not printed whole
@@ -392,7 +382,7 @@ def test_error_message_shows_control_characters_escaped(tmp_path: Path) -> None:
                         "U+001B, a control character; remove it")
     quote.write_text(QUOTE_HEADER + f"h100{OSC}\rX,price_usd,24000,ACME quote,2026-01\n")
     msg = one_error(run(["compare", "--catalog", str(quote)]))  # unquoted: not a CSV cell
-    assert msg.startswith(f"tco: error: {quote}:2: a line break (carriage return) inside a "
+    assert msg.startswith(f"{quote}:2: a line break (carriage return) inside a "
                           "cell that is not quoted")
     msg = one_error(run(["whatif", "--set", "util\rization\x08=0.5"]))
     assert_inert(msg)
@@ -417,7 +407,7 @@ def test_control_characters_in_a_catalog_name_are_refused(tmp_path: Path) -> Non
                   "--cards", "64"]):
         msg = one_error(run([*args, "--catalog", str(quote)]))
         assert_inert(msg)
-        assert msg == (f"tco: error: {quote}:3: accelerators.h100-sxm.name: found 'H100 "
+        assert msg == (f"{quote}:3: accelerators.h100-sxm.name: found 'H100 "
                        "\\x1b]0;pwned\\x07\\rfake': character 6 is U+001B, a control "
                        "character; remove it")
 

@@ -253,6 +253,18 @@ def test_descriptor_not_open_for_writing() -> None:
     assert done.stderr == b"tco: error: /dev/fd/0: descriptor 0 is not open for writing\n"
 
 
+def test_a_descriptor_is_named_in_ascii_digits_only() -> None:
+    """/dev/fd/٣ (an Arabic-Indic three, which Python's \\d matches) was taken as descriptor 3;
+    it is a file name in /dev/fd like any other."""
+    assert fsio._descriptor(Path("/dev/fd/3")) == 3
+    assert fsio._descriptor(Path("/proc/self/fd/12")) == 12
+    assert fsio._descriptor(Path("/dev/fd/\u0663")) is None
+    assert fsio._descriptor(Path("/proc/self/fd/\uff13")) is None  # a full-width three
+    code, err = run(["compare", "-o", "/dev/fd/\u0663"])
+    assert code == 2
+    assert err == "tco: error: /dev/fd/\u0663: cannot write in '/dev/fd': No such file or directory\n"
+
+
 def test_a_full_device_is_one_error(tmp_path: Path) -> None:
     full = device(tmp_path / "full", FULL)
     code, err = run(["compare", "-o", str(full)])

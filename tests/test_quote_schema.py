@@ -86,6 +86,17 @@ def test_test_csv_quotes_validate_row_by_row(validator, path):
         assert not list(check.iter_errors(row)), row
 
 
+def test_a_rows_as_of_is_in_ascii_digits(validator):
+    """The row schema's as_of pattern said \\d, which a validator in Python (jsonschema) reads
+    as any digit: a full-width ２０２６-１１, which --catalog refuses, passed the schema."""
+    check = row_validator(validator)
+    row = {"id": "h100-sxm", "field": "price_usd", "value": "24000", "source": "ACME quote",
+           "as_of": "2026-11"}
+    assert not list(check.iter_errors(row))
+    errors = [e.message for e in check.iter_errors({**row, "as_of": "２０２６-１１"})]
+    assert errors == ["'２０２６-１１' does not match '^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$'"]
+
+
 @pytest.mark.parametrize(("name", "message"), sorted(SCHEMA_FAULTS.items()))
 def test_faults_a_schema_can_see_fail_it(validator, name, message):
     errors = [e.message for e in validator.iter_errors(load_yaml(BAD / name).data)]

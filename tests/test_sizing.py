@@ -162,8 +162,8 @@ def test_sizing_in_processes_gives_what_one_process_gives(catalog, monkeypatch):
     shares = []
     real = sizing._shares
 
-    def spy(model, resolved, todo):
-        got = real(model, resolved, todo)
+    def spy(model, resolved, todo, kinds):
+        got = real(model, resolved, todo, kinds)
         shares.append([len(s) for s in got])
         return got
 
@@ -194,4 +194,5 @@ def test_few_candidates_are_sized_in_this_process(catalog, monkeypatch):
     result = compute(load_scenario_text(MANY), catalog)
     todo = list(result.structure.candidates)
     assert len(todo) < sizing.SPLIT_AT
-    assert sizing._shares(result.model, result.resolved, todo) == [todo]
+    kinds = dict(zip(todo, result.structure.sizing))
+    assert sizing._shares(result.model, result.resolved, todo, kinds) == [todo]

@@ -7,13 +7,17 @@ MACRS 5-year, 0.7985 straight line over 5 years)."""
 from __future__ import annotations
 
 import pytest
+import yaml
+from click.testing import CliRunner
 
 from tco.catalog import load_catalog
+from tco.cli import cli
 from tco.engine import compute
 from tco.errors import TcoError
 from tco.expr import Const
 from tco.model.depreciation import charge_fraction
 from tco.model.tax import TaxSchedule
+from tco.resources import pricing_dir
 from tco.scenario import load_scenario_text
 
 MACRS = (0.20, 0.32, 0.192, 0.1152, 0.1152, 0.0576)  # IRS Publication 946, Table A-1
@@ -237,3 +241,51 @@ def test_a_chinese_purchase_after_tax_by_hand():
     pv_research = sum(sum(y[k] for k in as_paid) / 1.08 ** t for t, y in enumerate(c.yearly))
     assert plain.values["npv_tco_after_tax"] - c.values["npv_tco_after_tax"] == pytest.approx(
         0.25 * (pv_research + basis / 1.08), rel=1e-9)
+
+
+def _cn_rule_quote(tmp_path, threshold: str):
+    """A quote file giving the shipped rule `cn` again with another expensing threshold."""
+    rules = yaml.safe_load((pricing_dir() / "tax.yaml").read_text(encoding="utf-8"))
+    rule = next(t for t in rules["tax_rules"] if t["id"] == "cn")
+    rule["expensing_threshold_per_unit"] = {"value": "THRESHOLD", "unit": "CNY",
+                                            "source": "ACME tax memo 2026", "as_of": "2026-01"}
+    path = tmp_path / "tax-quote.yaml"
+    path.write_text(yaml.safe_dump({"tax_rules": [rule]}, allow_unicode=True).replace(
+        "THRESHOLD", threshold), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("threshold", "found"), [("-1", "found -1,"), ("1e308", "found 1e+308,")])
+def test_an_implausible_expensing_threshold_in_the_tax_rules_is_refused(tmp_path, threshold,
+                                                                         found):
+    """A tax rule's expensing_threshold_per_unit of -1 or 1e308 (in the rule's currency, CNY)
+    was taken: it is held to tco.inputs' tax_expensing_threshold_per_unit range, 0 to 1e12
+    USD, in CNY at the catalog's rate."""
+    quote = _cn_rule_quote(tmp_path, threshold)
+    out = CliRunner().invoke(cli, ["compare", "--catalog", str(quote)])
+    assert out.exit_code == 2 and "Traceback" not in out.output, out.output
+    hi = 1e12 * CATALOG.usd_to("CNY")
+    assert "tax_rules.cn.expensing_threshold_per_unit.value: " in out.output
+    assert (f"{found} outside the plausible range 0 to {hi:g} CNY/server for value per unit "
+            "(one server) up to which equipment is deducted at once") in out.output
+    assert len(out.output.splitlines()) == 1
+
+
+def test_a_nan_expensing_threshold_in_the_tax_rules_is_refused(tmp_path):
+    out = CliRunner().invoke(cli, ["compare", "--catalog", str(_cn_rule_quote(tmp_path, ".nan"))])
+    assert out.exit_code == 2 and len(out.output.splitlines()) == 1, out.output
+    assert "tax_rules.cn.expensing_threshold_per_unit.value: expected a finite number, found " \
+        ".nan" in out.output
+
+
+@pytest.mark.parametrize(("threshold", "message"), [
+    ("-1", "found -1, outside the plausible range 0 to 1e+12 USD/server"),
+    ("1.0e+308", "found 1e+308, outside the plausible range 0 to 1e+12 USD/server"),
+    (".nan", "expected a finite number, found .nan"),
+])
+def test_an_implausible_expensing_threshold_in_a_scenario_is_refused(threshold, message):
+    with pytest.raises(TcoError) as exc:
+        _run(f"  tax_jurisdiction: cn\n  tax_expensing_threshold_per_unit: {threshold}")
+    assert exc.value.field == "finance.tax_expensing_threshold_per_unit"
+    assert message in str(exc.value)
+

@@ -24,13 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import TcoError, UnknownId, did_you_mean
 from ..inputs import Input
+from ..numtext import NUMBER
 from ..resolved import set_path
 
 if TYPE_CHECKING:
     from ..scenario import Loaded
-
-# ASCII digits only: Python's \d and float() take ０.５ too (tco.numtext's rule)
-_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,7 @@ def parse_value(raw: str, where: str) -> tuple[str, float]:
     s = raw.strip().replace("_", "")
     kind = "absolute"
     if s.endswith("%"):
-        m = re.fullmatch(rf"({_NUMBER})\s*%", s)
+        m = re.fullmatch(rf"({NUMBER})\s*%", s)
         if m is None:
             raise TcoError(f"{where}: {raw!r} is not a percentage such as -15% or +10%")
         if s[0] not in "+-":
@@ -73,7 +71,7 @@ def parse_value(raw: str, where: str) -> tuple[str, float]:
         kind, s = "relative", m.group(1)
     elif s[:1] in ("x", "X", "*"):
         kind, s = "multiplier", s[1:].strip()
-    if not re.fullmatch(_NUMBER, s):
+    if not re.fullmatch(NUMBER, s):
         raise TcoError(f"{where}: VALUE {raw!r} must be a number (0.12), a change in percent "
                        "(-15%, +10%) or a multiplier (x0.9)")
     amount = float(s)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .. import twins
 from ..errors import TcoError
 from ..expr.javascript import program
+from ..numtext import NUMBER
 
 if TYPE_CHECKING:
     from ..result import Result
@@ -330,7 +331,6 @@ def payload(result: Result, s: Strings, lang: str, at: Slots,
             plan: dict[str, Any] | None = None) -> dict[str, Any]:
     """Everything the page's script reads besides the model: `plan` adds what the view knows
     of the plan's portfolios, per-token APIs, serving and training workloads."""
-    from ..analysis.settings import _NUMBER
     from ..model import COMPLETE_FRACTION
     from . import charts
     from .fmt import CHART_CANDIDATES
@@ -347,7 +347,7 @@ def payload(result: Result, s: Strings, lang: str, at: Slots,
         "base": [_finite(result.inputs[p].value) for p in at.inputs],
         "panel": panel(result, s, at), "candidates": candidates, "components": components,
         "horizon": result.structure.horizon_years,
-        "text": {k: texts[k] for k in TEXT_KEYS}, "number": f"^{_NUMBER}$",
+        "text": {k: texts[k] for k in TEXT_KEYS}, "number": f"^{NUMBER}$",
         "command": cli_command(result), **(plan or {}),
     }
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from .. import modes
 from ..errors import did_you_mean
-from ..inputs import REVOKED_INPUT, Input
+from ..inputs import QUOTA_INPUT, REVOKED_INPUT, Input
+from ..resolved import value_problem
 from .state import Resolution
 
 if TYPE_CHECKING:
@@ -31,9 +32,6 @@ def flag(info: CandidateInfo, text: str) -> None:
         info.flags.append(text)
 
 
-MAX_QUOTA = 1_000_000  # cards of one id a quarter: a candidate's most cards (inputs.cards)
-
-
 def china_rules(r: Resolution, infos: dict[str, CandidateInfo], priced: list[str]
                 ) -> tuple[str, ...]:
     """Check the rules' card ids, flag the options they touch, put each revoked option's input;
@@ -45,10 +43,9 @@ def china_rules(r: Resolution, infos: dict[str, CandidateInfo], priced: list[str
                 raise r.error(f"unknown card '{card}'{did_you_mean(card, r.catalog.accelerators)}",
                               ["policy", key, card])
     for card, limit in policy.supply_limit_cards_per_quarter.items():
-        if not (1 <= float(limit) <= MAX_QUOTA and float(limit).is_integer()):
-            # 1e308 or 0.5 cards a quarter was taken (and 1e308 printed as a quota)
-            raise r.error(f"found {limit:g}; expected a whole number of cards from 1 to "
-                          f"{MAX_QUOTA:,}", ["policy", "supply_limit_cards_per_quarter", card])
+        # 1e308 or 0.5 cards a quarter was taken (and 1e308 printed as a quota)
+        if problem := value_problem(limit, QUOTA_INPUT, r.sc.currency, r.usd.scale):
+            raise r.error(problem, ["policy", "supply_limit_cards_per_quarter", card])
         for info in infos.values():
             cards = r.inputs.get(f"candidates.{info.inputs_of or info.id}.cards")
             if info.card == card and info.acquire in (modes.BUY, modes.LEASE, modes.HYBRID) \
