@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -125,8 +125,17 @@ class _Group(click.Group):
         except TcoError as exc:
             click.echo(f"tco: error: {exc.render()}", err=True)
             ctx.exit(2)
+        except click.UsageError as exc:  # a command's own options (`tco job --cards abc`)
+            _usage_error(exc, ctx)
         except BrokenPipeError:
             ctx.exit(0)
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:  # tco's own options (`tco --bogus`)
+            _usage_error(exc, exc.ctx)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """The help or version text click writes while it reads the command line, before any
@@ -141,6 +150,21 @@ class _Group(click.Group):
         except OSError as exc:
             click.echo(f"tco: error: {unwritable_stdout(exc).render()}", err=True)
             sys.exit(2)
+
+
+# click 8.2 and later raise this for a group named without a command; it shows the help
+_HELP_FOR_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def _usage_error(exc: click.UsageError, ctx: click.Context | None) -> NoReturn:
+    """A command line click cannot take, as every other refusal: one line on stderr, naming
+    the help to read, and exit status 2 (click's own is usage, a hint and the error: three)."""
+    if isinstance(exc, _HELP_FOR_NO_ARGS):  # `tco` or `tco catalog` alone: click's help
+        raise exc
+    where = (exc.ctx or ctx)
+    helped = f"; see '{where.command_path} --help'" if where is not None else ""
+    click.echo(f"tco: error: {exc.format_message().rstrip('.')}{helped}", err=True)
+    raise SystemExit(2)
 
 
 @click.group(cls=_Group,

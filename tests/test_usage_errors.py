@@ -1,0 +1,34 @@
+"""A command line click cannot take is refused as every other bad input is: one `tco: error:`
+line naming the help to read, exit status 2 (click's own refusal is three lines: the usage, a
+hint and the error); a group named without a command still shows its help."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from refusals import one_error
+
+from tco.cli import cli
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["job", "--cards", "abc"],
+     "Invalid value for '--cards': 'abc' is not a valid integer; see 'tco job --help'"),
+    (["compare", "--bogus"], "No such option '--bogus'; see 'tco compare --help'"),
+    (["--bogus"], "No such option '--bogus'; see 'tco --help'"),
+    (["nosuchcmd"], "No such command 'nosuchcmd'; see 'tco --help'"),
+    (["catalog", "show"], "Missing argument 'IDENT'; see 'tco catalog show --help'"),
+    (["whatif"], "Missing option '--set'; see 'tco whatif --help'"),
+    (["report"], "give at least one of --xlsx, --html or --pdf; see 'tco report --help'"),
+    (["job", "--model-params", "70e9", "--card", "h100-sxm"],
+     "Missing option '--tokens' (or --serve for a serving workload); see 'tco job --help'"),
+])
+def test_a_bad_command_line_is_one_line(args, message):
+    # prog_name: the name the installed script runs as (CliRunner's own is 'cli')
+    assert one_error(CliRunner().invoke(cli, args, prog_name="tco")) == message
+
+
+@pytest.mark.parametrize("args", [[], ["catalog"]])
+def test_a_group_alone_shows_its_help(args):
+    result = CliRunner().invoke(cli, args, prog_name="tco")
+    assert "Usage: tco" in result.output and "tco: error:" not in result.output
