@@ -288,7 +288,16 @@ def _plan(result: Result, plans: list[Any], option: Decision | None) -> Decision
             "diff": flex, "share": flex / runner.npv_tco if runner.npv_tco else 0.0}))
     else:
         reasons.append(Reason("plan_only", {"years": years, "npv": npv}))
-    if option is not None:
+    if option is not None and option.delivers_plan and option.npv_tco < npv:
+        # costed on its own terms (its typed size, tier and dates), which the plan's months
+        # do not take: what it costs held to the plan's terms says which to believe
+        reasons.append(Reason("plan_best_option_less", {
+            "option": option.option, "npv": option.npv_tco, "diff": npv - option.npv_tco}))
+        held = next((p for p in restricted if p.option == option.option), None)
+        if held is not None:
+            reasons.append(Reason("plan_option_held", {"option": option.option,
+                                                       "npv": held.npv_tco}))
+    elif option is not None:
         reasons.append(Reason("plan_best_option" if option.delivers_plan else
                               "plan_best_option_short", {
             "option": option.option, "mode": option.mode, "npv": option.npv_tco,
