@@ -339,3 +339,34 @@ def test_the_plan_is_never_dearer_than_a_plan_held_to_one_option_after_the_polis
             assert best.npv_tco <= p.npv_tco * (1 + 1e-9), p.id
     assert best.npv_tco < 8.42e6  # 8,416,119: the restricted plan's polish
     assert recommend(result).value_of_flexibility >= 0
+
+
+SPOT_VOUCHER = """
+name: a voucher per card-hour on spot
+rent_pricing: spot
+rent_options: none
+cost_of_delay_per_week: 0
+workloads:
+  - {id: w, params: 7e9, tokens: 2e11, runs_per_year: 4}
+candidates:
+  - {id: h, card: h100-sxm, cards: 64, acquire: rent}
+finance: {horizon_years: 2, discount_rate: 0.08}
+team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}
+vouchers:
+  - {id: v, per_card_hour: 0.5, options: [h], source: "a test voucher"}
+"""
+
+
+def test_a_voucher_per_card_hour_on_spot_pays_on_the_card_hours_the_plan_rents():
+    """A spot price is per useful card-hour (spot x (1 + spot_overhead_fraction), §10), and the
+    solver and a rented option count a per-card-hour voucher on those card-hours; the plan's
+    money counted card-hours / (1 - 0.10), so each year's voucher was 0.5 x 24,255 / 0.9 =
+    13,475 instead of 0.5 x 24,255 = 12,128, and the plan's NPV (29,244) was not the
+    objective it was chosen by (31,647)."""
+    plan = tco.compare(SPOT_VOUCHER).result.plans[0]
+    rents = [a for a in plan.actions if a.action == "rent"]
+    assert [a.tier for a in rents] == ["spot", "spot"]  # one window's runs a year
+    for a in rents:
+        end = round(a.end_years * 12) - 1  # the year's last period
+        assert plan.periods[end]["voucher"] == pytest.approx(-0.5 * a.quantity, rel=1e-9)
+    assert plan.npv_tco == pytest.approx(plan.solution.npv, rel=1e-9)
