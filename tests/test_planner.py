@@ -298,3 +298,75 @@ def test_an_answer_whose_objective_is_not_its_cost_is_not_taken():
 
     assert _agrees([2.0, 3.0], np.array([1.0, 1.0]), 5.0)
     assert not _agrees([2.0, 3.0], np.array([1.0, 1.0]), 4.0)
+
+
+TWO_H200 = """
+name: two H200 supplies
+currency: USD
+rent_pricing: committed
+workloads:
+  - {id: pre, kind: pretrain, params: 70.0e+9, tokens: 2.0e+12, precision: bf16, runs_per_year: 1}
+  - {id: chat, kind: serve, params: 70.0e+9, precision: fp8, layers: 80, kv_heads: 8,
+     head_dim: 128, input_tokens_per_day: 2.0e+10, output_tokens_per_day: 5.0e+9,
+     peak_to_average: 2, prompt_tokens: 2000, output_tokens: 500, ttft_ms: 2000, tpot_ms: 50}
+candidates:
+  - {id: h200-sxm, card: h200-sxm, cards: 1024, lead_time_weeks: 52}
+  - {id: mi300x, card: mi300x, cards: 1024, lead_time_weeks: 0}
+  - {id: h200-train, card: h200-sxm, cards: 1024, workloads: [pre]}
+facility: {region: us}
+finance: {horizon_years: 5, discount_rate: 0.03}
+team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}
+"""
+
+
+def test_the_plan_is_never_dearer_than_a_plan_held_to_one_option_after_the_polish():
+    """Two H200 supplies (h200-sxm and h200-train) rent the same card at the same prices, so
+    the whole-card search has many equally cheap optima (8.384 M, the plan held to renting
+    H200 finds the same). Rounding reservations to whole servers (solve_plan's polish) took the
+    optimal plan's optimum to 8,423,585 USD and the restricted plan's to 8,416,119, so the
+    'cheapest plan over every supply' cost 7,466 USD more than renting H200 alone, and the
+    value of flexibility was negative. A restricted plan is a plan over every supply too: the
+    cheaper one (leaving no more work undone) is the optimal plan (tco.plan.plan_all)."""
+    from tco.decide import recommend
+    from tco.decide.rules import plan_delivers
+
+    result = tco.compare(TWO_H200).result
+    best = result.plans[0]
+    rent = next(p for p in result.plans if p.id == "plan-h200-sxm-rent")
+    assert plan_delivers(rent) and plan_delivers(best)
+    for p in result.plans[1:]:
+        if plan_delivers(p):
+            assert best.npv_tco <= p.npv_tco * (1 + 1e-9), p.id
+    assert best.npv_tco < 8.42e6  # 8,416,119: the restricted plan's polish
+    assert recommend(result).value_of_flexibility >= 0
+
+
+SPOT_VOUCHER = """
+name: a voucher per card-hour on spot
+rent_pricing: spot
+rent_options: none
+cost_of_delay_per_week: 0
+workloads:
+  - {id: w, params: 7e9, tokens: 2e11, runs_per_year: 4}
+candidates:
+  - {id: h, card: h100-sxm, cards: 64, acquire: rent}
+finance: {horizon_years: 2, discount_rate: 0.08}
+team: {engineer_cost_per_month: 20000, familiarity: {cuda: 1.0}}
+vouchers:
+  - {id: v, per_card_hour: 0.5, options: [h], source: "a test voucher"}
+"""
+
+
+def test_a_voucher_per_card_hour_on_spot_pays_on_the_card_hours_the_plan_rents():
+    """A spot price is per useful card-hour (spot x (1 + spot_overhead_fraction), §10), and the
+    solver and a rented option count a per-card-hour voucher on those card-hours; the plan's
+    money counted card-hours / (1 - 0.10), so each year's voucher was 0.5 x 24,255 / 0.9 =
+    13,475 instead of 0.5 x 24,255 = 12,128, and the plan's NPV (29,244) was not the
+    objective it was chosen by (31,647)."""
+    plan = tco.compare(SPOT_VOUCHER).result.plans[0]
+    rents = [a for a in plan.actions if a.action == "rent"]
+    assert [a.tier for a in rents] == ["spot", "spot"]  # one window's runs a year
+    for a in rents:
+        end = round(a.end_years * 12) - 1  # the year's last period
+        assert plan.periods[end]["voucher"] == pytest.approx(-0.5 * a.quantity, rel=1e-9)
+    assert plan.npv_tco == pytest.approx(plan.solution.npv, rel=1e-9)

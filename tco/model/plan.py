@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..expr import AND, IF, MAX, MIN, ROUNDUP, SUM, Const, Expr, Ref
-from .base import Builder, Model, a, fin, site_inputs
+from .base import Builder, Model, fin, site_inputs
 from .depreciation import book_fraction, market_curve
 from .tax import rd_factor, tax_schedule
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR, W_PER_KW, WEEKS_PER_YEAR
@@ -361,8 +361,9 @@ class _Money:
                     sup, "rent_change_per_year", k * self.shape.months / MONTHS_PER_YEAR)
                 self.cost[k]["rent"].append(paid)
                 self.rent_of.setdefault((s, k), []).append(paid)
-                self.hours_of.setdefault((s, k), []).append(
-                    used / (1 - a("spot_overhead_fraction")) if src == "spot" else used)
+                # the card-hours rented: a spot price already counts the work preemption
+                # loses (per useful card-hour), as the solver and a rented option count them
+                self.hours_of.setdefault((s, k), []).append(used)
 
     def reservations(self) -> None:
         """Cards reserved: every hour of the term, those past the horizon still owed."""

@@ -175,8 +175,25 @@ def plan_all(result: Any, planning: Planning = Planning(), restricted_plans: boo
         else:
             sol = solve_plan(prob, allowed, exact=not option, start=None if option else start)
         out.append(_result(result, prob, sup, pid, option, allowed, sol, planning))
+    better = _cheaper_restricted(out)
+    if better is not None and better.solution is not None:
+        out[0] = _result(result, prob, sup, OPTIMAL, "", Allowed(), better.solution, planning)
     out[0].waits.extend(waits(out, prob))
     return out
+
+
+def _cheaper_restricted(plans: list[PlanResult]) -> PlanResult | None:
+    """The cheapest plan held to one option (or portfolio) that costs less than the optimal
+    plan `plans[0]` and leaves no more work undone, if any: it is a plan over every supply too.
+    The optimal plan's whole-server polish (`solve_plan`) rounds one of the equally cheap
+    whole-card optima, a restricted plan's may round another, for less."""
+    best = plans[0]
+    if best.solution is None or best.status == "infeasible":
+        return None
+    undone = _undone(best.solution)
+    rivals = [p for p in plans[1:] if p.solution is not None and p.status != "infeasible"
+              and _undone(p.solution) <= undone + 1e-6 and p.npv_tco < best.npv_tco]
+    return min(rivals, key=lambda p: p.npv_tco, default=None)
 
 
 def decisions(plan: PlanResult, result: Any) -> dict[str, float]:
