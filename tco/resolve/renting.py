@@ -139,9 +139,14 @@ def mark_rent_bars(r: Resolution, infos: dict[str, CandidateInfo], rent: list[st
         if info.acquire == modes.RENT:
             info.rent_blocking = list(info.blocking)
         else:
-            region = r.sites[info.site].region
-            info.rent_blocking = rent_bars(r.catalog.card(info.card), info,
-                                           r.catalog.region(region).place or region)[1]
+            info.rent_blocking = renting_bars(r, info)[1]
+
+
+def renting_bars(r: Resolution, info: CandidateInfo) -> tuple[list[str], list[str]]:
+    """(flags, bars) of renting the card `info` owns at its site (tco.resolve.policy.rent_bars):
+    shared by a generated rent option and the planner's renting of an owned option's card."""
+    region = r.sites[info.site].region
+    return rent_bars(r.catalog.card(info.card), info, r.catalog.region(region).place or region)
 
 
 def rent_options(r: Resolution, infos: dict[str, CandidateInfo], rent: list[str]) -> list[str]:
@@ -174,8 +179,7 @@ def rent_options(r: Resolution, infos: dict[str, CandidateInfo], rent: list[str]
             notes.append(tier_figure(cloud, r.sc.rent_pricing)[2])
         # renting installed capacity is no export: the owned option's export bar is
         # replaced by renting's (tco.resolve.policy)
-        flags, blocking = rent_bars(r.catalog.card(info.card), info,
-                                    r.catalog.region(region).place or region)
+        flags, blocking = renting_bars(r, info)
         infos[gid] = replace(
             info, id=gid, name=f"{info.name}, rented", acquire="rent", inputs_of=cid,
             flags=flags, blocking=blocking, infeasible=[], notes=notes)
