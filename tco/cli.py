@@ -163,7 +163,11 @@ def _usage_error(exc: click.UsageError, ctx: click.Context | None) -> NoReturn:
         raise exc
     where = (exc.ctx or ctx)
     helped = f"; see '{where.command_path} --help'" if where is not None else ""
-    click.echo(f"tco: error: {exc.format_message().rstrip('.')}{helped}", err=True)
+    message = exc.format_message()
+    if isinstance(exc, click.NoSuchOption):  # click 8.2.0 wrote "No such option: --x"
+        message = message.replace(f"No such option: {exc.option_name}",
+                                  f"No such option {exc.option_name!r}")
+    click.echo(f"tco: error: {message.rstrip('.')}{helped}", err=True)
     raise SystemExit(2)
 
 
