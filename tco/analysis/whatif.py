@@ -214,6 +214,9 @@ def _plan_change(before: Result, after: Result) -> list[str]:
 
     head = (f"the plan, re-solved at these values: NPV of TCO {b.npv_tco:,.0f} -> "
             f"{a.npv_tco:,.0f} {after.currency}")
+    if a.basis == "after_tax":  # planned on it (finance.decision_basis)
+        head += (f", after income tax {b.npv_tco_after_tax:,.0f} -> "
+                 f"{a.npv_tco_after_tax:,.0f}")
     if steps(b) == steps(a):
         return [head + "; its actions are unchanged"]
     listed = "; ".join(f"month {m:.0f} {act} {q:,.0f} {x.unit} ({opt})" for (act, opt, q, m), x

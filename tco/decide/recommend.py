@@ -79,8 +79,9 @@ class Decision:
     value_of_flexibility: float | None = None
     best_option: Decision | None = None
     # the NPV the options were ranked on (finance.decision_basis, methodology §20): pre_tax
-    # or after_tax; a plan's is pre_tax (the planner minimises the NPV before tax)
+    # or after_tax; a plan is chosen on the same (the planner minimises that NPV)
     basis: str = "pre_tax"
+    npv_after_tax: float | None = None  # after_tax: the NPV it was ranked on
     card_names: tuple[str, ...] = ()  # a plan's cards, each once, in the order it uses them
 
     def codes(self) -> list[str]:
@@ -182,10 +183,15 @@ def on_basis(result: Result, d: Decision, values: dict[str, float]) -> Decision:
     basis = result.structure.decision_basis
     if basis != "after_tax":
         return replace(d, basis=basis)
-    rate = result.inputs["finance.tax_rate"].value if "finance.tax_rate" in result.inputs \
-        else 0.0
+    rate = _tax_rate(result)
     first = Reason("basis_after_tax", {"rate": rate, "npv": values["npv_tco_after_tax"]})
-    return replace(d, basis=basis, reasons=(first, *d.reasons))
+    return replace(d, basis=basis, reasons=(first, *d.reasons),
+                   npv_after_tax=values["npv_tco_after_tax"])
+
+
+def _tax_rate(result: Result) -> float:
+    return result.inputs["finance.tax_rate"].value if "finance.tax_rate" in result.inputs \
+        else 0.0
 
 
 def _dearer(how: str, c: CandidateResult, npv: float) -> Reason:
@@ -273,35 +279,44 @@ def _portfolio(result: Result, port: PortfolioResult, one: CandidateResult | Non
 def _plan(result: Result, plans: list[Any], option: Decision | None) -> Decision:
     """The planner's cheapest plan recommended: what it saves over the cheapest plan held to
     one typed option (or portfolio) that delivers, what the best option as typed costs, and
-    the work it leaves undone, if any."""
+    the work it leaves undone, if any. Every NPV the reasons compare is on the decision basis
+    (after tax where the options are ranked after tax: the plans were chosen on it), and a
+    first reason then says so and gives the plan's NPV before tax."""
     best, restricted = plans[0], plans[1:]
     years = result.structure.horizon_years
-    npv = best.npv_tco
+    after_tax = result.structure.decision_basis == "after_tax"
+    npv = best.npv_decision
     ok = plan_delivers(best)
-    runner = min((p for p in restricted if plan_delivers(p)), key=lambda p: p.npv_tco,
+    runner = min((p for p in restricted if plan_delivers(p)), key=lambda p: p.npv_decision,
                  default=None)
-    flex = runner.npv_tco - npv if runner is not None else None
+    flex = runner.npv_decision - npv if runner is not None else None
     reasons = []
+    if after_tax:
+        reasons.append(Reason("plan_basis_after_tax", {"rate": _tax_rate(result),
+                                                       "npv": best.npv_tco}))
     if runner is not None:
         reasons.append(Reason("plan_lowest", {
-            "years": years, "npv": npv, "next": runner.option, "next_npv": runner.npv_tco,
-            "diff": flex, "share": flex / runner.npv_tco if runner.npv_tco else 0.0}))
+            "years": years, "npv": npv, "next": runner.option, "next_npv": runner.npv_decision,
+            "diff": flex, "share": flex / runner.npv_decision if runner.npv_decision else 0.0}))
     else:
         reasons.append(Reason("plan_only", {"years": years, "npv": npv}))
-    if option is not None and option.delivers_plan and option.npv_tco < npv:
+    typed = None if option is None else (
+        option.npv_after_tax if after_tax and option.npv_after_tax is not None
+        else option.npv_tco)
+    if option is not None and typed is not None and option.delivers_plan and typed < npv:
         # costed on its own terms (its typed size, tier and dates), which the plan's months
         # do not take: what it costs held to the plan's terms says which to believe
         reasons.append(Reason("plan_best_option_less", {
-            "option": option.option, "npv": option.npv_tco, "diff": npv - option.npv_tco}))
+            "option": option.option, "npv": typed, "diff": npv - typed}))
         held = next((p for p in restricted if p.option == option.option), None)
         if held is not None:
             reasons.append(Reason("plan_option_held", {"option": option.option,
-                                                       "npv": held.npv_tco}))
-    elif option is not None:
+                                                       "npv": held.npv_decision}))
+    elif option is not None and typed is not None:
         reasons.append(Reason("plan_best_option" if option.delivers_plan else
                               "plan_best_option_short", {
-            "option": option.option, "mode": option.mode, "npv": option.npv_tco,
-            "diff": option.npv_tco - npv, "delivers": option.delivers_plan}))
+            "option": option.option, "mode": option.mode, "npv": typed,
+            "diff": typed - npv, "delivers": option.delivers_plan}))
     elif any(part_only(c) for c in result.candidates):
         reasons.append(Reason("plan_no_option", {
             "parts": [c.id for c in result.candidates if part_only(c)]}))
@@ -321,10 +336,12 @@ def _plan(result: Result, plans: list[Any], option: Decision | None) -> Decision
     cards = int(sum(a.quantity for a in held))
     card_names = {c.info.card: c.info.card_name for c in result.candidates}
     used = list(dict.fromkeys(card_names.get(a.card, a.card) for a in best.actions if a.card))
-    return Decision(modes.PLAN, modes.PLAN, best.id, " + ".join(used), cards, "", npv, ok,
-                    None, None, tuple(reasons), tuple(dict.fromkeys(
+    return Decision(modes.PLAN, modes.PLAN, best.id, " + ".join(used), cards, "",
+                    best.npv_tco, ok, None, None, tuple(reasons), tuple(dict.fromkeys(
                         a.option for a in best.actions)), uses=uses, plan=best,
                     runner_up_plan=runner, value_of_flexibility=flex, best_option=option,
+                    basis=result.structure.decision_basis,
+                    npv_after_tax=best.npv_tco_after_tax if after_tax else None,
                     card_names=tuple(used))
 
 

@@ -85,22 +85,23 @@ def _options(view: View, best: Any) -> list[dict[str, Any]]:
     live page finds them: each plan's NPV is re-costed with the options, live.plan_quantities)."""
     r, s = view.r, view.s
     at = view.at.index
-    q_of = {p.option: at.get(f"{p.id}.npv_tco", -1) for p in r.plans}
+    # on the NPV the plans were chosen on (after tax on that basis, PlanResult.npv_key)
+    q_of = {p.option: at.get(f"{p.id}.{p.npv_key}", -1) for p in r.plans}
     q_best = q_of[best.option]
 
     def npv_cell(x: float, q: int) -> Cell:
         return Cell(view.money(x), full(x), "npv_tco", q=q, f="money")
 
     options = [{"id": best.id, "name": s("plan_row_optimal"),
-                "npv": npv_cell(best.npv_tco, q_best), "more": Cell("–", key="plan_more"),
+                "npv": npv_cell(best.npv_decision, q_best), "more": Cell("–", key="plan_more"),
                 "delivers": s("plan_delivers_all")
                 if delivers(best) else percent(min(
                     (w.get("delivered_fraction") or 0.0) for w in best.workloads.values()), 0),
                 "optimal": True}]
     for x in restricted_plans(r):
-        more = x.npv_tco - best.npv_tco
+        more = x.npv_decision - best.npv_decision
         options.append({"id": f"plan-{x.option}", "name": s("plan_row_only", option=x.option),
-                        "npv": npv_cell(x.npv_tco, q_of[x.option]),
+                        "npv": npv_cell(x.npv_decision, q_of[x.option]),
                         "more": Cell(view.money(more), full(more), "plan_more", f="money",
                                      qd=(q_of[x.option], q_best)
                                      if q_of[x.option] >= 0 and q_best >= 0 else None),
@@ -141,7 +142,8 @@ def section(view: View) -> dict[str, Any] | None:
                         when=_when(view, first)) if start else s(
             "plan_first_model_months", months=number(months_of(first), 0))
     options = _options(view, best)
-    flex = flexibility(r)
+    flex = flexibility(r)  # on the basis the plans were chosen on
+    taxed = best.basis == "after_tax"
     return {
         "npv": view.money(best.npv_tco), "npv_value": best.npv_tco,
         "headline": s.segments("plan_npv", npv=view.money(best.npv_tco),
@@ -163,8 +165,11 @@ def section(view: View) -> dict[str, Any] | None:
                                 s("col_plan_option")],
                     "workloads": [s("col_plan_workload"), s("col_plan_first"),
                                   s("col_plan_delivered"), s("col_plan_cost")],
-                    "options": [s("col_plan_plan"), s("col_plan_npv"), s("col_plan_more"),
-                                s("col_plan_delivers")]},
+                    "options": [s("col_plan_plan"), s("col_plan_npv_after_tax" if taxed
+                                                      else "col_plan_npv"),
+                                s("col_plan_more"), s("col_plan_delivers")]},
+        "basis": s("plan_basis_after_tax", npv=view.money(best.npv_tco_after_tax))
+        if taxed else None,
     }
 
 
@@ -213,18 +218,24 @@ def kpis(view: View, d: Any) -> list[Any]:
     plan saves against it, and the value of flexibility (against the cheapest plan held to one
     option that delivers). Fixed figures: the page's panel re-costs options, not the plan."""
     s, at = view.s, view.at.index
-    plan_q = at.get(f"{d.plan.id}.npv_tco", -1)
-    cells = [Cell(view.money(d.npv_tco), full(d.npv_tco), s("kpi_plan_npv"), f="money",
-                  q=plan_q)]
+    # on the NPV the plan was chosen on: after tax on that basis (d.basis), each figure so
+    taxed = d.basis == "after_tax"
+    key = d.plan.npv_key
+    plan_npv = d.plan.npv_decision
+    plan_q = at.get(f"{d.plan.id}.{key}", -1)
+    cells = [Cell(view.money(plan_npv), full(plan_npv),
+                  s("kpi_plan_npv_after_tax" if taxed else "kpi_plan_npv"), f="money", q=plan_q)]
     best = d.best_option
-    if best is not None:
-        best_q = at.get(f"{best.option}.npv_tco", -1)
-        cells.append(Cell(view.money(best.npv_tco), full(best.npv_tco),
+    npv_best = None if best is None else (
+        best.npv_after_tax if taxed and best.npv_after_tax is not None else best.npv_tco)
+    if best is not None and npv_best is not None:
+        best_q = at.get(f"{best.option}.{key}", -1)
+        cells.append(Cell(view.money(npv_best), full(npv_best),
                           s("kpi_best_option", option=best.option), f="money", q=best_q))
-        cells.append(Cell(view.money(best.npv_tco - d.npv_tco), full(best.npv_tco - d.npv_tco),
+        cells.append(Cell(view.money(npv_best - plan_npv), full(npv_best - plan_npv),
                           s("kpi_plan_saves"), f="money", qd=(best_q, plan_q)))
     if d.value_of_flexibility is not None:
-        runner_q = at.get(f"{d.runner_up_plan.id}.npv_tco", -1)
+        runner_q = at.get(f"{d.runner_up_plan.id}.{key}", -1)
         cells.append(Cell(view.money(d.value_of_flexibility), full(d.value_of_flexibility),
                           s("kpi_flexibility", option=d.runner_up_plan.option), f="money",
                           qd=(runner_q, plan_q)))

@@ -57,21 +57,24 @@ class Restricted:
     npv_tco: float
     delivers: bool
     delivered_fraction: float
+    npv_decision: float  # what plans are compared on: after tax on that basis (PlanResult)
 
 
 def restricted_plans(result: Result) -> list[Restricted]:
     """The restricted plans, cheapest first among those that deliver, then the others."""
-    return sorted(restricted_plans_in_order(result), key=lambda r: (not r.delivers, r.npv_tco))
+    return sorted(restricted_plans_in_order(result),
+                  key=lambda r: (not r.delivers, r.npv_decision))
 
 
 def flexibility(result: Result) -> tuple[float, str] | None:
     """The value of flexibility (docs/json.md `plan.value_of_flexibility`): the cheapest
-    restricted plan that delivers the whole demand, less the optimal plan; with that plan's
-    option. None when no restricted plan delivers."""
+    restricted plan that delivers the whole demand, less the optimal plan, on the NPV the plans
+    are compared on (after tax on that basis); with that plan's option. None when no
+    restricted plan delivers."""
     best = result.plans[0]
     for r in restricted_plans(result):
         if r.delivers:
-            return r.npv_tco - best.npv_tco, r.option
+            return r.npv_decision - best.npv_decision, r.option
     return None
 
 
@@ -147,7 +150,7 @@ def plan_block(result: Result) -> str:
         "leaves some work undone (priced at its fallback)")
     lines = [(f"\nPlan (the cheapest way to do all the work: what to buy, lease, rent or call, "
              f"and when; {best.shape.months}-month periods, dated {origin}):"),
-             f"  NPV {money(best.npv_tco, cur)}, {state}"
+             f"  NPV {money(best.npv_tco, cur)}{_after_tax(best, cur)}, {state}"
              + (f"; solver status {best.status}" if best.status != "optimal" else ""),
              "  Actions:"]
     lines += [f"    {action_text(result, a)}" for a in best.actions] or ["    none"]
@@ -155,21 +158,32 @@ def plan_block(result: Result) -> str:
     lines.append("  Workloads (delivery, and cost at the price the plan pays):")
     lines += [workload_text(result, wid, w) for wid, w in best.workloads.items()]
     rest = restricted_plans(result)
+    taxed = best.basis == "after_tax"
     if rest:
         lines.append("  Plans restricted to one typed option (each sized and timed by the "
                      "planner):")
         width = max(len(r.option) for r in rest)
         for r in rest:
             state = "delivers" if r.delivers else f"delivers {r.delivered_fraction:.0%}"
-            lines.append(f"    {r.option.ljust(width)}  NPV {money(r.npv_tco, cur)}, {state}")
+            after = f", after tax {money(r.npv_decision, cur)}" if taxed else ""
+            lines.append(f"    {r.option.ljust(width)}  NPV {money(r.npv_tco, cur)}{after}, "
+                         f"{state}")
     flex = flexibility(result)
     if flex is not None:
-        lines.append(f"  Value of flexibility: {money(flex[0], cur)} (the cheapest restricted "
-                     f"plan that delivers, {flex[1]}, less the plan)")
+        lines.append(f"  Value of flexibility{' after tax' if taxed else ''}: "
+                     f"{money(flex[0], cur)} (the cheapest restricted plan that delivers, "
+                     f"{flex[1]}, less the plan)")
     else:
         lines.append("  Value of flexibility: n/a (no plan restricted to one option delivers "
                      "all the work)")
     return "\n".join(lines) + "\n"
+
+
+def _after_tax(plan: Any, cur: str) -> str:
+    """", after tax X (planned on it)" where the plans are chosen after tax, else nothing."""
+    if plan.basis != "after_tax":
+        return ""
+    return f", after tax {money(plan.npv_tco_after_tax, cur)} (planned on the NPV after tax)"
 
 
 def plan_csv_rows(result: Result) -> list[dict[str, Any]]:
@@ -197,7 +211,7 @@ def restricted_plans_in_order(result: Result) -> list[Restricted]:
     for p in result.plans[1:]:
         share = min((w.get("delivered_fraction") or 0.0) for w in p.workloads.values()) \
             if p.workloads else 1.0
-        out.append(Restricted(p.option, p.npv_tco, delivers(p), share))
+        out.append(Restricted(p.option, p.npv_tco, delivers(p), share, p.npv_decision))
     return out
 
 

@@ -18,13 +18,16 @@ def plan_json(result: Result) -> dict[str, Any] | None:
     if not result.plans:
         return None
     best, others = result.plans[0], result.plans[1:]
-    options = [{"option": p.option, "npv_tco": p.npv_tco, "delivers_plan": delivers(p),
+    options = [{"option": p.option, "npv_tco": p.npv_tco,
+                "npv_tco_after_tax": p.npv_tco_after_tax, "delivers_plan": delivers(p),
                 "delivered_fraction": plan_delivered_fraction(p)}
                for p in others]
-    delivering = [o["npv_tco"] for o in options if o["delivers_plan"]]
+    # plans are compared on the NPV they were chosen on (after tax on that basis)
+    delivering = [p.npv_decision for p in others if delivers(p)]
     return {
         "npv_tco": best.npv_tco,
         "npv_tco_after_tax": best.npv_tco_after_tax,
+        "basis": best.basis,
         "status": best.status,
         "delivers_plan": delivers(best),
         "period_months": best.shape.months,
@@ -32,7 +35,7 @@ def plan_json(result: Result) -> dict[str, Any] | None:
         "workloads": best.workloads,
         "residual_value": best.values.get("residual_value"),
         "owed_after_horizon": best.values.get("owed_after_horizon"),
-        "value_of_flexibility": (min(delivering) - best.npv_tco) if delivering else None,
+        "value_of_flexibility": (min(delivering) - best.npv_decision) if delivering else None,
         "facts": [wait_text(result, w) for w in best.waits],
         "waits": [asdict(w) for w in best.waits],
         "options": options,

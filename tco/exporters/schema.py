@@ -294,6 +294,7 @@ def _plan() -> JsonObj:
     option = _obj({
         "option": _t("string", "The typed option or portfolio the plan is restricted to"),
         "npv_tco": _t("number", "NPV of that plan", money),
+        "npv_tco_after_tax": _t("number", "Its NPV after income tax (methodology §20)", money),
         "delivers_plan": _t("boolean", "Whether it meets every workload's demand in time"),
         "delivered_fraction": _t("number", "The smallest share of a workload's demand it "
                                  "meets", "fraction"),
@@ -306,8 +307,10 @@ def _plan() -> JsonObj:
         "npv_tco": _t("number", "NPV of the cheapest plan; the recommendation's when it is the "
                       "plan", money),
         "npv_tco_after_tax": _t("number", "The plan's NPV after income tax (methodology §20; "
-                                "`npv_tco` without a tax rate): the planner minimizes the NPV "
-                                "before tax", money),
+                                "`npv_tco` without a tax rate)", money),
+        "basis": {"enum": ["pre_tax", "after_tax"], "description": (
+            "The NPV the planner minimizes and the plans are compared on "
+            "(finance.decision_basis): npv_tco, or npv_tco_after_tax")},
         "status": {"enum": ["optimal", "time_limit", "infeasible"],
                    "description": "How the search ended"},
         "delivers_plan": _t("boolean", "Whether it meets every workload's demand in time"),
@@ -333,7 +336,8 @@ def _plan() -> JsonObj:
         "owed_after_horizon": _t("number", "Present value of reservations and leases still owed "
                                  "after the horizon", money),
         "value_of_flexibility": _t("number", "The cheapest restricted plan that delivers, less "
-                                   "this plan's NPV; null when none delivers", money, null=True),
+                                   "this plan's NPV, on the basis (after tax when `basis` is); "
+                                   "null when none delivers", money, null=True),
         "options": _array(option, "The plans restricted to each typed option and portfolio"),
         "periods": _array(period, "Each period's costs"),
     }, "The planner's cheapest plan (methodology §19)")

@@ -20,7 +20,7 @@ horizon. Year t is discounted by (1 + r)^t, a purchase at month n by (1 + r)^(n/
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..expr import AND, IF, MAX, MIN, ROUNDUP, SUM, Const, Expr, Ref
@@ -459,7 +459,8 @@ class _Money:
             if deducted:
                 periods.append(b.q(f"p{k}.tax_deductions_present_value", SUM(*deducted), money,
                                    f"Present value of period {k}'s tax deductions", "plan"))
-        pv = b.q("tax_deductions_present_value", SUM(*periods, owed), money,
+        # what is owed after the horizon is rent and lease payments: R&D costs as paid
+        pv = b.q("tax_deductions_present_value", SUM(*periods, owed * rd), money,
                  "Present value of the plan's tax deductions (leases and reservations "
                  "owed after the horizon included)", "plan")
         rate = fin("tax_rate")
@@ -476,14 +477,22 @@ class _Money:
         b, H, st = self.b, self.horizon, self.b.model.structure
         year = j // self.per_year + 1  # the tax year of the purchase
         schedule = tax_schedule(st.tax_depreciation, st.tax_table, one)
-        years = H - year + 1  # tax years it is held within the horizon
         left = [Const(1.0)] + [
             b.q(f"{s}.b{j}.tax_basis_left_y{t}", schedule.book_fraction(t), "fraction",
                 f"Tax basis left of {s}'s servers bought in period {j} after {t} tax years",
-                "plan") for t in range(1, years + 1)]
-        # the depreciation charged while held is an R&D cost; the basis left at the sale not
-        pv = SUM(*[(left[t - 1] - left[t]) * discount_year(year + t - 1)
-                   for t in range(1, years + 1)]) * rd_factor() + left[years] * discount_year(H)
+                "plan") for t in range(1, H - year + 2)]
+        pv = deductions_present_value(left, year, H)
         return b.q(f"{s}.b{j}.tax_deduction_factor", pv, "fraction",
                    f"Present value of the tax deductions per unit spent on {s}'s servers in "
                    f"period {j}", "plan")
+
+
+def deductions_present_value(left: Sequence[Expr], year: int, horizon: int) -> Expr:
+    """The present value of the tax deductions of one unit of money spent on equipment in tax
+    year `year` (1 = the first) and sold at the horizon, from `left[t]`, the tax basis left
+    after t tax years (left[0] = 1, t up to the years it is held): each year's depreciation
+    charge, an R&D cost (rd_factor), at that year's end, and the basis left at the sale (not
+    an R&D cost) at the horizon. The plan's money and the planner's costs both use it."""
+    years = horizon - year + 1  # tax years it is held within the horizon
+    return SUM(*[(left[t - 1] - left[t]) * discount_year(year + t - 1)
+                 for t in range(1, years + 1)]) * rd_factor() + left[years] * discount_year(horizon)

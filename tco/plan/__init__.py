@@ -69,14 +69,27 @@ class PlanResult:
     # its money: quantities reading its inputs and the scenario's model, and their values
     model: Any = None
     env: dict[str, Any] = field(default_factory=dict)
-    npv_tco_after_tax: float = 0.0  # after income tax (methodology §20); the solver's
-    # objective is the NPV before tax
+    npv_tco_after_tax: float = 0.0  # after income tax (methodology §20)
+    # the NPV the plan was chosen on (finance.decision_basis): pre_tax or after_tax; the
+    # solver's objective is that NPV (`npv_decision`)
+    basis: str = "pre_tax"
     # what the plan's timing rests on (§19, "Price paths"): each card not yet on sale it
     # waits for (the exporters word them: tco.exporters.plan_text.wait_text)
     waits: list[Wait] = field(default_factory=list)
     # the solver's answer it was made from (a what-if's re-solve starts from it; a kept
     # baseline keeps it)
     solution: Solution | None = None
+
+    @property
+    def npv_decision(self) -> float:
+        """The NPV the plans are chosen and compared on: after tax where the scenario's
+        decision basis is (methodology §20), else before."""
+        return self.npv_tco_after_tax if self.basis == "after_tax" else self.npv_tco
+
+    @property
+    def npv_key(self) -> str:
+        """The quantity of `npv_decision` in the plan's money (`<id>.<npv_key>`)."""
+        return "npv_tco_after_tax" if self.basis == "after_tax" else "npv_tco"
 
 
 @dataclass(frozen=True)
@@ -192,8 +205,8 @@ def _cheaper_restricted(plans: list[PlanResult]) -> PlanResult | None:
         return None
     undone = _undone(best.solution)
     rivals = [p for p in plans[1:] if p.solution is not None and p.status != "infeasible"
-              and _undone(p.solution) <= undone + 1e-6 and p.npv_tco < best.npv_tco]
-    return min(rivals, key=lambda p: p.npv_tco, default=None)
+              and _undone(p.solution) <= undone + 1e-6 and p.npv_decision < best.npv_decision]
+    return min(rivals, key=lambda p: p.npv_decision, default=None)
 
 
 def decisions(plan: PlanResult, result: Any) -> dict[str, float]:
@@ -239,17 +252,17 @@ def waits(plans: list[PlanResult], prob: Problem) -> list[Wait]:
     now = [p for p in plans[1:] if p.option in cards and cards[p.option].first_order_period == 0]
     if not later or not now:
         return []
-    rival = min(now, key=lambda p: p.npv_tco)
+    rival = min(now, key=lambda p: p.npv_decision)
     out = []
     for cid in sorted(later):
         used = [a for a in best.actions
                 if a.option == cid and a.action in (modes.BUY, modes.LEASE, modes.RENT)]
-        if not used or best.npv_tco >= rival.npv_tco:
+        if not used or best.npv_decision >= rival.npv_decision:
             continue
         first = min(used, key=lambda a: a.start_years)
         on_sale = cards[cid].first_order_period * prob.periods.months
         out.append(Wait(cid, on_sale, first.action, round(first.start_years * 12),
-                        rival.npv_tco - best.npv_tco, rival.option))
+                        rival.npv_decision - best.npv_decision, rival.option))
     return out
 
 
@@ -303,6 +316,7 @@ def _result(result: Any, prob: Problem, sup: dict[str, Supply], pid: str, option
                       "mip_gap": sol.gap, "objective": sol.npv})
     out.inputs_values, out.model, out.env, out.solution = chosen, model, own, sol
     out.npv_tco_after_tax = float(env[f"{pid}.npv_tco_after_tax"])
+    out.basis = st.decision_basis
     return out
 
 

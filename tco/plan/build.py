@@ -17,11 +17,12 @@ from dataclasses import replace
 from typing import Any
 
 from .. import modes
-from ..expr import Expr
+from ..expr import Const, Expr
 from ..inputs import site_path
 from ..model.plan import (
     Supply,
     api_cost,
+    deductions_present_value,
     first_order_month,
     lease_payment,
     price_path,
@@ -32,9 +33,10 @@ from ..model.plan import (
     serving_hours,
     unit,
 )
+from ..model.tax import rd_factor, tax_schedule
 from ..resolved import Structure
 from ..sizing import RUN_WINDOW_DAYS
-from .problem import Allowed, Card, Periods, Problem, Serving, Stack, Training, Voucher
+from .problem import Allowed, Card, Periods, Problem, Serving, Stack, Tax, Training, Voucher
 
 MONTHS = {"month": 1, "quarter": 3}
 RUN_WINDOW_WEEKS = 52.0  # a training run's window: a year of the plan, in weeks of delay
@@ -105,6 +107,8 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
     periods = Periods(st.horizon_years * 12 // months, months, float(env["finance.discount_rate"]))
     sup = supplies(st, infos)
     P = periods.count
+    # the plan is chosen on the NPV the options are ranked on (methodology §20)
+    taxed = st.decision_basis == "after_tax"
 
     def val(expr: Any) -> float:
         return float(expr.evaluate(env))
@@ -126,6 +130,9 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
         resale = [price * card_path[k]
                   * val(resale_fraction(periods.horizon_years - periods.start_years(k), s))
                   / max(g, 1e-300) for k, g in enumerate(gross)] if owned else [0.0] * P
+        deductions = [price * card_path[k] * _deductions(st, env, price * card_path[k],
+                                                          periods.year_of(k))
+                      for k in range(P)] if owned and taxed else []
         lease_pay = val(lease_payment(s, months)) if s.lease else 0.0
         term = round(float(env.get("finance.lease_term_months", 0) or 0) / months)
         cards.append(Card(
@@ -142,7 +149,8 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
             first_order_period=math.ceil(val(first_order_month(s)) / months - 1e-9),
             utilization=float(env["utilization"]), site=s.site[0],
             card=getattr(infos.get(s.cid), "card", ""),
-            stop_period=_stop(env, st, s, months)))
+            stop_period=_stop(env, st, s, months),
+            tax_deductions_per_server=tuple(deductions)))
     training, serving = [], []
     apis = {aid: tuple(wids) for aid, _name, *wids in st.api}
     per_year = periods.per_year
@@ -177,7 +185,19 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
                if "power_budget_kw" in site[1:]}
     limits = {card: float(n) for card, n in st.supply_limits}
     return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks),
-                   budgets, limits, vouchers(st, env)), sup
+                   budgets, limits, vouchers(st, env),
+                   Tax(float(env["finance.tax_rate"]), val(rd_factor())) if taxed else None), sup
+
+
+def _deductions(st: Structure, env: Mapping[str, Any], server_price: float, year: int
+                ) -> float:
+    """The present value of the tax deductions of one unit spent on a server of price
+    `server_price` bought in tax year `year` (tco.model.plan's formula, as the plan's money
+    writes it): the schedule's expensing threshold compares that price."""
+    schedule = tax_schedule(st.tax_depreciation, st.tax_table, Const(server_price))
+    held = st.horizon_years - year + 1
+    left: list[Expr] = [Const(1.0)] + [schedule.book_fraction(t) for t in range(1, held + 1)]
+    return float(deductions_present_value(left, year, st.horizon_years).evaluate(env))
 
 
 def _stacks(sup: Mapping[str, Supply], env: Mapping[str, Any], months: int,

@@ -85,6 +85,9 @@ class Card:
     site: str = ""  # the site its owned servers stand at ("" the facility's first)
     card: str = ""  # the catalog card id (a vendor's quota counts every supply of it)
     stop_period: int | None = None  # its licence is revoked: no work from this period on
+    # planned after income tax (Problem.tax): the present value of the tax deductions of one
+    # server ordered in period k (its depreciation and the basis left when sold), in money
+    tax_deductions_per_server: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,26 @@ class Voucher:
 
 
 @dataclass(frozen=True)
+class Tax:
+    """Income tax, when the plan is chosen on the NPV after tax (finance.decision_basis
+    after_tax, methodology §20): every deductible cost saves `rate` x `rd` of itself (`rd`: the
+    R&D super-deduction factor), a purchase its deductions (Card.tax_deductions_per_server),
+    and the resale at the horizon and a compute voucher are income taxed at `rate`."""
+
+    rate: float
+    rd: float = 1.0
+
+    @property
+    def kept_of_cost(self) -> float:
+        """What one unit of a cost deducted as paid costs after tax."""
+        return 1.0 - self.rate * self.rd
+
+    @property
+    def kept_of_income(self) -> float:
+        return 1.0 - self.rate
+
+
+@dataclass(frozen=True)
 class Problem:
     periods: Periods
     cards: tuple[Card, ...]
@@ -167,3 +190,4 @@ class Problem:
     # leased in the quarter), by card id (policy.supply_limit_cards_per_quarter)
     supply_limit_cards_per_quarter: dict[str, float] = field(default_factory=dict)
     vouchers: tuple[Voucher, ...] = ()  # compute vouchers that pay part of the rent
+    tax: Tax | None = None  # None: the plan is chosen on the NPV before tax

@@ -17,7 +17,9 @@ Variables, per card c and period k (only those the problem allows):
 
 The objective is the plan's NPV, every coefficient the present value of what one unit of the
 variable costs (tco.plan.problem: purchases at the start of their period, running costs at the
-end of their year, resale at the horizon). `tco.model.plan` computes the same NPV from the
+end of their year, resale at the horizon); after income tax when the problem has a `Tax`
+(methodology §20: each cost deducted as paid less the tax it saves, a purchase less its
+deductions' present value, resale and vouchers taxed). `tco.model.plan` computes the same NPV from the
 chosen quantities as expression trees; tests compare the two.
 """
 
@@ -255,6 +257,11 @@ class _Formulation:
         # (supply, period) -> rent paid (undiscounted) and card-hours rented, for vouchers
         self.rent_paid: dict[tuple[str, int], Terms] = {}
         self.rent_hours: dict[tuple[str, int], Terms] = {}
+        # planned after tax (Problem.tax): what a cost deducted as paid and an income keep
+        tax = p.tax
+        self.rate = tax.rate if tax is not None else 0.0
+        self.kept = tax.kept_of_cost if tax is not None else 1.0
+        self.kept_income = tax.kept_of_income if tax is not None else 1.0
 
     def program(self) -> _Program:
         for s in self.p.stacks:
@@ -276,8 +283,8 @@ class _Formulation:
     def stack(self, s: Any) -> None:
         upkeep = self.pv_running(s.upkeep_per_period, 0, self.P)
         if s.port_cost > 0 or upkeep > 0:
-            self.port[s.id] = self.prog.var(("use", s.id), s.port_cost + upkeep, 0, 1,
-                                            integer=True)
+            self.port[s.id] = self.prog.var(("use", s.id), (s.port_cost + upkeep) * self.kept,
+                                            0, 1, integer=True)
 
     def owned(self, c: Any) -> None:
         """Servers bought and leased, and the servers installed in each period."""
@@ -294,8 +301,11 @@ class _Formulation:
         for k in range(c.first_order_period, last - c.lead_periods) if buys or fixed else ():
             arrive = k + c.lead_periods
             price = c.server_price[k]
-            cost = (price * self.start[k] + self.pv_running(c.upkeep_per_server_period, arrive, P)
-                    - price * c.resale_fraction[k] * self.start[P])
+            # after tax: less its deductions, and the resale is taxed income
+            deducted = c.tax_deductions_per_server[k] if c.tax_deductions_per_server else 0.0
+            cost = (price * self.start[k] - self.rate * deducted
+                    + self.pv_running(c.upkeep_per_server_period, arrive, P) * self.kept
+                    - price * c.resale_fraction[k] * self.start[P] * self.kept_income)
             n = float(fixed if k == 0 else 0) if fixed is not None else None
             j = prog.var(("buy", c.id, k), cost, n or 0.0, np.inf if n is None else n,
                          integer=True)
@@ -307,7 +317,8 @@ class _Formulation:
             arrive = k + c.lead_periods
             # payments for the whole term (owed past the horizon too), upkeep while in use
             cost = (self.pv_running(c.lease_payment_per_server_period, arrive, arrive + term)
-                    + self.pv_running(c.upkeep_per_server_period, arrive, min(arrive + term, P)))
+                    + self.pv_running(c.upkeep_per_server_period, arrive, min(arrive + term, P))
+                    ) * self.kept
             j = prog.var(("lease", c.id, k), cost, integer=True)
             arrivals[arrive].append((j, 1.0))
             self.orders.setdefault((c.card, k * months // 3), []).append(
@@ -342,7 +353,7 @@ class _Formulation:
         for tier in tiers:
             term = TERM_MONTHS[tier] // months
             for k in range(c.first_order_period, P):  # not before it is on sale
-                cost = c.rent[tier][k] * self.hours * sum(self.year_end[k:k + term])
+                cost = c.rent[tier][k] * self.hours * sum(self.year_end[k:k + term]) * self.kept
                 j = self.prog.var(("reserve", c.id, tier, k), cost)  # whole servers: polish
                 starts[k].append((j, 1.0))
                 for kk in range(k, min(k + term, P)):  # each period's rent, for vouchers
@@ -361,7 +372,7 @@ class _Formulation:
         value); None when the plan may not use that source."""
         key = (c.id, k)
         if src == "owned":
-            return (card_hours * c.busy_per_card_hour * self.year_end[k]
+            return (card_hours * c.busy_per_card_hour * self.year_end[k] * self.kept
                     if key in self.own_hours else None)
         if src == "reserved":
             return 0.0 if key in self.res_hours else None
@@ -369,7 +380,7 @@ class _Formulation:
                 k < c.first_order_period:
             return None
         extra = 1 / (1 - c.spot_overhead) if src == "spot" else 1.0
-        return card_hours * extra * c.rent[src][k] * self.year_end[k]
+        return card_hours * extra * c.rent[src][k] * self.year_end[k] * self.kept
 
     def allocate(self, j: int, c: Any, src: str, k: int, wid: str, card_hours: float,
                  peak: float | None = None) -> None:
@@ -392,7 +403,7 @@ class _Formulation:
     def training(self, t: Any) -> None:
         """Each window's runs done on some card and source, or left undone at a price."""
         for wi, (first, last, runs) in enumerate(t.windows):
-            price = t.shortfall_per_run * self.year_end[last]
+            price = t.shortfall_per_run * self.year_end[last] * self.kept
             terms: Terms = [(self.prog.var(("short", t.id, wi), price,
                                            premium=price * PREFER_DONE), 1.0)]
             for c in self.p.cards:
@@ -416,13 +427,14 @@ class _Formulation:
             share = s.traffic[k]
             if share <= 0:
                 continue
-            price = s.shortfall_per_period * self.year_end[k]
+            price = s.shortfall_per_period * self.year_end[k] * self.kept
             terms: Terms = [(self.prog.var(("unserved", s.id, k), price,
                                            premium=price * PREFER_DONE), 1.0)]
             for aid, cost in s.api.items():
                 if self.allowed.may_call(aid):
                     terms.append((self.prog.var(("api", aid, s.id, k),
-                                                cost[k] * self.year_end[k]), 1.0))
+                                                cost[k] * self.year_end[k] * self.kept),
+                                        1.0))
             for c in self.p.cards:
                 peak = s.peak_cards.get(c.id)
                 if peak is None or k < self.ready.get(c.stack, 0) \
@@ -459,7 +471,8 @@ class _Formulation:
             everyone |= set(v.supplies)
             by = self.rent_paid if v.kind == "share" else self.rent_hours
             for y in years:
-                j = prog.var(("voucher", v.id, y + 1), -self.year_end[(y + 1) * per_year - 1],
+                j = prog.var(("voucher", v.id, y + 1),
+                             -self.year_end[(y + 1) * per_year - 1] * self.kept_income,
                              0.0, np.inf if v.cap is None else v.cap)
                 prog.row([(j, 1.0)] + rent(set(v.supplies), y, by, v.rate), -np.inf, 0.0)
                 paid[y].append((j, 1.0))

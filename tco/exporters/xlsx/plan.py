@@ -216,20 +216,23 @@ def summary_block(ws: Worksheet, row: int, result: Result, ps: PlanSheet | None,
     text(ws, row, 0, t("The plan: what to buy, lease, rent or call, and when (Plan sheet)"),
          st("label"))
     row += 1
-    for col, title in enumerate(["Plan", "NPV of TCO", "Delivers all the work"]):
+    # the plans on the NPV they were chosen on: after tax on that basis (PlanResult.npv_key)
+    taxed = result.plans[0].basis == "after_tax"
+    heading = "NPV of TCO after income tax" if taxed else "NPV of TCO"
+    for col, title in enumerate(["Plan", heading, "Delivers all the work"]):
         text(ws, row, col, t(title), st("header"))
     npv_cell: dict[str, str] = {}
     flex = flexibility(result)
     # one unit for the column (zh, CNY: 万 or 亿, never both; fmt.zh_unit)
-    size = zh_unit([p.npv_tco for p in result.plans] + ([flex[0]] if flex else []))
+    size = zh_unit([p.npv_decision for p in result.plans] + ([flex[0]] if flex else []))
     for plan in result.plans:
         row += 1
-        cell = ps.quantities[f"{plan.id}.npv_tco"].ref(st_sheet(ws))
+        cell = ps.quantities[f"{plan.id}.{plan.npv_key}"].ref(st_sheet(ws))
         npv_cell[plan.option or plan.id] = cell
         text(ws, row, 0, t("Only {option}", option=plan.option) if plan.option
              else t("The plan (every supply)"))
-        ws.write_formula(row, 1, f"={cell}", st.money("formula", plan.npv_tco, size),
-                         plan.npv_tco)
+        ws.write_formula(row, 1, f"={cell}", st.money("formula", plan.npv_decision, size),
+                         plan.npv_decision)
         text(ws, row, 2, t("yes") if delivers(plan) else t("no"))
     if flex is not None:
         row += 1
