@@ -12,12 +12,13 @@ it; nothing here recomputes a formula.
 from __future__ import annotations
 
 import math
+from collections import ChainMap
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from .. import modes
-from ..expr import Const, Expr
+from ..expr import Const, Expr, Ref
 from ..inputs import site_path
 from ..model.plan import (
     Supply,
@@ -130,9 +131,8 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
         resale = [price * card_path[k]
                   * val(resale_fraction(periods.horizon_years - periods.start_years(k), s))
                   / max(g, 1e-300) for k, g in enumerate(gross)] if owned else [0.0] * P
-        deductions = [price * card_path[k] * _deductions(st, env, price * card_path[k],
-                                                          periods.year_of(k))
-                      for k in range(P)] if owned and taxed else []
+        deductions = _deductions(st, env, [price * card_path[k] for k in range(P)],
+                                 periods.per_year) if owned and taxed else []
         lease_pay = val(lease_payment(s, months)) if s.lease else 0.0
         term = round(float(env.get("finance.lease_term_months", 0) or 0) / months)
         cards.append(Card(
@@ -189,15 +189,27 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
                    Tax(float(env["finance.tax_rate"]), val(rd_factor())) if taxed else None), sup
 
 
-def _deductions(st: Structure, env: Mapping[str, Any], server_price: float, year: int
-                ) -> float:
-    """The present value of the tax deductions of one unit spent on a server of price
-    `server_price` bought in tax year `year` (tco.model.plan's formula, as the plan's money
-    writes it): the schedule's expensing threshold compares that price."""
-    schedule = tax_schedule(st.tax_depreciation, st.tax_table, Const(server_price))
-    held = st.horizon_years - year + 1
-    left: list[Expr] = [Const(1.0)] + [schedule.book_fraction(t) for t in range(1, held + 1)]
-    return float(deductions_present_value(left, year, st.horizon_years).evaluate(env))
+def _deductions(st: Structure, env: Mapping[str, Any], server_price: Sequence[float],
+                per_year: int) -> list[float]:
+    """The present value of the tax deductions of one server bought in each period, whose
+    price then is `server_price[k]` (tco.model.plan's formula, as the plan's money writes
+    it; the schedule's expensing threshold compares that price): one evaluation per tax year,
+    over its periods' prices at once."""
+    import numpy as np
+
+    out: list[float] = []
+    for year in range(1, st.horizon_years + 1):
+        prices = np.asarray(server_price[(year - 1) * per_year:year * per_year], dtype=float)
+        schedule = tax_schedule(st.tax_depreciation, st.tax_table, Ref(_SERVER_PRICE))
+        held = st.horizon_years - year + 1
+        left: list[Expr] = [Const(1.0)] + [schedule.book_fraction(t) for t in range(1, held + 1)]
+        pv = deductions_present_value(left, year, st.horizon_years).evaluate(
+            ChainMap({_SERVER_PRICE: prices}, env))
+        out.extend((prices * np.broadcast_to(pv, prices.shape)).tolist())
+    return out
+
+
+_SERVER_PRICE = "plan.server_price"  # one server's price, in _deductions' evaluations
 
 
 def _stacks(sup: Mapping[str, Supply], env: Mapping[str, Any], months: int,
