@@ -114,43 +114,7 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
     def val(expr: Any) -> float:
         return float(expr.evaluate(env))
 
-    cards = []
-    for s in sup.values():
-        u = unit(s.cid, s.inputs_of, months, s.site)
-        owned = s.buy or s.lease
-        price = val(u.server_price) if owned else 0.0
-        vat, back = (val(u.vat), val(u.vat_back)) if owned else (0.0, 0.0)
-        # on the card's price path (the plan's money, tco.model.plan, the same formula)
-        card_path = [val(price_path(s, "card_price_change_per_year", periods.start_years(k)))
-                     for k in range(P)]
-        rent_path = [val(price_path(s, "rent_change_per_year", periods.start_years(k)))
-                     for k in range(P)]
-        # the VAT paid at the order and recovered at its year's end: as a price at the order
-        gross = [(price + vat - back * periods.at_year_end(k) / periods.at_start(k))
-                 * card_path[k] for k in range(P)]
-        resale = [price * card_path[k]
-                  * val(resale_fraction(periods.horizon_years - periods.start_years(k), s))
-                  / max(g, 1e-300) for k, g in enumerate(gross)] if owned else [0.0] * P
-        deductions = _deductions(st, env, [price * card_path[k] for k in range(P)],
-                                 periods.per_year) if owned and taxed else []
-        lease_pay = val(lease_payment(s, months)) if s.lease else 0.0
-        term = round(float(env.get("finance.lease_term_months", 0) or 0) / months)
-        cards.append(Card(
-            id=s.cid, stack=s.stack,
-            cards_per_server=round(val(u.cards_per_server)),
-            lead_periods=int(val(u.lead_periods)) if owned else 0,
-            buy=s.buy, lease=s.lease and lease_pay > 0 and term > 0,
-            server_price=tuple(gross), upkeep_per_server_period=val(u.upkeep) if owned else 0.0,
-            busy_per_card_hour=val(u.busy) if owned else 0.0,
-            resale_fraction=tuple(resale), lease_payment_per_server_period=lease_pay,
-            lease_term_periods=term, facility_kw_per_server=val(u.server_kw) if owned else 0.0,
-            rent={t: tuple(val(rent_price(s, t)) * rent_path[k] for k in range(P))
-                  for t in s.rent},
-            first_order_period=math.ceil(val(first_order_month(s)) / months - 1e-9),
-            utilization=float(env["utilization"]), site=s.site[0],
-            card=getattr(infos.get(s.cid), "card", ""),
-            stop_period=_stop(env, st, s, months),
-            tax_deductions_per_server=tuple(deductions)))
+    cards = [_card(st, infos, env, s, periods, taxed) for s in sup.values()]
     training, serving = [], []
     apis = {aid: tuple(wids) for aid, _name, *wids in st.api}
     per_year = periods.per_year
@@ -187,6 +151,51 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
     return Problem(periods, tuple(cards), tuple(training), tuple(serving), tuple(stacks),
                    budgets, limits, vouchers(st, env),
                    Tax(float(env["finance.tax_rate"]), val(rd_factor())) if taxed else None), sup
+
+
+def _card(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any], s: Supply,
+          periods: Periods, taxed: bool) -> Card:
+    """What supply `s` offers the plan and what each unit of it costs, period by period."""
+    months, P = periods.months, periods.count
+
+    def val(expr: Any) -> float:
+        return float(expr.evaluate(env))
+
+    u = unit(s.cid, s.inputs_of, months, s.site)
+    owned = s.buy or s.lease
+    price = val(u.server_price) if owned else 0.0
+    vat, back = (val(u.vat), val(u.vat_back)) if owned else (0.0, 0.0)
+    # on the card's price path (the plan's money, tco.model.plan, the same formula)
+    card_path = [val(price_path(s, "card_price_change_per_year", periods.start_years(k)))
+                 for k in range(P)]
+    rent_path = [val(price_path(s, "rent_change_per_year", periods.start_years(k)))
+                 for k in range(P)]
+    # the VAT paid at the order and recovered at its year's end: as a price at the order
+    gross = [(price + vat - back * periods.at_year_end(k) / periods.at_start(k))
+             * card_path[k] for k in range(P)]
+    resale = [price * card_path[k]
+              * val(resale_fraction(periods.horizon_years - periods.start_years(k), s))
+              / max(g, 1e-300) for k, g in enumerate(gross)] if owned else [0.0] * P
+    deductions = _deductions(st, env, [price * card_path[k] for k in range(P)],
+                             periods.per_year) if owned and taxed else []
+    lease_pay = val(lease_payment(s, months)) if s.lease else 0.0
+    term = round(float(env.get("finance.lease_term_months", 0) or 0) / months)
+    return Card(
+        id=s.cid, stack=s.stack,
+        cards_per_server=round(val(u.cards_per_server)),
+        lead_periods=int(val(u.lead_periods)) if owned else 0,
+        buy=s.buy, lease=s.lease and lease_pay > 0 and term > 0,
+        server_price=tuple(gross), upkeep_per_server_period=val(u.upkeep) if owned else 0.0,
+        busy_per_card_hour=val(u.busy) if owned else 0.0,
+        resale_fraction=tuple(resale), lease_payment_per_server_period=lease_pay,
+        lease_term_periods=term, facility_kw_per_server=val(u.server_kw) if owned else 0.0,
+        rent={t: tuple(val(rent_price(s, t)) * rent_path[k] for k in range(P))
+              for t in s.rent},
+        first_order_period=math.ceil(val(first_order_month(s)) / months - 1e-9),
+        utilization=float(env["utilization"]), site=s.site[0],
+        card=getattr(infos.get(s.cid), "card", ""),
+        stop_period=_stop(env, st, s, months),
+        tax_deductions_per_server=tuple(deductions))
 
 
 def _deductions(st: Structure, env: Mapping[str, Any], server_price: Sequence[float],
