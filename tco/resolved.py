@@ -244,7 +244,7 @@ def set_path(data: dict[str, Any], path: str, value: float) -> None:
         data["policy"]["holds_stock"][card][key] = int(value) if key == "cards" else value
     elif head == "team" and rest.startswith("familiarity."):
         data["team"]["familiarity"][rest.removeprefix("familiarity.")] = value
-    elif head in ("workloads", "candidates", "api_options"):
+    elif head in ("workloads", "candidates", "api_options", "vouchers"):
         # Ids may contain dots: find the record whose id prefixes the rest of the path.
         for rec in data[head]:
             prefix = f"{rec['id']}."
