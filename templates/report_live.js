@@ -668,12 +668,14 @@
       }
     }
     const alt = R.rec && delivers(R.rec, v) ? R.rec : R.port || R.api;
-    if (alt && v[alt.q.npv_tco] < rivalNpv) {
+    // the option on the NPV it is ranked on: the plans' basis (after tax on that basis)
+    if (alt && v[alt.q.rank_npv] < rivalNpv) {
       rival = alt.id;
-      rivalNpv = v[alt.q.npv_tco];
+      rivalNpv = v[alt.q.rank_npv];
     }
     const stale = rivalNpv < npv * (1 - 1e-9);  // not a tie with itself held to one option
-    setText(planNote, fill(stale ? "live_plan_stale" : "live_plan_kept", {
+    const key = (stale ? "live_plan_stale" : "live_plan_kept") + (D.planned.after_tax ? "_after_tax" : "");
+    setText(planNote, fill(key, {
       npv: money(npv), was: money(D.planned.npv), rival: rival || "",
       rival_npv: money(rivalNpv), command: cli.textContent }));
   }

@@ -146,17 +146,19 @@ def plan_note(before, after, cli: str, lang: str) -> str:
         if rules.plan_delivers(p) and recost(p, after) < rival_npv:
             rival, rival_npv = s("plan_row_only", option=p.option), recost(p, after)
     now = recommend_option(after)
+    ranked_on = "npv_tco_after_tax" if best.basis == "after_tax" else "npv_tco"
     if now is not None:
         if now.mode in ("portfolio", "api"):
             x = next(o for o in (*after.portfolios, *after.api_options) if o.id == now.option)
-            alt = x.values["npv_tco"]
+            alt = x.values[ranked_on]
         else:
             c = after.candidate(now.option)
-            alt = c.values["npv_tco"] if rules.delivers(c) else float("inf")
+            alt = c.values[ranked_on] if rules.delivers(c) else float("inf")
         if alt < rival_npv:
             rival, rival_npv = now.option, alt
     key = "live_plan_stale" if rival_npv < npv * (1 - 1e-9) else "live_plan_kept"
-    return s(key, npv=money(npv), was=money(best.npv_tco), rival=rival,
+    key += "_after_tax" if best.basis == "after_tax" else ""
+    return s(key, npv=money(npv), was=money(best.npv_decision), rival=rival,
              rival_npv=money(rival_npv), command=cli)
 
 
@@ -713,3 +715,22 @@ def test_the_chinese_package_live_in_cny(browser, catalog, tmp_path):
              "facility.electricity_price_per_kwh": "2.5"}
     check_against_engine(browser, result, tmp_path, state, "zh")
     assert any("亿" in d for a in browser.js(READ)["details"] for d in a[1])
+
+
+def test_a_plan_chosen_after_tax_is_recosted_after_tax(browser, catalog, tmp_path):
+    """The Chinese starter names a tax jurisdiction, so its options are ranked and its plans
+    chosen after income tax: the page re-costs each plan on that NPV (its table's column and
+    the note), compares the option it would recommend on the same basis, and says so."""
+    from tco.catalog import load_catalog
+
+    root = ROOT / "tco" / "scenarios"
+    result = add_analyses(compute(load_scenario(root / "cn.yaml"),
+                                  load_catalog([root / "cn.quotes.csv"])))
+    assert result.plans[0].basis == "after_tax"
+    state = {"facility.sites.guizhou.electricity_price_per_kwh": "2.5",
+             "candidates.h100-lease.on_demand_price_per_card_hour": "30"}
+    check_against_engine(browser, result, tmp_path, state, "en")
+    open_report(browser, result, tmp_path / "again", "en")  # the check leaves another page
+    for path, text in state.items():
+        assert type_into(browser, path, text) == ""
+    assert "after income tax" in browser.js(READ)["note"]

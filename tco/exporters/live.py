@@ -93,6 +93,7 @@ TEXT_KEYS = (
     "sum_cloud_unlisted", "sum_cloud_unlisted_lease", "sum_cloud_none",
     "name_sep", "years", "days", "status_ok", "status_incomplete", "status_infeasible",
     "status_barred", "badge_recommended", "badge_best_option", "live_plan_stale", "live_plan_kept",
+    "live_plan_stale_after_tax", "live_plan_kept_after_tax",
     "plan_row_only", "value_kw", "value_mwh", "value_t_co2",
     "breakeven_never", "breakeven_any", "chart_cost_axis", "chart_cash_axis", "chart_year_axis",
     "chart_days_axis", "meth_2", "d_notes", "live_changed", "live_unchanged", "live_static_chart",

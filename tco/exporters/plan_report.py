@@ -146,7 +146,9 @@ def section(view: View) -> dict[str, Any] | None:
     taxed = best.basis == "after_tax"
     return {
         "npv": view.money(best.npv_tco), "npv_value": best.npv_tco,
-        "headline": s.segments("plan_npv", npv=view.money(best.npv_tco),
+        # its own NPV before tax, said so where the plans are compared after tax (below)
+        "headline": s.segments("plan_npv_pre_tax" if taxed else "plan_npv",
+                               npv=view.money(best.npv_tco),
                                state=s("plan_state_all" if delivers(best)
                                        else "plan_state_short")),
         "dates": s("plan_dates_from", start=start) if start else s("plan_dates_months"),

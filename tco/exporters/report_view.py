@@ -404,12 +404,14 @@ class View:
         # solved, and the plans held to one option that delivered the work, and says when
         # one of them or the option it would recommend now costs less (report_live.js,
         # renderPlanNote): then the plan should be re-solved
+        # (on the NPV the plans were chosen on: after tax on that basis, PlanResult.npv_key)
         planned = None
         if self.plan is not None:
             best = self.plan.plan
             planned = {"best": self.plan.best_option.option if self.plan.best_option else None,
-                       "q": at[f"{best.id}.npv_tco"], "npv": best.npv_tco,
-                       "rivals": [{"option": p.option, "q": at[f"{p.id}.npv_tco"]}
+                       "q": at[f"{best.id}.{best.npv_key}"], "npv": best.npv_decision,
+                       "after_tax": best.basis == "after_tax",
+                       "rivals": [{"option": p.option, "q": at[f"{p.id}.{p.npv_key}"]}
                                   for p in r.plans[1:] if plan_delivers(p)]}
         return {"planned": planned, "portfolios": portfolios, "apis": apis, "serving": serving,
                 "training": training, "serve_first": serve_first(self)}

@@ -232,12 +232,13 @@ def costed(plan: PlanResult, result: Any) -> Model:
 def recost(plan: PlanResult, result: Any) -> float:
     """The NPV of `plan` held fixed (what it buys, leases, rents and calls, and when) at the
     values of `result`, the same scenario with other inputs: its money's trees (the ones the
-    workbook writes and the live page runs) on `result`'s model. Not a re-solve."""
+    workbook writes and the live page runs) on `result`'s model. Not a re-solve. The NPV the
+    plans are compared on (`PlanResult.npv_key`: after tax on that basis)."""
     values = {p: inp.value for p, inp in result.inputs.items()}
     env: ChainMap[str, Any] = ChainMap({}, decisions(plan, result), result.env, values)
     for q in plan.model.quantities:
         env[q.name] = q.expr.evaluate(env)
-    return float(env[f"{plan.id}.npv_tco"])
+    return float(env[f"{plan.id}.{plan.npv_key}"])
 
 
 def waits(plans: list[PlanResult], prob: Problem) -> list[Wait]:
