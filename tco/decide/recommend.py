@@ -87,6 +87,12 @@ class Decision:
     def codes(self) -> list[str]:
         return [r.code for r in self.reasons]
 
+    @property
+    def npv_decision(self) -> float:
+        """The NPV it was ranked on: after tax on that basis, else `npv_tco`."""
+        return self.npv_after_tax if self.basis == "after_tax" and \
+            self.npv_after_tax is not None else self.npv_tco
+
 
 def recommend(result: Result) -> Decision | None:
     """The recommendation: the plan when the scenario is planned (and a plan was found),
@@ -300,9 +306,7 @@ def _plan(result: Result, plans: list[Any], option: Decision | None) -> Decision
             "diff": flex, "share": flex / runner.npv_decision if runner.npv_decision else 0.0}))
     else:
         reasons.append(Reason("plan_only", {"years": years, "npv": npv}))
-    typed = None if option is None else (
-        option.npv_after_tax if after_tax and option.npv_after_tax is not None
-        else option.npv_tco)
+    typed = None if option is None else option.npv_decision  # on the same basis
     if option is not None and typed is not None and option.delivers_plan and typed < npv:
         # costed on its own terms (its typed size, tier and dates), which the plan's months
         # do not take: what it costs held to the plan's terms says which to believe

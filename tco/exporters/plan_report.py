@@ -228,8 +228,7 @@ def kpis(view: View, d: Any) -> list[Any]:
     cells = [Cell(view.money(plan_npv), full(plan_npv),
                   s("kpi_plan_npv_after_tax" if taxed else "kpi_plan_npv"), f="money", q=plan_q)]
     best = d.best_option
-    npv_best = None if best is None else (
-        best.npv_after_tax if taxed and best.npv_after_tax is not None else best.npv_tco)
+    npv_best = None if best is None else best.npv_decision
     if best is not None and npv_best is not None:
         best_q = at.get(f"{best.option}.{key}", -1)
         cells.append(Cell(view.money(npv_best), full(npv_best),
