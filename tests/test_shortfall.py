@@ -167,3 +167,34 @@ def test_an_option_that_delivers_has_nothing_to_close_by_buying(catalog):
     assert v["shortfall_buy_cards"] == 0 and v["shortfall_buy_npv"] == 0
     assert v["shortfall_closed_by_buying"] == 0
     assert v["npv_tco_plan_closed"] == v["npv_tco"]
+
+
+@pytest.mark.parametrize("price", [2.35, 40.0])
+def test_the_shortfall_closed_after_tax(catalog, price):
+    """The same short option with income tax at 25 % and every cost qualifying R&D deducted
+    twice (methodology §20): each unit of a research cost deducted as paid keeps
+    1 - 0.25 x 2 = 0.5 of itself after tax. Renting the shortfall is such a cost: after tax it
+    adds half the rent's present value. Buying more adds 128 cards at the cluster's after-tax
+    NPV per card (no port, upkeep or delay to take out here): 160 / 32 of its after-tax NPV.
+    The closed plan after tax takes the cheaper of the two after tax, which Monte Carlo ranks
+    a short draw by when the options are ranked after tax."""
+    text = CLOSE.replace("PRICE", repr(price)).replace(
+        "discount_rate: 0.08}", "discount_rate: 0.08, tax_rate: 0.25, tax_rd_share: 1, "
+        "tax_rd_extra_deduction_fraction: 1}")
+    v = compute(load_scenario_text(text), catalog).candidate("h").values
+    after = v["npv_tco_after_tax"]
+    assert after < v["npv_tco"]
+    rent = v["shortfall_card_hours"] * price / 1.08 ** 3
+    rented_after = after + 0.5 * rent
+    bigger_after = after * 160 / 32
+    assert v["npv_per_card_after_tax"] == pytest.approx(after / 32, rel=1e-12)
+    assert v["npv_tco_bought_larger_after_tax"] == pytest.approx(bigger_after, rel=1e-12)
+    assert v["npv_tco_plan_closed_after_tax"] == pytest.approx(
+        min(rented_after, bigger_after), rel=1e-12)
+    # at 2.35 renting is the cheaper way before and after tax; at 40 buying
+    assert (bigger_after < rented_after) is (price == 40.0)
+    # without tax the closed plan after tax is the closed plan
+    plain = compute(load_scenario_text(CLOSE.replace("PRICE", repr(price))), catalog)
+    pv = plain.candidate("h").values
+    assert pv["npv_tco_plan_closed_after_tax"] == pytest.approx(pv["npv_tco_plan_closed"],
+                                                                rel=1e-9)

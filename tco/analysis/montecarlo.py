@@ -398,12 +398,13 @@ def fixed_plan(result: Result, base: dict[str, float], ranged: list[str]
     plan = result.cheapest_plan  # not the plans held to one option: not drawn
     if plan is None or plan.model is None:
         return None
-    target = f"{plan.id}.npv_tco"
-    sub = costed(plan, result).feeding([target])
+    # its NPV before tax (the band), then on the decision basis (compared with the leader)
+    targets = list(dict.fromkeys([f"{plan.id}.npv_tco", f"{plan.id}.{plan.npv_key}"]))
+    sub = costed(plan, result).feeding(targets)
     used = set(sub.inputs_used())
     known = ChainMap(decisions(plan, result), base)  # the plan's own inputs, the scenario's
     values = {p: known[p] for p in used}
-    return plan, Compiled(sub, values, [p for p in ranged if p in used], [target])
+    return plan, Compiled(sub, values, [p for p in ranged if p in used], targets)
 
 
 def ranged_inputs(result: Result, distributions: dict[str, dict[str, object]]) -> list[str]:
@@ -431,31 +432,7 @@ class Simulation:
         # per million output tokens) and the tier, per candidate; an option that does not
         # carry the serving workload has no cost per token (its NPV stands in, not reported)
         self.has_metric = {cid: metric_applies(result, cid, metric) for cid in self.cands}
-        # ... and the NPV with its shortfall closed (methodology §8) where the model prices
-        # it, with the tier of the plan so closed: a draw short of the plan ranks at those,
-        # never dropped (the NPV and the tier stand in where the shortfall has no price)
-        exprs = result.model.expressions()
-        closes = {cid: f"{cid}.npv_tco_plan_closed" in exprs for cid in self.cands}
-        self.names = {cid: (metric_name(result, cid, "npv_tco"),
-                            metric_name(result, cid, metric if self.has_metric[cid]
-                                        else "npv_tco"),
-                            f"{cid}.tier_plan_closed" if closes[cid] else f"{cid}.tier",
-                            f"{cid}.npv_tco_plan_closed" if closes[cid] else f"{cid}.npv_tco")
-                      for cid in self.cands}
-        # portfolios rank beside the options on the same (tier, NPV), as the recommendation
-        # reads them; they have no one run: their cost per run stays nan
-        self.portfolios = feasible_portfolios(result)
-        self.cands += self.portfolios
-        self.names.update({pid: (f"{pid}.npv_tco", f"{pid}.npv_tco", f"{pid}.tier",
-                                 f"{pid}.npv_tco") for pid in self.portfolios})
-        self.has_metric.update({pid: False for pid in self.portfolios})
-        # per-token API options rank beside them too, with the metric where they carry it
-        apis = feasible_apis(result)
-        self.cands += apis
-        self.has_metric.update({aid: metric_applies(result, aid, metric) for aid in apis})
-        self.names.update({aid: (f"{aid}.npv_tco", metric_name(
-            result, aid, metric if self.has_metric[aid] else "npv_tco"), f"{aid}.tier",
-            f"{aid}.npv_tco") for aid in apis})
+        self._name_targets(result, metric)
         # an option carrying a part of the plan ranks in tier 1 but never leads: it is
         # recommended only in a portfolio (tco.recommend), so it is never "the cheapest"
         plan = [wid for wid, *_rest in result.structure.workloads]
@@ -502,6 +479,44 @@ class Simulation:
                             {p: 0.0 for p in self.fixed_plan[1].varying
                              if p not in self.fixed_plan[1].inputs_read})
         self.same = self._same_numbers()
+
+    def _name_targets(self, result: Result, metric: str) -> None:
+        """Each candidate's targets (`names`): its NPV, its metric, the tier and the NPV it is
+        ranked by in a draw, and that NPV on the decision basis; with the portfolios and the
+        per-token APIs appended to `cands`."""
+        # ... and the NPV with its shortfall closed (methodology §8) where the model prices
+        # it, with the tier of the plan so closed: a draw short of the plan ranks at those,
+        # never dropped (the NPV and the tier stand in where the shortfall has no price)
+        # ... and each draw is ranked on the NPV the options are ranked on (`basis`: after
+        # income tax when finance.decision_basis is after_tax, as tco compare ranks them),
+        # the shortfall closed likewise; the bands stay the NPV before tax
+        exprs = result.model.expressions()
+        self.basis = result.structure.decision_basis
+        after = "_after_tax" if self.basis == "after_tax" else ""
+        closes = {cid: f"{cid}.npv_tco_plan_closed" in exprs for cid in self.cands}
+        self.names = {cid: (metric_name(result, cid, "npv_tco"),
+                            metric_name(result, cid, metric if self.has_metric[cid]
+                                        else "npv_tco"),
+                            f"{cid}.tier_plan_closed" if closes[cid] else f"{cid}.tier",
+                            f"{cid}.npv_tco_plan_closed" if closes[cid] else f"{cid}.npv_tco",
+                            f"{cid}.npv_tco_plan_closed{after}" if closes[cid]
+                            else f"{cid}.npv_tco{after}")
+                      for cid in self.cands}
+        # portfolios rank beside the options on the same (tier, NPV), as the recommendation
+        # reads them; they have no one run: their cost per run stays nan
+        self.portfolios = feasible_portfolios(result)
+        self.cands += self.portfolios
+        self.names.update({pid: (f"{pid}.npv_tco", f"{pid}.npv_tco", f"{pid}.tier",
+                                 f"{pid}.npv_tco", f"{pid}.npv_tco{after}")
+                           for pid in self.portfolios})
+        self.has_metric.update({pid: False for pid in self.portfolios})
+        # per-token API options rank beside them too, with the metric where they carry it
+        apis = feasible_apis(result)
+        self.cands += apis
+        self.has_metric.update({aid: metric_applies(result, aid, metric) for aid in apis})
+        self.names.update({aid: (f"{aid}.npv_tco", metric_name(
+            result, aid, metric if self.has_metric[aid] else "npv_tco"), f"{aid}.tier",
+            f"{aid}.npv_tco", f"{aid}.npv_tco{after}") for aid in apis})
 
     def _compile_groups(self, result: Result, base: dict[str, float], ranged: list[str],
                         size: int) -> set[str]:
@@ -734,7 +749,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
             reported = evaluated // len(cands)
 
     # the fixed plan's NPV in every draw: evaluated on the last group's draws (drawn once)
-    plan_npv = None if sim.fixed_plan is None else workers.array((draws,))
+    plan_npv = None if sim.fixed_plan is None else workers.array((2, draws))
     for group, (first, ids, compiled) in enumerate(sim.groups):
         last = group == len(sim.groups) - 1
         npv, job, shorts, ranks = evaluate_group(sim, group, lead, draws, seed, workers, tick,
@@ -771,7 +786,7 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
         outside=points_outside(result, sim.plan, percentiles, deterministic,
                                {cid: (sim.names[cid][3], sim.names[cid][1])
                                 for cid in cands if cid not in sim.portfolios}, metric),
-        plan=plan_band,
+        plan=plan_band, basis=sim.basis,
     )
 
 
@@ -835,17 +850,18 @@ def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: 
             sim.evaluate_twins(ids, inputs, env)
             stop = min(start + BLOCK, (k + 1) * CHUNK, draws)
             if plan_npv is not None:
-                plan_npv[start:stop] = plan_value(sim, inputs, stop - start)
-            tiers = []
+                plan_npv[:, start:stop] = plan_value(sim, inputs, stop - start)
+            tiers, on_basis = [], np.empty((len(ids), stop - start))
             for row, cid in enumerate(ids):
                 value, tier, short = ranked(sim, cid, env, stop - start)
                 npv[row, start:stop] = value
+                on_basis[row] = value if sim.basis != "after_tax" else env[names[cid][4]]
                 job[row, start:stop] = (np.nan if cid in sim.portfolios
                                         else env[names[cid][1]])
                 tiers.append(tier)
                 shorts[row] += np.count_nonzero(short)
                 ranks[row] += np.count_nonzero(tier < LEADING_TIERS)
-            lead.update(start, first, npv[:, start:stop], tiers)
+            lead.update(start, first, on_basis, tiers)
         return min((k + 1) * CHUNK, draws) - k * CHUNK, shorts, ranks
 
     shorts, ranks = np.zeros(len(ids)), np.zeros(len(ids))
@@ -857,20 +873,24 @@ def evaluate_group(sim: Simulation, group: int, lead: Leader, draws: int, seed: 
 
 
 def plan_value(sim: Simulation, inputs: dict[str, np.ndarray], n: int) -> np.ndarray:
-    """The fixed plan's NPV for one block of n drawn `inputs`."""
+    """The fixed plan's NPV for one block of n drawn `inputs`: before tax, and on the basis
+    the options are ranked on (the same row again when that is before tax)."""
     assert sim.fixed_plan is not None
     compiled = sim.fixed_plan[1]
     env = compiled.evaluate_block({**sim.plan_unread, **sim.fixed, **inputs})
-    return np.broadcast_to(np.asarray(env[compiled.targets[0]], dtype=float), (n,))
+    return np.stack([np.broadcast_to(np.asarray(env[compiled.targets[k]], dtype=float), (n,))
+                     for k in (0, -1)])
 
 
-def band_of_plan(sim: Simulation, lead: Leader, npv: np.ndarray) -> PlanBand:
-    """The fixed plan's band from its NPV in every draw (the same draws as the options'): its
-    percentiles, and the share of draws in which it costs no more than the option ranked
-    first there (`lead`, every group evaluated). Reorders `npv`."""
+def band_of_plan(sim: Simulation, lead: Leader, both: np.ndarray) -> PlanBand:
+    """The fixed plan's band from its NPV in every draw (the same draws as the options'),
+    `both` its NPV before tax (row 0) and on the decision basis (row 1): the percentiles of
+    the first, and the share of draws in which the second is no more than the option ranked
+    first there (`lead`, every group evaluated, on the same basis). Reorders `both[0]`."""
     assert sim.fixed_plan is not None
     plan = sim.fixed_plan[0]
-    cheaper = float(np.count_nonzero(npv <= lead.npv)) / npv.size
+    npv = both[0]
+    cheaper = float(np.count_nonzero(both[1] <= lead.npv)) / npv.size
     samples = npv[:SAMPLES_KEPT].copy()
     return PlanBand(id=plan.id, npv_tco=summary(npv), deterministic=plan.npv_tco,
                     cheaper_share=cheaper, samples=samples)
@@ -886,7 +906,7 @@ def ranked(sim: Simulation, cid: str, env: dict[str, Value], n: int
     delivers the plan), so that a hair's shortfall costs a hair, whether it made the option
     rank below (tier 1) or, for `cards: auto`, infeasible. A part of the plan never leads
     (tier inf)."""
-    npv_name, _metric, tier_name, closed = sim.names[cid]
+    npv_name, _metric, tier_name, closed, _ranked_on = sim.names[cid]
     value = np.broadcast_to(np.asarray(env[closed], dtype=float), (n,))
     tier = np.broadcast_to(np.asarray(env[tier_name], dtype=float), (n,))
     if cid in sim.parts:

@@ -180,3 +180,7 @@ class MonteCarlo:
     # the cheapest plan held fixed and re-costed in every draw (None: the scenario is not
     # planned)
     plan: PlanBand | None = None
+    # what each draw is ranked on (P(cheapest), the plan's cheaper_share): the NPV before tax
+    # (pre_tax) or after income tax (after_tax), as tco compare ranks (finance.decision_basis);
+    # the bands (`percentiles`, `plan.npv_tco`) are the NPV before tax either way
+    basis: str = "pre_tax"

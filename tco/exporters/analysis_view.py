@@ -332,7 +332,7 @@ def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
                                "low": k.low, "high": k.high, "effect": k.effect}
                               for k in o.skewed]})
     return {
-        "draws": mc.draws, "seed": mc.seed, "currency": mc.currency,
+        "draws": mc.draws, "seed": mc.seed, "currency": mc.currency, "basis": mc.basis,
         "varied": mc.varied, "shared_draws": mc.shared,
         "warnings": [{"kind": w.kind, "path": w.path, "share_clipped": w.share,
                       "message": w.text} for w in mc.warnings],
@@ -353,7 +353,8 @@ def montecarlo_dict(mc: MonteCarlo) -> dict[str, Any]:
 
 def montecarlo_csv(mc: MonteCarlo) -> str:
     """One row per candidate and metric; the warnings, if any, on every row (like the run's
-    draws and seed), so that no row read on its own hides them."""
+    draws and seed, and the basis its prob_cheapest ranks on), so that no row read on its own
+    hides them."""
     warnings = "; ".join(w.text for w in mc.warnings)
     notes = {(o.candidate, o.metric): o.text(_show(mc, o.metric)) for o in mc.outside}
     rows = []
@@ -367,20 +368,26 @@ def montecarlo_csv(mc: MonteCarlo) -> str:
             rows.append([cid, metric, q["p10"], q["p50"], q["p90"], q["mean"],
                          mc.deterministic.get(cid, {}).get(metric), mc.prob_cheapest[cid],
                          mc.short_share.get(cid, 0.0), mc.draws, mc.seed, mc.currency,
-                         notes.get((cid, metric), ""), warnings])
+                         mc.basis, notes.get((cid, metric), ""), warnings])
     if mc.plan is not None:  # the plan held fixed: its prob_cheapest is its cheaper_share
         q = mc.plan.npv_tco
         rows.append([mc.plan.id, "npv_tco", q["p10"], q["p50"], q["p90"], q["mean"],
                      mc.plan.deterministic, mc.plan.cheaper_share, 0.0, mc.draws, mc.seed,
-                     mc.currency, PLAN_NOTE, warnings])
+                     mc.currency, mc.basis, PLAN_NOTE, warnings])
     return rows_csv(["candidate", "metric", "p10", "p50", "p90", "mean", "deterministic",
-                     "prob_cheapest", "short_share", "draws", "seed", "currency", "note",
-                     "warnings"], rows)
+                     "prob_cheapest", "short_share", "draws", "seed", "currency", "basis",
+                     "note", "warnings"], rows)
 
 
 PLAN_NOTE = ("the cheapest plan, held fixed (what it buys, leases, rents and calls, and when) "
              "and re-costed in each draw; prob_cheapest: the share of draws in which it costs "
              "no more than the candidate ranked first there")
+
+
+AFTER_TAX_NOTE = ("P(cheapest) ranks each draw on the NPV after income tax "
+                  "(finance.decision_basis: after_tax, as tco compare ranks; a shortfall closed "
+                  "after tax too), the plan's share on its NPV after tax; the NPV columns are "
+                  "before tax.")
 
 
 def montecarlo_table(mc: MonteCarlo) -> str:
@@ -415,6 +422,8 @@ def montecarlo_table(mc: MonteCarlo) -> str:
                "dropped: it is priced with its shortfall closed (npv_tco_plan_closed: renting "
                "it, or buying the larger cluster where that costs less)"
                + (f"; short: {', '.join(short)}." if short else "; none fell short."))
+    if mc.basis == "after_tax":
+        out.append(AFTER_TAX_NOTE)
     unranked = [f"{cid} in {percent(1 - x, 1)}" for cid, x in mc.ranked_share.items()
                 if 0 < x < 1]
     if unranked:

@@ -627,7 +627,8 @@ class View:
                 diff=self.money(alt.values["npv_tco"] - npv)))
         mc = self.r.analyses.get("montecarlo")
         if isinstance(mc, MonteCarlo) and rec.id in mc.prob_cheapest:
-            consider.append(s.segments("sum_mc", draws=number(mc.draws, 0),
+            consider.append(s.segments("sum_mc_after_tax" if mc.basis == "after_tax"
+                                       else "sum_mc", draws=number(mc.draws, 0),
                                        p=percent(mc.prob_cheapest[rec.id], 0)))
         return consider
 
@@ -834,6 +835,8 @@ class View:
                              s("col_prob_cheapest")], "rows": rows}
         caption = s("cap_montecarlo", draws=number(mc.draws, 0), varied=len(mc.varied),
                     seed=mc.seed)
+        if mc.basis == "after_tax":
+            caption += " " + s("mc_after_tax")
         if band is not None:
             caption += " " + s("mc_plan", p10=self.money(band.npv_tco["p10"]),
                                p90=self.money(band.npv_tco["p90"]),

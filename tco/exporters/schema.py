@@ -649,6 +649,14 @@ def _breakeven() -> JsonObj:
     }, "`tco breakeven --format json`")
 
 
+MC_BASIS = {"enum": ["pre_tax", "after_tax"],
+            "description": "What each draw is ranked on (`prob_cheapest`, the plan's "
+                           "`cheaper_share`): the NPV of TCO before tax, or after income tax "
+                           "(an option short of the plan: its npv_tco_plan_closed_after_tax), "
+                           "as tco compare ranks (finance.decision_basis); the percentiles are "
+                           "before tax either way"}
+
+
 def _montecarlo() -> JsonObj:
     def pct(what: str) -> JsonObj:
         return _obj({p: _t("number", f"{p.upper() if p != 'mean' else 'Mean'} of {what}",
@@ -668,8 +676,8 @@ def _montecarlo() -> JsonObj:
                            "draw: its npv_tco_plan_closed there)"),
             metric: {"anyOf": [pct(what), {"type": "null"}], "description": what + none},
             "prob_cheapest": _t("number", "Share of draws in which it ranks first (tier, then "
-                                "NPV of TCO, the same draws as `npv_tco`), among the options "
-                                "and portfolios", "fraction"),
+                                "NPV of TCO on the `basis`, the same draws as `npv_tco`), "
+                                "among the options and portfolios", "fraction"),
             "short_share": _t("number", "Share of draws in which it falls short of the plan "
                               "and is ranked, and drawn, at its NPV with the shortfall closed",
                               "fraction"),
@@ -703,6 +711,7 @@ def _montecarlo() -> JsonObj:
         "draws": _t("integer", "Number of draws"),
         "seed": _t("integer", "Random seed (the same seed gives the same output)"),
         "currency": _currency(),
+        "basis": MC_BASIS,
         "varied": _strings("Input paths drawn"),
         "shared_draws": _array(_strings("Paths that share one draw"),
                                "Groups of inputs that take one draw (the same catalog figure)"),
@@ -736,7 +745,8 @@ def _plan_band(pct: Any) -> JsonObj:
         "deterministic": _t("number", "The plan's NPV of TCO at the baseline (no draw)",
                             "currency"),
         "cheaper_share": _t("number", "Share of draws in which the plan, held fixed, costs no "
-                            "more than the candidate ranked first in that draw", "fraction"),
+                            "more than the candidate ranked first in that draw (both on the "
+                            "`basis`)", "fraction"),
     }, "The cheapest plan held fixed and re-costed in every draw (the same draws)"),
         {"type": "null"}], "description": "The cheapest plan held fixed and re-costed in every "
                                           "draw; null when the scenario is not planned"}

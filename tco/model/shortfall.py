@@ -5,7 +5,13 @@ option's accelerator-hours per planned year for each year of backlog. Closing th
 them: at the card's own cloud price when it has one, else at the rent of the same peak
 compute on the cheapest card a cloud sells (`shortfall_price_per_card_hour`,
 tco.resolve.shortfall_price). The rent is paid in the horizon's last year (discounted H years):
-that is when those runs are still waiting. An option that delivers the plan has 0 of each."""
+that is when those runs are still waiting. An option that delivers the plan has 0 of each.
+
+After income tax (`npv_tco_plan_closed_after_tax`, what Monte Carlo ranks a draw by when the
+options are ranked after tax, methodology §20): the rent is a research cost deducted as paid,
+so (1 - tax rate x R&D factor) of it is kept; the larger cluster's added cards cost what this
+cluster's cards cost on average after tax (its after-tax NPV less the port and its upkeep,
+kept at the same share, and the cost of delay, income forgone: 1 - tax rate), per card."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from .base import Builder, fin
 from .cashflows import Horizon
 from .decision import tier_formula
 from .operations import Delivered
+from .tax import rd_factor
 from .timeline import Work
 
 
@@ -45,10 +52,16 @@ def shortfall_cost(b: Builder, horizon: int, work: Delivered, plan: Work, hz: Ho
             "Present value of closing the shortfall by renting in the horizon's last year",
             "horizon")
     rented = hz.npv + npv
+    after = Ref(f"{b.cid}.npv_tco_after_tax")
+    kept = 1 - fin("tax_rate") * rd_factor()  # of a research cost deducted as paid
+    rented_after = after + npv * kept
     if not closing:
         q("npv_tco_plan_closed", rented, money,
           "NPV of delivering the whole plan: the option's NPV plus renting its shortfall",
           "horizon")
+        q("npv_tco_plan_closed_after_tax", rented_after, money,
+          "NPV after income tax of delivering the whole plan: the option's plus renting its "
+          "shortfall, the rent deducted as paid", "horizon")
         return
     bigger, more = _buying_more(b, horizon, hz, money)
     buys = q("shortfall_closed_by_buying", AND(more.gt(0), bigger.lt(rented)), "flag",
@@ -57,6 +70,11 @@ def shortfall_cost(b: Builder, horizon: int, work: Delivered, plan: Work, hz: Ho
     q("npv_tco_plan_closed", IF(buys, bigger, rented), money,
       "NPV of delivering the whole plan: the option's NPV plus renting its shortfall, or "
       "the larger cluster's NPV when buying it costs less", "horizon")
+    bigger_after = _buying_more_after_tax(b, hz, money, more, kept)
+    buys_after = AND(more.gt(0), bigger_after.lt(rented_after))
+    q("npv_tco_plan_closed_after_tax", IF(buys_after, bigger_after, rented_after), money,
+      "NPV after income tax of delivering the whole plan: the option's plus renting its "
+      "shortfall, or the larger cluster's when buying it costs less after tax", "horizon")
 
 
 def _buying_more(b: Builder, horizon: int, hz: Horizon, money: str) -> tuple[Ref, Ref]:
@@ -78,8 +96,8 @@ def _buying_more(b: Builder, horizon: int, hz: Horizon, money: str) -> tuple[Ref
              IF(AND(need.gt(0), spare.gt(0)), MAX(sized - c("cards"), 0), 0), "cards",
              "Cards added to close the shortfall by buying: the whole servers that give the "
              "capacity needed at linear scaling, less this cluster's (0: none can)", "horizon")
-    fixed = (Ref(f"{cid}.porting_one_time") + hz.annuity * Ref(f"{cid}.porting_maintenance_per_year")
-             + Ref(f"{cid}.lead_time_delay_cost"))
+    port, delay = _fixed_costs(cid, hz)
+    fixed = port + delay
     per_card = q("npv_per_card", (hz.npv - fixed) / c("cards"), money,
                  "NPV per card, less the port, its upkeep and the cost of delay (what an added "
                  "card costs)", "horizon")
@@ -90,3 +108,26 @@ def _buying_more(b: Builder, horizon: int, hz: Horizon, money: str) -> tuple[Ref
     return bigger, more
 
 
+
+
+def _fixed_costs(cid: str, hz: Horizon) -> tuple[Expr, Ref]:
+    """What an added card does not add: the port and its upkeep (present value), and the cost
+    of delay."""
+    port = (Ref(f"{cid}.porting_one_time")
+            + hz.annuity * Ref(f"{cid}.porting_maintenance_per_year"))
+    return port, Ref(f"{cid}.lead_time_delay_cost")
+
+
+def _buying_more_after_tax(b: Builder, hz: Horizon, money: str, more: Ref, kept: Expr) -> Ref:
+    """The larger cluster's NPV after income tax: this cluster's, plus the added cards at its
+    after-tax NPV per card (less the port and its upkeep, deducted as paid, and the cost of
+    delay, income forgone)."""
+    cid, q = b.cid, b.q
+    port, delay = _fixed_costs(cid, hz)
+    after = Ref(f"{cid}.npv_tco_after_tax")
+    fixed = port * kept + delay * (1 - fin("tax_rate"))
+    per_card = q("npv_per_card_after_tax", (after - fixed) / b.c("cards"), money,
+                 "NPV per card after income tax, less the port, its upkeep and the cost of "
+                 "delay after tax (what an added card costs after tax)", "horizon")
+    return q("npv_tco_bought_larger_after_tax", after + more * per_card, money,
+             "NPV after income tax of the larger cluster that delivers the plan", "horizon")

@@ -164,9 +164,11 @@ def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) 
     if mc.warnings:
         text(ws, 3, 0, t("Warning: ") + t.strings("list_sep").join(
             t.message(w.text) for w in mc.warnings), st("warning"))
+    after_tax = mc.basis == "after_tax"  # each draw ranked after tax (the decision basis)
     row = 4
     header(ws, row, ["Candidate", "Name", "Metric", "P10", "P50", "P90", "Mean",
-                     "P(lowest NPV of TCO)"], st)
+                     "P(lowest NPV after income tax)" if after_tax
+                     else "P(lowest NPV of TCO)"], st)
     row += 1
     names = {c.id: t.name(c.info.name) for c in result.candidates}
     tables = [stats for metrics in mc.percentiles.values() for stats in metrics.values()]
@@ -196,6 +198,11 @@ def write_montecarlo(ws: Worksheet, result: Result, mc: MonteCarlo, st: Styles) 
         row += 1
         text(ws, row, 0, t("The plan's last column: the share of draws in which it costs no "
                            "more than the candidate ranked first there."), st("subtitle"))
+        row += 1
+    if after_tax:
+        text(ws, row, 0, t("The last column ranks each draw on the NPV after income tax, as "
+                           "the options are ranked; the percentiles are before tax."),
+             st("subtitle"))
         row += 1
     row += 1
     text(ws, row, 0, t("Inputs drawn"), st("label"))
