@@ -163,12 +163,17 @@ def _usage_error(exc: click.UsageError, ctx: click.Context | None) -> NoReturn:
         raise exc
     where = (exc.ctx or ctx)
     helped = f"; see '{where.command_path} --help'" if where is not None else ""
-    message = exc.format_message()
-    if isinstance(exc, click.NoSuchOption):  # click 8.2.0 wrote "No such option: --x"
-        message = message.replace(f"No such option: {exc.option_name}",
-                                  f"No such option {exc.option_name!r}")
+    message = (_no_such_option(exc) if isinstance(exc, click.NoSuchOption)
+               else exc.format_message())
     click.echo(f"tco: error: {message.rstrip('.')}{helped}", err=True)
     raise SystemExit(2)
+
+
+def _no_such_option(exc: click.NoSuchOption) -> str:
+    """An unknown option, worded by tco from the option and click's close matches (click's
+    own words have changed between the versions the project allows)."""
+    close = " or ".join(repr(p) for p in exc.possibilities or [])
+    return f"No such option {exc.option_name!r}" + (f" (did you mean {close}?)" if close else "")
 
 
 @click.group(cls=_Group,

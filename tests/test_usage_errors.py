@@ -16,6 +16,8 @@ from tco.cli import cli
      "Invalid value for '--cards': 'abc' is not a valid integer; see 'tco job --help'"),
     (["compare", "--bogus"], "No such option '--bogus'; see 'tco compare --help'"),
     (["--bogus"], "No such option '--bogus'; see 'tco --help'"),
+    (["montecarlo", "--draw", "3"],
+     "No such option '--draw' (did you mean '--draws'?); see 'tco montecarlo --help'"),
     (["nosuchcmd"], "No such command 'nosuchcmd'; see 'tco --help'"),
     (["catalog", "show"], "Missing argument 'IDENT'; see 'tco catalog show --help'"),
     (["whatif"], "Missing option '--set'; see 'tco whatif --help'"),
