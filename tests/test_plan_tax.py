@@ -7,6 +7,7 @@ rent."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,58 @@ def test_before_tax_the_plan_is_chosen_as_before(tmp_path):
         assert p.basis == "pre_tax" and p.npv_decision == p.npv_tco
         assert p.npv_tco == pytest.approx(p.values["objective"], rel=1e-9), p.id
     assert run.to_dict()["recommendation"]["reason_codes"][0]["code"] == "plan_lowest"
+
+
+def test_the_cost_of_delay_in_work_left_undone_is_deducted_once():
+    """Work left undone costs its fallback: the dearest way to do it (a research cost) plus
+    the business's cost of delay (income forgone, deducted once, never as R&D). A run no card
+    can do, at 1,000,000 of which 400,000 is delay, after 25 % tax with R&D costs deducted
+    twice: 600,000 x (1 - 0.25 x 2) + 400,000 x (1 - 0.25) = 600,000 (the whole fallback as
+    R&D would have been 500,000)."""
+    card = Card(id="x", stack="cuda", cards_per_server=8, lead_periods=1, buy=True,
+                lease=False, server_price=(100_000.0,) * 4, upkeep_per_server_period=2_000.0,
+                resale_fraction=(0.5,) * 4, rent={"on_demand": (2.0,) * 4}, utilization=1.0,
+                tax_deductions_per_server=(60_000.0,) * 4)
+    run = Training("pretrain", {}, ((0, 3, 1.0),), shortfall_per_run=1_000_000.0,
+                   shortfall_delay_per_run=400_000.0)
+    prob = Problem(Periods(4, 3, 0.0), (card,), (run,), (), (Stack("cuda", 0.0, 0, 0.0),),
+                   tax=Tax(0.25, 2.0))
+    sol = solve(prob)
+    assert sol.values[("short", "pretrain", 0)] == pytest.approx(1.0)
+    assert sol.npv == pytest.approx(600_000.0, rel=1e-12)
+    assert solve(replace(prob, tax=None)).npv == pytest.approx(1_000_000.0, rel=1e-12)
+
+
+UNDONE = """
+name: work left undone after tax
+currency: USD
+utilization: 0.85
+cost_of_delay_per_week: 2000
+workloads:
+  - {id: w, kind: pretrain, params: 7.0e+9, tokens: 1.0e+11, precision: bf16, runs_per_year: 150}
+candidates:
+  - {id: buy, card: h100-sxm, cards: 64, lead_time_weeks: 0}
+  - {id: rent, card: h100-sxm, cards: 64, acquire: rent}
+rent_options: none
+finance: {horizon_years: 5, discount_rate: 0.08, tax_rate: 0.4, tax_life_years: 30,
+          tax_rd_share: 1, tax_rd_extra_deduction_fraction: 1}
+"""
+
+
+def test_a_plan_leaving_work_undone_deducts_its_delay_once(tmp_path):
+    """Held to the 64 bought H100, whose purchase is deducted over 30 tax years at 40 % tax,
+    the plan leaves every run to its fallback (renting at 0.2 of the rent after tax is
+    cheaper than buying). Its fallback is paid at each year's end: pre-tax NPV P. Every cost
+    in it is research (deducted twice: kept 1 - 0.4 x 2 = 0.2) but the cost of delay,
+    2,000 a week x 52 = 104,000 a year whatever the runs, which keeps 1 - 0.4 = 0.6: after
+    tax 0.2 P + 0.4 x 104,000 x (the annuity of 5 years at 8 %, 3.99271)."""
+    path = tmp_path / "undone.yaml"
+    path.write_text(UNDONE)
+    plans = tco.compare(path).result.plans
+    held = next(p for p in plans if p.option == "buy")
+    assert held.workloads["w"]["delivered_fraction"] == 0 and not held.actions
+    annuity = sum(1 / 1.08 ** y for y in range(1, 6))
+    assert held.npv_tco_after_tax == pytest.approx(
+        0.2 * held.npv_tco + 0.4 * 104_000 * annuity, rel=1e-9)
+    for p in plans:
+        assert p.npv_tco_after_tax == pytest.approx(p.values["objective"], rel=1e-9), p.id

@@ -189,8 +189,18 @@ def api_cost(aid: str, wid: str, per_year: int) -> Expr:
     return Ref(f"{aid}.{wid}.cost_per_job") / per_year
 
 
+@dataclass(frozen=True)
+class Fallback:
+    """What work left undone costs, in two parts taxed differently (methodology §20): `work`,
+    the dearest way to do it (a cost, qualifying R&D), and `delay`, the business's cost of
+    delay (income forgone: deducted once, never as R&D)."""
+
+    work: Expr
+    delay: Expr
+
+
 def run_fallback(supplies: Iterable[Supply], wid: str, window_weeks: float, runs: float,
-                 owned: Iterable[Supply] = ()) -> Expr:
+                 owned: Iterable[Supply] = ()) -> Fallback:
     """What a run of training workload `wid` left undone in its window costs: renting its
     card-hours on demand on the dearest card the scenario offers (each card's on-demand
     price, or the same sustained compute on the cheapest card a cloud rents:
@@ -205,11 +215,11 @@ def run_fallback(supplies: Iterable[Supply], wid: str, window_weeks: float, runs
              for s in supplies]
     rents += [Ref(f"{s.cid}.{wid}.cost_per_run_horizon") for s in owned]
     delay = Ref("cost_of_delay_per_week") * window_weeks / max(runs, 1e-12)
-    return (MAX(*rents) if rents else Const(0.0)) + delay
+    return Fallback(MAX(*rents) if rents else Const(0.0), delay)
 
 
 def serve_fallback(supplies: Iterable[Supply], apis: Iterable[str], wid: str, months: int,
-                   owned: Iterable[Supply] = ()) -> Expr:
+                   owned: Iterable[Supply] = ()) -> Fallback:
     """What a period of serving workload `wid`'s full traffic left unserved costs: the
     dearest of its API options and of renting the busy card-hours on demand (as above), and
     the cost of delay for the period. Where no API serves it and no cloud rents a card that
@@ -223,11 +233,11 @@ def serve_fallback(supplies: Iterable[Supply], apis: Iterable[str], wid: str, mo
     ways += [Ref(f"{s.cid}.{wid}.npv_tco_share")
              / MAX(Ref(f"{s.cid}.discounted_work_years"), 1e-12) / per_year for s in owned]
     delay = Ref("cost_of_delay_per_week") * WEEKS_PER_YEAR / per_year
-    return (MAX(*ways) if ways else Const(0.0)) + delay
+    return Fallback(MAX(*ways) if ways else Const(0.0), delay)
 
 
 def plan_money(model: Model, shape: PlanShape, supplies: Mapping[str, Supply], money: str,
-               horizon: int, fallbacks: Mapping[str, Expr]) -> Ref:
+               horizon: int, fallbacks: Mapping[str, Fallback]) -> Ref:
     """Each period's costs of the fixed plan `shape`, their present value and the plan's NPV
     (`<plan>.npv_tco`), as quantities of the model. Every cost is a plan quantity (an input)
     times a unit cost (`unit`, `rent_price`, ...): the planner priced its program with the
@@ -239,14 +249,19 @@ class _Money:
     """The quantities of one plan's money, added supply by supply and kind by kind."""
 
     def __init__(self, model: Model, shape: PlanShape, supplies: Mapping[str, Supply],
-                 money: str, horizon: int, fallbacks: Mapping[str, Expr]) -> None:
+                 money: str, horizon: int, fallbacks: Mapping[str, Fallback]) -> None:
         self.b, self.shape, self.supplies = Builder(model, shape.id), shape, supplies
         self.money, self.horizon, self.P = money, horizon, shape.periods
         self.per_year = shape.per_year
         self.hours = HOURS_PER_YEAR * shape.months / MONTHS_PER_YEAR
-        for wid, expr in fallbacks.items():
-            self.b.q(f"{wid}.fallback", expr, money, "What work of this workload left undone "
-                     "costs (a run, or a period of its traffic)", "plan")
+        for wid, fb in fallbacks.items():
+            delay = self.b.q(f"{wid}.fallback_delay", fb.delay, money, "The cost of delay in "
+                             "what work of this workload left undone costs (income forgone)",
+                             "plan")
+            self.b.q(f"{wid}.fallback", fb.work + delay, money, "What work of this workload "
+                     "left undone costs (a run, or a period of its traffic)", "plan")
+        # [period] the cost of delay within the work left undone then (taxed apart, §20)
+        self.delay: dict[int, list[Expr]] = {k: [] for k in range(self.P)}
         self.cost: dict[int, dict[str, list[Expr]]] = {
             k: {c: [] for c in PLAN_COMPONENTS} for k in range(self.P)}
         self.units = {s: unit(s, supplies[s].inputs_of, shape.months, supplies[s].site)
@@ -388,12 +403,12 @@ class _Money:
             self.cost[k]["api"].append(self.x(*key) * api_cost(aid, wid, self.per_year))
         fallback = {wid: Ref(f"{self.shape.id}.{wid}.fallback")
                     for wid, _w in self.shape.training + self.shape.serving}
-        for key in self.by_kind.get("unserved", []):
-            self.cost[int(key[2])]["shortfall"].append(self.x(*key) * fallback[key[1]])
         windows = dict(self.shape.training)
-        for key in self.by_kind.get("short", []):
-            last = windows[key[1]][int(key[2])][1]
-            self.cost[last]["shortfall"].append(self.x(*key) * fallback[key[1]])
+        for key in self.by_kind.get("unserved", []) + self.by_kind.get("short", []):
+            k = (int(key[2]) if key[0] == "unserved"
+                 else windows[key[1]][int(key[2])][1])  # a run: its window's last period
+            self.cost[k]["shortfall"].append(self.x(*key) * fallback[key[1]])
+            self.delay[k].append(self.x(*key) * Ref(f"{self.shape.id}.{key[1]}.fallback_delay"))
         port_of = dict(self.shape.stacks)
         for key in self.by_kind.get("use", []):
             s = port_of[key[1]]
@@ -448,9 +463,14 @@ class _Money:
         periods: list[Expr] = []
         for k, parts in enumerate(self.parts):
             deducted: list[Expr] = []
-            # qualifying R&D costs count rd times (a voucher, taxable income, once)
+            # qualifying R&D costs count rd times (a voucher, taxable income, once; the cost
+            # of delay within work left undone, income forgone, once)
             later = [parts[c] * (1 if c == "voucher" else rd) for c in parts
-                     if c not in AT_START and c != "vat_recovered"]
+                     if c not in AT_START and c not in ("vat_recovered", "shortfall")]
+            if "shortfall" in parts:
+                delay = b.q(f"p{k}.shortfall_delay", SUM(*self.delay[k]), money,
+                            f"Cost of delay within the work left undone, period {k}", "plan")
+                later.append((parts["shortfall"] - delay) * rd + delay)
             if later:
                 deducted.append(SUM(*later) * discount_year(k // self.per_year + 1))
             if "porting" in parts:

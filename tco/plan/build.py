@@ -21,6 +21,7 @@ from .. import modes
 from ..expr import Const, Expr, Ref
 from ..inputs import site_path
 from ..model.plan import (
+    Fallback,
     Supply,
     api_cost,
     deductions_present_value,
@@ -44,7 +45,7 @@ RUN_WINDOW_WEEKS = 52.0  # a training run's window: a year of the plan, in weeks
 
 
 def fallbacks(st: Structure, sup: Mapping[str, Supply], training: Sequence[Training],
-              serving: Sequence[Serving], months: int) -> dict[str, Expr]:
+              serving: Sequence[Serving], months: int) -> dict[str, Fallback]:
     """What work left undone costs, by workload, the same in every plan (tco.model.plan's
     run_fallback and serve_fallback): a training run on the supplies that can run it whose
     shortfall is rented, a period of serving on those and on the APIs the problem priced it
@@ -59,7 +60,7 @@ def fallbacks(st: Structure, sup: Mapping[str, Supply], training: Sequence[Train
         return [s for s in sup.values() if (s.buy or s.lease) and s.cid in able
                 and (not assigned.get(s.cid) or wid in assigned[s.cid])]
 
-    out: dict[str, Expr] = {}
+    out: dict[str, Fallback] = {}
     for t in training:
         runs = t.windows[0][2] if t.windows else 0.0
         able = set(t.able or t.card_hours_per_run)  # every way to do it, too slow or not
@@ -141,8 +142,10 @@ def problem(st: Structure, infos: Mapping[str, Any], env: Mapping[str, Any],
                             for y in range(st.horizon_years))
             training.append(Training(wid, hours_per_run, windows, 0.0, able))
     undone = fallbacks(st, sup, training, serving, months)
-    training = [replace(t, shortfall_per_run=val(undone[t.id])) for t in training]
-    serving = [replace(w, shortfall_per_period=val(undone[w.id])) for w in serving]
+    training = [replace(t, shortfall_per_run=val(undone[t.id].work + undone[t.id].delay),
+                        shortfall_delay_per_run=val(undone[t.id].delay)) for t in training]
+    serving = [replace(w, shortfall_per_period=val(undone[w.id].work + undone[w.id].delay),
+                       shortfall_delay_per_period=val(undone[w.id].delay)) for w in serving]
     stacks = _stacks(sup, env, months, per_year)
     # each site's power budget (its energy quota), where it gives one (methodology §3, Sites)
     budgets = {site[0]: float(env[site_path(site[0], "power_budget_kw")]) for site in st.sites

@@ -101,6 +101,8 @@ class Training:
     # the supplies that can run it at all, in its window or not (its fallback's ways); empty:
     # those of card_hours_per_run
     able: tuple[str, ...] = ()
+    # the cost of delay within shortfall_per_run (income forgone: taxed as income, not R&D)
+    shortfall_delay_per_run: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,8 @@ class Serving:
     busy_card_hours: dict[str, float]  # card id -> card-hours a period of full traffic uses
     api: dict[str, tuple[float, ...]]  # api option id -> [period] cost of a period's full traffic
     shortfall_per_period: float  # what a period of full traffic left unserved costs
+    # the cost of delay within shortfall_per_period (income forgone: taxed as income)
+    shortfall_delay_per_period: float = 0.0
 
 
 @dataclass(frozen=True)

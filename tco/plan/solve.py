@@ -400,10 +400,16 @@ class _Formulation:
         if c.stack in self.port:
             self.uses.setdefault((c.stack, wid), []).append((j, 1.0))
 
+    def undone(self, fallback: float, delay: float) -> float:
+        """What work left undone at `fallback` costs on the plan's basis: the way to do it is
+        a cost deducted as paid, the cost of delay in it (`delay`) income forgone."""
+        return (fallback - delay) * self.kept + delay * self.kept_income
+
     def training(self, t: Any) -> None:
         """Each window's runs done on some card and source, or left undone at a price."""
         for wi, (first, last, runs) in enumerate(t.windows):
-            price = t.shortfall_per_run * self.year_end[last] * self.kept
+            price = self.undone(t.shortfall_per_run, t.shortfall_delay_per_run) \
+                * self.year_end[last]
             terms: Terms = [(self.prog.var(("short", t.id, wi), price,
                                            premium=price * PREFER_DONE), 1.0)]
             for c in self.p.cards:
@@ -427,7 +433,8 @@ class _Formulation:
             share = s.traffic[k]
             if share <= 0:
                 continue
-            price = s.shortfall_per_period * self.year_end[k] * self.kept
+            price = self.undone(s.shortfall_per_period, s.shortfall_delay_per_period) \
+                * self.year_end[k]
             terms: Terms = [(self.prog.var(("unserved", s.id, k), price,
                                            premium=price * PREFER_DONE), 1.0)]
             for aid, cost in s.api.items():

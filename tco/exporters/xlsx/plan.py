@@ -84,6 +84,8 @@ def _quantity_label(pid: str, q: Any, t: Any) -> str:
             return t("Present value of period {k}'s costs", k=k)
         if comp == "tax_deductions_present_value":
             return t("Present value of period {k}'s tax deductions", k=k)
+        if comp == "shortfall_delay":
+            return t("Cost of delay within the work left undone, period {k}", k=k)
         return t("{component}, period {k}", component=t(PLAN_COMPONENT_LABELS[comp]), k=k)
     parts = rest.split(".")
     if len(parts) == 3 and parts[1].startswith("p") and parts[2] == "servers":
@@ -98,6 +100,9 @@ def _quantity_label(pid: str, q: Any, t: Any) -> str:
         return t("Periods from an order of {s}'s servers to their installation", s=parts[0])
     if len(parts) == 2 and parts[1] == "fallback":
         return t("What work of {w} left undone costs (a run, or a period of its traffic)",
+                 w=parts[0])
+    if len(parts) == 2 and parts[1] == "fallback_delay":
+        return t("The cost of delay in what work of {w} left undone costs (income forgone)",
                  w=parts[0])
     return t(q.label)
 
