@@ -115,8 +115,9 @@
       if (size === 1e4) return sign + sym + grouped(a / 1e4, a >= 1e3 ? 1 : 2) + "万";
       return sign + sym + grouped(a, 2);
     }
-    if (a >= 1e9) return sign + sym + grouped(a / 1e9, 2) + "B";
-    if (a >= 1e6) return sign + sym + grouped(a / 1e6, 2) + "M";
+    // an amount that would round up to a thousand of one scale is one of the next
+    if (a >= 1e9 || grouped(a / 1e6, 2) === "1,000.00") return sign + sym + grouped(a / 1e9, 2) + "B";
+    if (a >= 1e6 || grouped(a / 1e3, 0) === "1,000") return sign + sym + grouped(a / 1e6, 2) + "M";
     if (a >= 1e4) return sign + sym + grouped(a / 1e3, 0) + "k";
     return sign + sym + grouped(a, 2);
   }

@@ -408,7 +408,8 @@ def test_number_formatting_equals_python(browser, result, tmp_path):
     open_report(browser, result, tmp_path)
     rng = np.random.default_rng(5)
     xs = [0.125, 2.5, 0.5, 1234565.0, 999999.5, 1e-5, 1.5e-5, 123456789.0, 1e16, 1e22, -0.0,
-          0.1 + 0.2, 85.0, 0.0826, 1e-300]
+          0.1 + 0.2, 85.0, 0.0826, 1e-300, 999_499.0, 999_500.0, 999_567.0, 999_994_999.0,
+          999_995_000.0, -999_600.0]
     xs += [float(x) for x in rng.lognormal(0, 8, 200) * rng.choice([-1, 1], 200)]
     xs += [round(float(x), 3) for x in rng.uniform(0, 100, 100)]
     got = browser.js(f"""(() => {{

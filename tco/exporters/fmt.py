@@ -49,9 +49,11 @@ def money(x: float | None, currency: str, lang: str = "en", unit: float | None =
         if size == WAN:
             return f"{sign}{sym}{a / WAN:,.{1 if a >= 1e3 else 2}f}万"
         return f"{sign}{sym}{a:,.2f}"
-    if a >= 1e9:
+    # an amount that would round up to a thousand of one scale is one of the next ($1.00M,
+    # not $1,000k)
+    if a >= 1e9 or f"{a / 1e6:,.2f}" == "1,000.00":
         return f"{sign}{sym}{a / 1e9:,.2f}B"
-    if a >= 1e6:
+    if a >= 1e6 or f"{a / 1e3:,.0f}" == "1,000":
         return f"{sign}{sym}{a / 1e6:,.2f}M"
     if a >= 1e4:
         return f"{sign}{sym}{a / 1e3:,.0f}k"
