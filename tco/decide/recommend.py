@@ -119,7 +119,8 @@ def recommend_option(result: Result) -> Decision | None:
     years = result.structure.horizon_years
     mode = rec.info.acquire
     pricing = "" if modes.owned_or_leased(mode) else rented_at(result, rec)
-    npv = rec.values["npv_tco"]
+    on = _basis(result)  # the NPV the options are ranked on, which the reasons quote
+    npv = on(rec.values)
     ok = delivers(rec)
     pool = [c for c in result.candidates if (delivers(c) if ok else usable(c))]
     runner_up = next((c for c in pool if c is not rec), None)
@@ -130,10 +131,10 @@ def recommend_option(result: Result) -> Decision | None:
                   and (c.info.acquire != modes.RENT) == rented), None)
     reasons = []
     if ok and runner_up is not None:
-        diff = runner_up.values["npv_tco"] - npv
+        diff = on(runner_up.values) - npv
         reasons.append(Reason("lowest_npv", {
             "years": years, "npv": npv, "diff": diff,
-            "share": diff / runner_up.values["npv_tco"], "next": runner_up.id}))
+            "share": diff / on(runner_up.values), "next": runner_up.id}))
     elif ok:
         reasons.append(Reason("only_option", {"years": years, "npv": npv}))
     else:
@@ -141,7 +142,8 @@ def recommend_option(result: Result) -> Decision | None:
                    "short_runs": rec.values["plan_shortfall_runs"]}
         code = "none_delivers"
         if "npv_tco_plan_closed" in rec.values:
-            figures["closed_npv"] = rec.values["npv_tco_plan_closed"]
+            figures["closed_npv"] = rec.values[
+                "npv_tco_plan_closed_after_tax" if _after_tax(result) else "npv_tco_plan_closed"]
             if rec.values.get("shortfall_closed_by_buying"):
                 code = "none_delivers_close_by_buying"
                 figures["buy_cards"] = rec.values["shortfall_buy_cards"]
@@ -149,13 +151,13 @@ def recommend_option(result: Result) -> Decision | None:
                 code = "none_delivers_close_by_renting"
         reasons.append(Reason(code, figures))
     if other is not None:
-        reasons.append(_dearer(other.info.acquire if rented else modes.RENT, other, npv))
+        reasons.append(_dearer(other.info.acquire if rented else modes.RENT, other, npv, on))
     if other is None and modes.owned_or_leased(mode) and rec.values.get("cloud_npv") is None:
         reasons.append(Reason("rent_not_compared", {"card": rec.info.card_name,
                                                     "currency": result.currency}))
     alt = _lease_or_buy(result, rec, ok)
     if alt is not None:
-        reasons.append(_dearer(alt.info.acquire, alt, npv))
+        reasons.append(_dearer(alt.info.acquire, alt, npv, on))
     source = result.candidate(rec.info.inputs_of) if rec.info.inputs_of else None
     if rented and source is not None and source.priced and "breakeven_utilization" in \
             source.values:
@@ -169,28 +171,40 @@ def recommend_option(result: Result) -> Decision | None:
                                                           "utilization": be}))
     if port is not None:
         reasons.append(Reason("portfolio_dearer", {
-            "portfolio": port.id, "npv": port.values["npv_tco"],
-            "diff": port.values["npv_tco"] - npv}))
+            "portfolio": port.id, "npv": on(port.values), "diff": on(port.values) - npv}))
     if api is not None and ok:
-        reasons.append(Reason("api_dearer", {"api": api.id, "npv": api.values["npv_tco"],
-                                             "diff": api.values["npv_tco"] - npv}))
+        reasons.append(Reason("api_dearer", {"api": api.id, "npv": on(api.values),
+                                             "diff": on(api.values) - npv}))
     if mode != modes.RENT and rec.values.get("ready_years", 0) > 0:
         reasons.append(Reason("ready_late_caught_up" if ok else "ready_late_lost",
                               {"months": rec.values["ready_years"] * 12}))
     return on_basis(result, Decision(
         rec.id, mode, rec.info.name, rec.info.card_name, int(rec.inputs["cards"]), pricing,
-        npv, ok, runner_up, other, tuple(reasons), (rec.id,), lease_or_buy=alt), rec.values)
+        rec.values["npv_tco"], ok, runner_up, other, tuple(reasons), (rec.id,),
+        lease_or_buy=alt), rec.values)
+
+
+def _after_tax(result: Result) -> bool:
+    return result.structure.decision_basis == "after_tax"
+
+
+def _basis(result: Result) -> Any:
+    """The NPV an option, portfolio or API is ranked on, read from its values: before tax, or
+    after income tax when the scenario's decision basis is after_tax (engine.decision_npv)."""
+    key = "npv_tco_after_tax" if _after_tax(result) else "npv_tco"
+    return lambda values: float(values[key])
 
 
 def on_basis(result: Result, d: Decision, values: dict[str, float]) -> Decision:
     """The decision with the basis its options were ranked on (`finance.decision_basis`,
     methodology §20); after tax, a first reason says so and gives the recommended NPV after
-    tax (the NPVs the other reasons quote are before tax)."""
+    and before tax (the NPVs the other reasons quote are after tax, as they are ranked)."""
     basis = result.structure.decision_basis
     if basis != "after_tax":
         return replace(d, basis=basis)
     rate = _tax_rate(result)
-    first = Reason("basis_after_tax", {"rate": rate, "npv": values["npv_tco_after_tax"]})
+    first = Reason("basis_after_tax", {"rate": rate, "npv": values["npv_tco_after_tax"],
+                                       "npv_pre_tax": values["npv_tco"]})
     return replace(d, basis=basis, reasons=(first, *d.reasons),
                    npv_after_tax=values["npv_tco_after_tax"])
 
@@ -200,10 +214,11 @@ def _tax_rate(result: Result) -> float:
         else 0.0
 
 
-def _dearer(how: str, c: CandidateResult, npv: float) -> Reason:
-    """The cheapest option of another mode (`how`: buy, lease, rent or hybrid) costs more."""
-    return Reason(f"{how}_dearer", {"option": c.id, "npv": c.values["npv_tco"],
-                                    "diff": c.values["npv_tco"] - npv})
+def _dearer(how: str, c: CandidateResult, npv: float, on: Any) -> Reason:
+    """The cheapest option of another mode (`how`: buy, lease, rent or hybrid) costs more, on
+    the NPV `on` reads (the decision basis)."""
+    return Reason(f"{how}_dearer", {"option": c.id, "npv": on(c.values),
+                                    "diff": on(c.values) - npv})
 
 
 def _lease_or_buy(result: Result, rec: CandidateResult, ok: bool) -> CandidateResult | None:
@@ -229,12 +244,12 @@ def _api(result: Result, api: CandidateResult, one: CandidateResult | None,
          port: PortfolioResult | None) -> Decision:
     """A per-token API recommended: it serves the plan for less than any option with cards."""
     years = result.structure.horizon_years
-    npv = api.values["npv_tco"]
+    on = _basis(result)
+    npv = on(api.values)
     if one is not None:
-        gap = one.values["npv_tco"] - npv
+        gap = on(one.values) - npv
         reasons = [Reason("api_lowest", {"years": years, "npv": npv, "diff": gap,
-                                         "share": gap / one.values["npv_tco"],
-                                         "next": one.id})]
+                                         "share": gap / on(one.values), "next": one.id})]
     else:
         reasons = [Reason("api_only", {"years": years, "npv": npv})]
     reasons.append(Reason("api_prices", {"prices": [
@@ -242,9 +257,9 @@ def _api(result: Result, api: CandidateResult, one: CandidateResult | None,
          "output": job["cost_per_million_output_tokens"]} for wid, job in api.jobs.items()]}))
     if port is not None:
         reasons.append(Reason("api_portfolio_npv", {"portfolio": port.id,
-                                                    "npv": port.values["npv_tco"]}))
-    return Decision(api.id, modes.API, api.info.name, api.info.card_name, 0, "", npv, True,
-                    one, None, tuple(reasons), (api.id,))
+                                                    "npv": on(port.values)}))
+    return Decision(api.id, modes.API, api.info.name, api.info.card_name, 0, "",
+                    api.values["npv_tco"], True, one, None, tuple(reasons), (api.id,))
 
 
 def rented_at(result: Result, c: CandidateResult) -> str:
@@ -260,25 +275,26 @@ def _portfolio(result: Result, port: PortfolioResult, one: CandidateResult | Non
                ) -> Decision:
     """A portfolio recommended: it delivers the plan for less than any single option."""
     years = result.structure.horizon_years
-    npv = port.values["npv_tco"]
+    on = _basis(result)
+    npv = on(port.values)
     members = [result.candidate(oid) for oid in port.options]
     reasons = []
     if one is not None:
-        gap = one.values["npv_tco"] - npv
+        gap = on(one.values) - npv
         reasons.append(Reason("portfolio_lowest", {
-            "years": years, "npv": npv, "diff": gap, "share": gap / one.values["npv_tco"],
+            "years": years, "npv": npv, "diff": gap, "share": gap / on(one.values),
             "next": one.id}))
     else:
         reasons.append(Reason("portfolio_only", {"years": years, "npv": npv}))
     for c in members:
         reasons.append(Reason("portfolio_part", {"option": c.id, "carries": list(c.carries),
-                                                 "npv": c.values["npv_tco"]}))
+                                                 "npv": on(c.values)}))
     parts = tuple(Part(c.id, c.info.acquire, c.info.card_name,
                        rented_at(result, c) if modes.rents_cards(c.info.acquire) else "",
                        int(c.inputs["cards"]), tuple(c.carries)) for c in members)
     return Decision(
         port.id, modes.PORTFOLIO, port.name, " + ".join(c.info.card_name for c in members),
-        sum(int(c.inputs["cards"]) for c in members), "", npv, True, one, None,
+        sum(int(c.inputs["cards"]) for c in members), "", port.values["npv_tco"], True, one, None,
         tuple(reasons), tuple(port.options), parts)
 
 

@@ -42,14 +42,14 @@ def summary(view: View, said: Recommendation) -> dict[str, Any]:
     years = s("years", n=r.structure.horizon_years)
     api = r.candidate(said.option)
     headline = s.segments("sum_recommend_api", name=api.info.name)
-    why = []
-    single = said.runner_up
+    why = view.basis_note(said)  # on the decision basis: after tax, the amounts compared
+    single, npv = said.runner_up, said.npv_decision
     if single is not None:
-        diff = single.values["npv_tco"] - said.npv_tco
-        why.append(s.segments("sum_api_cheaper", years=years, npv=view.money(said.npv_tco),
+        diff = view.on_basis(single.values) - npv
+        why.append(s.segments("sum_api_cheaper", years=years, npv=view.money(npv),
                               diff=view.money(diff), next=view.name(single)))
     else:
-        why.append(s.segments("sum_api_only", years=years, npv=view.money(said.npv_tco)))
+        why.append(s.segments("sum_api_only", years=years, npv=view.money(npv)))
     for wid, job in api.jobs.items():
         why.append(s.segments(
             "sum_api_prices", workload=wid,

@@ -51,15 +51,15 @@ def summary(view: View, said: Recommendation) -> dict[str, Any]:
     years = s("years", n=r.structure.horizon_years)
     headline = s.segments("sum_recommend_portfolio", name=said.name,
                           cards=number(said.cards, 0))
-    why = []
-    single = said.runner_up
+    why = view.basis_note(said)  # on the decision basis: after tax, the amounts compared
+    single, npv = said.runner_up, said.npv_decision
     if single is not None:
-        diff = single.values["npv_tco"] - said.npv_tco
+        diff = view.on_basis(single.values) - npv
         why.append(s.segments("sum_portfolio_cheaper", years=years,
-                              npv=view.money(said.npv_tco), diff=view.money(diff),
+                              npv=view.money(npv), diff=view.money(diff),
                               next=view.name(single)))
     else:
-        why.append(s.segments("sum_portfolio_only", years=years, npv=view.money(said.npv_tco)))
+        why.append(s.segments("sum_portfolio_only", years=years, npv=view.money(npv)))
     for oid in said.options:
         c = r.candidate(oid)
         if c.info.acquire == modes.API:  # a per-token API: no accelerators

@@ -23,6 +23,7 @@ from ..decide import recommend_option as recommend
 from ..decide import rented_at
 from ..decide.rules import barred_here, facts, part_only, plan_delivers, single, usable
 from ..decide.rules import complete as is_complete
+from ..engine import decision_npv
 from ..inputs import Input
 from ..resolve.policy import policy_dict, stock_words
 from ..result import CandidateResult, Result
@@ -365,6 +366,18 @@ class View:
                 if k in c.values and f"{c.id}.{k}" in at.index} if c.quantified else {}
         return out
 
+    def on_basis(self, values: Mapping[str, float]) -> float:
+        """The NPV an option, portfolio or API is ranked on, from its values: after income tax
+        where the scenario's decision basis is after_tax (engine.decision_npv)."""
+        return decision_npv(values, self.r.structure.decision_basis)
+
+    def basis_note(self, said: Recommendation) -> list[list[Segment]]:
+        """Ranked after tax: a first sentence saying the amounts the summary compares are after
+        tax, with the recommendation's NPV before tax."""
+        if said.basis != "after_tax":
+            return []
+        return [self.s.segments("sum_basis_after_tax", npv=self.money(said.npv_tco))]
+
     def ranked_on(self, oid: str) -> str:
         """The quantity option `oid` is ranked on (engine.decision_npv: the NPV, or the NPV
         after tax when the scenario's decision basis is after_tax), for the page's ranking."""
@@ -535,14 +548,15 @@ class View:
             headline = s.segments("sum_recommend_lease", name=self.name(rec), cards=cards)
         else:
             headline = s.segments("sum_recommend", name=self.name(rec), cards=cards)
-        why: list[list[Segment]] = []
-        npv = rec.values["npv_tco"]
+        why: list[list[Segment]] = self.basis_note(said)
+        npv = self.on_basis(rec.values)
         others = [c for c in self.complete if c is not rec]
         if is_complete(rec) and others:
             nxt = others[0]
-            diff = nxt.values["npv_tco"] - npv
+            diff = self.on_basis(nxt.values) - npv
             why.append(s.segments("sum_npv_lowest", years=years, npv=self.money(npv),
-                                  diff=self.money(diff), pct=self.pct(diff / nxt.values["npv_tco"]),
+                                  diff=self.money(diff),
+                                  pct=self.pct(diff / self.on_basis(nxt.values)),
                                   next=self.name(nxt)))
         elif not is_complete(rec):
             why.append(s.segments("sum_npv_incomplete", years=years, npv=self.money(npv),
@@ -571,8 +585,9 @@ class View:
     def consider(self, rec: CandidateResult, said: Recommendation) -> list[list[Segment]]:
         """What a reader should weigh beside the recommendation of option `rec`: its risk
         flags, cheaper options that are barred or short of the plan, the other mode (renting
-        or buying), and the Monte Carlo's chance that it is cheapest."""
-        s, npv = self.s, rec.values["npv_tco"]
+        or buying), and the Monte Carlo's chance that it is cheapest. Options are compared on
+        the NPV they are ranked on (after tax on that basis)."""
+        s, npv, on = self.s, self.on_basis(rec.values), self.on_basis
         consider: list[list[Segment]] = []
         if rec.info.flags:
             flags = s("list_sep").join(s.message(f) for f in rec.info.flags)
@@ -580,14 +595,14 @@ class View:
         else:
             consider.append(s.segments("sum_no_flags"))
         for c in self.r.candidates:
-            if barred_here(c) and c.priced and c.values["npv_tco"] < npv:
+            if barred_here(c) and c.priced and on(c.values) < npv:
                 why_barred = s("list_sep").join(s.message(f) for f in c.info.blocking)
                 consider.append(s.segments("sum_barred", name=self.name(c),
-                                           npv=self.money(c.values["npv_tco"]), why=why_barred))
+                                           npv=self.money(on(c.values)), why=why_barred))
         for c in self.r.candidates:
-            if usable(c) and not is_complete(c) and c.values["npv_tco"] < npv:
+            if usable(c) and not is_complete(c) and on(c.values) < npv:
                 consider.append(s.segments(
-                    "sum_incomplete", name=self.name(c), npv=self.money(c.values["npv_tco"]),
+                    "sum_incomplete", name=self.name(c), npv=self.money(on(c.values)),
                     pct=percent(c.values["plan_delivered_fraction"], 0)))
                 consider += shortfall.consider(self, c)
         excluded = [self.name(c) for c in self.r.candidates if not c.feasible]
@@ -600,17 +615,17 @@ class View:
             consider.append(s.segments(
                 f"sum_{other.info.acquire}_dearer",  # buy, lease or hybrid
                 name=self.name(other),
-                npv=self.money(other.values["npv_tco"]),
-                diff=self.money(other.values["npv_tco"] - npv)))
+                npv=self.money(on(other.values)),
+                diff=self.money(on(other.values) - npv)))
         elif said.mode != modes.RENT:
-            cloud = rec.values.get("cloud_npv")
-            if other is not None and other.values["npv_tco"] >= npv:
+            cloud = rec.values.get("cloud_npv")  # before tax: compared before tax
+            if other is not None and on(other.values) >= npv:
                 consider.append(s.segments(
                     "sum_rent_dearer", name=self.name(other),
-                    npv=self.money(other.values["npv_tco"]),
-                    diff=self.money(other.values["npv_tco"] - npv)))
+                    npv=self.money(on(other.values)),
+                    diff=self.money(on(other.values) - npv)))
             elif cloud is not None and math.isfinite(cloud):
-                if cloud >= npv:
+                if cloud >= rec.values["npv_tco"]:
                     consider.append(s.segments("sum_cloud_dearer", cloud=self.money(cloud)))
                 else:  # only when no option renting the card is listed (rent_options: none)
                     consider.append(s.segments(
@@ -623,8 +638,8 @@ class View:
         if alt is not None:
             consider.append(s.segments(
                 "sum_lease_dearer" if alt.info.acquire == modes.LEASE else "sum_buy_dearer",
-                name=self.name(alt), npv=self.money(alt.values["npv_tco"]),
-                diff=self.money(alt.values["npv_tco"] - npv)))
+                name=self.name(alt), npv=self.money(on(alt.values)),
+                diff=self.money(on(alt.values) - npv)))
         mc = self.r.analyses.get("montecarlo")
         if isinstance(mc, MonteCarlo) and rec.id in mc.prob_cheapest:
             consider.append(s.segments("sum_mc_after_tax" if mc.basis == "after_tax"
