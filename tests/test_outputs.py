@@ -494,3 +494,35 @@ def test_private_mode_is_exact(tmp_path: Path) -> None:
     with umask(0o000):
         fsio.write_atomic(out, b"new", mode=0o600)
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
+
+TRAIN_W = ("  - {id: w, kind: pretrain, params: 7.0e+9, tokens: 1.0e+11, precision: bf16, "
+           "runs_per_year: 20}\n")
+SERVE_CHAT = ("  - {id: chat, kind: serve, params: 7.0e+10, precision: fp8, layers: 80, "
+              "kv_heads: 8, head_dim: 128, input_tokens_per_day: 2.0e+8, "
+              "output_tokens_per_day: 5.0e+7, peak_to_average: 2, prompt_tokens: 2000, "
+              "output_tokens: 500, ttft_ms: 2000, tpot_ms: 50}\n")
+PARTS = ("name: parts of the plan in the table\ncurrency: USD\nrent_options: none\n"
+         "workloads:\n{workloads}candidates:\n"
+         "  - {{id: both, card: h100-sxm, cards: 64}}\n"
+         "  - {{id: serve-only, card: mi300x, cards: 16, workloads: [chat]}}\n"
+         "  - {{id: train-only, card: h100-sxm, cards: 64, workloads: [w]}}\n")
+
+
+@pytest.mark.parametrize("serve_first", [False, True])
+def test_the_table_shows_no_figures_of_a_workload_an_option_does_not_carry(
+        tmp_path, serve_first):
+    """The table's run columns are the plan's first workload's; an option carrying only the
+    other one has none of them (it crashed with a KeyError where it carried only the serving
+    workload of a plan that trains first)."""
+    path = tmp_path / "parts.yaml"
+    path.write_text(PARTS.format(workloads=SERVE_CHAT + TRAIN_W if serve_first
+                                 else TRAIN_W + SERVE_CHAT))
+    got = CliRunner().invoke(cli, ["compare", str(path)], prog_name="tco")
+    assert got.exit_code == 0, got.output
+    other = "train-only" if serve_first else "serve-only"
+    row = next(line for line in got.output.splitlines() if f"  {other}  " in line)
+    cells = row.split()
+    assert cells[4:7] == ["-", "-", "-"], row  # its first workload's columns
+    assert cells[8] == "n/a", row  # and no cost per run (or per million tokens) of it

@@ -295,20 +295,25 @@ def compare_table(result: Result) -> str:
                       f"horizon (first useful work {v.get('ready_years', 0) * 12:.1f} months "
                       "after the order)")
         worked = v["runs_over_horizon"] > 0  # no run delivered: no cost per run or per hour
+        # the figures of the plan's first workload, which heads the table; an option carrying
+        # another part of the plan has none of them
+        first = result.structure.workloads[0][0]
+        job = c.jobs.get(first, {}) if c.info.carries(first) else {}
         rows.append([
             str(n), c.id, c.info.acquire, f"{int(c.inputs['cards']):,}",
             *(serve_first_cells(c, serve, cur) if serve else (
-                "x".join(str(int(job.get(k, 1))) for k in (
+                ("x".join(str(int(job.get(k, 1))) for k in (
                     "tensor_parallel", "pipeline_parallel", "context_parallel",
                     "expert_parallel"))
-                + ("+HSDP" if job.get("hybrid_sharding") else
-                   "+Z3" if job.get("parameter_sharding") else "")
-                + ("+Z2" if job.get("gradient_sharding") else "")
-                + (f" ({int(job['idle_cards'])} idle)" if job.get("idle_cards") else ""),
-                number(job["wall_days"], 1), money(job["cost_per_job"], cur))),
+                 + ("+HSDP" if job.get("hybrid_sharding") else
+                    "+Z3" if job.get("parameter_sharding") else "")
+                 + ("+Z2" if job.get("gradient_sharding") else "")
+                 + (f" ({int(job['idle_cards'])} idle)" if job.get("idle_cards") else ""),
+                 number(job["wall_days"], 1), money(job["cost_per_job"], cur)) if job
+                else ("-", "-", "-"))),
             money(v["npv_tco"], cur),
-            (per_million(job["cost_per_million_output_tokens_horizon"], cur) if serve
-             else money(job["cost_per_run_horizon"], cur)) if worked else "n/a",
+            ((per_million(job["cost_per_million_output_tokens_horizon"], cur) if serve
+              else money(job["cost_per_run_horizon"], cur)) if worked and job else "n/a"),
             number(v["cost_per_gpu_hour"], 2) if worked else "n/a",
             money(cloud, cur) if cloud is not None else "n/a", status,
         ])
