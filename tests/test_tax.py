@@ -344,8 +344,47 @@ def test_the_report_summary_compares_the_options_after_tax():
     r._plans = []  # unplanned: the summary is an option's
     buy, rent = r.candidate("buy").values, r.candidate("rent").values
     page = render_html(r, "en")
-    assert "the amounts compared below are after tax; before tax it costs " \
-        + money(rent["npv_tco"], "USD") in page
+    before = money(rent["npv_tco"], "USD")
+    assert f"the amounts compared below are after tax; before tax it costs <strong>{before}" \
+        in page
     diff = buy["npv_tco_after_tax"] - rent["npv_tco_after_tax"]
-    assert "which is " + money(diff, "USD") in page
+    assert f"which is <strong>{money(diff, 'USD')}</strong>" in page and diff > 0
     assert "税后" in render_html(r, "zh")
+
+
+@pytest.mark.parametrize("finance", [
+    "  tax_rate: 0.6\n  tax_rd_share: 1\n  tax_rd_extra_deduction_fraction: 2",
+    "  tax_rate: 0.5\n  tax_rd_share: 1\n  tax_rd_extra_deduction_fraction: 1",
+])
+def test_a_tax_rule_under_which_spending_earns_money_is_refused(finance):
+    """At rate x (1 + share x extra) = 1.8 (or exactly 1) every research cost would return at
+    least itself in tax: the option that spends most would rank first. Refused, naming the
+    field, the factor and what was expected."""
+    with pytest.raises(TcoError) as exc:
+        _run(finance)
+    assert exc.value.field == "finance.tax_rate"
+    assert "expected tax_rate x (1 + tax_rd_share x tax_rd_extra_deduction_fraction) below 1" \
+        in str(exc.value)
+    assert _run("  tax_rate: 0.25\n  tax_rd_share: 1\n  tax_rd_extra_deduction_fraction: 1"
+                ).candidate("buy").values["npv_tco_after_tax"] > 0
+
+
+def test_a_plan_that_would_earn_by_buying_idle_servers_is_refused(tmp_path):
+    """The example after a 30 % tax with every cost qualifying R&D deducted twice: a server
+    bought a few months before the horizon deducts its first tax year's depreciation twice and
+    the basis left at the sale, and is sold nearly new (the resale taxed): it earns money held
+    idle, so the more a plan bought the cheaper it would be after tax. Refused with the reason
+    and the way out (before, the solver failed and a plan of 0 was reported, exit 0)."""
+    from tco.resources import example_scenario
+
+    text = example_scenario().read_text().replace(
+        "\nfinance:", "\nfinance:\n  tax_rate: 0.3\n  tax_rd_share: 1\n"
+        "  tax_rd_extra_deduction_fraction: 1\n ", 1)
+    path = tmp_path / "earning.yaml"
+    path.write_text(text)
+    got = CliRunner().invoke(cli, ["compare", str(path)], prog_name="tco")
+    assert got.exit_code == 2
+    assert "held idle to the horizon would earn" in got.output
+    assert "set finance.decision_basis: pre_tax" in got.output
+    path.write_text(text.replace("\nfinance:", "\nfinance:\n  decision_basis: pre_tax", 1))
+    assert CliRunner().invoke(cli, ["compare", str(path)], prog_name="tco").exit_code == 0

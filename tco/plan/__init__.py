@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import modes
+from ..errors import TcoError
 from ..model.plan import (
     PLAN_COMPONENTS,
     PlanShape,
@@ -128,6 +129,10 @@ def solve_plan(prob: Problem, allowed: Allowed, exact: bool = True,
     problem of the same shape (the baseline's, for a what-if) the search starts from. The
     program is formulated once and solved three times with other bounds."""
     program = program_of(prob, allowed)
+    earning = min(((c, key) for key, c in zip(program.keys, program.cost) if key[0] == "buy"),
+                  default=None)
+    if earning is not None and earning[0] < 0:
+        raise TcoError(_earning_purchase(prob, *earning))
     first = solve(prob, allowed, relax=not exact, start=start, program=program)
     if first.status == "infeasible":
         return first
@@ -153,6 +158,24 @@ def solve_plan(prob: Problem, allowed: Allowed, exact: bool = True,
         return first
     best.seconds += first.seconds
     return best
+
+
+def _earning_purchase(prob: Problem, cost: float, key: tuple[Any, ...]) -> str:
+    """Why no cheapest plan exists: a server bought and held idle to the horizon earns money
+    (its after-tax cost `cost` is negative), so the more bought the cheaper the plan."""
+    card = next(c for c in prob.cards if c.id == key[1])
+    month = int(key[2]) * prob.periods.months
+    head = (f"a server of {card.id} bought in month {month} and held idle to the horizon would "
+            f"earn {-cost:,.0f}")
+    if prob.tax is None:
+        return (head + " (its resale exceeds its price and upkeep), so a plan could cost "
+                "less the more it bought: no cheapest plan exists; check the card's price "
+                "path and resale inputs")
+    return (head + f" after income tax at {prob.tax.rate:.1%} with qualifying R&D costs "
+            f"deducted {prob.tax.rd:g} times (its tax deductions and its resale, taxed, exceed "
+            "its price and upkeep), so a plan could cost less the more it bought: no cheapest "
+            "plan exists after tax; set finance.decision_basis: pre_tax, or check "
+            "finance.tax_rate, finance.tax_rd_share and finance.tax_rd_extra_deduction_fraction")
 
 
 def _undone(sol: Solution) -> float:

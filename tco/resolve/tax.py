@@ -82,6 +82,7 @@ def tax_terms(r: Resolution) -> tuple[str, tuple[float, ...], str]:
             continue
         value, why = _default(r, key)
         r.put(Input(path=path, value=value, spec=spec, origin="default", source=why))
+    _check_deductions_below_cost(r)
     schedule = fin.tax_depreciation or (rule.depreciation if rule is not None else
                                         "straight_line")
     table: tuple[float, ...] = ()
@@ -91,6 +92,25 @@ def tax_terms(r: Resolution) -> tuple[str, tuple[float, ...], str]:
     taxed = r.inputs["finance.tax_rate"].value > 0
     basis = fin.decision_basis or ("after_tax" if taxed else "pre_tax")
     return schedule, table, basis
+
+
+def _check_deductions_below_cost(r: Resolution) -> None:
+    """A qualifying R&D cost deducted `1 + share x extra` times at `rate` must still cost
+    something after tax: rate x (1 + share x extra) below 1. At or above it every research cost
+    would return at least itself in tax, and the cheapest option would be the one that spends
+    most (methodology §20)."""
+    value = {k: r.inputs[f"finance.{k}"].value
+             for k in ("tax_rate", "tax_rd_share", "tax_rd_extra_deduction_fraction")}
+    rd = 1 + value["tax_rd_share"] * value["tax_rd_extra_deduction_fraction"]
+    if value["tax_rate"] * rd >= 1:
+        given = [k for k in value if getattr(r.sc.finance, k) is not None] or ["tax_rate"]
+        raise r.error(
+            f"a tax rate of {value['tax_rate']:g} with qualifying R&D costs deducted {rd:g} "
+            f"times (1 + tax_rd_share {value['tax_rd_share']:g} x "
+            f"tax_rd_extra_deduction_fraction {value['tax_rd_extra_deduction_fraction']:g}) "
+            f"saves {value['tax_rate'] * rd:g} of every unit of such a cost: spending would "
+            "earn money; expected tax_rate x (1 + tax_rd_share x "
+            "tax_rd_extra_deduction_fraction) below 1", ["finance", given[0]])
 
 
 def _default(r: Resolution, key: str) -> tuple[float, str]:
