@@ -667,11 +667,12 @@ def _render(fmt: str, views: dict[str, Callable[[], str]], output: str | None) -
 
 
 def _progress(total: int, label: str) -> Any:
-    """A progress bar on stderr when stdout is a terminal; otherwise nothing."""
+    """A progress bar on stderr when stdout is a terminal; otherwise (a file, a pipe, or
+    closed: `>&-` with -o) nothing."""
     import contextlib
     import sys
 
-    if not sys.stdout.isatty():
+    if sys.stdout is None or not sys.stdout.isatty():
         return contextlib.nullcontext(None)
     return click.progressbar(length=total, label=label, file=sys.stderr)
 

@@ -297,6 +297,16 @@ def test_a_closed_standard_output_is_one_error() -> None:
     assert done.stderr == b"tco: error: standard output: cannot write: it is closed\n"
 
 
+def test_a_closed_standard_output_with_an_output_file_is_no_matter(tmp_path: Path) -> None:
+    """`tco montecarlo -o FILE >&-` writes the file: standard output is not needed (its
+    progress bar asked whether a closed standard output was a terminal: a traceback)."""
+    out = tmp_path / "mc.txt"
+    done = tco(["montecarlo", "--draws", "200", "-o", str(out)], stdout=None,
+               stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b"" and out.read_text().startswith("Monte Carlo: 200 draws")
+
+
 def test_write_atomic_refuses_a_device(tmp_path: Path) -> None:
     """The atomic writer (used for the baseline cache) never renames over a special file."""
     null = device(tmp_path / "null", NULL)
