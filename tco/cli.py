@@ -116,6 +116,54 @@ def load(scenario: str | None, catalogs: tuple[str, ...]) -> tuple[Any, Any]:
     return api.load(Path(scenario) if scenario else None, catalogs)
 
 
+def _ascii_whole(kind: click.ParamType, value: Any, param: Any, ctx: Any) -> None:
+    """Refuse a whole number not written in ASCII digits: Python's int() also takes ٣, １２ and
+    1_000, which tco refuses everywhere else (tco.numtext)."""
+    import re
+
+    if isinstance(value, str) and not re.fullmatch(r"\s*[-+]?[0-9]+\s*", value):
+        kind.fail(f"{value!r} is not a valid integer (ASCII digits 0-9)", param, ctx)
+
+
+class _Whole(click.types.IntParamType):
+    """A whole number written in ASCII digits."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        _ascii_whole(self, value, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class _WholeRange(click.IntRange):
+    """A whole number written in ASCII digits, within click's range."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        _ascii_whole(self, value, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class _Number(click.ParamType):
+    """A number as tco reads one in its files (tco.numtext: 70e9, 0.85, .5; not nan, inf,
+    1_000 or other scripts' digits)."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        import math
+
+        from .numtext import number_from_text
+
+        if isinstance(value, float):
+            return value
+        x = number_from_text(str(value))
+        if x is None or not math.isfinite(x):
+            self.fail(f"{value!r} is not a number (ASCII digits, e.g. 70e9 or 0.85)", param,
+                      ctx)
+        return x
+
+
+NUMBER = _Number()
+
+
 class _Group(click.Group):
     """Turns a user error anywhere below into one message on stderr and exit status 2."""
 
@@ -251,16 +299,16 @@ def catalog_show(ident: str, catalogs: tuple[str, ...], fmt: str) -> None:
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--card", help="Catalog id of the card the benchmark ran on (serving).")
-@click.option("--cards", type=click.IntRange(1, 1_000_000), help="Cards that ran it.")
-@click.option("--tp", type=click.IntRange(1, 1024), help="Tensor-parallel degree (default: "
+@click.option("--cards", type=_WholeRange(1, 1_000_000), help="Cards that ran it.")
+@click.option("--tp", type=_WholeRange(1, 1024), help="Tensor-parallel degree (default: "
               "every card in one replica).")
 @click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8", "int8", "fp4"]),
               help="Precision the model was served at.")
 @click.option("--engine", help="Engine and version, e.g. 'vLLM 0.9' (else the file's).")
 @click.option("--measured-on", help="Date of the run, e.g. 2026-11-20 (else the file's).")
-@click.option("--prompt-tokens", type=float, help="Mean prompt tokens per request, in place "
+@click.option("--prompt-tokens", type=NUMBER, help="Mean prompt tokens per request, in place "
               "of the file's (needed when it does not say: an MLPerf summary).")
-@click.option("--output-tokens", type=float, help="Mean output tokens per request, in place "
+@click.option("--output-tokens", type=NUMBER, help="Mean output tokens per request, in place "
               "of the file's (needed when it does not say).")
 @click.option("--scenario", "scenario", type=click.Path(dir_okay=False), help="A scenario "
               "whose serving workload the benchmark served: gives the efficiency it implies.")
@@ -415,23 +463,23 @@ def schema(output: str | None, quote: bool) -> None:
 
 
 @cli.command()
-@click.option("--model-params", type=float, required=True, help="Model parameters, e.g. 70e9.")
-@click.option("--active-params", type=float, help="Active parameters per token (MoE).")
-@click.option("--tokens", type=float, help="Training tokens, e.g. 2e12 (not with --serve).")
+@click.option("--model-params", type=NUMBER, required=True, help="Model parameters, e.g. 70e9.")
+@click.option("--active-params", type=NUMBER, help="Active parameters per token (MoE).")
+@click.option("--tokens", type=NUMBER, help="Training tokens, e.g. 2e12 (not with --serve).")
 @click.option("--card", required=True, help="Accelerator id (see `tco catalog list`).")
-@click.option("--cards", type=int, help="Number of accelerators (required for a training run; "
+@click.option("--cards", type=_Whole(), help="Number of accelerators (required for a training run; "
               "with --serve, omitted: sized to the peak's traffic).")
 @click.option("--precision", type=click.Choice(["fp64", "fp32", "tf32", "bf16", "fp16", "fp8",
                                                 "int8", "fp4"]),
               default="bf16", show_default=True)
-@click.option("--mfu", type=float, help="Model FLOPs utilization (0-1); default from catalog.")
-@click.option("--seq-len", type=float, help="Training: sequence length in tokens (default: "
+@click.option("--mfu", type=NUMBER, help="Model FLOPs utilization (0-1); default from catalog.")
+@click.option("--seq-len", type=NUMBER, help="Training: sequence length in tokens (default: "
               "assumptions.seq_len_tokens).")
-@click.option("--batch-tokens", type=float, help="Training: global batch in tokens, e.g. 16e6 "
+@click.option("--batch-tokens", type=NUMBER, help="Training: global batch in tokens, e.g. 16e6 "
               "(default: assumptions.global_batch_tokens).")
-@click.option("--experts", type=int, help="Training a mixture of experts: routed experts per "
+@click.option("--experts", type=_Whole(), help="Training a mixture of experts: routed experts per "
               "layer (default: inferred from --model-params and --active-params).")
-@click.option("--experts-per-token", type=int, help="Training a mixture of experts: routed "
+@click.option("--experts-per-token", type=_Whole(), help="Training a mixture of experts: routed "
               "experts each token goes to (default: assumptions.experts_per_token, 8).")
 @click.option("--layout", "layout_text", metavar="DEGREE=N,...",
               help="Pin parallel degrees, e.g. tp=8,pp=4 (tp, pp, vp, cp, ep, recompute, "
@@ -442,14 +490,14 @@ def schema(output: str | None, quote: bool) -> None:
               show_default=True)
 @click.option("--serve", is_flag=True, help="Serve the model instead of training it: give the "
               "traffic and request shape below (docs/methodology.md section 18).")
-@click.option("--input-tokens-per-day", type=float, help="Serving: prompt tokens per day.")
-@click.option("--output-tokens-per-day", type=float, help="Serving: output tokens per day.")
-@click.option("--prompt-tokens", type=float, help="Serving: prompt tokens per request.")
-@click.option("--output-tokens", type=float, help="Serving: output tokens per request.")
-@click.option("--peak-to-average", type=float, help="Serving: peak traffic over the average "
+@click.option("--input-tokens-per-day", type=NUMBER, help="Serving: prompt tokens per day.")
+@click.option("--output-tokens-per-day", type=NUMBER, help="Serving: output tokens per day.")
+@click.option("--prompt-tokens", type=NUMBER, help="Serving: prompt tokens per request.")
+@click.option("--output-tokens", type=NUMBER, help="Serving: output tokens per request.")
+@click.option("--peak-to-average", type=NUMBER, help="Serving: peak traffic over the average "
               "(default 1).")
-@click.option("--ttft-ms", type=float, help="Serving objective: time to first token, ms.")
-@click.option("--tpot-ms", type=float, help="Serving objective: time per output token, ms.")
+@click.option("--ttft-ms", type=NUMBER, help="Serving objective: time to first token, ms.")
+@click.option("--tpot-ms", type=NUMBER, help="Serving objective: time per output token, ms.")
 @catalog_option
 @format_option("table", "json")
 def job(model_params: float, active_params: float | None, tokens: float | None, card: str,
@@ -609,9 +657,9 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
               help="Language of the workbook and the HTML/PDF report.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
               help="Paper size of the printed report and PDF.")
-@click.option("--draws", type=int, default=20000, show_default=True,
+@click.option("--draws", type=_Whole(), default=20000, show_default=True,
               help="Monte Carlo draws shown in the report and workbook (0 to skip).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Monte Carlo seed.")
+@click.option("--seed", type=_Whole(), default=1, show_default=True, help="Monte Carlo seed.")
 @click.option("--swing", default="20%", show_default=True,
               help="Sensitivity swing for the tornado chart.")
 @catalog_option
@@ -753,7 +801,7 @@ _METRIC = click.option("--metric", type=click.Choice(["npv_tco", "cost_per_job",
 @click.option("--range", "use_range", is_flag=True,
               help="Move each input across its catalog low..high range instead of the swing.")
 @_METRIC
-@click.option("--top", type=click.IntRange(1), default=10, show_default=True,
+@click.option("--top", type=_WholeRange(1), default=10, show_default=True,
               help="Inputs per candidate in the table.")
 @catalog_option
 @format_option(*FORMATS)
@@ -813,9 +861,9 @@ def breakeven(scenario: str | None, path: str, candidate: str, versus: str, metr
 
 @cli.command()
 @scenario_argument
-@click.option("--draws", type=click.IntRange(1), default=100000, show_default=True,
+@click.option("--draws", type=_WholeRange(1), default=100000, show_default=True,
               help="Number of draws.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=_Whole(), default=1, show_default=True,
               help="Random seed; the same seed gives the same output.")
 @click.option("--metric", type=click.Choice(["cost_per_job", "cost_per_million_output_tokens"]),
               default="cost_per_job", show_default=True,

@@ -13,9 +13,19 @@ from tco.cli import cli
 
 @pytest.mark.parametrize(("args", "message"), [
     (["job", "--cards", "abc"],
-     "Invalid value for '--cards': 'abc' is not a valid integer; see 'tco job --help'"),
+     ("Invalid value for '--cards': 'abc' is not a valid integer (ASCII digits 0-9); "
+      "see 'tco job --help'")),
     (["compare", "--bogus"], "No such option '--bogus'; see 'tco compare --help'"),
     (["--bogus"], "No such option '--bogus'; see 'tco --help'"),
+    (["montecarlo", "--draws", "１２"],
+     ("Invalid value for '--draws': '１２' is not a valid integer (ASCII digits 0-9); "
+      "see 'tco montecarlo --help'")),
+    (["report", "--seed", "1_000"],
+     ("Invalid value for '--seed': '1_000' is not a valid integer (ASCII digits 0-9); "
+      "see 'tco report --help'")),
+    (["job", "--model-params", "nan"],
+     ("Invalid value for '--model-params': 'nan' is not a number (ASCII digits, e.g. 70e9 "
+      "or 0.85); see 'tco job --help'")),
     (["montecarlo", "--draw", "3"],
      "No such option '--draw' (did you mean '--draws'?); see 'tco montecarlo --help'"),
     (["nosuchcmd"], "No such command 'nosuchcmd'; see 'tco --help'"),
