@@ -198,3 +198,24 @@ def test_the_shortfall_closed_after_tax(catalog, price):
     pv = plain.candidate("h").values
     assert pv["npv_tco_plan_closed_after_tax"] == pytest.approx(pv["npv_tco_plan_closed"],
                                                                 rel=1e-9)
+
+
+def test_ranked_after_tax_the_reason_closes_the_shortfall_the_cheaper_way_after_tax(catalog):
+    """At 5 USD a card-hour buying closes the shortfall more cheaply before tax (renting
+    costs more above about 2.9); after 40 % tax with R&D costs deducted twice and the purchase
+    deducted over 30 years, renting (kept at 0.2) is the cheaper way below about 7.3, and the
+    recommendation's reason (ranked after tax) says so with the closed NPV after tax."""
+    from tco.decide import recommend_option
+
+    text = CLOSE.replace("PRICE", "5.0").replace(
+        "  - {id: a, card: h100-sxm, cards: auto, lead_time_weeks: 0}\n", "").replace(
+        "discount_rate: 0.08}", "discount_rate: 0.08, tax_rate: 0.4, tax_life_years: 30, "
+        "tax_rd_share: 1, tax_rd_extra_deduction_fraction: 1}")
+    r = compute(load_scenario_text(text), catalog)
+    v = r.candidate("h").values
+    assert v["shortfall_closed_by_buying"] == 1 and v["shortfall_closed_by_buying_after_tax"] == 0
+    assert v["npv_tco_plan_closed_after_tax"] == pytest.approx(
+        v["npv_tco_after_tax"] + 0.2 * v["shortfall_rent_npv"], rel=1e-12)
+    reason = next(x for x in recommend_option(r).reasons if x.code.startswith("none_delivers"))
+    assert reason.code == "none_delivers_close_by_renting"
+    assert reason.figures["closed_npv"] == v["npv_tco_plan_closed_after_tax"]

@@ -141,10 +141,10 @@ def recommend_option(result: Result) -> Decision | None:
         figures = {"npv": npv, "delivered": rec.values["plan_delivered_fraction"],
                    "short_runs": rec.values["plan_shortfall_runs"]}
         code = "none_delivers"
-        if "npv_tco_plan_closed" in rec.values:
-            figures["closed_npv"] = rec.values[
-                "npv_tco_plan_closed_after_tax" if _after_tax(result) else "npv_tco_plan_closed"]
-            if rec.values.get("shortfall_closed_by_buying"):
+        if "npv_tco_plan_closed" in rec.values:  # closed the cheaper way on the basis
+            after = "_after_tax" if _after_tax(result) else ""
+            figures["closed_npv"] = rec.values[f"npv_tco_plan_closed{after}"]
+            if rec.values.get(f"shortfall_closed_by_buying{after}"):
                 code = "none_delivers_close_by_buying"
                 figures["buy_cards"] = rec.values["shortfall_buy_cards"]
             else:

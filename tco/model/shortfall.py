@@ -71,7 +71,10 @@ def shortfall_cost(b: Builder, horizon: int, work: Delivered, plan: Work, hz: Ho
       "NPV of delivering the whole plan: the option's NPV plus renting its shortfall, or "
       "the larger cluster's NPV when buying it costs less", "horizon")
     bigger_after = _buying_more_after_tax(b, hz, money, more, kept)
-    buys_after = AND(more.gt(0), bigger_after.lt(rented_after))
+    buys_after = q("shortfall_closed_by_buying_after_tax",
+                   AND(more.gt(0), bigger_after.lt(rented_after)), "flag",
+                   "Buying the larger cluster closes the shortfall for less than renting it, "
+                   "after income tax", "horizon")
     q("npv_tco_plan_closed_after_tax", IF(buys_after, bigger_after, rented_after), money,
       "NPV after income tax of delivering the whole plan: the option's plus renting its "
       "shortfall, or the larger cluster's when buying it costs less after tax", "horizon")
