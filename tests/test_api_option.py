@@ -359,3 +359,18 @@ def test_an_api_option_without_a_price_is_one_clear_error(tmp_path, option, mess
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert message in res.output and "api_options.own" in res.output
     assert res.output.count("\n") == 1  # one line
+
+
+def test_api_fees_after_tax_are_deducted_as_cloud_rent_is(catalog):
+    """At 25 % tax with every cost qualifying R&D deducted twice, the fees (deducted as paid,
+    as cloud rent and a plan's API fees are) keep 1 - 0.25 x 2 = 0.5 of themselves; with R&D
+    at half its share, 1 - 0.25 x 1.5 = 0.625; without the super-deduction 0.75."""
+    for finance, kept in ((("tax_rate: 0.25, tax_rd_share: 1, "
+                            "tax_rd_extra_deduction_fraction: 1"), 0.5),
+                          (("tax_rate: 0.25, tax_rd_share: 0.5, "
+                            "tax_rd_extra_deduction_fraction: 1"), 0.625),
+                          ("tax_rate: 0.25", 0.75)):
+        text = SERVE_ONLY.replace("discount_rate: 0.08}", f"discount_rate: 0.08, {finance}}}")
+        api = compute(load_scenario_text(text, "serve-only.yaml"), catalog).candidate("api")
+        assert api.values["npv_tco_after_tax"] == pytest.approx(
+            kept * 1_277_500 * 3.9927100371, rel=1e-9)

@@ -240,3 +240,19 @@ def test_sensitivity_montecarlo_and_breakeven_take_a_portfolio(catalog, result, 
     out = CliRunner().invoke(cli, ["breakeven", str(path), "--vary", price, "--candidate",
                                    "split", "--vs", "all-h100", "--metric", "cost_per_job"])
     assert out.exit_code == 2 and "split is a portfolio: its metric is npv_tco" in out.output
+
+
+def test_the_port_taken_back_after_tax_is_an_rd_cost(catalog):
+    """The shared port (274,625.82, above) was deducted as paid in each option's after-tax
+    NPV as a qualifying R&D cost: at 25 % with R&D costs deducted twice it kept 1 - 0.25 x 2
+    = 0.5 of itself there, so the portfolio takes back 0.5 x 274,625.82 after tax (not 0.75 x,
+    as income would be)."""
+    text = ROCM.replace("finance: {", "finance: {tax_rate: 0.25, tax_rd_share: 1, "
+                        "tax_rd_extra_deduction_fraction: 1, ", 1)
+    assert text != ROCM
+    r = compute(load_scenario_text(text), catalog)
+    a, b = r.candidate("pre-mi"), r.candidate("ft-mi")
+    rocm = next(p for p in r.portfolios if p.id == "rocm")
+    assert rocm.values["npv_tco_after_tax"] == pytest.approx(
+        a.values["npv_tco_after_tax"] + b.values["npv_tco_after_tax"] - 0.5 * 274_625.8230,
+        rel=1e-9)

@@ -17,6 +17,7 @@ from ..resolved import Structure
 from .base import Builder, Model, fin, w
 from .decision import tier_formula
 from .serving import DAYS_PER_YEAR
+from .tax import rd_factor
 from .units import TOKENS_PER_MILLION
 
 
@@ -44,8 +45,11 @@ def api_option(model: Model, st: Structure, aid: str, workloads: Sequence[str]) 
     flows = [Const(0.0)] + [fees] * st.horizon_years  # nothing at year 0
     npv = b.q("npv_tco", NPV0(fin("discount_rate"), flows), money,
               "NPV of the API fees over the horizon", "horizon")
-    b.q("npv_tco_after_tax", npv * (1 - fin("tax_rate")), money,
-        "NPV of the API fees after income tax (deducted as paid, methodology §20)", "horizon")
+    # deducted as paid, like cloud rent: qualifying R&D at the scenario's share, as a plan's
+    # API fees are (tco.model.plan)
+    b.q("npv_tco_after_tax", npv * (1 - fin("tax_rate") * rd_factor()), money,
+        "NPV of the API fees after income tax (deducted as paid, R&D at its share, "
+        "methodology §20)", "horizon")
     b.q("undiscounted_tco", fees * st.horizon_years, money,
         "API fees over the horizon, undiscounted", "horizon")
     b.q("capex_total", Const(0.0), money, "Capex (none: an API is paid per token)", "horizon")

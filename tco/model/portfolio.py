@@ -16,6 +16,7 @@ from ..expr import AND, MAX, MIN, SUM, Expr, Ref
 from ..resolved import Structure
 from .base import Builder, Model, fin
 from .decision import tier_formula
+from .tax import rd_factor
 
 
 def portfolio(model: Model, st: Structure, pid: str, options: Sequence[str]) -> None:
@@ -33,8 +34,8 @@ def portfolio(model: Model, st: Structure, pid: str, options: Sequence[str]) -> 
         "NPV of delivering the plan with the portfolio: the sum of its options', a stack "
         "ported once", "horizon")
     after: Expr = SUM(*each("npv_tco_after_tax"))
-    if shared is not None:  # the port taken back was deducted as paid
-        after = after - shared[0] * (1 - fin("tax_rate"))
+    if shared is not None:  # the port taken back was deducted as paid, an R&D cost
+        after = after - shared[0] * (1 - fin("tax_rate") * rd_factor())
     b.q("npv_tco_after_tax", after, money, "NPV of the portfolio after income tax: the sum "
         "of its options', a stack ported once", "horizon")
     b.q("undiscounted_tco", flat, money, "Undiscounted TCO of the portfolio", "horizon")
