@@ -918,8 +918,11 @@ def _validate(raw: dict[str, dict[str, dict[str, Any]]], where: _Where,
             except ValidationError as exc:
                 err = _first_error(exc)
                 loc = [str(x) for x in err["loc"]]
+                # a figure quoted in another currency is named as the quote wrote it
+                said = quoted.get((section, ident, loc[0])) if loc else None
+                shown = [said.field, *loc[1:]] if said is not None else loc
                 raise CatalogError(_pydantic_message(err, loc, model),
-                                   field=".".join([section, ident, *loc]),
+                                   field=".".join([section, ident, *shown]),
                                    **where(section, ident, *loc)) from None
     for section in _MAP_SECTIONS:
         built[section] = {}
@@ -1381,8 +1384,13 @@ def _convert_quoted(raw: dict[str, dict[str, Any]], where: _Where
             rate = rates[currency]
             converted = {k: v for k, v in fig.items() if k not in (_QUOTED, "value", "low",
                                                                    "typical", "high")}
-            converted["source"] = (f"{fig['source']} (quoted {nums['value']:,.10g} {currency}; "
-                                   f"at {rate:g} {currency}/USD)")
+            given = fig.get("source")
+            # a source the figure's own check would refuse (empty, a letter) is left as given,
+            # for that check to name: the conversion's words would otherwise pass it
+            converted["source"] = (f"{given} (quoted {nums['value']:,.10g} {currency}; "
+                                   f"at {rate:g} {currency}/USD)"
+                                   if isinstance(given, str) and len(given.strip()) >= 3
+                                   else given)
             usd = {k: v / rate for k, v in nums.items()}
             if "low" in usd or "high" in usd:
                 converted.update(low=usd.get("low", usd["value"]), typical=usd["value"],

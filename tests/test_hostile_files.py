@@ -919,3 +919,22 @@ def test_the_pattern_that_screens_texts_refuses_exactly_the_characters_refused()
     assert found == refused
     assert len(refused) == 9 + 2 + 18 + 33 + 2048 + 32 + 12 + 34  # ranges counted by hand
     assert text_problem("H100 \u202e80GB") is not None and text_problem("a\r\nb") is None
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ("h100-sxm,price_cny,200000,,2026-01", "found ''"),
+    ("h100-sxm,price_cny,200000,x,2026-01", "found 'x'"),
+])
+def test_a_price_quoted_in_another_currency_needs_its_source(tmp_path: Path, row: str,
+                                                             message: str) -> None:
+    """A price_cny row without a real source passed: the conversion wrote its own words
+    around it ("x (quoted 200,000 CNY; at 7.1526 CNY/USD)"). It is refused as a price_usd row
+    is, naming the field as the row wrote it."""
+    from tco.errors import CatalogError
+
+    price = tmp_path / "price.csv"
+    price.write_text(HEADER + row + "\n")
+    with pytest.raises(CatalogError) as exc:
+        tco.load(None, [price])
+    assert exc.value.field == "card_prices.h100-sxm.price_cny.source"
+    assert f"{message}; expected a source: who said so, where (a URL) and when" in str(exc.value)
