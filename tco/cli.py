@@ -210,7 +210,12 @@ def _usage_error(exc: click.UsageError, ctx: click.Context | None) -> NoReturn:
     if isinstance(exc, _HELP_FOR_NO_ARGS):  # `tco` or `tco catalog` alone: click's help
         raise exc
     where = (exc.ctx or ctx)
-    helped = f"; see '{where.command_path} --help'" if where is not None else ""
+    path = where.command_path if where is not None else ""
+    if exc.ctx is None and ctx is not None and ctx.invoked_subcommand:
+        # an option's value missing (`tco montecarlo --seed`): click names no command, but
+        # the command being read is the one whose help says what the option takes
+        path = f"{ctx.command_path} {ctx.invoked_subcommand}"
+    helped = f"; see '{path} --help'" if path else ""
     message = (_no_such_option(exc) if isinstance(exc, click.NoSuchOption)
                else exc.format_message())
     click.echo(f"tco: error: {message.rstrip('.')}{helped}", err=True)
@@ -247,7 +252,7 @@ def cli() -> None:
 # --- catalog ---------------------------------------------------------------------------------
 
 
-@cli.group("catalog")
+@cli.group("catalog", cls=_Group)
 def catalog_group() -> None:
     """List and show catalog figures, each with its source and date."""
 

@@ -26,6 +26,9 @@ from tco.cli import cli
     (["job", "--model-params", "nan"],
      ("Invalid value for '--model-params': 'nan' is not a number (ASCII digits, e.g. 70e9 "
       "or 0.85); see 'tco job --help'")),
+    (["montecarlo", "--seed"], "Option '--seed' requires an argument; see 'tco montecarlo --help'"),
+    (["catalog", "list", "--format"],
+     "Option '--format' requires an argument; see 'tco catalog list --help'"),
     (["montecarlo", "--draw", "3"],
      "No such option '--draw' (did you mean '--draws'?); see 'tco montecarlo --help'"),
     (["nosuchcmd"], "No such command 'nosuchcmd'; see 'tco --help'"),
