@@ -141,8 +141,9 @@ def test_jurisdiction_rules_by_date():
     once = _run("  tax_rate: 0.25\n  tax_depreciation: one_time").candidate("buy")
     assert cn.candidate("buy").values["npv_tco_after_tax"] == pytest.approx(
         once.values["npv_tco_after_tax"], rel=1e-12)
-    with pytest.raises(TcoError, match="unknown tax jurisdiction 'mars'"):
+    with pytest.raises(TcoError, match="unknown tax jurisdiction 'mars'") as exc:
         _run("  tax_jurisdiction: mars")
+    assert str(exc.value).count("expected one of") == 1  # the list once
     with pytest.raises(TcoError, match="no us-federal tax rule covers"):
         _run("  tax_jurisdiction: us-federal\n  tax_acquired_on: 2019-01")
 

@@ -33,9 +33,10 @@ def tax_rule(r: Resolution) -> TaxRule | None:
     rules = [t for t in r.catalog.tax_rules.values() if t.jurisdiction == fin.tax_jurisdiction]
     if not rules:
         known = sorted({t.jurisdiction for t in r.catalog.tax_rules.values()})
-        raise r.error(f"unknown tax jurisdiction '{fin.tax_jurisdiction}'"
-                      f"{did_you_mean(fin.tax_jurisdiction, known)}; expected one of "
-                      f"{', '.join(known)}", ["finance", "tax_jurisdiction"])
+        hint = did_you_mean(fin.tax_jurisdiction, known)  # its own list when none is close
+        listed = "" if "expected one of" in hint else f"; expected one of {', '.join(known)}"
+        raise r.error(f"unknown tax jurisdiction '{fin.tax_jurisdiction}'{hint}{listed}",
+                      ["finance", "tax_jurisdiction"])
     rules.sort(key=lambda t: _date_key(t.acquired_from))
     if fin.tax_acquired_on is None:
         return rules[-1]
