@@ -27,7 +27,7 @@ FORMATS = ("table", "json", "csv")
 
 def catalog_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
-        "--catalog", "catalogs", multiple=True, type=click.Path(dir_okay=False),
+        "--catalog", "catalogs", multiple=True, type=_FILE,
         help="Quote file layered over the shipped catalog (YAML, CSV or xlsx); repeatable, "
              "later files win.",
     )(fn)
@@ -41,7 +41,7 @@ def format_option(*choices: str) -> Callable[[Callable[..., Any]], Callable[...,
 
 
 def scenario_argument(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.argument("scenario", required=False, type=click.Path(dir_okay=False))(fn)
+    return click.argument("scenario", required=False, type=_FILE)(fn)
 
 
 def emit(text: str, output: str | None = None) -> None:
@@ -162,6 +162,22 @@ class _Number(click.ParamType):
 
 
 NUMBER = _Number()
+
+
+class _File(click.Path):
+    """A file path, never empty: an empty one (`-o ''`, `tco compare ''`) would otherwise read
+    as not given, printing instead of writing, or reading the built-in example."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty path; give a file name", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+_FILE = _File()
 
 
 class _Group(click.Group):
@@ -302,7 +318,7 @@ def catalog_show(ident: str, catalogs: tuple[str, ...], fmt: str) -> None:
 
 
 @cli.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=_FILE)
 @click.option("--card", help="Catalog id of the card the benchmark ran on (serving).")
 @click.option("--cards", type=_WholeRange(1, 1_000_000), help="Cards that ran it.")
 @click.option("--tp", type=_WholeRange(1, 1024), help="Tensor-parallel degree (default: "
@@ -315,12 +331,12 @@ def catalog_show(ident: str, catalogs: tuple[str, ...], fmt: str) -> None:
               "of the file's (needed when it does not say: an MLPerf summary).")
 @click.option("--output-tokens", type=NUMBER, help="Mean output tokens per request, in place "
               "of the file's (needed when it does not say).")
-@click.option("--scenario", "scenario", type=click.Path(dir_okay=False), help="A scenario "
+@click.option("--scenario", "scenario", type=_FILE, help="A scenario "
               "whose serving workload the benchmark served: gives the efficiency it implies.")
 @click.option("--workload", help="That serving workload's id (when the scenario has several).")
 @catalog_option
 @format_option("yaml", "json")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+@click.option("--output", "-o", type=_FILE, help="Write to a file.")
 def ingest(files: tuple[str, ...], card: str | None, cards: int | None, tp: int | None,
            precision: str | None, engine: str | None, measured_on: str | None,
            prompt_tokens: float | None, output_tokens: float | None, scenario: str | None,
@@ -370,7 +386,7 @@ def _scenario_workload(loaded: Any, wid: str | None, pick: Any, bench: Any) -> A
 
 
 @cli.command()
-@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.argument("scenario", type=_FILE)
 @catalog_option
 def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
     """Check a scenario file against the catalog without computing anything.
@@ -388,7 +404,7 @@ def validate(scenario: str, catalogs: tuple[str, ...]) -> None:
 
 
 @cli.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=_FILE)
 @click.option("--example", type=click.Choice(["train", "train-and-serve", "cn"]),
               default="train", show_default=True,
               help="train: pre-train a 70B model on eight kinds of card (the built-in "
@@ -444,7 +460,7 @@ def _starter_plan(path: str, example: str, force: bool) -> list[Any]:
 
 
 @cli.command()
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+@click.option("--output", "-o", type=_FILE, help="Write to a file.")
 @click.option("--quote", is_flag=True,
               help="The schema of quote files (--catalog) instead of scenario files.")
 def schema(output: str | None, quote: bool) -> None:
@@ -633,7 +649,7 @@ def _serve_fields(serve: bool, tokens: float | None, serving: dict[str, float | 
 @scenario_argument
 @catalog_option
 @format_option(*FORMATS)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to a file.")
+@click.option("--output", "-o", type=_FILE, help="Write to a file.")
 def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: str | None
             ) -> None:
     """All candidates side by side: cheapest first, infeasible last with the reason.
@@ -655,9 +671,9 @@ def compare(scenario: str | None, catalogs: tuple[str, ...], fmt: str, output: s
 
 @cli.command()
 @scenario_argument
-@click.option("--xlsx", type=click.Path(dir_okay=False), help="Write the procurement workbook.")
-@click.option("--html", type=click.Path(dir_okay=False), help="Write the HTML report.")
-@click.option("--pdf", type=click.Path(dir_okay=False), help="Write the report as PDF.")
+@click.option("--xlsx", type=_FILE, help="Write the procurement workbook.")
+@click.option("--html", type=_FILE, help="Write the HTML report.")
+@click.option("--pdf", type=_FILE, help="Write the report as PDF.")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
               help="Language of the workbook and the HTML/PDF report.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
@@ -711,7 +727,7 @@ def report(scenario: str | None, xlsx: str | None, html: str | None, pdf: str | 
 
 
 def output_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--output", "-o", type=click.Path(dir_okay=False),
+    return click.option("--output", "-o", type=_FILE,
                         help="Write to a file.")(fn)
 
 
@@ -766,8 +782,8 @@ def whatif(scenario: str | None, settings: tuple[str, ...], catalogs: tuple[str,
 
 
 @cli.command()
-@click.argument("scenario_a", type=click.Path(dir_okay=False))
-@click.argument("scenario_b", type=click.Path(dir_okay=False))
+@click.argument("scenario_a", type=_FILE)
+@click.argument("scenario_b", type=_FILE)
 @catalog_option
 @format_option(*FORMATS)
 @output_option

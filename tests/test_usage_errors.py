@@ -29,6 +29,10 @@ from tco.cli import cli
     (["montecarlo", "--seed"], "Option '--seed' requires an argument; see 'tco montecarlo --help'"),
     (["catalog", "list", "--format"],
      "Option '--format' requires an argument; see 'tco catalog list --help'"),
+    (["compare", ""], ("Invalid value for '[SCENARIO]': an empty path; give a file name; "
+                       "see 'tco compare --help'")),
+    (["montecarlo", "-o", ""], ("Invalid value for '--output' / '-o': an empty path; give a "
+                                "file name; see 'tco montecarlo --help'")),
     (["montecarlo", "--draw", "3"],
      "No such option '--draw' (did you mean '--draws'?); see 'tco montecarlo --help'"),
     (["nosuchcmd"], "No such command 'nosuchcmd'; see 'tco --help'"),
