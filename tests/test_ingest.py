@@ -302,7 +302,9 @@ def test_request_lengths_and_tp_out_of_range_name_where_they_came_from(tmp_path)
     given = ["--card", "h20", "--cards", "8", "--precision", "fp8"]
     cases = [
         ([mlperf, *given, "--prompt-tokens", "nan", "--output-tokens", "100"],
-         "--prompt-tokens: found nan, outside the plausible range 1 to 1e+07 tokens"),
+         "Invalid value for '--prompt-tokens': 'nan' is not a number"),  # not a number at all
+        ([mlperf, *given, "--prompt-tokens", "0.5", "--output-tokens", "100"],
+         "--prompt-tokens: found 0.5, outside the plausible range 1 to 1e+07 tokens"),
         ([mlperf, *given, "--prompt-tokens", "1000", "--output-tokens", "-5"],
          "--output-tokens: found -5, outside the plausible range 1 to 1e+06 tokens"),
         ([str(short), *given], f"{short}: the mean prompt length of its requests: found 0.015625"),
