@@ -38,3 +38,26 @@ def frozen():
 @pytest.fixture(scope="session")
 def example(catalog):
     return compute(load_scenario(), catalog)
+
+
+def bought_or_rented_h100(basis: str = "", delay_per_week: float = 0) -> str:
+    """A scenario whose ranking the tax flips (tests of the decision basis, methodology §20):
+    64 H100 bought cost less than renting as many before tax (about 4.2M against 5.3M USD),
+    but more after a 40 % tax with every cost qualifying R&D deducted twice and the purchase
+    deducted over 30 years (about 2.05M against 1.05M). `basis`: finance.decision_basis (its
+    default, after_tax, when empty); `delay_per_week`: cost_of_delay_per_week."""
+    chosen = f", decision_basis: {basis}" if basis else ""
+    return f"""
+name: bought or rented after tax
+currency: USD
+utilization: 0.85
+cost_of_delay_per_week: {delay_per_week:g}
+workloads:
+  - {{id: w, kind: pretrain, params: 7.0e+9, tokens: 1.0e+11, precision: bf16, runs_per_year: 150}}
+candidates:
+  - {{id: buy, card: h100-sxm, cards: 64, lead_time_weeks: 0}}
+  - {{id: rent, card: h100-sxm, cards: 64, acquire: rent}}
+rent_options: none
+finance: {{horizon_years: 5, discount_rate: 0.08, tax_rate: 0.4, tax_life_years: 30,
+          tax_rd_share: 1, tax_rd_extra_deduction_fraction: 1{chosen}}}
+"""

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import bought_or_rented_h100
 
 from tco.analysis.montecarlo import (
     CHUNK,
@@ -224,27 +225,6 @@ def test_draws_kept_for_the_later_passes_are_those_each_pass_would_draw(example,
                 np.testing.assert_array_equal(xa[path], xb[path])
 
 
-BASIS = """
-name: the ranking basis
-currency: USD
-utilization: 0.85
-cost_of_delay_per_week: 0
-workloads:
-  - {id: w, kind: pretrain, params: 7.0e+9, tokens: 1.0e+11, precision: bf16, runs_per_year: 150}
-candidates:
-  - {id: buy, card: h100-sxm, cards: 64, lead_time_weeks: 0}
-  - {id: rent, card: h100-sxm, cards: 64, acquire: rent}
-rent_options: none
-finance:
-  horizon_years: 5
-  discount_rate: 0.08
-  tax_rate: 0.4
-  tax_life_years: 30
-  tax_rd_share: 1
-  tax_rd_extra_deduction_fraction: 1
-  decision_basis: BASIS
-"""
-
 
 @pytest.mark.parametrize("basis, first", [("pre_tax", "buy"), ("after_tax", "rent")])
 def test_draws_are_ranked_on_the_decision_basis(catalog, basis, first):
@@ -257,7 +237,7 @@ def test_draws_are_ranked_on_the_decision_basis(catalog, basis, first):
     the NPV before tax."""
     from tco.scenario import load_scenario_text
 
-    loaded = load_scenario_text(BASIS.replace("BASIS", basis))
+    loaded = load_scenario_text(bought_or_rented_h100(basis))
     result = compute(loaded, catalog)
     v = {c.id: c.values for c in result.candidates}
     assert v["buy"]["npv_tco"] < v["rent"]["npv_tco"]
@@ -266,7 +246,7 @@ def test_draws_are_ranked_on_the_decision_basis(catalog, basis, first):
     varied = montecarlo(result, draws=10, seed=1).varied
     point = "".join(f"  {p}: {{dist: triangular, low: {result.inputs[p].value!r}, "
                     f"high: {result.inputs[p].value!r}}}\n" for p in varied)
-    collapsed = compute(load_scenario_text(BASIS.replace("BASIS", basis)
+    collapsed = compute(load_scenario_text(bought_or_rented_h100(basis)
                                            + "distributions:\n" + point), catalog)
     mc = montecarlo(collapsed, draws=3000, seed=3)
     assert mc.basis == basis
@@ -302,7 +282,7 @@ def test_the_after_tax_ranking_is_said_in_every_output(catalog, tmp_path):
     from tco.scenario import load_scenario_text
 
     for basis in ("after_tax", "pre_tax"):
-        result = compute(load_scenario_text(BASIS.replace("BASIS", basis)), catalog)
+        result = compute(load_scenario_text(bought_or_rented_h100(basis)), catalog)
         mc = montecarlo(result, draws=500, seed=2)
         result.analyses["montecarlo"] = mc
         said = basis == "after_tax"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import bought_or_rented_h100
 
 import tco
 from tco.plan.problem import Card, Periods, Problem, Stack, Tax, Training
@@ -156,21 +157,6 @@ def test_the_cost_of_delay_in_work_left_undone_is_deducted_once():
     assert solve(replace(prob, tax=None)).npv == pytest.approx(1_000_000.0, rel=1e-12)
 
 
-UNDONE = """
-name: work left undone after tax
-currency: USD
-utilization: 0.85
-cost_of_delay_per_week: 2000
-workloads:
-  - {id: w, kind: pretrain, params: 7.0e+9, tokens: 1.0e+11, precision: bf16, runs_per_year: 150}
-candidates:
-  - {id: buy, card: h100-sxm, cards: 64, lead_time_weeks: 0}
-  - {id: rent, card: h100-sxm, cards: 64, acquire: rent}
-rent_options: none
-finance: {horizon_years: 5, discount_rate: 0.08, tax_rate: 0.4, tax_life_years: 30,
-          tax_rd_share: 1, tax_rd_extra_deduction_fraction: 1}
-"""
-
 
 def test_a_plan_leaving_work_undone_deducts_its_delay_once(tmp_path):
     """Held to the 64 bought H100, whose purchase is deducted over 30 tax years at 40 % tax,
@@ -180,7 +166,7 @@ def test_a_plan_leaving_work_undone_deducts_its_delay_once(tmp_path):
     2,000 a week x 52 = 104,000 a year whatever the runs, which keeps 1 - 0.4 = 0.6: after
     tax 0.2 P + 0.4 x 104,000 x (the annuity of 5 years at 8 %, 3.99271)."""
     path = tmp_path / "undone.yaml"
-    path.write_text(UNDONE)
+    path.write_text(bought_or_rented_h100(delay_per_week=2000))
     plans = tco.compare(path).result.plans
     held = next(p for p in plans if p.option == "buy")
     assert held.workloads["w"]["delivered_fraction"] == 0 and not held.actions

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import bought_or_rented_h100
 
 from tco.catalog import load_catalog
 from tco.cli import cli
@@ -292,21 +293,6 @@ def test_an_implausible_expensing_threshold_in_a_scenario_is_refused(threshold, 
     assert message in str(exc.value)
 
 
-RANKED_AFTER_TAX = """
-name: reasons on the basis
-currency: USD
-utilization: 0.85
-cost_of_delay_per_week: 0
-workloads:
-  - {id: w, kind: pretrain, params: 7.0e+9, tokens: 1.0e+11, precision: bf16, runs_per_year: 150}
-candidates:
-  - {id: buy, card: h100-sxm, cards: 64, lead_time_weeks: 0}
-  - {id: rent, card: h100-sxm, cards: 64, acquire: rent}
-rent_options: none
-finance: {horizon_years: 5, discount_rate: 0.08, tax_rate: 0.4, tax_life_years: 30,
-          tax_rd_share: 1, tax_rd_extra_deduction_fraction: 1}
-"""
-
 
 def test_the_reasons_quote_the_npv_the_options_are_ranked_on():
     """64 H100 bought cost less than renting as many before tax (about 4.2M against 5.3M
@@ -317,7 +303,7 @@ def test_the_reasons_quote_the_npv_the_options_are_ranked_on():
     from tco.decide import recommend_option
     from tco.exporters.decision_words import reason_text
 
-    r = compute(load_scenario_text(RANKED_AFTER_TAX), CATALOG)
+    r = compute(load_scenario_text(bought_or_rented_h100()), CATALOG)
     buy, rent = r.candidate("buy").values, r.candidate("rent").values
     assert buy["npv_tco"] < rent["npv_tco"]
     assert rent["npv_tco_after_tax"] < buy["npv_tco_after_tax"]
@@ -341,7 +327,7 @@ def test_the_report_summary_compares_the_options_after_tax():
     from tco.exporters.fmt import money
     from tco.exporters.html import render_html
 
-    r = compute(load_scenario_text(RANKED_AFTER_TAX), CATALOG)
+    r = compute(load_scenario_text(bought_or_rented_h100()), CATALOG)
     r._plans = []  # unplanned: the summary is an option's
     buy, rent = r.candidate("buy").values, r.candidate("rent").values
     page = render_html(r, "en")

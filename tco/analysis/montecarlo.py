@@ -484,12 +484,12 @@ class Simulation:
         """Each candidate's targets (`names`): its NPV, its metric, the tier and the NPV it is
         ranked by in a draw, and that NPV on the decision basis; with the portfolios and the
         per-token APIs appended to `cands`."""
-        # ... and the NPV with its shortfall closed (methodology §8) where the model prices
-        # it, with the tier of the plan so closed: a draw short of the plan ranks at those,
-        # never dropped (the NPV and the tier stand in where the shortfall has no price)
-        # ... and each draw is ranked on the NPV the options are ranked on (`basis`: after
-        # income tax when finance.decision_basis is after_tax, as tco compare ranks them),
-        # the shortfall closed likewise; the bands stay the NPV before tax
+        # The NPV with its shortfall closed (methodology §8) where the model prices it, with
+        # the tier of the plan so closed: a draw short of the plan ranks at those, never
+        # dropped (the NPV and the tier stand in where the shortfall has no price). Each draw
+        # is ranked on the NPV the options are ranked on (`basis`: after income tax when
+        # finance.decision_basis is after_tax, as tco compare ranks them), the shortfall
+        # closed likewise; the bands stay the NPV before tax.
         exprs = result.model.expressions()
         self.basis = result.structure.decision_basis
         after = "_after_tax" if self.basis == "after_tax" else ""
