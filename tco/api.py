@@ -290,8 +290,10 @@ def sensitivity(source: str | os.PathLike[str] | Mapping[str, Any] | None = None
 def breakeven(path: str, candidate: str, versus: str,
               source: str | os.PathLike[str] | Mapping[str, Any] | None = None,
               catalogs: Sequence[str | os.PathLike[str]] = (),
-              metric: str = "npv_tco") -> Breakeven:
-    """The value of input `path` at which `candidate` costs what `versus` costs."""
+              metric: str | None = None) -> Breakeven:
+    """The value of input `path` at which `candidate` costs what `versus` costs (`metric`
+    None: on the NPV the options are ranked on, after income tax where the scenario ranks
+    after tax)."""
     from .analysis.breakeven import breakeven as run
 
     return run(*load(source, catalogs), path, candidate, versus, metric=metric)

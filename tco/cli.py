@@ -857,12 +857,18 @@ def sensitivity(scenario: str | None, swing: str, use_range: bool, metric: str, 
               help="Candidate, portfolio or per-token API option id A.")
 @click.option("--vs", "versus", required=True,
               help="Candidate, portfolio or per-token API option id B.")
-@_METRIC
+@click.option("--metric", type=click.Choice(["npv_tco", "npv_tco_after_tax", "cost_per_job",
+                                            "cost_per_million_output_tokens"]),
+              default=None,
+              help="NPV of TCO before or after income tax, the cost of one run of the primary "
+              "workload, or the first serving workload's cost per million output tokens. "
+              "Default: the NPV the options are ranked on (finance.decision_basis: after "
+              "income tax where the scenario has a tax rate).")
 @catalog_option
 @format_option(*FORMATS)
 @output_option
-def breakeven(scenario: str | None, path: str, candidate: str, versus: str, metric: str,
-              catalogs: tuple[str, ...], fmt: str, output: str | None) -> None:
+def breakeven(scenario: str | None, path: str, candidate: str, versus: str,
+              metric: str | None, catalogs: tuple[str, ...], fmt: str, output: str | None) -> None:
     """The value of PATH at which candidates A and B cost the same.
 
     \b

@@ -375,3 +375,46 @@ def test_a_plan_that_would_earn_by_buying_idle_servers_is_refused(tmp_path):
     assert "set finance.decision_basis: pre_tax" in got.output
     path.write_text(text.replace("\nfinance:", "\nfinance:\n  decision_basis: pre_tax", 1))
     assert CliRunner().invoke(cli, ["compare", str(path)], prog_name="tco").exit_code == 0
+
+
+def test_the_break_even_of_the_tax_rate_is_found_on_the_npv_the_options_are_ranked_on():
+    """`tco breakeven` compares the NPV the options are ranked on: after tax where the basis
+    is after_tax (its default with a tax rate). The NPV after tax is the NPV before it less the
+    rate times the present value of what is deducted (resale taxed), so for each option it is
+    linear in the rate: from the two NPVs at 40 % the rate where buying and renting cost the
+    same after tax is (rent − buy before tax) / (slope of rent − slope of buy), worked here
+    from the engine's figures at 40 %. Before tax the rate moves nothing: no break-even."""
+    from tco.analysis.breakeven import breakeven
+
+    loaded = load_scenario_text(bought_or_rented_h100())
+    r = compute(loaded, CATALOG)
+    buy, rent = r.candidate("buy").values, r.candidate("rent").values
+    slope_buy = (buy["npv_tco"] - buy["npv_tco_after_tax"]) / 0.4
+    slope_rent = (rent["npv_tco"] - rent["npv_tco_after_tax"]) / 0.4
+    by_hand = (rent["npv_tco"] - buy["npv_tco"]) / (slope_rent - slope_buy)
+    assert 0.2 < by_hand < 0.21
+
+    b = breakeven(loaded, CATALOG, "finance.tax_rate", "buy", "rent", result=r)
+    assert b.metric == "npv_tco_after_tax"
+    assert b.crossings[0].value == pytest.approx(by_hand, rel=1e-6)
+    assert b.base_a == buy["npv_tco_after_tax"] and b.base_b == rent["npv_tco_after_tax"]
+    at = compute(load_scenario_text(bought_or_rented_h100().replace(
+        "tax_rate: 0.4", f"tax_rate: {b.crossings[0].value!r}")), CATALOG)
+    assert at.candidate("buy").values["npv_tco_after_tax"] == pytest.approx(
+        at.candidate("rent").values["npv_tco_after_tax"], rel=1e-6)
+
+    pre = load_scenario_text(bought_or_rented_h100("pre_tax"))
+    b = breakeven(pre, CATALOG, "finance.tax_rate", "buy", "rent")
+    assert b.metric == "npv_tco" and b.crossings == []
+    b = breakeven(pre, CATALOG, "finance.tax_rate", "buy", "rent", metric="npv_tco_after_tax")
+    assert b.crossings[0].value == pytest.approx(by_hand, rel=1e-6)
+
+
+def test_the_break_even_command_says_which_npv_it_compares(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(bought_or_rented_h100())
+    out = CliRunner().invoke(cli, ["breakeven", str(path), "--vary", "finance.tax_rate",
+                                   "--candidate", "buy", "--vs", "rent"], prog_name="tco")
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("buy and rent have the same NPV of TCO after income tax at "
+                                 "finance.tax_rate = 0.2055")

@@ -35,10 +35,12 @@ from ..result import Result
 from ..scenario import Loaded
 from ..sizing import primary_of, size_clusters
 from .common import (
+    BREAKEVEN_METRICS,
     METRIC_LABELS,
-    METRICS,
+    NPV_METRICS,
     baseline_values,
     check_metric,
+    decision_metric,
     members,
     metric_name,
     metric_value,
@@ -104,12 +106,15 @@ class Breakeven:
 
 
 def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versus: str,
-              metric: str = "npv_tco", result: Result | None = None) -> Breakeven:
-    metric = check_metric(metric, METRICS)
+              metric: str | None = None, result: Result | None = None) -> Breakeven:
+    """`metric` None: the NPV the options are ranked on (`decision_metric`)."""
+    if metric is not None:
+        metric = check_metric(metric, BREAKEVEN_METRICS)
     for flag, given in (("--vary", path), ("--candidate", candidate), ("--vs", versus)):
         if not isinstance(given, str):  # from the Python API
             raise TcoError(f"{flag} {given!r}: expected text (an input path or an option id)")
     result = result or compute(loaded, catalog)
+    metric = metric or decision_metric(result)
     inp = check_path(path, result.inputs, "--vary")
     ids = ([c.id for c in result.candidates] + [p.id for p in result.portfolios]
            + [a.id for a in result.api_options])
@@ -180,7 +185,7 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
 def _metric_of(result: Result, oid: str, metric: str) -> float:
     port = portfolio_of(result, oid)
     if port is not None:
-        return port.values["npv_tco"]  # the only metric of a portfolio (metric_name)
+        return port.values[metric]  # an NPV, a portfolio's only metrics (metric_name)
     return metric_value(result, oid, metric)
 
 
@@ -225,7 +230,7 @@ class _ScalarEngine:
             for option in self.portfolios.get(cid, []):  # a portfolio reads its options'
                 env = model.evaluate(env, candidate=option)
             env = model.evaluate(env, candidate=cid)
-            name = (f"{cid}.npv_tco" if self.metric == "npv_tco"
+            name = (f"{cid}.{self.metric}" if self.metric in NPV_METRICS
                     else f"{cid}.{primary_of(resolved, cid)}.cost_per_job"
                     if self.metric == "cost_per_job"
                     else f"{cid}.{_first_serving(resolved.structure)}.{self.metric}")

@@ -14,7 +14,14 @@ if TYPE_CHECKING:
     from ..result import PortfolioResult, Result
 
 METRICS = ("npv_tco", "cost_per_job", "cost_per_million_output_tokens")
-METRIC_LABELS = {"npv_tco": "NPV of TCO", "cost_per_job": "cost per run",
+# an NPV metric names the option's own quantity: before income tax, or after it
+# (finance.decision_basis, methodology §20)
+NPV_METRICS = ("npv_tco", "npv_tco_after_tax")
+# the NPV after income tax beside the other analyses' metrics: a break-even of a tax input (or
+# of any input, after tax) is where the order the options are ranked in flips
+BREAKEVEN_METRICS = ("npv_tco", "npv_tco_after_tax", *METRICS[1:])
+METRIC_LABELS = {"npv_tco": "NPV of TCO", "npv_tco_after_tax": "NPV of TCO after income tax",
+                 "cost_per_job": "cost per run",
                  "cost_per_million_output_tokens": "cost per million output tokens served"}
 
 
@@ -28,12 +35,18 @@ def members(result: Result, oid: str) -> list[str]:
     return list(port.options) if port is not None else [oid]
 
 
+def decision_metric(result: Result) -> str:
+    """The NPV the options are ranked on (`finance.decision_basis`): after income tax where
+    the scenario ranks after tax, else before."""
+    return "npv_tco_after_tax" if result.structure.decision_basis == "after_tax" else "npv_tco"
+
+
 def metric_name(result: Result, cid: str, metric: str) -> str:
-    """The model quantity behind a metric: NPV of TCO, or the primary workload's cost per run.
-    A portfolio (tco/model/portfolio.py) has only the NPV: it runs several workloads on
-    several clusters, so it has no one run."""
-    if metric == "npv_tco":
-        return f"{cid}.npv_tco"
+    """The model quantity behind a metric: NPV of TCO (before or after income tax), or the
+    primary workload's cost per run. A portfolio (tco/model/portfolio.py) has only the NPVs:
+    it runs several workloads on several clusters, so it has no one run."""
+    if metric in NPV_METRICS:
+        return f"{cid}.{metric}"
     if portfolio_of(result, cid) is not None:
         raise TcoError(f"{cid} is a portfolio: its metric is npv_tco (a portfolio has no one "
                        "run to cost)")
@@ -60,8 +73,8 @@ def metric_applies(result: Result, cid: str, metric: str) -> bool:
 def metric_value(result: Result, cid: str, metric: str) -> float:
     """The engine's value of `metric_name(result, cid, metric)`."""
     c = result.candidate(cid)
-    if metric == "npv_tco":
-        return float(c.values["npv_tco"])
+    if metric in NPV_METRICS:
+        return float(c.values[metric])
     # <cid>.<workload>.<key>: a workload id may hold dots, a key does not
     wid, key = metric_name(result, cid, metric)[len(cid) + 1:].rsplit(".", 1)
     return float(c.jobs[wid][key])

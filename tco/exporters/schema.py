@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from .. import modes
-from ..analysis.common import METRICS
+from ..analysis.common import BREAKEVEN_METRICS, METRICS
 from ..model import YEAR_SHARES
 from .fields import (
     ALL_WORKLOAD_FIELDS,
@@ -623,7 +623,7 @@ def _breakeven() -> JsonObj:
         "unit": _t("string", "Unit of the input values"),
         "candidate": _t("string", "Candidate id A"),
         "versus": _t("string", "Candidate id B"),
-        "metric": {"enum": list(METRICS), "description": "The metric compared"},
+        "metric": {"enum": list(BREAKEVEN_METRICS), "description": "The metric compared"},
         "currency": _currency(),
         "value": maybe("The break-even value closest to the baseline; null when there is none "
                        "or the order flips between two whole numbers", IN_UNIT),
