@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import CatalogError, UnknownId, did_you_mean
+from .errors import CatalogError, UnknownId, did_you_mean, validation_words
 from .inputs import (
     API_INPUTS,
     ASSUMPTION_INPUTS,
@@ -964,12 +964,10 @@ def _pydantic_message(err: Any, loc: list[str], model: type[BaseModel]) -> str:
         return f"expected a number, found {found!r}"
     if kind == "string_too_short" and loc and loc[-1] == "source":
         return f"found {found!r}; expected a source: who said so, where (a URL) and when"
-    if msg.startswith("Input should be"):
-        shown = "a mapping" if isinstance(found, dict) else "a list" if isinstance(
-            found, list) else f"{found:.6g}" if isinstance(found, int) and not isinstance(
-            found, bool) and abs(found) > 10**15 else repr(found)  # 1e308 as a whole number
-        return f"found {shown}; " + msg.replace("Input should be", "expected", 1)
-    return msg
+    shown = "a mapping" if isinstance(found, dict) else "a list" if isinstance(
+        found, list) else f"{found:.6g}" if isinstance(found, int) and not isinstance(
+        found, bool) and abs(found) > 10**15 else repr(found)  # 1e308 as a whole number
+    return validation_words(kind, msg, found, err.get("ctx") or {}, shown) or msg
 
 
 def _check_references(cat: Catalog, where: _Where) -> None:

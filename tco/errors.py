@@ -97,3 +97,35 @@ def did_you_mean(word: str, choices: Iterable[str], n: int = 3, list_up_to: int 
     if 0 < len(choices) <= list_up_to:
         return f" (expected one of: {', '.join(choices)})"
     return ""
+
+
+def validation_words(kind: str, msg: str, found: object, ctx: dict[str, object],
+                     shown: str) -> str | None:
+    """A file's field refused by its schema (pydantic's error `kind`, `msg` and `ctx`), in
+    this program's words: what was found (`shown`, as the caller quotes it) and what was
+    expected. None for a kind the caller words itself."""
+    if kind in ("model_type", "model_attributes_type"):
+        return f"found {shown}; expected a mapping of fields (name: value)"
+    if kind == "dict_type":
+        return f"found {shown}; expected a mapping (key: value)"
+    if kind in ("list_type", "tuple_type", "set_type"):
+        return f"found {shown}; expected a list"
+    if kind == "string_type":
+        return f"found {shown}; expected text"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"found {shown}; expected true or false"
+    if kind == "string_too_short":
+        least = ctx.get("min_length", 1)
+        return (f"found {shown}; expected text, not empty" if least == 1 else
+                f"found {shown}; expected at least {least} characters")
+    if kind == "too_short" and isinstance(found, (list, dict)):
+        n = len(found)
+        return (f"found {n:,} item{'' if n == 1 else 's'}; expected at least "
+                f"{ctx.get('min_length', 1)}")
+    if kind in ("too_long", "string_too_long") and isinstance(found, (list, dict, str)):
+        most = ctx.get("max_length")
+        what = "characters" if isinstance(found, str) else "items"
+        return f"{len(found):,} {what}; at most {most:,}" if isinstance(most, int) else None
+    if msg.startswith("Input should be"):
+        return f"found {shown}; " + msg.replace("Input should be", "expected", 1)
+    return None

@@ -24,7 +24,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from .catalog import PRECISIONS, SERVING_PRECISIONS
-from .errors import ScenarioError, did_you_mean
+from .errors import ScenarioError, did_you_mean, validation_words
 from .inputs import (
     ASSUMPTION_INPUTS,
     CANDIDATE_INPUTS,
@@ -740,15 +740,11 @@ def _validation_error(exc: ValidationError, doc: YamlDoc) -> ScenarioError:
         msg = f"expected a whole number{also}, found {show_value(found)}"
     elif kind.startswith("float"):
         msg = f"expected a number, found {show_value(found)}"
-    elif kind in ("too_long", "string_too_long") and isinstance(found, (list, dict, str)):
-        most = (err.get("ctx") or {}).get("max_length")
-        what = "characters" if isinstance(found, str) else "items"
-        msg = f"{len(found):,} {what}; at most {most:,}" if most else msg
     elif kind == "string_pattern_mismatch":
         msg = (f"found {show_value(found)}; expected an id of letters, digits, '_', '.' and '-', "
                "starting with a letter or digit")
-    elif msg.startswith("Input should be"):
-        msg = f"found {show_value(found)}; " + msg.replace("Input should be", "expected", 1)
+    else:
+        msg = validation_words(kind, msg, found, err.get("ctx") or {}, show_value(found)) or msg
     line = doc.line_of(keyed)
     return ScenarioError(msg, file=doc.file, field=".".join(named) or None, line=line)
 

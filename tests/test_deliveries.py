@@ -83,7 +83,7 @@ def test_a_what_if_moves_the_shares_together(phased, catalog):
     ("- {share: 0.5, lead_time_weeks: 0}", "the deliveries' shares add up to 0.9"),
     ("lead_time_weeks: 0}", "give deliveries (each with its lead time) or lead_time_weeks"),
     ("acquire: rent", "deliveries are for an owned option"),
-    ("one", "List should have at least 2 items"),
+    ("one", "deliveries: found 1 item; expected at least 2"),
 ])
 def test_deliveries_that_cannot_be_are_refused_naming_the_field(catalog, edit, message):
     text = PHASED

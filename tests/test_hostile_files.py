@@ -572,7 +572,7 @@ def test_a_text_longer_than_a_workbook_cell_would_keep_is_refused(tmp_path: Path
 
 @pytest.mark.parametrize("ident, expected", [
     ("a" * 9_000, "candidates.0.id: 9,000 characters; at most 64"),
-    (True, "candidates.0.id: found True; expected a valid string"),
+    (True, "candidates.0.id: found True; expected text"),
     ("x" * 20_000, "found a text of 20,000 characters"),
 ])
 def test_an_id_that_is_the_fault_is_not_the_field_path(tmp_path: Path, ident: object,
@@ -586,6 +586,27 @@ def test_an_id_that_is_the_fault_is_not_the_field_path(tmp_path: Path, ident: ob
     path, msg = scenario_refused(tmp_path, yaml.safe_dump(data, width=10**6), "validate")
     assert expected in msg and msg.startswith(f"{path}:")
     assert len(msg) < 500
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (("workloads", [1]), "3: workloads.0: found 1; expected a mapping of fields (name: value)"),
+    (("workloads", {"w": 1}), "2: workloads: found a mapping; expected a list"),
+    (("workloads", []), "2: workloads: found 0 items; expected at least 1"),
+    (("name", ["x"]), "1: name: found a list; expected text"),
+    (("candidates", [{"id": "", "card": "h100-sxm"}]),
+     "7: candidates.0.id: found ''; expected text, not empty"),
+    (("rent_options", {"a": 1}), "rent_options: found a mapping; expected 'auto' or 'none'"),
+])
+def test_a_field_of_the_wrong_kind_is_worded_as_found_and_expected(
+        tmp_path: Path, edit: tuple[str, object], expected: str) -> None:
+    """Schema refusals read as every other message, "found X; expected Y", not in the
+    validation library's words ("Input should be a valid dictionary or instance of
+    Workload", "String should have at least 1 character")."""
+    data = yaml.safe_load(SMALL)
+    data[edit[0]] = edit[1]
+    path, msg = scenario_refused(tmp_path, yaml.safe_dump(data, sort_keys=False), "validate")
+    assert msg.startswith(f"{path}:") and msg.endswith(expected), msg
+    assert "Input should" not in msg and "should have" not in msg
 
 
 def test_a_message_quoting_a_long_text_stays_readable(tmp_path: Path) -> None:
