@@ -51,10 +51,10 @@ Num = Annotated[float, BeforeValidator(_number)]
 Whole = Annotated[int, BeforeValidator(_whole)]
 
 
-def takes_text(model: Any, parts: Sequence[str]) -> bool:
-    """Whether the field at `parts` below the pydantic `model` takes free text (a name, a note,
-    a source): a list item's or mapping key's part is passed over as the models are walked.
-    False where `parts` leaves the models (an unknown field, an extra key)."""
+def field_members(model: Any, parts: Sequence[str]) -> tuple[Any, ...] | None:
+    """The types the field at `parts` below the pydantic `model` allows (a union's members;
+    a choice as its Literal): a list item's or mapping key's part is passed over as the
+    models are walked. None where `parts` leaves the models (an unknown field, an extra key)."""
     members: tuple[Any, ...] = (model,)
     rest = list(parts)
     while rest:
@@ -66,9 +66,15 @@ def takes_text(model: Any, parts: Sequence[str]) -> bool:
         fields = next((m.model_fields for m in members if hasattr(m, "model_fields")), None)
         field = None if fields is None else fields.get(rest.pop(0))
         if field is None:
-            return False
+            return None
         members = _members(field.annotation)
-    return str in members  # free text: a choice (Literal) is no text to quote
+    return members
+
+
+def takes_text(model: Any, parts: Sequence[str]) -> bool:
+    """Whether the field at `parts` below the pydantic `model` takes free text (a name, a note,
+    a source). False where `parts` leaves the models (an unknown field, an extra key)."""
+    return str in (field_members(model, parts) or ())  # a choice (Literal) is no text to quote
 
 
 def _members(annotation: Any) -> tuple[Any, ...]:

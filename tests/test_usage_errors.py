@@ -51,3 +51,40 @@ def test_a_bad_command_line_is_one_line(args, message):
 def test_a_group_alone_shows_its_help(args):
     result = CliRunner().invoke(cli, args, prog_name="tco")
     assert "Usage: tco" in result.output and "tco: error:" not in result.output
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    ("finance.decision_basis=pre_tax",
+     ("--set 'finance.decision_basis=pre_tax': finance.decision_basis is a choice ('pre_tax' or "
+     "'after_tax') written in the scenario file, not a number; --set changes the model's "
+     "numeric inputs only: edit the file to compare")),
+    ("finance.decision_basis=1",
+     ("--set: no input 'finance.decision_basis': finance.decision_basis is a choice ('pre_tax' "
+     "or 'after_tax') written in the scenario file, not a number; --set changes the model's "
+     "numeric inputs only: edit the file to compare")),
+    ("candidates.b200.card=mi300x",
+     ("--set 'candidates.b200.card=mi300x': candidates.b200.card is text written in the "
+     "scenario file, not a number; --set changes the model's numeric inputs only: edit the "
+     "file to compare")),
+    ("utilization=high",
+     ("--set 'utilization=high': VALUE 'high' must be a number (0.12), a change in percent "
+     "(-15%, +10%) or a multiplier (x0.9)")),
+])
+def test_a_what_if_of_a_field_that_holds_no_number_says_so(setting, message):
+    """`--set finance.decision_basis=pre_tax` was told that its value must be a number, as if
+    a number would do; a field of the scenario that holds a choice or text is named as such."""
+    result = CliRunner().invoke(cli, ["whatif", "--set", setting], prog_name="tco")
+    assert one_error(result) == message
+
+
+def test_a_zero_typed_as_minus_zero_is_zero():
+    """`--set cost_of_delay_per_week=-0` was shown (and written to JSON) as -0."""
+    import json
+    import math
+
+    result = CliRunner().invoke(cli, ["whatif", "--set", "cost_of_delay_per_week=-0",
+                                      "--format", "json"], prog_name="tco")
+    assert result.exit_code == 0, result.output
+    change = json.loads(result.output)["inputs"][0]
+    assert change["path"] == "cost_of_delay_per_week" and change["after"] == 0
+    assert math.copysign(1, change["after"]) == 1

@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 from ..errors import TcoError, UnknownId, did_you_mean
 from ..inputs import Input
@@ -39,11 +39,13 @@ class Setting:
     text: str  # as given on the command line
 
     def value(self, base: float) -> float:
+        """The input's value; a zero is +0 (`-0`, `x-0` or x0 of a negative baseline would
+        otherwise be shown and written as -0)."""
         if self.kind == "relative":
-            return base * (1.0 + self.amount / 100.0)
+            return base * (1.0 + self.amount / 100.0) + 0.0
         if self.kind == "multiplier":
-            return base * self.amount
-        return self.amount
+            return base * self.amount + 0.0
+        return self.amount + 0.0
 
 
 def parse_setting(text: str, flag: str = "--set") -> Setting:
@@ -54,11 +56,11 @@ def parse_setting(text: str, flag: str = "--set") -> Setting:
     path, raw = (s.strip() for s in text.split("=", 1))
     if not path:
         raise TcoError(f"{flag} {text!r}: PATH is empty")
-    return Setting(path, *parse_value(raw, f"{flag} {text!r}"), text=text)
+    return Setting(path, *parse_value(raw, f"{flag} {text!r}", path), text=text)
 
 
-def parse_value(raw: str, where: str) -> tuple[str, float]:
-    """('absolute'|'relative'|'multiplier', amount) for one VALUE."""
+def parse_value(raw: str, where: str, path: str = "") -> tuple[str, float]:
+    """('absolute'|'relative'|'multiplier', amount) for one VALUE (of the input at `path`)."""
     s = raw.strip().replace("_", "")
     kind = "absolute"
     if s.endswith("%"):
@@ -72,16 +74,40 @@ def parse_value(raw: str, where: str) -> tuple[str, float]:
     elif s[:1] in ("x", "X", "*"):
         kind, s = "multiplier", s[1:].strip()
     if not re.fullmatch(NUMBER, s):
-        raise TcoError(f"{where}: VALUE {raw!r} must be a number (0.12), a change in percent "
-                       "(-15%, +10%) or a multiplier (x0.9)")
+        fixed = written_in_the_file(path)
+        raise TcoError(f"{where}: " + (fixed or f"VALUE {raw!r} must be a number (0.12), a "
+                                       "change in percent (-15%, +10%) or a multiplier (x0.9)"))
     amount = float(s)
     if not math.isfinite(amount):
         raise TcoError(f"{where}: VALUE must be finite")
     return kind, amount
 
 
+def written_in_the_file(path: str) -> str:
+    """Why `path`, a field of the scenario that holds no number (a choice, a name, a group of
+    fields), is not an input a what-if changes; '' for any other path."""
+    if not path:
+        return ""
+    from ..numfields import field_members
+    from ..scenario import Scenario
+
+    members = [m for m in field_members(Scenario, path.split(".")) or ()
+               if m is not type(None)]
+    if not members or any(m in (int, float) for m in members):
+        return ""
+    choices = [repr(v) for m in members if get_origin(m) is Literal for v in get_args(m)]
+    what = ("a choice (" + " or ".join(choices) + ")" if all(
+        get_origin(m) is Literal for m in members) else "text" if str in members
+        else "true or false" if bool in members else "a group of fields")
+    return (f"{path} is {what} written in the scenario file, not a number; --set changes the "
+            "model's numeric inputs only: edit the file to compare")
+
+
 def check_path(path: str, inputs: Mapping[str, Input], flag: str = "--set") -> Input:
     if path not in inputs:
+        fixed = written_in_the_file(path)
+        if fixed:
+            raise UnknownId(f"no input '{path}': {fixed}", field=flag)
         hint = did_you_mean(path, inputs) or (
             "; paths are utilization, cost_of_delay_per_week, facility.<field>, "
             "finance.<field>, team.<field>, team.familiarity.<stack>, assumptions.<key>, "
