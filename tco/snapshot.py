@@ -31,7 +31,9 @@ turns keeping off. What is kept is data, never code:
   is ignored, computed again and replaced.
 * The folder is created 0700 and used only when it is a real folder (not a symbolic link)
   owned by the user running tco and writable by nobody else. Otherwise the baseline is
-  computed every time and the command says so in one line on stderr (`warn`).
+  computed every time and the command says so in one line on stderr (`warn`); so it does
+  when a folder named by TCO_CACHE_DIR cannot be created or written (the default folder's
+  failure is not said: a read-only home directory is not an error).
 * An entry is opened without following a symbolic link and checked once open: a regular file,
   owned by the user, writable by nobody else. Entries are written 0600 (they quote quote
   files' sources) to a temporary file in the folder, then renamed into place.
@@ -158,23 +160,38 @@ def _refusal(st: os.stat_result, what: str) -> str | None:
     return None
 
 
+def asked() -> bool:
+    """Whether the user named the cache folder (TCO_CACHE_DIR): then a folder that cannot be
+    created or written is said; the default one's is not (a read-only home directory is not
+    an error)."""
+    return bool(os.environ.get("TCO_CACHE_DIR"))
+
+
 def _open_folder(directory: Path, warn: Warn) -> int | None:
     """A descriptor of the cache folder, created 0700 when missing; None when it may not be
     used (a symbolic link, not a folder, another user's, writable by others: said through
-    `warn`) or cannot be created (said nowhere: a read-only home directory is not an error)."""
+    `warn`) or cannot be created (said when the user named the folder, `asked`)."""
     def refuse(reason: str) -> None:
         warn(f"not keeping baselines in '{directory}': {reason}; each run computes its "
              "baseline (use a folder only you can write: TCO_CACHE_DIR, or TCO_NO_CACHE=1)")
 
+    def uncreatable(exc: OSError) -> None:
+        if asked():
+            refuse("it cannot be created (" + ("a part of its path is a file, not a folder"
+                   if exc.errno in (errno.EEXIST, errno.ENOTDIR) else exc.strerror or str(exc))
+                   + ")")
+
     try:
         directory.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
+    except OSError as exc:
+        uncreatable(exc)
         return None
     try:
         os.mkdir(directory, 0o700)
     except FileExistsError:
         pass  # checked below, once open
-    except OSError:
+    except OSError as exc:
+        uncreatable(exc)
         return None
     try:
         fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -228,15 +245,16 @@ def _read(folder: int, digest: str, warn: Warn) -> bytes | None:
         os.close(fd)
 
 
-def _write(folder: int, digest: str, blob: bytes) -> None:
+def _write(folder: int, digest: str, blob: bytes, failed: Warn = _quiet) -> None:
     """File `blob` under `digest`: written 0600 to a temporary file in the folder, renamed into
     place, then the oldest entries beyond `KEEP` removed. Failing is not an error: the next run
-    computes the baseline again."""
+    computes the baseline again (`failed` is told why)."""
     tmp = f".{entry_name(digest)}.{os.urandom(6).hex()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o600, dir_fd=folder)
-    except OSError:
+    except OSError as exc:
+        failed(exc.strerror or str(exc))
         return
     try:
         try:
@@ -253,6 +271,7 @@ def _write(folder: int, digest: str, blob: bytes) -> None:
         except OSError:
             pass
         if isinstance(exc, OSError):
+            failed(exc.strerror or str(exc))
             return
         raise
     _tidy(folder)
@@ -556,7 +575,9 @@ def baseline(scenario: str | None, overlays: Sequence[str], warn: Warn = _quiet)
             except (TypeError, ValueError):  # not JSON data: not kept
                 pass
             else:
-                _write(folder, digest, blob)
+                _write(folder, digest, blob, lambda why: asked() and warn(
+                    f"not keeping the baseline in '{directory}': {why}; each run computes "
+                    "it (use a folder you can write: TCO_CACHE_DIR, or TCO_NO_CACHE=1)"))
         return result
     finally:
         if folder is not None:

@@ -400,10 +400,30 @@ def test_nothing_is_kept_when_turned_off_or_unwritable(cache, tmp_path, monkeypa
     monkeypatch.delenv("TCO_NO_CACHE")
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory", encoding="utf-8")
-    monkeypatch.setenv("TCO_CACHE_DIR", str(blocker / "cache"))
-    warned = []
+    # the default folder (a read-only home directory is not an error): nothing said
+    monkeypatch.delenv("TCO_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "home-cache"))
+    warned: list[str] = []
     assert snapshot.baseline(path, (), warned.append).candidates  # computed, nothing kept
     assert warned == []
+    # a folder the user named: said, in one line, and the baseline computed all the same
+    monkeypatch.setenv("TCO_CACHE_DIR", str(blocker / "cache"))
+    assert snapshot.baseline(path, (), warned.append).candidates
+    assert warned == [(f"not keeping baselines in '{blocker / 'cache'}': it cannot be created "
+                      "(a part of its path is a file, not a folder); each run computes its "
+                      "baseline (use a folder only you can write: TCO_CACHE_DIR, or "
+                      "TCO_NO_CACHE=1)")]
+
+
+def test_an_entry_that_cannot_be_written_is_said(tmp_path):
+    """Writing an entry fails (here: the folder's descriptor is closed; a full disk or a
+    folder the user may not write, when not root): the reason goes to the caller, who says
+    it when the user named the folder, and nothing is left behind."""
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    os.close(fd)
+    why: list[str] = []
+    snapshot._write(fd, "0" * 64, b"{}", why.append)
+    assert why == ["Bad file descriptor"] and os.listdir(tmp_path) == []
 
 
 def test_the_command_warns_in_one_line_and_answers(cache, tmp_path):
