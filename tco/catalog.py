@@ -658,6 +658,7 @@ def _check_plausible(cat: Catalog, where: _Where,
     for key, fig in cat.exchange_rates.items():
         _check_rate(key, fig, where)
     _check_numbers(cat, where)
+    _check_dates(cat, where)
     checks: list[tuple[str, str, str, Figure, InputSpec, str, float]] = []
     for section, ident, field, fig in iter_figures(cat):
         spec = _FIGURE_SPECS.get((section, field))
@@ -722,6 +723,25 @@ def _figure_currency(cat: Catalog, section: str, ident: str) -> str:
     if section == "tax_rules":
         return cat.tax_rules[ident].currency
     return "USD"
+
+
+def _check_dates(cat: Catalog, where: _Where) -> None:
+    """A quote file's figure is dated no later than today: as_of is when it was quoted, so a
+    later date is a typo (2062 for 2026) that would make the quote look newer than the
+    catalog's. The clock's date in UTC, a day of grace for time zones east of it; the shipped
+    catalog is not checked (a machine whose clock is behind must still run)."""
+    today = dt.datetime.now(tz=dt.UTC).date()
+    latest = today + dt.timedelta(days=1)
+    for section, ident, field, fig in iter_figures(cat):
+        path = (section, field) if section in _MAP_SECTIONS else (section, ident, field)
+        at = where(*path)
+        if at["file"] in where.shipped or at["file"] == "catalog":
+            continue
+        year, month, day = (int(x) if x else 1 for x in _DATE.match(fig.as_of).groups())
+        if dt.date(year, month, day) > latest:
+            raise CatalogError(f"found {fig.as_of!r}, a date after today ({today}); expected "
+                               "the date the figure was quoted", field=".".join([*path, "as_of"]),
+                               **where(*path, "as_of"))
 
 
 def _rate_note(cat: Catalog, section: str, ident: str, spec: InputSpec, where: _Where) -> str:

@@ -959,3 +959,23 @@ def test_a_price_quoted_in_another_currency_needs_its_source(tmp_path: Path, row
         tco.load(None, [price])
     assert exc.value.field == "card_prices.h100-sxm.price_cny.source"
     assert f"{message}; expected a source: who said so, where (a URL) and when" in str(exc.value)
+
+
+def test_a_quote_dated_after_today_is_refused(tmp_path: Path) -> None:
+    """A quote's as_of is when it was quoted: 2062 for 2026 was taken, and a quote so dated
+    looks newer than the catalog's figures. Today (UTC, a day of grace east of it) is taken."""
+    import datetime as dt
+
+    today = dt.datetime.now(tz=dt.UTC).date()
+    later = today + dt.timedelta(days=3)
+    quote = _write(tmp_path / "q.csv", HEADER + f"h100-sxm,price_usd,24000,ACME quote,{later}\n")
+    msg = compare_writes_nothing(tmp_path, "--catalog", str(quote))
+    assert msg == (f"{quote}:2: card_prices.h100-sxm.price_usd.as_of: found '{later}', a date "
+                   f"after today ({today}); expected the date the figure was quoted")
+    month = f"{today.year + 1}-{today.month:02d}"
+    quote = _write(tmp_path / "q.yaml", "card_prices:\n  - id: h100-sxm\n    price_usd: "
+                   f"{{value: 24000, source: ACME quote, as_of: '{month}'}}\n")
+    assert compare_writes_nothing(tmp_path, "--catalog", str(quote)).startswith(
+        f"{quote}:3: card_prices.h100-sxm.price_usd.as_of: found '{month}', a date after today")
+    quote = _write(tmp_path / "q.csv", HEADER + f"h100-sxm,price_usd,24000,ACME quote,{today}\n")
+    assert run(["compare", "--catalog", str(quote)]).exit_code == 0
