@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -53,6 +54,17 @@ SiteIdent = Annotated[str, Field(min_length=1, max_length=ID_MAX_CHARS,
                                  pattern=ID_PATTERN.replace("_.-", "_-"))]
 
 
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError(f"found {text!r}; expected a name, not blank (leave the field out "
+                         "for the default)")
+    return text
+
+
+# A name shown as a title or a label (the report's heading, a chart's legend): not blank
+Name = Annotated[str, AfterValidator(_not_blank)]
+
+
 
 
 def _field_error(kind: str, message: str, *at: str) -> PydanticCustomError:
@@ -84,7 +96,7 @@ class Workload(_Strict):
     day, the shape of a request and an optional latency objective; docs/methodology.md §18)."""
 
     id: Ident
-    name: str | None = None
+    name: Name | None = None
     kind: Literal["pretrain", "finetune", "serve"] = "pretrain"
     params: Num
     active_params: Num | None = None
@@ -237,7 +249,7 @@ class Candidate(BaseModel):
 
     id: Ident
     card: str
-    name: str | None = None
+    name: Name | None = None
     notes: str | None = None
     vendor: str | None = None
     cards: Whole | Literal["auto"] | None = None  # auto: the smallest that delivers the plan
@@ -519,7 +531,7 @@ class Portfolio(_Strict):
     workload of the plan exactly once."""
 
     id: Ident
-    name: str | None = None
+    name: Name | None = None
     options: list[str] = Field(min_length=2)
 
 
@@ -531,7 +543,7 @@ class ApiOption(_Strict):
 
     id: Ident
     api: str | None = None  # a price id of the catalog's api_prices
-    name: str | None = None
+    name: Name | None = None
     # The serving workloads it serves (ids); default every serving workload of the plan.
     workloads: list[str] | None = Field(default=None, min_length=1)
     input_price_per_million_tokens: Num | None = None
@@ -547,7 +559,7 @@ class Voucher(_Strict):
     rented options it applies to: those named, and every rented option of the cards named."""
 
     id: Ident
-    name: str | None = None
+    name: Name | None = None
     share: Num | None = None  # share of the rent covered
     per_card_hour: Num | None = None  # or an amount per rented card-hour (scenario currency)
     cap_per_year: Num | None = None  # the most it pays per year (scenario currency); none: no cap
@@ -596,7 +608,7 @@ class Benchmark(_Strict):
 
 
 class Scenario(_Strict):
-    name: str = Field(default="Untitled scenario", max_length=200)
+    name: Name = Field(default="Untitled scenario", max_length=200)
     description: str | None = None
     # the month of the decision (YYYY-MM): the plan's dated actions count from it; without it
     # they say "month N" after the decision (docs/methodology.md section 19)

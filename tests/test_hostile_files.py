@@ -596,6 +596,12 @@ def test_an_id_that_is_the_fault_is_not_the_field_path(tmp_path: Path, ident: ob
     (("candidates", [{"id": "", "card": "h100-sxm"}]),
      "7: candidates.0.id: found ''; expected text, not empty"),
     (("rent_options", {"a": 1}), "rent_options: found a mapping; expected 'auto' or 'none'"),
+    # a blank title or label (the report's heading, a legend) is no name
+    (("name", "  "), ("1: name: found '  '; expected a name, not blank (leave the field out for "
+                     "the default)")),
+    (("candidates", [{"id": "h100", "card": "h100-sxm", "name": ""}]),
+     ("candidates.h100.name: found ''; expected a name, not blank (leave the field out for the "
+     "default)")),
 ])
 def test_a_field_of_the_wrong_kind_is_worded_as_found_and_expected(
         tmp_path: Path, edit: tuple[str, object], expected: str) -> None:
