@@ -320,12 +320,38 @@ def _check_scalars(root: yaml.Node, file: str, error: type[TcoError],
             stack.extend(reversed(children))
 
 
+def _contains_itself(node: yaml.Node) -> yaml.Node | None:
+    """A mapping or list of the document that holds itself through an alias (`a: &x [*x]`),
+    or None. PyYAML builds such a value as a cycle, which no later check could walk to an
+    end."""
+    state: dict[int, int] = {}  # 1: being walked (an ancestor), 2: done
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    while stack:
+        n, leaving = stack.pop()
+        if leaving:
+            state[id(n)] = 2
+            continue
+        if state.get(id(n)) == 2:
+            continue
+        state[id(n)] = 1
+        stack.append((n, True))
+        children: list[yaml.Node] = (
+            [x for pair in n.value for x in pair] if isinstance(n, yaml.MappingNode)
+            else list(n.value) if isinstance(n, yaml.SequenceNode) else [])
+        for child in children:
+            if state.get(id(child)) == 1:
+                return child
+            if state.get(id(child)) is None:
+                stack.append((child, False))
+    return None
+
+
 def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
     """How many nodes the document has once every alias is expanded (linear time: memoized)."""
     key = id(node)
     if key in memo:
         return memo[key]
-    memo[key] = 1  # a node that contains itself counts once (SafeLoader refuses those anyway)
+    memo[key] = 1  # a node that contains itself counts once (refused before: _contains_itself)
     total = 1
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
@@ -494,6 +520,11 @@ def load_yaml_text(text: str, file: str, error: type[TcoError] = TcoError,
                        lambda value: loader.resolve(yaml.ScalarNode, value, (True, False)),
                        takes_text)
         _count_aliases(node)
+        itself = _contains_itself(node)
+        if itself is not None:
+            raise error("a YAML anchor holds an alias of itself (a value that contains "
+                        "itself); expected plain data", file=file,
+                        line=itself.start_mark.line + 1)
         expanded = _expanded_size(node, {})
         if expanded > MAX_EXPANDED_NODES:
             raise error(
