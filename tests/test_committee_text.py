@@ -86,3 +86,17 @@ def test_the_chinese_plan_of_serving_says_workloads(catalog):
     visible = page.split("<script")[0]
     assert "训练任务" not in visible
     assert "工作负载" in visible
+
+
+@pytest.mark.parametrize(("lang", "x", "shown"), [
+    ("en", 70e9, "70B"), ("en", 5.5e7, "55M"), ("en", 1e15, "1,000T"), ("en", 2.5e14, "250T"),
+    ("en", 123_456, "123,456"),
+    ("zh", 70e9, "700亿"), ("zh", 4e7, "4000万"), ("zh", 5.5e7, "5500万"),
+    ("zh", 1e15, "1000万亿"), ("zh", 3.2e5, "32万"),
+])
+def test_a_count_is_written_without_an_exponent(catalog, lang, x, shown):
+    """The report wrote 4e7 parameters as '4e+03万' and 1e15 tokens as '1e+03T'."""
+    from tco.exporters.report_view import View
+
+    result = compute(load_scenario(SCENARIOS["example"]), catalog)
+    assert View(result, lang, DAY).count(x) == shown

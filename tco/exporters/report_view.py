@@ -129,12 +129,16 @@ class View:
         return percent(x, 1 if abs(x) < 0.1 else 0)
 
     def count(self, x: float) -> str:
-        """70e9 -> '70B' / '700亿'."""
+        """70e9 -> '70B' / '700亿'; three significant figures, whole numbers from 100 of a
+        unit up (4e7 -> '4000万', 1e15 -> '1,000T', never '4e+03万')."""
         steps = ((1e12, "T"), (1e9, "B"), (1e6, "M")) if self.lang == "en" else (
             (1e12, "万亿"), (1e8, "亿"), (1e4, "万"))
         for size, suffix in steps:
             if abs(x) >= size:
-                return f"{x / size:,.3g}{suffix}"
+                scaled = x / size
+                # Chinese groups digits by ten thousand, not by thousand: 4000万, not 4,000万
+                whole = f"{scaled:,.0f}" if self.lang == "en" else f"{scaled:.0f}"
+                return (whole if abs(scaled) >= 99.95 else f"{scaled:.3g}") + suffix
         return f"{x:,.0f}"
 
     def name(self, c: CandidateResult) -> str:
