@@ -66,6 +66,9 @@ def test_a_group_alone_shows_its_help(args):
      ("--set 'candidates.b200.card=mi300x': candidates.b200.card is text written in the "
      "scenario file, not a number; --set changes the model's numeric inputs only: edit the "
      "file to compare")),
+    ("workloads.w.runs_per_year=+1",
+     ("--set 'workloads.w.runs_per_year=+1': '+1' would set the value 1, not add it; write "
+      "+1% for a change in percent, a multiplier such as x1.1, or the value itself (1)")),
     ("utilization=high",
      ("--set 'utilization=high': VALUE 'high' must be a number (0.12), a change in percent "
      "(-15%, +10%) or a multiplier (x0.9)")),
