@@ -180,12 +180,13 @@ def check_outputs(outputs: Iterable[Named], inputs: Iterable[Named] = ()) -> Non
         for is_input, other_role, other, (o_real, o_inode, o_stream) in known:
             if stream or o_stream or not (real == o_real or (inode and inode == o_inode)):
                 continue
+            # a role may name its file already (`FILE a.json`, one of several)
+            named = other_role if other_role.endswith(f" {other}") else f"{other_role} '{other}'"
             if is_input:
-                raise OutputError(f"{role} is the same file as {other_role} '{other}', "
-                                  f"which tco reads; write the output to another file",
-                                  file=str(p))
-            raise OutputError(f"{role} is the same file as {other_role} '{other}'; give each "
-                              f"output its own file", file=str(p))
+                raise OutputError(f"{role} is the same file as {named}, which tco reads; write "
+                                  "the output to another file", file=str(p))
+            raise OutputError(f"{role} is the same file as {named}; give each output its own "
+                              "file", file=str(p))
         known.append((False, role, p, (real, inode, stream)))
     for _, p in outs:
         check_writable(p)

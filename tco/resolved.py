@@ -191,6 +191,8 @@ def show_value(value: Any) -> str:
     """A value as an error message quotes it (long ones shortened)."""
     if isinstance(value, (dict, list)):
         return "a mapping" if isinstance(value, dict) else "a list"
+    if value is None:  # YAML's null: `~`, `null` or nothing after the colon
+        return "nothing (null)"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

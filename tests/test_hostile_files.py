@@ -985,3 +985,12 @@ def test_a_quote_dated_after_today_is_refused(tmp_path: Path) -> None:
         f"{quote}:3: card_prices.h100-sxm.price_usd.as_of: found '{month}', a date after today")
     quote = _write(tmp_path / "q.csv", HEADER + f"h100-sxm,price_usd,24000,ACME quote,{today}\n")
     assert run(["compare", "--catalog", str(quote)]).exit_code == 0
+
+
+def test_an_empty_value_is_named_as_such(tmp_path: Path) -> None:
+    """`card_price: ~` was refused as 'found None', Python's word for YAML's null."""
+    data = yaml.safe_load(SMALL)
+    data["candidates"][0]["card_price"] = None
+    path, msg = scenario_refused(tmp_path, yaml.safe_dump(data, sort_keys=False), "validate")
+    assert msg == (f"{path}:11: candidates.h100.card_price: expected a number (USD/card), "
+                   "found nothing (null)"), msg

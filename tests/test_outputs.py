@@ -536,3 +536,14 @@ def test_the_table_shows_no_figures_of_a_workload_an_option_does_not_carry(
     cells = row.split()
     assert cells[4:7] == ["-", "-", "-"], row  # its first workload's columns
     assert cells[8] == "n/a", row  # and no cost per run (or per million tokens) of it
+
+
+def test_output_over_an_ingested_file_names_it_once(tmp_path: Path) -> None:
+    """`tco ingest a.json -o a.json` said 'the same file as FILE a.json 'a.json''."""
+    bench = tmp_path / "a.json"
+    bench.write_text("{}\n")
+    code, err = run(["ingest", str(bench), "-o", str(bench)])
+    assert code == 2
+    assert err == (f"tco: error: {bench}: --output is the same file as FILE {bench}, which tco "
+                   "reads; write the output to another file\n")
+    assert bench.read_text() == "{}\n"
