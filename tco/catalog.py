@@ -1178,9 +1178,11 @@ def _rows_from_xlsx(path: Path) -> tuple[list[str], list[Row]]:
     _check_xlsx_archive(path, data)
     file = str(path)
     table: list[tuple[int, list[str]]] = []  # (row number, cells) of rows with a value
+    unsaved: list[tuple[int, int]] = []  # (row, column) of an empty cell of a filled row
     try:
         wb = load_workbook(data, read_only=True, data_only=True)
         try:
+            _one_sheet(wb, file)
             ws = wb.worksheets[0]
             ws.reset_dimensions()  # a claimed A1:XFD1048576 would pad every row to 16,384
             for n, r in enumerate(ws.iter_rows(), start=1):
@@ -1190,8 +1192,11 @@ def _rows_from_xlsx(path: Path) -> tuple[list[str], list[Row]]:
                         if len(table) >= MAX_SHEET_ROWS:
                             raise CatalogError(_TOO_MANY_ROWS, file=file, line=n)
                         table.append((n, cells))
+                        unsaved += [(n, col) for col, text in enumerate(cells) if not text]
         finally:
             wb.close()
+        if unsaved:
+            _formulas_without_results(data, unsaved, file)
     except CatalogError:
         raise
     except Exception as exc:  # noqa: BLE001  (openpyxl raises many kinds for a damaged file)
@@ -1207,6 +1212,57 @@ def _rows_from_xlsx(path: Path) -> tuple[list[str], list[Row]]:
         cells += [""] * (len(header) - len(cells))  # a sheet has no short rows: blank cells
         rows.append((n, _cells(header, cells)))
     return header or [], rows
+
+
+def _one_sheet(wb: Any, file: str) -> None:
+    """A quote workbook's rows are on one sheet: a second sheet with values would be ignored
+    without a word (an older price list kept beside the new one, or more rows)."""
+    filled = [ws.title for ws in wb.worksheets if _has_values(ws)]
+    if len(filled) > 1:
+        raise CatalogError(f"the workbook has {len(filled)} sheets with values "
+                           f"({', '.join(repr(t) for t in filled[:5])}); a quote workbook holds "
+                           "its rows on one sheet: move them to one, or give each sheet as a "
+                           "file of its own", file=file)
+
+
+def _has_values(ws: Any) -> bool:
+    ws.reset_dimensions()
+    for n, row in enumerate(ws.iter_rows(), start=1):
+        if any(getattr(c, "value", None) is not None for c in row[:MAX_SHEET_COLUMNS]):
+            return True
+        if n >= MAX_SHEET_ROWS:
+            return False
+    return False
+
+
+def _formulas_without_results(data: io.BytesIO, empty: list[tuple[int, int]], file: str
+                              ) -> None:
+    """An empty cell of a filled row that holds a formula: the workbook was saved by a program
+    that does not compute (a script), so the formula has no result to read; said, rather than
+    'empty'."""
+    from openpyxl import load_workbook
+
+    wb = load_workbook(data, read_only=True, data_only=False)
+    try:
+        ws = wb.worksheets[0]
+        ws.reset_dimensions()
+        wanted = dict.fromkeys(n for n, _col in empty)
+        cols = {(n, col) for n, col in empty}
+        for n, row in enumerate(ws.iter_rows(), start=1):
+            if n > max(wanted):
+                break
+            if n not in wanted:
+                continue
+            for col, cell in enumerate(row[:MAX_SHEET_COLUMNS]):
+                value = getattr(cell, "value", None)
+                if (n, col) in cols and isinstance(value, str) and value.startswith("="):
+                    shown = value if len(value) <= 60 else value[:57] + "..."
+                    raise CatalogError(
+                        f"the cell {getattr(cell, 'coordinate', '')} holds a formula ({shown}) "
+                        "with no saved result; open and save the workbook in a spreadsheet "
+                        "program, which computes it, or type the number", file=file, line=n)
+    finally:
+        wb.close()
 
 
 def _xlsx_row(n: int, row: Any, file: str) -> list[str]:

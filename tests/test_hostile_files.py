@@ -994,3 +994,36 @@ def test_an_empty_value_is_named_as_such(tmp_path: Path) -> None:
     path, msg = scenario_refused(tmp_path, yaml.safe_dump(data, sort_keys=False), "validate")
     assert msg == (f"{path}:11: candidates.h100.card_price: expected a number (USD/card), "
                    "found nothing (null)"), msg
+
+
+def test_a_quote_workbook_with_rows_on_two_sheets_is_refused(tmp_path: Path) -> None:
+    """Only the first sheet was read: a newer price on a second sheet (or an invalid row
+    there) was ignored without a word. An empty second sheet is no harm."""
+    wb = Workbook()
+    wb.active.title = "old"
+    wb.active.append(["id", "field", "value", "source", "as_of"])
+    wb.active.append(["h100-sxm", "price_usd", 30000, "ACME quote", "2025-01"])
+    wb.create_sheet("notes")  # empty
+    quote = tmp_path / "q.xlsx"
+    wb.save(quote)
+    assert run(["catalog", "show", "h100-sxm", "--catalog", str(quote)]).exit_code == 0
+    new = wb.create_sheet("new")
+    new.append(["id", "field", "value", "source", "as_of"])
+    new.append(["h100-sxm", "price_usd", 20000, "ACME quote", "2026-11"])
+    wb.save(quote)
+    assert compare_writes_nothing(tmp_path, "--catalog", str(quote)) == (
+        f"{quote}: the workbook has 2 sheets with values ('old', 'new'); a quote workbook holds "
+        "its rows on one sheet: move them to one, or give each sheet as a file of its own")
+
+
+def test_a_formula_without_a_saved_result_is_named(tmp_path: Path) -> None:
+    """A workbook written by a script keeps a formula without its result (openpyxl, as
+    here): the value read as empty ('value is empty'), though the cell is not."""
+    wb = Workbook()
+    wb.active.append(["id", "field", "value", "source", "as_of"])
+    wb.active.append(["h100-sxm", "price_usd", "=20000+5000", "ACME quote", "2026-01"])
+    quote = tmp_path / "q.xlsx"
+    wb.save(quote)
+    assert compare_writes_nothing(tmp_path, "--catalog", str(quote)) == (
+        f"{quote}:2: the cell C2 holds a formula (=20000+5000) with no saved result; open and "
+        "save the workbook in a spreadsheet program, which computes it, or type the number")
