@@ -561,6 +561,11 @@ ASSUMPTION_INPUTS: dict[str, InputSpec] = {s.key: s for s in [
 MONEY_DEFAULTS["storage_price_per_tb_usd"] = ASSUMPTION_INPUTS["storage_price_per_tb"]
 
 
+# Input.meta's key naming the input a default was taken from, equal to it (a dense model's
+# active parameters are its parameters): tco.analysis.common.ties
+EQUAL_TO = "equal_to"
+
+
 @dataclass
 class Input:
     """One resolved input: its value in the scenario's currency, and where it came from."""

@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     from .analysis.whatif import Recompute
     from .plan.solve import Solution
 
-FORMAT = "tco-baseline 10"
+FORMAT = "tco-baseline 11"
 KEEP = 32  # entries kept in the folder
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # a larger file is not read (an entry is well under 1 MiB)
 ENTRY_NAME = re.compile(r"tco-baseline-[0-9a-f]{64}\.json")

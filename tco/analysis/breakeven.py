@@ -28,12 +28,12 @@ import numpy as np
 
 from ..catalog import Catalog
 from ..engine import compute, resolve_scenario
-from ..errors import TcoError, UnknownId, did_you_mean
+from ..errors import ScenarioError, TcoError, UnknownId, did_you_mean
 from ..model import Model, build_model
 from ..resolved import Structure, input_values
 from ..result import Result
 from ..scenario import Loaded
-from ..sizing import primary_of, size_clusters
+from ..sizing import primary_of, size_clusters, sizing_inputs
 from .common import (
     BREAKEVEN_METRICS,
     METRIC_LABELS,
@@ -46,6 +46,8 @@ from .common import (
     metric_value,
     plausible_range,
     portfolio_of,
+    ties,
+    with_ties,
 )
 from .fast import Compiled
 from .settings import apply_values, check_path
@@ -55,6 +57,7 @@ RESIZED_SCAN_POINTS = 121  # when a deadline- or power-sized cluster is re-sized
 SCAN_FACTOR = 100.0
 REL_TOL = 1e-9  # refinement stops when |A - B| <= REL_TOL * max(|A|, |B|)
 MAX_STEPS = 200
+INFEASIBLE_TIER = 3  # tco.model.decision.tier_formula: the option cannot run the work
 
 
 @dataclass
@@ -131,6 +134,10 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
         if port is None and not result.candidate(cid).priced:
             raise TcoError(f"{cid} cannot be priced: {'; '.join(result.candidate(cid).reasons)}",
                            field=flag)
+        if port is None and not result.candidate(cid).feasible:
+            raise TcoError(f"{cid} cannot run the work here ("
+                           f"{'; '.join(result.candidate(cid).reasons)}): it has no cost to "
+                           "compare", field=flag)
     if candidate == versus:
         raise TcoError("--candidate and --vs name the same candidate")
     if inp.spec.structural:
@@ -152,17 +159,34 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
                             if portfolio_of(result, oid) is not None})
     resized = [c for oid in (candidate, versus) for c in members(result, oid)
                if result.candidate(c).info.sizing not in ("cards", "api")]
-    if resized:
-        # A sized cluster is sized again for every value: scan on the scalar engine, coarser.
+    if resized or _chooses_again(result, path, (candidate, versus)):
+        # A sized cluster is sized again for every value, a layout chosen again, an input
+        # resolve derives others from resolved again: scan on the scalar engine, coarser.
         grid = grid[np.linspace(0, len(grid) - 1, RESIZED_SCAN_POINTS).round().astype(int)]
         grid = np.unique(np.append(grid, v))
-        diff = np.array([a - b for a, b in map(engine, grid)])
+        points = []
+        for x in grid:
+            try:
+                points.append((x, *engine(float(x))))
+            except ScenarioError:  # a value the scenario may not take (resolve refuses it)
+                continue
+        if not points:
+            raise TcoError(f"no value of {path} searched ({grid[0]:.6g} to {grid[-1]:.6g}) "
+                           "is one the scenario may take", field="--vary")
+        grid, metric_a, metric_b = (np.array(column) for column in zip(*points))
     else:
         grid = np.unique(np.append(grid, v))
         base = baseline_values(result)
-        env = Compiled(result.model, base, [path], names)({path: grid})
-        diff = np.broadcast_to(np.asarray(env[names[0]]) - np.asarray(env[names[1]]),
-                               grid.shape)
+        # the inputs tied to it move with it (a dense model's active parameters)
+        moved = with_ties({path: grid}, ties(result.inputs))
+        tiers = (f"{candidate}.tier", f"{versus}.tier")
+        env = Compiled(result.model, base, list(moved), [*names, *tiers])(moved)
+        metric_a, metric_b = (np.where(np.broadcast_to(np.asarray(env[t]), grid.shape)
+                                       < INFEASIBLE_TIER,
+                                       np.broadcast_to(np.asarray(env[n], dtype=float),
+                                                       grid.shape), np.nan)
+                              for n, t in zip(names, tiers))
+    diff = metric_a - metric_b
     out = Breakeven(
         path=path, label=inp.spec.label, unit=inp.spec.unit.replace("money", result.currency),
         candidate=candidate, versus=versus, metric=metric, currency=result.currency,
@@ -170,7 +194,9 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
         base_b=_metric_of(result, versus, metric),
         scan_low=float(grid[0]), scan_high=float(grid[-1]))
 
-    sign = np.sign(diff)
+    out.crossings += _cannot_run(engine, grid, (candidate, versus), (metric_a, metric_b),
+                                 inp.spec.integer)
+    sign = np.sign(diff)  # nan where either cannot run the work: no crossing there
     for i in range(len(grid) - 1):
         if sign[i] == 0 and (i == 0 or sign[i - 1] != 0):
             out.crossings.append(_exact(engine, float(grid[i])))
@@ -179,6 +205,58 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
             if found is not None:
                 out.crossings.append(found)
     out.crossings.sort(key=lambda c: (c.jump, _distance(c, v)))
+    return out
+
+
+def _chooses_again(result: Result, path: str, pair: tuple[str, str]) -> bool:
+    """Whether a change of `path` makes the engine choose again for the pair (a layout: the
+    memory a larger model needs), or is one resolve derives other inputs from (tco whatif
+    resolves the scenario again for both)."""
+    from ..resolved import _derives
+
+    resolved = result.resolved
+    if resolved is None:
+        return True
+    if _derives(resolved, path, resolved.inputs[path]):
+        return True
+    st = resolved.structure
+    source = dict(zip(st.candidates, st.inputs_of))
+    own = {source.get(c, c) for oid in pair for c in members(result, oid)}
+    return any(path in sizing_inputs(result.model, resolved, c) for c in own
+               if c in resolved.candidates and result.candidate(c).info.sizing != "api")
+
+
+def _cannot_run(engine: Callable[[float], tuple[float, float]], grid: np.ndarray,
+                pair: tuple[str, str], metrics: tuple[np.ndarray, np.ndarray],
+                integer: bool) -> list[Crossing]:
+    """Where in the scan an option stops (or starts) being able to run the work, narrowed on
+    the scalar engine to a thousandth (or to neighbouring whole numbers): no break-even lies
+    where one of the two has no cost. Listed as a jump, after the break-evens."""
+    out = []
+    for k, (oid, values) in enumerate(zip(pair, metrics)):
+        runs = np.isfinite(values)
+        for i in np.flatnonzero(runs[:-1] != runs[1:]):
+            x0, x1 = float(grid[i]), float(grid[i + 1])
+            ok0 = bool(runs[i])
+            at = engine(x0 if ok0 else x1)  # the figures where it still runs
+            for _ in range(MAX_STEPS):
+                if x1 - x0 <= (1 if integer else 1e-3 * max(abs(x0), abs(x1))):
+                    break
+                mid = float(math.floor((x0 + x1) / 2)) if integer else (x0 + x1) / 2
+                if mid in (x0, x1):
+                    break
+                got = engine(mid)
+                if math.isfinite(got[k]) == ok0:
+                    x0 = mid
+                    at = got if ok0 else at
+                else:
+                    x1 = mid
+                    at = at if ok0 else got
+            side = "above" if ok0 else "below"
+            out.append(Crossing(
+                None, at[0], at[1], False, (x0, x1), jump=True,
+                note=f"{oid} cannot run the work {side} a value between {x0:.6g} and "
+                     f"{x1:.6g} (infeasible there: no cost to compare)"))
     return out
 
 
@@ -234,7 +312,9 @@ class _ScalarEngine:
                     else f"{cid}.{primary_of(resolved, cid)}.cost_per_job"
                     if self.metric == "cost_per_job"
                     else f"{cid}.{_first_serving(resolved.structure)}.{self.metric}")
-            out.append(float(np.asarray(env[name]).reshape(-1)[0]))
+            runs = float(np.asarray(env[f"{cid}.tier"]).reshape(-1)[0]) < INFEASIBLE_TIER
+            # an option that cannot run the work there has no figure (as in `tco compare`)
+            out.append(float(np.asarray(env[name]).reshape(-1)[0]) if runs else math.nan)
         return out[0], out[1]
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..errors import TcoError
 from ..numtext import number_from_text
@@ -88,6 +89,36 @@ def plausible_range(inp: Input, result: Result) -> tuple[float, float]:
         fx = result.resolved.usd_to_currency
         lo, hi = lo * fx, hi * fx
     return lo, hi
+
+
+def ties(inputs: Mapping[str, Input]) -> dict[str, tuple[str, ...]]:
+    """Input -> the inputs resolve set equal to it by default (`Input.meta[EQUAL_TO]`: a
+    dense model's active parameters are its parameters). An analysis that varies the one
+    varies those with it, as resolving the scenario with the one changed would (what `tco
+    whatif` does); varied alone, a dense model would become a mixture of experts."""
+    from ..inputs import EQUAL_TO
+
+    out: dict[str, list[str]] = {}
+    for path, inp in inputs.items():
+        source = inp.meta.get(EQUAL_TO)
+        if source in inputs:
+            out.setdefault(source, []).append(path)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def tied(inputs: Mapping[str, Input]) -> set[str]:
+    """The inputs that follow another (`ties`): not varied on their own."""
+    return {f for followers in ties(inputs).values() for f in followers}
+
+
+def with_ties(values: Mapping[str, Any], links: Mapping[str, tuple[str, ...]]
+              ) -> dict[str, Any]:
+    """`values` (input -> value or array) with each tied input given its source's value."""
+    out = dict(values)
+    for source, value in values.items():
+        for follower in links.get(source, ()):
+            out[follower] = value
+    return out
 
 
 def baseline_values(result: Result) -> dict[str, float]:

@@ -77,6 +77,7 @@ from .common import (
     plausible_range,
     portfolio_of,
     priced_candidates,
+    ties,
 )
 from .fast import Compiled
 from .quantiles import percentiles
@@ -332,12 +333,16 @@ def scenario_distributions(result: Result) -> dict[str, dict[str, object]]:
 
 
 def plan_draws(result: Result, used: set[str]) -> list[Draw]:
-    """The quantities to draw, in a fixed order (input order of the scenario)."""
+    """The quantities to draw, in a fixed order (input order of the scenario). An input tied
+    to another (common.ties: a dense model's active parameters) takes that one's draw."""
     scen = scenario_distributions(result)
+    links = ties(result.inputs)
+    following = {f for followers in links.values() for f in followers}
     groups: dict[tuple[object, ...], list[str]] = {}
     specs: dict[tuple[object, ...], tuple[str, float, float, float, Input]] = {}
     for path, inp in result.inputs.items():
-        if path not in used or inp.spec.structural:
+        if inp.spec.structural or path in following or (
+                path not in used and not used.intersection(links.get(path, ()))):
             continue
         if path in scen:
             d = scen[path]
@@ -363,6 +368,7 @@ def plan_draws(result: Result, used: set[str]) -> list[Draw]:
         else:
             continue
         groups.setdefault(key, []).append(path)
+        groups[key] += [f for f in links.get(path, ()) if f in used]
     draws = []
     for key, paths in groups.items():
         dist, low, mode, high, inp = specs[key]
@@ -408,10 +414,13 @@ def fixed_plan(result: Result, base: dict[str, float], ranged: list[str]
 
 
 def ranged_inputs(result: Result, distributions: dict[str, dict[str, object]]) -> list[str]:
-    """The inputs that may vary: a range (low < high), or a distribution in the scenario."""
-    return [p for p, i in result.inputs.items()
-            if (i.low is not None and i.high is not None and i.low < i.high)
-            or p in distributions]
+    """The inputs that may vary: a range (low < high), or a distribution in the scenario;
+    and the inputs tied to one of those (common.ties), which take its draw."""
+    ranged = [p for p, i in result.inputs.items()
+              if (i.low is not None and i.high is not None and i.low < i.high)
+              or p in distributions]
+    links = ties(result.inputs)
+    return list(dict.fromkeys(ranged + [f for p in ranged for f in links.get(p, ())]))
 
 
 class Simulation:

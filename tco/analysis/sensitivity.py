@@ -40,6 +40,8 @@ from .common import (
     parse_swing,
     plausible_range,
     priced_candidates,
+    ties,
+    with_ties,
 )
 from .types import Sensitivity, TornadoBar
 
@@ -47,9 +49,12 @@ from .types import Sensitivity, TornadoBar
 TWINS_AT_ONCE = 32
 
 
+Links = dict[str, tuple[str, ...]]  # input -> the inputs tied to it (common.ties)
+
+
 def _cases_of(result: Result, base: dict[str, float],
               cases: list[tuple[str, float, float, bool]], case_at: dict[str, int], target: str,
-              model: Model | None = None
+              model: Model | None = None, links: Links | None = None
               ) -> tuple[list[tuple[str, float, float, bool]], np.ndarray]:
     """The cases of the inputs `target` reads, and the target for each: element 0 at the
     baseline, then each input at its low and high value (2K+1 elements).
@@ -59,10 +64,13 @@ def _cases_of(result: Result, base: dict[str, float],
     the whole scenario) would grow with the square of the number of candidates, in time and
     memory. Each element is computed from the same input values either way. `case_at` gives
     the index of each input's case in `cases`. `model`: one holding `target` beside the
-    scenario's (a plan's money, `_plan_cases`)."""
+    scenario's (a plan's money, `_plan_cases`). `links`: the inputs tied to each (common.ties),
+    which take its value in its cases."""
+    links = ties(result.inputs) if links is None else links
     sub = (model or result.model).feeding([target])
     read = sub.inputs_used()
-    own = [cases[i] for i in sorted(case_at[p] for p in read if p in case_at)]
+    moved = set(read) | {p for p, followers in links.items() if set(read) & set(followers)}
+    own = [cases[i] for i in sorted(case_at[p] for p in moved if p in case_at)]
     k = len(own)
     arrays = {}
     for i, (path, lo, hi, _) in enumerate(own):
@@ -72,14 +80,14 @@ def _cases_of(result: Result, base: dict[str, float],
     # A few dozen cases: evaluating the candidate's formulas on them directly is quicker than
     # compiling them first (tco.analysis.fast pays off over thousands of draws).
     env: dict[str, Value] = {p: base[p] for p in read}
-    env.update(arrays)
+    env.update((p, a) for p, a in with_ties(arrays, links).items() if p in read)
     values = np.broadcast_to(np.asarray(sub.evaluate(env)[target], dtype=float), (2 * k + 1,))
     return own, values
 
 
 def _twins_cases(result: Result, base: dict[str, float],
                  cases: list[tuple[str, float, float, bool]], case_at: dict[str, int],
-                 targets: dict[str, str]
+                 targets: dict[str, str], links: Links
                  ) -> dict[str, tuple[list[tuple[str, float, float, bool]], np.ndarray]]:
     """`_cases_of` for every candidate of a group of twins (tco/twins.py) at once: the
     template's formulas over an array of (members, cases). Twins whose inputs have cases
@@ -93,6 +101,8 @@ def _twins_cases(result: Result, base: dict[str, float],
             continue
         sub = model.feeding([target])
         read = sub.inputs_used()
+        if any(set(read) & set(f) for f in links.values()):
+            continue  # a tied input (a workload's, shared): each member on its own (_cases_of)
         names = {n: group.names(n) for n in read}
         patterns: dict[tuple[str, ...], list[int]] = {}
         for i in range(len(group.members)):
@@ -153,10 +163,14 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
     cands += [aid for aid in feasible_apis(result) if metric_applies(result, aid, metric)]
     targets = {cid: metric_name(result, cid, metric) for cid in cands}
     used = set(twins.inputs_used(result.model))
+    links = ties(result.inputs)
+    following = {f for followers in links.values() for f in followers}
+    used |= {p for p, followers in links.items() if used.intersection(followers)}
     cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped
     for path, inp in result.inputs.items():
         spec = inp.spec
-        if path not in used or spec.structural or spec.integer:
+        # a tied input moves with its source, not on its own (common.ties)
+        if path not in used or spec.structural or spec.integer or path in following:
             continue
         if mode == "swing":
             if inp.value == 0:
@@ -174,15 +188,17 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
     case_at = {c[0]: i for i, c in enumerate(cases)}
     baseline: dict[str, float] = {}
     bars: dict[str, list[TornadoBar]] = {}
-    grouped = _twins_cases(result, base, cases, case_at, targets) if twins.GROUPED else {}
+    grouped = (_twins_cases(result, base, cases, case_at, targets, links) if twins.GROUPED
+               else {})
     # the cheapest plan held fixed (what it buys, rents and calls, and when), re-costed at each
     # case: its money's trees over the model (not re-solved), for the NPV
     plan = result.cheapest_plan if metric == "npv_tco" else None
     if plan is not None and plan.model is not None:
-        grouped[plan.id] = _plan_cases(result, plan, base, cases, case_at)
+        grouped[plan.id] = _plan_cases(result, plan, base, cases, case_at, links)
         targets = {**targets, plan.id: f"{plan.id}.npv_tco"}
     for cid, name in targets.items():
-        own, values = grouped.get(cid) or _cases_of(result, base, cases, case_at, name)
+        own, values = grouped.get(cid) or _cases_of(result, base, cases, case_at, name,
+                                                    links=links)
         baseline[cid] = float(values[0])
         if math.isnan(baseline[cid]):
             # Every case then differs from the baseline, also those of inputs this candidate
@@ -214,12 +230,12 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
 
 
 def _plan_cases(result: Result, plan: object, base: dict[str, float],
-                cases: list[tuple[str, float, float, bool]], case_at: dict[str, int]
-                ) -> tuple[list[tuple[str, float, float, bool]], np.ndarray]:
+                cases: list[tuple[str, float, float, bool]], case_at: dict[str, int],
+                links: Links) -> tuple[list[tuple[str, float, float, bool]], np.ndarray]:
     """`_cases_of` for the plan's NPV: its money (`plan.model`) on top of the scenario's
     model, its own decisions fixed at the solver's values."""
     from ..plan import costed, decisions
 
     target = f"{plan.id}.npv_tco"  # type: ignore[attr-defined]
     return _cases_of(result, {**base, **decisions(plan, result)}, cases, case_at,  # type: ignore[arg-type]
-                     target, costed(plan, result))  # type: ignore[arg-type]
+                     target, costed(plan, result), links)  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from ..inputs import (
+    EQUAL_TO,
     SERVE_ASSUMPTIONS,
     SERVE_INPUTS,
     WORKLOAD_INPUTS,
@@ -44,6 +45,9 @@ def workloads(r: Resolution) -> list[tuple[str, str, str]]:
             inp.source = ("equal to params (dense model)" if key == "active_params"
                           else source)
             inp.origin = "default"
+            # it moves with the input it was taken from where an analysis varies that one
+            # (tco.analysis.common.ties): a dense model's 8.4B parameters are all active
+            inp.meta = {**inp.meta, EQUAL_TO: path}
             r.put(inp)
         p = ".".join(base)
         if r.inputs[f"{p}.active_params"].value > r.inputs[f"{p}.params"].value:
