@@ -125,10 +125,12 @@ def plant_wrong_values(src: Path, dst: Path) -> None:
             zout.writestr(item, data)
 
 
-def edit_electricity_price(src: Path, dst: Path, price: float) -> None:
-    """Change one input cell the way a user would, keeping every formula (openpyxl)."""
+def edit_input(src: Path, dst: Path, price: float,
+                           name: str = "facility_electricity_price_per_kwh") -> None:
+    """Change one input cell (`name`) the way a user would, keeping every formula
+    (openpyxl)."""
     wb = openpyxl.load_workbook(src)
-    ((sheet, coord),) = list(wb.defined_names["facility_electricity_price_per_kwh"].destinations)
+    ((sheet, coord),) = list(wb.defined_names[name].destinations)
     wb[sheet][coord.replace("$", "")].value = price
     wb.save(dst)
 
@@ -163,7 +165,7 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
              "planted": base / "planted.xlsx", "edited": base / "edited.xlsx",
              "names": base / "names.xlsx", "zh": base / "zh.xlsx", "serve": base / "serve.xlsx",
              "held": base / "held.xlsx", "phased": base / "phased.xlsx",
-             "leased": base / "leased.xlsx"}
+             "leased": base / "leased.xlsx", "params": base / "params.xlsx"}
     write_workbook(example, files["example"], generated=DAY)
     write_workbook(tricky, files["tricky"], generated=DAY)
     write_workbook(zh, files["zh"], generated=DAY, lang="zh")
@@ -175,13 +177,16 @@ def cases(tmp_path_factory, catalog) -> dict[str, Case]:
     leased = compute(load_scenario_text(LEASED), catalog)  # a lease beside a purchase
     write_workbook(leased, files["leased"], generated=DAY)
     plant_wrong_values(files["example"], files["planted"])
-    edit_electricity_price(files["example"], files["edited"], NEW_ELECTRICITY_PRICE)
+    edit_input(files["example"], files["edited"], NEW_ELECTRICITY_PRICE)
+    # the dense model's parameters: its active parameters' cell follows (issue of ties)
+    edit_input(files["example"], files["params"], 84e9,
+                           "workloads_llama_70b_params")
     awkward_names_workbook(files["names"])
     out = recalculate(list(files.values()), base / "recalculated",
                       tmp_path_factory.mktemp("libreoffice-profile"))
     results = {"example": example, "tricky": tricky, "planted": example, "edited": edited,
                "names": None, "zh": zh, "serve": serve, "held": held, "phased": phased,
-               "leased": leased}
+               "leased": leased, "params": None}
     return {k: Case(results[k], files[k], out[k], "zh" if k == "zh" else "en") for k in files}
 
 
@@ -313,6 +318,15 @@ def test_edited_input_recalculates_like_the_engine(cases):
             assert after > before * 1.01  # dearer electricity: every owned TCO rises
         assert close(named_value(wb, f"cost_per_job_{key}"), cand.job["cost_per_job"])
         assert close(named_value(wb, f"undiscounted_tco_{key}"), cand.values["undiscounted_tco"])
+
+
+def test_a_dense_models_active_parameters_follow_its_parameters(cases):
+    """The active parameters of a dense model are its parameters (resolve's default): in the
+    workbook their cell is a formula of the parameters' cell, so a buyer who edits the
+    model's size edits a dense model, not a mixture of experts."""
+    wb = cases["params"].book()
+    assert named_value(wb, "workloads_llama_70b_params") == 84e9
+    assert named_value(wb, "workloads_llama_70b_active_params") == 84e9
 
 
 @pytest.mark.parametrize("case", ["example", "edited"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 
-from ...inputs import Input, InputSpec
+from ...inputs import EQUAL_TO, Input, InputSpec
 from ...result import Result
 from .layout import (
     A_ASOF,
@@ -122,7 +122,13 @@ def write_assumptions(ws: Worksheet, result: Result, p: Plan, st: Styles) -> Non
             unit = unit_of(inp, st.currency)
             _row(ws, row, inp, st)
             fmt = st("input", "#,##0") if inp.spec.integer else st.value("input", unit, inp.value)
-            ws.write_number(row, A_VALUE, inp.value, fmt)
+            source = inp.meta.get(EQUAL_TO, "")
+            if source in p.inputs:
+                # a default equal to another input (a dense model's active parameters are its
+                # parameters): it follows that one's cell, as resolving the edited scenario would
+                ws.write_formula(row, A_VALUE, f"={p.input_name(source)}", fmt, inp.value)
+            else:
+                ws.write_number(row, A_VALUE, inp.value, fmt)
             key = (inp.spec, shown_unit(inp, st))
             known = rules.get(key)
             if known is None:
