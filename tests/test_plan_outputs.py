@@ -251,3 +251,29 @@ def test_a_what_if_re_solves_the_cheapest_plan_alone(catalog):
     assert note.startswith(f"the plan, re-solved at these values: NPV of TCO {b.npv_tco:,.0f} "
                            f"-> {a.npv_tco:,.0f} USD")
     assert a.npv_tco > b.npv_tco  # the B200 it reserves costs more
+
+
+FRACTIONAL_RUNS = """
+name: fractional runs
+workloads:
+  - {id: w, kind: pretrain, params: 7.0e+9, tokens: 2.0e+11, precision: bf16,
+     runs_per_year: %s}
+candidates:
+  - {id: h100, card: h100-sxm, cards: 64}
+facility: {region: us}
+finance: {horizon_years: 3, discount_rate: 0.08}
+"""
+
+
+@pytest.mark.parametrize(("per_year", "lead", "runs"), [
+    (2.5, "first run done by month ", "7.5"),  # 2.5 a year over 3 years, not '8'
+    (0.01, "no whole run in the horizon", "0.03"),  # not 'first run done by never; 0 runs'
+])
+def test_a_plans_runs_are_counted_as_the_json_counts_them(catalog, per_year, lead, runs):
+    from tco.exporters.plan_text import workload_text
+
+    r = compute(load_scenario_text(FRACTIONAL_RUNS % per_year), catalog)
+    w = r.plans[0].workloads["w"]
+    assert w["runs_delivered"] == pytest.approx(float(runs), rel=1e-9)
+    text = workload_text(r, "w", w)
+    assert text.startswith(f"    w (pretrain): {lead}") and f"; {runs} runs, 100% " in text

@@ -98,6 +98,14 @@ def number(x: float | None, digits: int = 0) -> str:
     return f"{x:,.{digits}f}"
 
 
+def runs_text(x: float) -> str:
+    """A count of runs: whole as a whole number (8), else to two decimals (7.5, 0.03):
+    2.5 runs a year over 3 years are 7.5 runs, not '8'."""
+    if abs(x - round(x)) < 1e-9 * max(1.0, abs(x)):
+        return number(round(x), 0)
+    return f"{x:,.2f}".rstrip("0").rstrip(".")
+
+
 def percent(x: float | None, digits: int = 0) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import charts
-from .fmt import number, percent
+from .fmt import number, percent, runs_text
 from .i18n import Segment
 from .plan_text import (
     MONTHS_PER_YEAR,
@@ -129,7 +129,7 @@ def section(view: View) -> dict[str, Any] | None:
         cost = w.get(key)
         workloads.append({
             "id": wid, "name": names.get(wid, wid),
-            "first": s("plan_never") if first is None else s(
+            "first": _never(s, w) if first is None else s(
                 "plan_first", when=_when(view, first), months=number(months_of(first), 0))
             if start else _when(view, first),
             "delivered": percent(w.get("delivered_fraction") or 0.0, 0),
@@ -241,3 +241,12 @@ def kpis(view: View, d: Any) -> list[Any]:
                           s("kpi_flexibility", option=d.runner_up_plan.option), f="money",
                           qd=(runner_q, plan_q)))
     return cells
+
+
+def _never(s: Any, w: dict[str, Any]) -> str:
+    """A workload with no first delivery: never, or, for a training workload of fewer runs
+    over the horizon than one (0.01 a year), the share of a run it does do."""
+    runs = w.get("runs_delivered")
+    if runs and runs < 1:
+        return s("plan_no_whole_run", runs=runs_text(runs))
+    return str(s("plan_never"))

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import printable
 from ..result import Result
-from .fmt import money, number
+from .fmt import money, number, runs_text
 from .plan_view import delivers
 from .plan_words import (
     MONTHS_PER_YEAR,
@@ -121,6 +121,7 @@ def workload_text(result: Result, wid: str, w: dict[str, Any]) -> str:
     cur = result.currency
     kind = workload_kinds(result).get(wid, "pretrain")
     first = w.get("first_delivery_years")
+    runs = w.get("runs_delivered")
     when = "never" if first is None else month_label(result, first) + (
         f" ({months_of(first)} months after the decision)"
         if getattr(result.scenario, "start", None) else "")
@@ -133,10 +134,12 @@ def workload_text(result: Result, wid: str, w: dict[str, Any]) -> str:
     cost = w.get("cost_per_run")
     noun = "fine-tune" if kind == "finetune" else "pre-training run"
     what = f"{money(cost, cur)} per {noun}" if cost is not None else "n/a"
-    runs = w.get("runs_delivered")
-    done = f"{number(runs, 0)} runs, " if runs is not None else ""
-    return (f"    {wid} ({kind}): first run done by {when}; {done}{share:.0%} of its "
-            f"runs in their windows; {what}")
+    done = f"{runs_text(runs)} runs, " if runs is not None else ""
+    # fewer runs over the horizon than one (0.01 a year): no first run, but work done
+    lead = (f"first run done by {when}" if first is not None or not runs or runs >= 1
+            else "no whole run in the horizon")
+    return (f"    {wid} ({kind}): {lead}; {done}{share:.0%} of its runs in their windows; "
+            f"{what}")
 
 
 def plan_block(result: Result) -> str:
