@@ -90,3 +90,12 @@ def test_break_even_refuses_an_option_that_cannot_run_the_work(catalog):
     with pytest.raises(TcoError, match=r"h100 cannot run the work here \(w: needs .* GB per "
                                        r"card.*\): it has no cost to compare"):
         breakeven(loaded, catalog, "candidates.h100.card_price", "h100", "mi")
+
+
+def test_monte_carlo_refuses_a_distribution_of_a_tied_input(catalog):
+    text = DENSE % 64 + ("distributions:\n  workloads.w.active_params: {dist: uniform, low: 5e+9, "
+                         "high: 7e+9}\n")
+    r = compute(load_scenario_text(text), catalog)
+    with pytest.raises(TcoError, match=r"workloads.w.active_params is not given: it is "
+                                       r"workloads.w.params's value by default"):
+        montecarlo(r, draws=100, seed=1)

@@ -161,6 +161,11 @@ def test_sensitivity_of_twins_equals_one_by_one(mixed_result, catalog, monkeypat
     assert grouped.bars == alone.bars
     assert len(grouped.bars["h100-512"]) > 10  # bars of its own inputs and shared ones
     assert any(b.path == "candidates.h100-512.card_price" for b in grouped.bars["h100-512"])
+    # a dense model's parameters move its active parameters, grouped as one by one
+    params = [p for p, inp in result.inputs.items() if p.endswith(".params")
+              and inp.meta.get("equal_to") is None
+              and result.inputs[p[:-len("params")] + "active_params"].meta.get("equal_to") == p]
+    assert params and any(b.path == params[0] for b in grouped.bars["h100-512"])
 
 
 def test_montecarlo_of_twins_equals_one_by_one(mixed_result, monkeypatch):

@@ -106,9 +106,9 @@ def ties(inputs: Mapping[str, Input]) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def tied(inputs: Mapping[str, Input]) -> set[str]:
-    """The inputs that follow another (`ties`): not varied on their own."""
-    return {f for followers in ties(inputs).values() for f in followers}
+def tied(links: Mapping[str, tuple[str, ...]]) -> set[str]:
+    """The inputs that follow another (`links`, from `ties`): never varied on their own."""
+    return {f for followers in links.values() for f in followers}
 
 
 def with_ties(values: Mapping[str, Any], links: Mapping[str, tuple[str, ...]]

@@ -77,6 +77,7 @@ from .common import (
     plausible_range,
     portfolio_of,
     priced_candidates,
+    tied,
     ties,
 )
 from .fast import Compiled
@@ -337,7 +338,13 @@ def plan_draws(result: Result, used: set[str]) -> list[Draw]:
     to another (common.ties: a dense model's active parameters) takes that one's draw."""
     scen = scenario_distributions(result)
     links = ties(result.inputs)
-    following = {f for followers in links.values() for f in followers}
+    following = tied(links)
+    for path in following & scen.keys():
+        source = next(p for p, followers in links.items() if path in followers)
+        raise TcoError(f"{path} is not given: it is {source}'s value by default (a dense "
+                       f"model's active parameters are its parameters); draw {source}, which "
+                       f"it follows, or give {path} in the scenario to draw it on its own",
+                       field=f"distributions.{path}")
     groups: dict[tuple[object, ...], list[str]] = {}
     specs: dict[tuple[object, ...], tuple[str, float, float, float, Input]] = {}
     for path, inp in result.inputs.items():

@@ -40,6 +40,7 @@ from .common import (
     parse_swing,
     plausible_range,
     priced_candidates,
+    tied,
     ties,
     with_ties,
 )
@@ -100,9 +101,10 @@ def _twins_cases(result: Result, base: dict[str, float],
         if len(group.members) < 2 or [targets[m] for m in group.members] != group.names(target):
             continue
         sub = model.feeding([target])
-        read = sub.inputs_used()
-        if any(set(read) & set(f) for f in links.values()):
-            continue  # a tied input (a workload's, shared): each member on its own (_cases_of)
+        # a source whose tied input the target reads has cases too (common.ties)
+        read = [*sub.inputs_used(), *(p for p, followers in links.items()
+                                      if set(followers) & set(sub.inputs_used())
+                                      and p not in sub.inputs_used())]
         names = {n: group.names(n) for n in read}
         patterns: dict[tuple[str, ...], list[int]] = {}
         for i in range(len(group.members)):
@@ -111,16 +113,17 @@ def _twins_cases(result: Result, base: dict[str, float],
             for first in range(0, len(all_rows), TWINS_AT_ONCE):
                 rows = all_rows[first:first + TWINS_AT_ONCE]
                 out.update(_twin_cases(result, base, cases, case_at, group, sub, target,
-                                       names, varied, rows))
+                                       names, varied, rows, links))
     return out
 
 
 def _twin_cases(result: Result, base: dict[str, float],
                 cases: list[tuple[str, float, float, bool]], case_at: dict[str, int],
                 group: twins.Twins, sub: Model, target: str, names: dict[str, list[str]],
-                varied: tuple[str, ...], rows: list[int]
+                varied: tuple[str, ...], rows: list[int], links: Links
                 ) -> dict[str, tuple[list[tuple[str, float, float, bool]], np.ndarray]]:
-    """`_twins_cases` for the members `rows` of `group`, whose inputs `varied` have cases."""
+    """`_twins_cases` for the members `rows` of `group`, whose inputs `varied` have cases (an
+    input tied to one of them, shared by every member, takes its cases)."""
     out = {}
     sub_group = group.subset([group.members[i] for i in rows])
     k = len(varied)
@@ -133,6 +136,7 @@ def _twin_cases(result: Result, base: dict[str, float],
             a[r] = base[paths[r]]
             a[r, 2 * j + 1], a[r, 2 * j + 2] = lo, hi
         arrays[n] = a
+    arrays = {n: a for n, a in with_ties(arrays, links).items() if n in names}
     got = twins.evaluate(sub_group, sub, base, arrays, env=result.env)[target]
     if type(got) is list:  # reads no case: one value per member
         got = np.array(got, dtype=float)[:, None]
@@ -164,7 +168,7 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
     targets = {cid: metric_name(result, cid, metric) for cid in cands}
     used = set(twins.inputs_used(result.model))
     links = ties(result.inputs)
-    following = {f for followers in links.values() for f in followers}
+    following = tied(links)
     used |= {p for p, followers in links.items() if used.intersection(followers)}
     cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped
     for path, inp in result.inputs.items():
