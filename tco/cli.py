@@ -19,6 +19,7 @@ import click
 # unless the user chose otherwise. Set before anything imports numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+from .analysis.common import BREAKEVEN_METRICS
 from .errors import OutputError, TcoError, printable
 from .version import __version__
 
@@ -857,9 +858,7 @@ def sensitivity(scenario: str | None, swing: str, use_range: bool, metric: str, 
               help="Candidate, portfolio or per-token API option id A.")
 @click.option("--vs", "versus", required=True,
               help="Candidate, portfolio or per-token API option id B.")
-@click.option("--metric", type=click.Choice(["npv_tco", "npv_tco_after_tax", "cost_per_job",
-                                            "cost_per_million_output_tokens"]),
-              default=None,
+@click.option("--metric", type=click.Choice(BREAKEVEN_METRICS), default=None,
               help="NPV of TCO before or after income tax, the cost of one run of the primary "
               "workload, or the first serving workload's cost per million output tokens. "
               "Default: the NPV the options are ranked on (finance.decision_basis: after "

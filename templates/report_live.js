@@ -874,6 +874,8 @@
   const diff = panel.querySelector("[data-live-diff]");
   const cli = panel.querySelector("[data-live-cli]");
 
+  const PLUS = "plus";  // parse's answer for '+N' (no %)
+
   function parse(p, raw) {
     // tco.analysis.settings.parse_value: a number, a change in percent (+10%, -15%) or a
     // multiplier (x0.9) of the scenario's value
@@ -882,6 +884,8 @@
     let m = new RegExp(`^(${body})\\s*%$`).exec(s);
     if (m && "+-".includes(s[0])) return p.base * (1 + Number(m[1]) / 100);
     if (/^[xX*]/.test(s) && NUMBER.test(s.slice(1).trim())) return p.base * Number(s.slice(1).trim());
+    // '+1' reads as 'one more' where it would set 1: refused, as the CLI does
+    if (s[0] === "+" && NUMBER.test(s.slice(1))) return PLUS;
     if (NUMBER.test(s)) return Number(s);
     return null;
   }
@@ -900,7 +904,9 @@
     // 125000.00000000001 where the field reads 125000: live.exact_text)
     const value = text === p.text ? p.base : parse(p, text);
     let problem = null;
-    if (value === null || !Number.isFinite(value)) {
+    if (value === PLUS) {
+      problem = message(p.plus, { n: text.replace(/_/g, "").slice(1) });
+    } else if (value === null || !Number.isFinite(value)) {
       problem = message(p.unparsed, { text });
     } else if (!(p.lo <= value && value <= p.hi)) {
       problem = message(p.refuse, { text, value: g(value) });

@@ -93,6 +93,7 @@ def test_the_chinese_plan_of_serving_says_workloads(catalog):
     ("en", 123_456, "123,456"),
     ("zh", 70e9, "700亿"), ("zh", 4e7, "4000万"), ("zh", 5.5e7, "5500万"),
     ("zh", 1e15, "1000万亿"), ("zh", 3.2e5, "32万"),
+    ("en", 999.6e6, "1B"), ("zh", 9999.6e4, "1亿"),  # three figures first, then the unit
 ])
 def test_a_count_is_written_without_an_exponent(catalog, lang, x, shown):
     """The report wrote 4e7 parameters as '4e+03万' and 1e15 tokens as '1e+03T'."""

@@ -265,6 +265,16 @@ finance: {horizon_years: 3, discount_rate: 0.08}
 """
 
 
+@pytest.mark.parametrize(("runs", "text"), [
+    (8.0, "8"), (7.5, "7.5"), (0.03, "0.03"), (0.9996, "0.9996"), (0.003, "0.003"),
+    (1234.5, "1,234.5"),
+])
+def test_a_count_of_runs_is_never_rounded_to_a_whole_one(runs, text):
+    from tco.exporters.fmt import runs_text
+
+    assert runs_text(runs) == text
+
+
 @pytest.mark.parametrize(("per_year", "lead", "runs"), [
     (2.5, "first run done by month ", "7.5"),  # 2.5 a year over 3 years, not '8'
     (0.01, "no whole run in the horizon", "0.03"),  # not 'first run done by never; 0 runs'

@@ -319,6 +319,7 @@ def cli_error(path: str, text: str) -> str:
     ("candidates.mi300x.card_price", "50"),  # under 100 USD: a price in the wrong unit
     ("utilization", "+30%"),  # 0.85 * 1.3 = 1.105 > 1
     ("finance.discount_rate", "abc"),  # not a number at all
+    ("utilization", "+0.5"),  # would set 0.5, not add it: refused as the CLI refuses it
 ])
 def test_a_refused_value_shows_the_cli_message_and_changes_nothing(browser, result, tmp_path,
                                                                    path, text):

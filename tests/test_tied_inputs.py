@@ -69,6 +69,9 @@ def test_monte_carlo_draws_them_together(catalog):
     # the other inputs are drawn too: the median of the draws lies near the NPV at 8.4e9
     # (dense), far from the mixture of experts the draws priced before (about 2x)
     assert p50 == pytest.approx(npv_at(catalog, 8.4e9, "h100-rent"), rel=0.1)
+    # one draw for the two, yet no "draw shared by 2 candidates": the tie is no sharing
+    assert "workloads.w.active_params" in mc.varied
+    assert all("workloads.w.active_params" not in group for group in mc.shared)
 
 
 def test_break_even_moves_them_together_and_stops_where_an_option_cannot_run(catalog):
@@ -83,6 +86,10 @@ def test_break_even_moves_them_together_and_stops_where_an_option_cannot_run(cat
     r = compute(load_scenario_text((DENSE % 8).replace("params: 7.0e+9", f"params: {high!r}")),
                 catalog)
     assert not r.candidate("h100").feasible
+    assert b.statement.startswith("no break-even for workloads.w.params between 7e+07 and "
+                                  "7e+11: h100 keeps the lower NPV of TCO than mi where both "
+                                  "can run the work; h100 cannot run the work above a value "
+                                  "between ")
 
 
 def test_break_even_refuses_an_option_that_cannot_run_the_work(catalog):

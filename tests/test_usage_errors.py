@@ -69,6 +69,9 @@ def test_a_group_alone_shows_its_help(args):
     ("workloads.w.runs_per_year=+1",
      ("--set 'workloads.w.runs_per_year=+1': '+1' would set the value 1, not add it; write "
       "+1% for a change in percent, a multiplier such as x1.1, or the value itself (1)")),
+    ("utilization=+",
+     ("--set 'utilization=+': VALUE '+' must be a number (0.12), a change in percent "
+      "(-15%, +10%) or a multiplier (x0.9)")),
     ("utilization=high",
      ("--set 'utilization=high': VALUE 'high' must be a number (0.12), a change in percent "
      "(-15%, +10%) or a multiplier (x0.9)")),

@@ -46,8 +46,6 @@ from .common import (
     metric_value,
     plausible_range,
     portfolio_of,
-    ties,
-    with_ties,
 )
 from .fast import Compiled
 from .settings import apply_values, check_path
@@ -69,6 +67,7 @@ class Crossing:
     bracket: tuple[float, float]
     note: str = ""
     jump: bool = False  # the difference jumps across zero: no value in the bracket is equal
+    runs_out: bool = False  # an option stops (or starts) being able to run the work here
 
 
 @dataclass
@@ -95,12 +94,14 @@ class Breakeven:
     @property
     def statement(self) -> str:
         m = METRIC_LABELS[self.metric]
-        if not self.crossings:
+        stops = [c.note for c in self.crossings if c.runs_out]
+        if len(stops) == len(self.crossings):
             cheaper = self.candidate if self.base_a < self.base_b else self.versus
             other = self.versus if cheaper == self.candidate else self.candidate
             return (f"no break-even for {self.path} between {self.scan_low:.6g} and "
                     f"{self.scan_high:.6g}: {cheaper} keeps the lower {m} than {other} "
-                    "across that range")
+                    + ("where both can run the work; " + "; ".join(stops) if stops
+                       else "across that range"))
         c = self.crossings[0]
         if c.value is None or not c.exact:
             return f"{self.path}: {c.note}"
@@ -177,10 +178,9 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
     else:
         grid = np.unique(np.append(grid, v))
         base = baseline_values(result)
-        # the inputs tied to it move with it (a dense model's active parameters)
-        moved = with_ties({path: grid}, ties(result.inputs))
+        # (an input others are tied to, common.ties, is read by resolve: scanned above)
         tiers = (f"{candidate}.tier", f"{versus}.tier")
-        env = Compiled(result.model, base, list(moved), [*names, *tiers])(moved)
+        env = Compiled(result.model, base, [path], [*names, *tiers])({path: grid})
         metric_a, metric_b = (np.where(np.broadcast_to(np.asarray(env[t]), grid.shape)
                                        < INFEASIBLE_TIER,
                                        np.broadcast_to(np.asarray(env[n], dtype=float),
@@ -254,7 +254,7 @@ def _cannot_run(engine: Callable[[float], tuple[float, float]], grid: np.ndarray
                     at = at if ok0 else got
             side = "above" if ok0 else "below"
             out.append(Crossing(
-                None, at[0], at[1], False, (x0, x1), jump=True,
+                None, at[0], at[1], False, (x0, x1), jump=True, runs_out=True,
                 note=f"{oid} cannot run the work {side} a value between {x0:.6g} and "
                      f"{x1:.6g} (infeasible there: no cost to compare)"))
     return out

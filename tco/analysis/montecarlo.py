@@ -479,6 +479,7 @@ class Simulation:
             read |= self.fixed_plan[1].inputs_read
         self.plan = plan_draws(result, read)
         self.varied = [p for d in self.plan for p in d.paths]
+        self.following = tied(ties(result.inputs))  # the inputs that take another's draw
         # ranged inputs that are not drawn (they reach no result) stay at their baseline
         drawn = set(self.varied)
         self.fixed = {p: base[p] for p in ranged if p not in drawn}
@@ -797,7 +798,10 @@ def montecarlo(result: Result, draws: int, seed: int = 1,
         prob_cheapest={cid: float(counts[row]) / draws for row, cid in enumerate(cands)},
         samples=samples,
         currency=result.currency, deterministic=deterministic,
-        shared=[list(d.paths) for d in sim.plan if len(d.paths) > 1],
+        # inputs of several candidates that take one draw (an input tied to another takes
+        # its draw too, common.ties, but is no candidate's own)
+        shared=[own for d in sim.plan
+                if len(own := [p for p in d.paths if p not in sim.following]) > 1],
         warnings=sim.warnings, metric=metric, short_share=short, ranked_share=ranked,
         outside=points_outside(result, sim.plan, percentiles, deterministic,
                                {cid: (sim.names[cid][3], sim.names[cid][1])

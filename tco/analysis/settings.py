@@ -73,7 +73,7 @@ def parse_value(raw: str, where: str, path: str = "") -> tuple[str, float]:
         kind, s = "relative", m.group(1)
     elif s[:1] in ("x", "X", "*"):
         kind, s = "multiplier", s[1:].strip()
-    elif s[:1] == "+":  # reads as "one more" where it would set the value 1
+    elif s[:1] == "+" and re.fullmatch(NUMBER, s[1:]):  # reads as "one more", would set 1
         raise TcoError(f"{where}: {raw!r} would set the value {s[1:]}, not add it; write "
                        f"{s}% for a change in percent, a multiplier such as x1.1, or the value "
                        f"itself ({s[1:]})")

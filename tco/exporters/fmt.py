@@ -99,11 +99,21 @@ def number(x: float | None, digits: int = 0) -> str:
 
 
 def runs_text(x: float) -> str:
-    """A count of runs: whole as a whole number (8), else to two decimals (7.5, 0.03):
-    2.5 runs a year over 3 years are 7.5 runs, not '8'."""
+    """A count of runs: whole as a whole number (8), else to two decimals (7.5, 0.03), or
+    more where two would round it to a whole number (0.9996, 0.003): 2.5 runs a year over 3
+    years are 7.5 runs, not '8', and fewer than one run is never written '1' or '0'."""
     if abs(x - round(x)) < 1e-9 * max(1.0, abs(x)):
         return number(round(x), 0)
-    return f"{x:,.2f}".rstrip("0").rstrip(".")
+    for digits in range(2, 10):
+        text = f"{x:,.{digits}f}".rstrip("0").rstrip(".")
+        if float(text.replace(",", "")) != round(x):
+            return text
+    return f"{x:.10g}"
+
+
+def no_whole_run(runs: float | None) -> bool:
+    """Fewer runs over the horizon than one, but some (0.01 a year): no first run is done."""
+    return runs is not None and 0 < runs < 1
 
 
 def percent(x: float | None, digits: int = 0) -> str:

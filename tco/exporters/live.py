@@ -267,6 +267,13 @@ def parse_template(result: Result, path: str) -> str:
     return msg.replace("{", "{{").replace("}", "}}").replace(word, "{text}")
 
 
+def plus_template(result: Result, path: str) -> str:
+    """The CLI's message for '+N' (it would set N, not add it), with `{n}` where N goes."""
+    word = "12345"
+    msg = cli_message(result, path, "+" + word)
+    return msg.replace("{", "{{").replace("}", "}}").replace(word, "{n}")
+
+
 def panel(result: Result, s: Strings, at: Slots) -> list[dict[str, Any]]:
     from ..analysis.common import plausible_range
 
@@ -286,6 +293,7 @@ def panel(result: Result, s: Strings, at: Slots) -> list[dict[str, Any]]:
             "range": f"{bound_text(lo)} – {bound_text(hi)}",
             "refuse": refusal_template(result, path),
             "unparsed": parse_template(result, path),
+            "plus": plus_template(result, path),
         })
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import charts
-from .fmt import number, percent, runs_text
+from .fmt import no_whole_run, number, percent, runs_text
 from .i18n import Segment
 from .plan_text import (
     MONTHS_PER_YEAR,
@@ -247,6 +247,6 @@ def _never(s: Any, w: dict[str, Any]) -> str:
     """A workload with no first delivery: never, or, for a training workload of fewer runs
     over the horizon than one (0.01 a year), the share of a run it does do."""
     runs = w.get("runs_delivered")
-    if runs and runs < 1:
+    if no_whole_run(runs):
         return s("plan_no_whole_run", runs=runs_text(runs))
     return str(s("plan_never"))

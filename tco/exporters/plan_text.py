@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import printable
 from ..result import Result
-from .fmt import money, number, runs_text
+from .fmt import money, no_whole_run, number, runs_text
 from .plan_view import delivers
 from .plan_words import (
     MONTHS_PER_YEAR,
@@ -136,8 +136,8 @@ def workload_text(result: Result, wid: str, w: dict[str, Any]) -> str:
     what = f"{money(cost, cur)} per {noun}" if cost is not None else "n/a"
     done = f"{runs_text(runs)} runs, " if runs is not None else ""
     # fewer runs over the horizon than one (0.01 a year): no first run, but work done
-    lead = (f"first run done by {when}" if first is not None or not runs or runs >= 1
-            else "no whole run in the horizon")
+    lead = ("no whole run in the horizon" if first is None and no_whole_run(runs)
+            else f"first run done by {when}")
     return (f"    {wid} ({kind}): {lead}; {done}{share:.0%} of its runs in their windows; "
             f"{what}")
 

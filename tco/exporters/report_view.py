@@ -133,9 +133,10 @@ class View:
         unit up (4e7 -> '4000万', 1e15 -> '1,000T', never '4e+03万')."""
         steps = ((1e12, "T"), (1e9, "B"), (1e6, "M")) if self.lang == "en" else (
             (1e12, "万亿"), (1e8, "亿"), (1e4, "万"))
+        shown = float(f"{x:.3g}")  # three significant figures first: 999.6e6 is 1B
         for size, suffix in steps:
-            if abs(x) >= size:
-                scaled = x / size
+            if abs(shown) >= size:
+                scaled = shown / size
                 # Chinese groups digits by ten thousand, not by thousand: 4000万, not 4,000万
                 whole = f"{scaled:,.0f}" if self.lang == "en" else f"{scaled:.0f}"
                 return (whole if abs(scaled) >= 99.95 else f"{scaled:.3g}") + suffix
