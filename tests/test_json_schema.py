@@ -158,8 +158,9 @@ MIXED_OUTPUTS = {
     "compare": ["compare"],
     "whatif": ["whatif", "--set", "utilization=x0.9"],
     "sensitivity": ["sensitivity", "--range"],
+    # (an option that cannot run the work is refused: the one renting ok is its pair)
     "breakeven": ["breakeven", "--vary", "candidates.ok.card_price", "--candidate", "ok",
-                  "--vs", "tiny"],
+                  "--vs", "ok-rent"],
     "montecarlo": ["montecarlo", "--draws", "300"],
 }
 
@@ -371,3 +372,24 @@ def test_docs_explain_every_key_and_command():
 def test_committed_example_report_follows_the_schema():
     """reports/example.json (make report) is the compare output users see first."""
     check("compare", json.loads((ROOT / "reports" / "example.json").read_text(encoding="utf-8")))
+
+
+def test_a_break_even_where_an_option_stops_running_follows_the_schema(tmp_path):
+    """8 H100 hold a dense 7B model, not one above about 35.7B parameters: the value where they
+    stop is listed among the crossings (tests/test_tied_inputs.py)."""
+    path = tmp_path / "dense.yaml"
+    path.write_text("""
+name: dense
+workloads:
+  - {id: w, kind: pretrain, params: 7.0e+9, tokens: 2.0e+11, precision: bf16, runs_per_year: 4}
+candidates:
+  - {id: h100, card: h100-sxm, cards: 8}
+  - {id: mi, card: mi300x, cards: 1024}
+facility: {region: us}
+finance: {horizon_years: 3, discount_rate: 0.08}
+""", encoding="utf-8")
+    data = run_json("breakeven", str(path), "--vary", "workloads.w.params", "--candidate", "h100",
+                    "--vs", "mi", "--format", "json")
+    check("breakeven", data)
+    assert data["value"] is None
+    assert any(c["note"].startswith("h100 cannot run the work above") for c in data["crossings"])

@@ -13,7 +13,15 @@ import yaml
 from xlsxwriter.worksheet import Worksheet
 
 import tco.analysis.montecarlo as mc_module
-from tco.analysis.common import baseline_values, metric_name, plausible_range, priced_candidates
+from tco.analysis.common import (
+    baseline_values,
+    metric_name,
+    plausible_range,
+    priced_candidates,
+    tied,
+    ties,
+    with_ties,
+)
 from tco.analysis.fast import Compiled
 from tco.analysis.montecarlo import CHUNK, Leader, cheapest_counts, montecarlo
 from tco.analysis.sensitivity import sensitivity
@@ -107,9 +115,13 @@ def sensitivity_all_at_once(result, swing=0.2):
     cands = priced_candidates(result)
     targets = {cid: metric_name(result, cid, "npv_tco") for cid in cands}
     used = set(result.model.inputs_used())
+    # an input tied to another (a dense model's active parameters) takes its cases
+    links = ties(result.inputs)
+    used |= {p for p, followers in links.items() if used & set(followers)}
     cases = []
     for path, inp in result.inputs.items():
-        if path not in used or inp.spec.structural or inp.spec.integer or inp.value == 0:
+        if (path not in used or inp.spec.structural or inp.spec.integer or inp.value == 0
+                or path in tied(links)):
             continue
         lo_raw, hi_raw = sorted((inp.value * (1 - swing), inp.value * (1 + swing)))
         lo_ok, hi_ok = plausible_range(inp, result)
@@ -122,7 +134,8 @@ def sensitivity_all_at_once(result, swing=0.2):
         a = np.full(2 * k + 1, base[path])
         a[2 * i + 1], a[2 * i + 2] = lo, hi
         arrays[path] = a
-    env = Compiled(result.model, base, [c[0] for c in cases], targets.values())(arrays)
+    arrays = with_ties(arrays, links)
+    env = Compiled(result.model, base, list(arrays), targets.values())(arrays)
     out = {}
     for cid, name in targets.items():
         values = np.broadcast_to(np.asarray(env[name], dtype=float), (2 * k + 1,))

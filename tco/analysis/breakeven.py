@@ -164,28 +164,10 @@ def breakeven(loaded: Loaded, catalog: Catalog, path: str, candidate: str, versu
         # A sized cluster is sized again for every value, a layout chosen again, an input
         # resolve derives others from resolved again: scan on the scalar engine, coarser.
         grid = grid[np.linspace(0, len(grid) - 1, RESIZED_SCAN_POINTS).round().astype(int)]
-        grid = np.unique(np.append(grid, v))
-        points = []
-        for x in grid:
-            try:
-                points.append((x, *engine(float(x))))
-            except ScenarioError:  # a value the scenario may not take (resolve refuses it)
-                continue
-        if not points:
-            raise TcoError(f"no value of {path} searched ({grid[0]:.6g} to {grid[-1]:.6g}) "
-                           "is one the scenario may take", field="--vary")
-        grid, metric_a, metric_b = (np.array(column) for column in zip(*points))
+        grid, metric_a, metric_b = _scalar_scan(engine, np.unique(np.append(grid, v)), path)
     else:
         grid = np.unique(np.append(grid, v))
-        base = baseline_values(result)
-        # (an input others are tied to, common.ties, is read by resolve: scanned above)
-        tiers = (f"{candidate}.tier", f"{versus}.tier")
-        env = Compiled(result.model, base, [path], [*names, *tiers])({path: grid})
-        metric_a, metric_b = (np.where(np.broadcast_to(np.asarray(env[t]), grid.shape)
-                                       < INFEASIBLE_TIER,
-                                       np.broadcast_to(np.asarray(env[n], dtype=float),
-                                                       grid.shape), np.nan)
-                              for n, t in zip(names, tiers))
+        metric_a, metric_b = _compiled_scan(result, path, grid, (candidate, versus), names)
     diff = metric_a - metric_b
     out = Breakeven(
         path=path, label=inp.spec.label, unit=inp.spec.unit.replace("money", result.currency),
@@ -224,6 +206,37 @@ def _chooses_again(result: Result, path: str, pair: tuple[str, str]) -> bool:
     own = {source.get(c, c) for oid in pair for c in members(result, oid)}
     return any(path in sizing_inputs(result.model, resolved, c) for c in own
                if c in resolved.candidates and result.candidate(c).info.sizing != "api")
+
+
+def _scalar_scan(engine: _ScalarEngine, grid: np.ndarray, path: str
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(values, metric of A, metric of B) over `grid` on the scalar engine, the values the
+    scenario may not take (resolve refuses them) left out."""
+    points = []
+    for x in grid:
+        try:
+            points.append((x, *engine(float(x))))
+        except ScenarioError:  # a value the scenario may not take
+            continue
+    if not points:
+        raise TcoError(f"no value of {path} searched ({grid[0]:.6g} to {grid[-1]:.6g}) is "
+                       "one the scenario may take", field="--vary")
+    values, metric_a, metric_b = (np.array(column) for column in zip(*points))
+    return values, metric_a, metric_b
+
+
+def _compiled_scan(result: Result, path: str, grid: np.ndarray, pair: tuple[str, str],
+                   names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """(metric of A, metric of B) over `grid`, evaluated at once, nan where one cannot run
+    the work. (An input others are tied to, common.ties, is read by resolve: scanned on the
+    scalar engine.)"""
+    tiers = (f"{pair[0]}.tier", f"{pair[1]}.tier")
+    env = Compiled(result.model, baseline_values(result), [path], [*names, *tiers])(
+        {path: grid})
+    a, b = (np.where(np.broadcast_to(np.asarray(env[t]), grid.shape) < INFEASIBLE_TIER,
+                     np.broadcast_to(np.asarray(env[n], dtype=float), grid.shape), np.nan)
+            for n, t in zip(names, tiers))
+    return a, b
 
 
 def _cannot_run(engine: Callable[[float], tuple[float, float]], grid: np.ndarray,
