@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import TcoError
@@ -104,6 +104,12 @@ def ties(inputs: Mapping[str, Input]) -> dict[str, tuple[str, ...]]:
         if source in inputs:
             out.setdefault(source, []).append(path)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def sources_read(links: Mapping[str, tuple[str, ...]], read: Iterable[str]) -> set[str]:
+    """The inputs with an input tied to them among `read`: varying one moves what is read."""
+    read = set(read)
+    return {p for p, followers in links.items() if read.intersection(followers)}
 
 
 def tied(links: Mapping[str, tuple[str, ...]]) -> set[str]:

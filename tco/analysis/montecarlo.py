@@ -77,6 +77,7 @@ from .common import (
     plausible_range,
     portfolio_of,
     priced_candidates,
+    sources_read,
     tied,
     ties,
 )
@@ -339,6 +340,7 @@ def plan_draws(result: Result, used: set[str]) -> list[Draw]:
     scen = scenario_distributions(result)
     links = ties(result.inputs)
     following = tied(links)
+    reached = sources_read(links, used)  # drawn for an input tied to them that is read
     for path in following & scen.keys():
         source = next(p for p, followers in links.items() if path in followers)
         raise TcoError(f"{path} is not given: it is {source}'s value by default (a dense "
@@ -349,7 +351,7 @@ def plan_draws(result: Result, used: set[str]) -> list[Draw]:
     specs: dict[tuple[object, ...], tuple[str, float, float, float, Input]] = {}
     for path, inp in result.inputs.items():
         if inp.spec.structural or path in following or (
-                path not in used and not used.intersection(links.get(path, ()))):
+                path not in used and path not in reached):
             continue
         if path in scen:
             d = scen[path]

@@ -40,6 +40,7 @@ from .common import (
     parse_swing,
     plausible_range,
     priced_candidates,
+    sources_read,
     tied,
     ties,
     with_ties,
@@ -70,7 +71,7 @@ def _cases_of(result: Result, base: dict[str, float],
     links = ties(result.inputs) if links is None else links
     sub = (model or result.model).feeding([target])
     read = sub.inputs_used()
-    moved = set(read) | {p for p, followers in links.items() if set(read) & set(followers)}
+    moved = set(read) | sources_read(links, read)
     own = [cases[i] for i in sorted(case_at[p] for p in moved if p in case_at)]
     k = len(own)
     arrays = {}
@@ -102,9 +103,8 @@ def _twins_cases(result: Result, base: dict[str, float],
             continue
         sub = model.feeding([target])
         # a source whose tied input the target reads has cases too (common.ties)
-        read = [*sub.inputs_used(), *(p for p, followers in links.items()
-                                      if set(followers) & set(sub.inputs_used())
-                                      and p not in sub.inputs_used())]
+        used = sub.inputs_used()
+        read = [*used, *sorted(sources_read(links, used) - set(used))]
         names = {n: group.names(n) for n in read}
         patterns: dict[tuple[str, ...], list[int]] = {}
         for i in range(len(group.members)):
@@ -169,7 +169,7 @@ def sensitivity(loaded: Loaded, catalog: Catalog, swing: float = 0.2, mode: str 
     used = set(twins.inputs_used(result.model))
     links = ties(result.inputs)
     following = tied(links)
-    used |= {p for p, followers in links.items() if used.intersection(followers)}
+    used |= sources_read(links, used)
     cases: list[tuple[str, float, float, bool]] = []  # path, low, high, clipped
     for path, inp in result.inputs.items():
         spec = inp.spec
